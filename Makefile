@@ -1,0 +1,131 @@
+# kcanary: one plain Makefile (see README.md, "Source layout").
+#
+#   make            build build/kcanary and build/kcanary-agent
+#   make test       what CI runs: unit tests, then integration tests
+#   make test-asan  the unit tests under -fsanitize=address,undefined
+#   make bench      benchmarks (numbers go into closing notes)
+#   make deps       apt-get every build, test and run dependency (root)
+#
+# Sources are found by wildcard: a new server/foo.c is linked into
+# libkcanary.a, a new tests/unit/test_foo.c becomes build/tests/test_foo.
+
+PKG_CONFIG ?= pkg-config
+CC ?= cc
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+
+SANITIZE ?=
+ifeq ($(SANITIZE),)
+B := build
+SANFLAGS :=
+else
+B := build-$(subst $(comma),-,$(SANITIZE))
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+comma := ,
+
+# pkg-config names of the libraries we link (all Debian -dev packages).
+SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih
+AGENT_PKGS  := libbpf jansson libcurl zlib
+TEST_PKGS   := cmocka
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wformat=2 -Wwrite-strings -Wvla
+CFLAGS ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE \
+	-Iserver -Iagent -Itests/unit -I$(B)/gen -MMD -MP
+SERVER_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
+SERVER_LIBS   := $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lm -lpthread
+AGENT_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS))
+AGENT_LIBS    := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS)) -lm
+TEST_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS))
+TEST_LIBS     := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
+
+# Files shared by both binaries (logging, memory, buffers, clock).
+COMMON_SRCS := server/log.c server/util.c
+
+SERVER_SRCS := $(filter-out server/main.c $(COMMON_SRCS),$(wildcard server/*.c))
+SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o
+COMMON_OBJS := $(COMMON_SRCS:%.c=$(B)/%.o)
+AGENT_SRCS  := $(filter-out agent/main.c $(wildcard agent/*.bpf.c),$(wildcard agent/*.c))
+AGENT_OBJS  := $(AGENT_SRCS:%.c=$(B)/%.o)
+
+UNIT_TESTS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+AGENT_TESTS := $(patsubst tests/agent/%.c,$(B)/tests/agent_%,$(wildcard tests/agent/test_*.c))
+
+SCHEMA := $(sort $(wildcard schema/*.sql))
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all test unit integration test-asan bench deps clean check-kernel
+
+all: $(B)/kcanary $(B)/kcanary-agent
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(SERVER_CFLAGS) $(AGENT_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+
+# Migrations are compiled in, so the binary needs no schema/ at run time.
+$(B)/gen/schema_sql.c: $(SCHEMA) tools/embed-schema.sh
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)sh tools/embed-schema.sh $(SCHEMA) > $@
+
+$(B)/gen/schema_sql.o: $(B)/gen/schema_sql.c
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/libkcanary.a: $(SERVER_OBJS) $(COMMON_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libkcagent.a: $(AGENT_OBJS) $(COMMON_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/kcanary: $(B)/server/main.o $(B)/libkcanary.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(SERVER_LIBS)
+
+$(B)/kcanary-agent: $(B)/agent/main.o $(B)/libkcagent.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS)
+
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(B)/libkcanary.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(SERVER_LIBS) $(TEST_LIBS)
+
+$(B)/tests/agent_test_%: $(B)/tests/agent/test_%.o $(B)/libkcagent.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(TEST_LIBS)
+
+# The test command of README.md: unit tests, then integration tests.
+test: unit integration
+
+unit: all $(UNIT_TESTS) $(AGENT_TESTS)
+	$(Q)B=$(B) sh tests/run-unit.sh $(UNIT_TESTS) $(AGENT_TESTS)
+
+integration: all
+	$(Q)B=$(B) sh tests/integration/run.sh
+
+test-asan:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined unit
+
+bench: all
+	$(Q)B=$(B) sh bench/run.sh
+
+deps:
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKGS)
+
+clean:
+	rm -rf build build-*
+
+# Everything make deps installs, by what needs it.
+DEB_PKGS := build-essential pkg-config clang llvm bpftool \
+	libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libvirt-dev \
+	libbpf-dev libelf-dev zlib1g-dev libmicrohttpd-dev libjansson-dev \
+	libinih-dev libcmocka-dev \
+	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
+	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
+	linux-image-6.12.117+deb12-cloud-amd64-unsigned
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

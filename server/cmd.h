@@ -1,0 +1,36 @@
+/* cmd.h - kcanary's subcommands, git-style: one cmd_<name>() per file
+ * (server/cmd_<name>.c), registered in the table in server/main.c.
+ *
+ * To add one: write `int cmd_foo(int argc, char **argv)` in cmd_foo.c
+ * (argv[0] is "foo"; return the process exit code: 0 ok, 1 failure,
+ * 2 usage), declare it here, and add a row to commands[] in main.c.
+ * Every command answers --help with its usage on stdout and exit 0.
+ */
+#ifndef KC_CMD_H
+#define KC_CMD_H
+
+#include <stdbool.h>
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+/* The table, terminated by a NULL name. */
+extern const struct cmd commands[];
+
+/* true when argv has -h or --help (before any "--"). */
+bool cmd_wants_help(int argc, char **argv);
+
+/* The store path from --home/$KCANARY_HOME (caller frees). */
+char *cmd_db_path(void);
+/* Set by the global --home option before the subcommand runs. */
+extern const char *cmd_home;
+
+int cmd_help(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,186 @@
+/* db_runs.c - jobs, variants and runs in the store (see db.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_internal.h"
+#include "util.h"
+
+#define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+
+static int step_done(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_DONE)
+		return 0;
+	db_fail(db, what);
+	switch (sqlite3_extended_errcode(db->h)) {
+	case SQLITE_CONSTRAINT_UNIQUE:
+	case SQLITE_CONSTRAINT_PRIMARYKEY:
+		return -EEXIST;
+	case SQLITE_CONSTRAINT_CHECK:
+	case SQLITE_CONSTRAINT_FOREIGNKEY:
+	case SQLITE_CONSTRAINT_NOTNULL:
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+int db_job_create(struct db *db, int64_t *out_id, const char *name,
+		  const char *kind, const char *spec_json)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "INSERT INTO jobs (name, kind, spec_json) VALUES (?, ?, ?)")))
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, kind ? kind : "adhoc", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, spec_json ? spec_json : "{}", -1, SQLITE_TRANSIENT);
+	if (!(r = step_done(db, st, "insert job")))
+		*out_id = sqlite3_last_insert_rowid(db->h);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_resolve(struct db *db, int64_t *out_id, const char *id_or_name)
+{
+	const char *p = id_or_name;
+	int r;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*id_or_name && !*p) {
+		r = db_query_int64(db, out_id, "SELECT id FROM jobs WHERE id = ?",
+				   id_or_name);
+		if (r != -ENOENT)
+			return r;
+	}
+	r = db_query_int64(db, out_id,
+			   "SELECT id FROM jobs WHERE name = ? ORDER BY id DESC LIMIT 1",
+			   id_or_name);
+	if (r == -ENOENT)
+		snprintf(db->err, sizeof(db->err), "no job '%s' in the store", id_or_name);
+	return r;
+}
+
+static bool is_terminal(const char *status)
+{
+	return strcmp(status, "pending") && strcmp(status, "running") &&
+	       strcmp(status, "building");
+}
+
+int db_job_set_status(struct db *db, int64_t job_id, const char *status,
+		      const char *error)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE jobs SET status = ?1, error = ?2,"
+			    " started_at = CASE WHEN ?1 IN ('running','building')"
+			    "   THEN coalesce(started_at, " NOW_SQL ") ELSE started_at END,"
+			    " finished_at = CASE WHEN ?3 THEN " NOW_SQL " ELSE NULL END"
+			    " WHERE id = ?4")))
+		return r;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 2, error);
+	sqlite3_bind_int(st, 3, is_terminal(status));
+	sqlite3_bind_int64(st, 4, job_id);
+	r = step_done(db, st, "update job");
+	if (!r && sqlite3_changes(db->h) == 0)
+		r = -ENOENT;
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_variant_get(struct db *db, int64_t *out_id, int64_t job_id,
+		   const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "INSERT INTO variants (job_id, idx, name) VALUES (?1,"
+			    " (SELECT coalesce(max(idx) + 1, 0) FROM variants WHERE job_id = ?1), ?2)"
+			    " ON CONFLICT (job_id, name) DO NOTHING")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	r = step_done(db, st, "insert variant");
+	sqlite3_finalize(st);
+	st = NULL;
+	if (r)
+		return r;
+	if ((r = db_prepare(db, &st,
+			    "SELECT id FROM variants WHERE job_id = ? AND name = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*out_id = sqlite3_column_int64(st, 0);
+	else
+		r = db_fail(db, "select variant");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_run_create(struct db *db, int64_t *out_id, int64_t job_id,
+		  int64_t variant_id, const char *cell, int repeat_idx,
+		  const char *fs, const char *params_json)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "INSERT INTO runs (job_id, variant_id, cell, repeat_idx, fs,"
+			    " params_json, seq) VALUES (?1, ?2, ?3,"
+			    " CASE WHEN ?4 > 0 THEN ?4 ELSE (SELECT coalesce(max(repeat_idx), 0) + 1"
+			    "   FROM runs WHERE variant_id = ?2 AND cell = ?3) END,"
+			    " ?5, ?6, (SELECT coalesce(max(seq), 0) + 1 FROM runs WHERE job_id = ?1))")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, variant_id);
+	sqlite3_bind_text(st, 3, cell ? cell : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, repeat_idx);
+	db_bind_text_or_null(st, 5, fs);
+	sqlite3_bind_text(st, 6, params_json ? params_json : "{}", -1, SQLITE_TRANSIENT);
+	r = step_done(db, st, "insert run");
+	if (r == -EEXIST)
+		snprintf(db->err, sizeof(db->err),
+			 "run %d of this variant and cell is already stored; stored runs are never replaced",
+			 repeat_idx);
+	if (!r)
+		*out_id = sqlite3_last_insert_rowid(db->h);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_run_set_status(struct db *db, int64_t run_id, const char *status,
+		      const char *error)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE runs SET status = ?1, error = coalesce(?2, error),"
+			    " started_at = CASE WHEN ?1 = 'running'"
+			    "   THEN coalesce(started_at, " NOW_SQL ") ELSE started_at END,"
+			    " finished_at = CASE WHEN ?1 NOT IN ('pending', 'running')"
+			    "   THEN " NOW_SQL " ELSE finished_at END"
+			    " WHERE id = ?3")))
+		return r;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 2, error);
+	sqlite3_bind_int64(st, 3, run_id);
+	r = step_done(db, st, "update run");
+	if (!r && sqlite3_changes(db->h) == 0)
+		r = -ENOENT;
+	sqlite3_finalize(st);
+	return r;
+}

@@ -1,0 +1,120 @@
+/* main.c - the kcanary binary: global options and the subcommand table.
+ * Start reading here; each subcommand lives in server/cmd_<name>.c. */
+#define LOG_MODULE "main"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "db.h"
+#include "log.h"
+#include "util.h"
+
+#ifndef KC_VERSION
+#define KC_VERSION "0.1.0"
+#endif
+
+const struct cmd commands[] = {
+	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
+	{ "report",  cmd_report,  "print a job's cover-letter table" },
+	{ "help",    cmd_help,    "list commands, or show one command's help" },
+	{ "version", cmd_version, "print the kcanary version" },
+	{ NULL, NULL, NULL },
+};
+
+const char *cmd_home;
+
+bool cmd_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	}
+	return false;
+}
+
+char *cmd_db_path(void)
+{
+	if (cmd_home)
+		return xasprintf("%s/kcanary.db", cmd_home);
+	return db_default_path();
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kcanary [--home DIR] [-v|-q] <command> [<args>]\n"
+		"\n"
+		"Compare kernel revisions, bisect regressions and canary kernels\n"
+		"on a noisy metric. Results live in DIR/kcanary.db (default\n"
+		"$KCANARY_HOME, else ~/.local/share/kcanary).\n"
+		"\n"
+		"commands:\n");
+	for (const struct cmd *c = commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\n'kcanary <command> --help' shows a command's options.\n");
+}
+
+int cmd_help(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "-h") && strcmp(argv[1], "--help")) {
+		for (const struct cmd *c = commands; c->name; c++) {
+			if (!strcmp(c->name, argv[1])) {
+				char *args[] = { argv[1], (char *)"--help", NULL };
+				return c->fn(2, args);
+			}
+		}
+		fprintf(stderr, "kcanary: '%s' is not a kcanary command; see 'kcanary help'\n",
+			argv[1]);
+		return 2;
+	}
+	usage(stdout);
+	return 0;
+}
+
+int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("kcanary %s\n", KC_VERSION);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	log_set_prog("kcanary");
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--home") && i + 1 < argc) {
+			cmd_home = argv[++i];
+		} else if (!strncmp(argv[i], "--home=", 7)) {
+			cmd_home = argv[i] + 7;
+		} else if (!strcmp(argv[i], "-v")) {
+			log_level = log_level < LOG_INFO ? LOG_INFO : LOG_DEBUG;
+		} else if (!strcmp(argv[i], "-q")) {
+			log_level = LOG_ERROR;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			return cmd_version(0, NULL);
+		} else {
+			fprintf(stderr, "kcanary: unknown option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (const struct cmd *c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[i]))
+			return c->fn(argc - i, argv + i);
+	fprintf(stderr, "kcanary: '%s' is not a kcanary command; see 'kcanary help'\n",
+		argv[i]);
+	return 2;
+}

@@ -1,0 +1,315 @@
+/* util.c - see util.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "util.h"
+
+static void oom(size_t size)
+{
+	fprintf(stderr, "fatal: out of memory allocating %zu bytes\n", size);
+	abort();
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+	if (!p)
+		oom(size);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+	if (!p)
+		oom(size);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return buf_detach(&b);
+}
+
+static int buf_grow(struct buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+
+	if (b->max_bytes && b->len + extra > b->max_bytes)
+		return -E2BIG;
+	if (need <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	b->ptr = xrealloc(b->ptr, cap);
+	b->cap = cap;
+	return 0;
+}
+
+int buf_append(struct buf *b, const void *data, size_t len)
+{
+	int r = buf_grow(b, len);
+	if (r)
+		return r;
+	memcpy(b->ptr + b->len, data, len);
+	b->len += len;
+	b->ptr[b->len] = '\0';
+	return 0;
+}
+
+int buf_puts(struct buf *b, const char *s)
+{
+	return buf_append(b, s, strlen(s));
+}
+
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return -EINVAL;
+	int r = buf_grow(b, (size_t)n);
+	if (r)
+		return r;
+	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = buf_vprintf(b, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->ptr)
+		b->ptr[0] = '\0';
+}
+
+void buf_release(struct buf *b)
+{
+	free(b->ptr);
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+}
+
+char *buf_detach(struct buf *b)
+{
+	char *s = b->ptr ? b->ptr : xstrdup("");
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+const char *buf_str(const struct buf *b)
+{
+	return b->ptr ? b->ptr : "";
+}
+
+static bool clock_pinned;
+static double pinned_mono_s, pinned_wall_s;
+
+double clock_mono_s(void)
+{
+	struct timespec ts;
+
+	if (clock_pinned)
+		return pinned_mono_s;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double clock_wall_s(void)
+{
+	struct timespec ts;
+
+	if (clock_pinned)
+		return pinned_wall_s;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void clock_pin(double mono_s, double wall_s)
+{
+	clock_pinned = true;
+	pinned_mono_s = mono_s;
+	pinned_wall_s = wall_s;
+}
+
+void clock_unpin(void)
+{
+	clock_pinned = false;
+}
+
+void clock_iso8601(char *out, size_t size, double wall_s)
+{
+	time_t t = (time_t)wall_s;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int parse_size(uint64_t *out, const char *s, bool allow_max)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (allow_max && !strcmp(s, "max")) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case '\0': break;
+	case 'K': mult = 1ULL << 10; end++; break;
+	case 'M': mult = 1ULL << 20; end++; break;
+	case 'G': mult = 1ULL << 30; end++; break;
+	case 'T': mult = 1ULL << 40; end++; break;
+	default: return -EINVAL;
+	}
+	if (mult > 1) {
+		if (*end == 'i')
+			end++;
+		if (*end == 'B' || *end == 'b')
+			end++;
+	} else if (*end == 'B' || *end == 'b') {
+		end++;
+	}
+	if (*end)
+		return -EINVAL;
+	if (v > UINT64_MAX / mult)
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
+int parse_duration_s(double *out, const char *s)
+{
+	char *end;
+	double v, mult = 1;
+
+	if (!s || !*s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || !isfinite(v) || v < 0)
+		return -EINVAL;
+	if (!strcmp(end, "") || !strcmp(end, "s"))
+		mult = 1;
+	else if (!strcmp(end, "ms"))
+		mult = 0.001;
+	else if (!strcmp(end, "m") || !strcmp(end, "min"))
+		mult = 60;
+	else if (!strcmp(end, "h"))
+		mult = 3600;
+	else
+		return -EINVAL;
+	*out = v * mult;
+	return 0;
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char *p = xstrdup(path);
+	int r = 0;
+
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, mode) && errno != EEXIST) {
+				r = -errno;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return r;
+}
+
+int read_file(char **out, size_t *len_out, const char *path, size_t max_bytes)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b = BUF_INIT_MAX(max_bytes);
+	char chunk[65536];
+	size_t n;
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if ((r = buf_append(&b, chunk, n)) < 0) {
+			r = -EFBIG;
+			goto out;
+		}
+	}
+	if (ferror(f)) {
+		r = -EIO;
+		goto out;
+	}
+	if (len_out)
+		*len_out = b.len;
+	*out = buf_detach(&b);
+out:
+	buf_release(&b);
+	fclose(f);
+	return r;
+}

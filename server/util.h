@@ -1,0 +1,84 @@
+/* util.h - memory helpers that abort on OOM, the growable buffer, the clock.
+ *
+ * Shared by kcanary and kcanary-agent. Out of memory is fatal (the message
+ * names the size), as in git and redis; every other failure is an error
+ * code returned to the caller.
+ */
+#ifndef KC_UTIL_H
+#define KC_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Formatted string in a new heap buffer; the caller frees it. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * struct buf - growable byte buffer, always NUL-terminated once it holds
+ * anything. Valid after BUF_INIT (ptr may be NULL until the first append).
+ * max_bytes bounds its length (0 = unbounded); an append past it returns
+ * -E2BIG and leaves the buffer as it was (curl's dynbuf does the same).
+ * buf_release() frees; buf_detach() hands the string to the caller.
+ */
+struct buf {
+	char *ptr;
+	size_t len;
+	size_t cap;
+	size_t max_bytes;
+};
+#define BUF_INIT { NULL, 0, 0, 0 }
+#define BUF_INIT_MAX(m) { NULL, 0, 0, (m) }
+
+int buf_append(struct buf *b, const void *data, size_t len);
+int buf_puts(struct buf *b, const char *s);
+int buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int buf_vprintf(struct buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+void buf_reset(struct buf *b);
+void buf_release(struct buf *b);
+/* Returns the string (never NULL: "" for an empty buffer), owned by the
+ * caller, and leaves the buffer empty. */
+char *buf_detach(struct buf *b);
+/* The contents as a C string; "" for an empty buffer. Borrowed. */
+const char *buf_str(const struct buf *b);
+
+/*
+ * The clock, behind one function so tests can pin time.
+ * clock_mono_s(): seconds from CLOCK_MONOTONIC (or the pinned value).
+ * clock_wall_s(): seconds since the epoch (or the pinned value).
+ * clock_pin(): pin both to fixed values; clock_unpin() restores the clocks.
+ */
+double clock_mono_s(void);
+double clock_wall_s(void);
+void clock_pin(double mono_s, double wall_s);
+void clock_unpin(void);
+/* Format wall time as "2026-11-29T22:14:13Z" into out (>= 21 bytes). */
+void clock_iso8601(char *out, size_t size, double wall_s);
+
+/*
+ * parse_size - parse "4G", "512M", "4096", "max" into bytes.
+ * Suffixes K, M, G, T are binary (KiB…), case-insensitive, optional "i"/"iB".
+ * "max" gives UINT64_MAX when allow_max is set. Returns 0 or -EINVAL.
+ */
+int parse_size(uint64_t *out, const char *s, bool allow_max);
+
+/*
+ * parse_duration_s - parse "120", "120s", "2m", "1h", "1.5s" into seconds.
+ * Returns 0 or -EINVAL.
+ */
+int parse_duration_s(double *out, const char *s);
+
+/* mkdir -p; 0 or -errno. */
+int mkdir_p(const char *path, unsigned mode);
+
+/* Read a whole file into a new NUL-terminated buffer (caller frees *out).
+ * Returns 0 or -errno; -EFBIG when it is larger than max_bytes. */
+int read_file(char **out, size_t *len_out, const char *path, size_t max_bytes);
+
+#endif

@@ -1,0 +1,110 @@
+/* test_db.c - the store: migrations, levels, jobs/variants/runs. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "db.h"
+#include "schema.h"
+#include "util.h"
+#include "testutil.h"
+
+static void test_open_applies_all_migrations(void **state)
+{
+	struct tmpdir *td = *state;
+	struct db *db = NULL;
+	char *path = xasprintf("%s/sub/dir/kc.db", td->path);
+	int newest = schema_migrations[schema_migrations_count - 1].level;
+
+	assert_int_equal(db_open(&db, path), 0);
+	assert_int_equal(db_schema_level(db), newest);
+	db_close(db);
+	/* reopening is a no-op at the same level */
+	assert_int_equal(db_open(&db, path), 0);
+	assert_int_equal(db_schema_level(db), newest);
+	int64_t wal = 0;
+	assert_int_equal(db_query_int64(db, &wal,
+		"SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'", NULL), 0);
+	assert_int_equal(wal, 1);
+	int64_t fk = 0;
+	assert_int_equal(db_query_int64(db, &fk, "PRAGMA foreign_keys", NULL), 0);
+	assert_int_equal(fk, 1);
+	db_close(db);
+	free(path);
+}
+
+static void test_newer_store_is_refused(void **state)
+{
+	struct tmpdir *td = *state;
+	struct db *db = NULL;
+	char *path = xasprintf("%s/kc.db", td->path);
+
+	assert_int_equal(db_open(&db, path), 0);
+	assert_int_equal(db_exec(db, "PRAGMA user_version = 9999"), 0);
+	db_close(db);
+	db = NULL;
+	assert_int_equal(db_open(&db, path), -EPROTO);
+	assert_null(db);
+	free(path);
+}
+
+static void test_jobs_variants_runs(void **state)
+{
+	struct tmpdir *td = *state;
+	struct db *db = NULL;
+	char *path = xasprintf("%s/kc.db", td->path);
+	int64_t job, job2, v0, v1, v0again, r1, r2, r3, idx;
+
+	assert_int_equal(db_open(&db, path), 0);
+	assert_int_equal(db_job_create(db, &job, "dying-cgwb", "compare", NULL), 0);
+	assert_int_equal(db_job_resolve(db, &job2, "dying-cgwb"), 0);
+	assert_int_equal(job, job2);
+	char *idstr = xasprintf("%lld", (long long)job);
+	assert_int_equal(db_job_resolve(db, &job2, idstr), 0);
+	assert_int_equal(job, job2);
+	free(idstr);
+	assert_int_equal(db_job_resolve(db, &job2, "nope"), -ENOENT);
+	assert_non_null(strstr(db_errmsg(db), "nope"));
+
+	assert_int_equal(db_variant_get(db, &v0, job, "base"), 0);
+	assert_int_equal(db_variant_get(db, &v1, job, "+ v6 2/3"), 0);
+	assert_int_equal(db_variant_get(db, &v0again, job, "base"), 0);
+	assert_int_equal(v0, v0again);
+	assert_int_equal(db_query_int64(db, &idx,
+		"SELECT idx FROM variants WHERE name = '+ v6 2/3'", NULL), 0);
+	assert_int_equal(idx, 1);
+
+	assert_int_equal(db_run_create(db, &r1, job, v0, "fs=ext4", 0, "ext4", NULL), 0);
+	assert_int_equal(db_run_create(db, &r2, job, v0, "fs=ext4", 0, "ext4", NULL), 0);
+	assert_int_equal(db_query_int64(db, &idx,
+		"SELECT max(repeat_idx) FROM runs", NULL), 0);
+	assert_int_equal(idx, 2);
+	assert_int_equal(db_run_create(db, &r3, job, v0, "fs=ext4", 2, "ext4", NULL), -EEXIST);
+	assert_int_equal(db_run_set_status(db, r1, "running", NULL), 0);
+	assert_int_equal(db_run_set_status(db, r1, "timeout", "watchdog fired after 300s"), 0);
+	int64_t fin = 0;
+	assert_int_equal(db_query_int64(db, &fin,
+		"SELECT count(*) FROM runs WHERE finished_at IS NOT NULL AND started_at IS NOT NULL"
+		" AND status = 'timeout' AND error LIKE 'watchdog%'", NULL), 0);
+	assert_int_equal(fin, 1);
+	/* statuses are a closed set */
+	assert_int_equal(db_run_set_status(db, r2, "exploded", NULL), -EINVAL);
+	assert_int_equal(db_run_set_status(db, 999999, "ok", NULL), -ENOENT);
+	db_close(db);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_applies_all_migrations, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_newer_store_is_refused, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_variants_runs, tmpdir_setup, tmpdir_teardown),
+	};
+	return cmocka_run_group_tests_name("db", tests, NULL, NULL);
+}
