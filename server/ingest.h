@@ -1,0 +1,78 @@
+/* ingest.h - store an agent's record stream (DESIGN.md, "Agent records")
+ * as one run, record by record, as it arrives.
+ *
+ * Records are parsed with jansson and written in batched transactions
+ * (a batch closes every INGEST_BATCH records or on ingest_flush()), so a
+ * reader sees a live run at most one batch behind. A line that does not
+ * parse, or parses to a record that breaks the contract (unknown type,
+ * missing field, non-finite number), is stored raw in raw_lines with its
+ * line number and reason, counted, and the stream goes on. Nothing already
+ * stored is rewritten: ingest only inserts rows for its own run and sets
+ * that run's status and counters.
+ *
+ * One struct ingest belongs to one thread and one db connection.
+ */
+#ifndef KC_INGEST_H
+#define KC_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+
+#define INGEST_BATCH 20000
+/* Longest line kept; longer ones are stored raw, cut, as "line too long". */
+#define INGEST_MAX_LINE (1 << 20)
+
+struct ingest;
+
+struct ingest_stats {
+	int64_t lines;       /* lines seen, including bad ones */
+	int64_t records;     /* records stored */
+	int64_t bad_lines;   /* lines kept raw */
+	int64_t samples;
+	int64_t probes;
+	bool saw_hello;
+	bool saw_done;       /* a {"type":"done"} arrived */
+	bool saw_error;      /* an {"type":"error"} arrived */
+	char error[256];     /* the error record's message, if any */
+	char status[16];     /* status given to the run: ok, failed, incomplete */
+};
+
+/*
+ * ingest_open - start ingesting into the existing run run_id (status set
+ * to 'running'). *out is owned by the caller and freed by ingest_close().
+ * Returns 0, -ENOENT (no such run) or -EIO.
+ */
+int ingest_open(struct ingest **out, struct db *db, int64_t run_id);
+
+/*
+ * ingest_feed - hand over the next len bytes of the stream, in any
+ * chunking; complete lines are processed, a partial line is kept until the
+ * rest arrives. Bad data never fails: only a store error does (-EIO, the
+ * batch in progress is rolled back, earlier batches stay).
+ */
+int ingest_feed(struct ingest *in, const char *data, size_t len);
+
+/* ingest_line - process one line (no trailing newline needed). */
+int ingest_line(struct ingest *in, const char *line, size_t len);
+
+/* ingest_flush - commit the batch in progress now (for a live view). */
+int ingest_flush(struct ingest *in);
+
+/*
+ * ingest_close - end of stream: a partial last line is stored raw as
+ * "truncated line", the batch is committed, and the run's status becomes
+ * 'ok' (done seen), 'failed' (error record seen; its message goes to
+ * runs.error) or 'incomplete' (the stream ended without done). Every sample
+ * stored so far stays. Callers that know better (a watchdog timeout) set
+ * the status afterwards with db_run_set_status(). Frees in; stats_out may
+ * be NULL. Returns 0 or -EIO.
+ */
+int ingest_close(struct ingest *in, struct ingest_stats *stats_out);
+
+/* ingest_stats - the counters so far (borrowed, valid until close). */
+const struct ingest_stats *ingest_stats(const struct ingest *in);
+
+#endif

@@ -1,0 +1,51 @@
+/* report.h - a job's results as the cover-letter table, in text,
+ * markdown, csv or json.
+ *
+ * report_build() reads the store once into a struct report: per variant
+ * (in idx order, the first is the baseline) and per matrix cell, each
+ * run's value of the metric (the agent's summary value, or for an
+ * incomplete run one derived from its samples: worst_X = max of X, mean_X =
+ * mean of X), then medians, the change against the baseline with a
+ * two-sided Mann-Whitney U p-value, the Hodges-Lehmann shift with a
+ * bootstrap 95% CI, and "stalled in k of n" for the threshold. Statistics
+ * come from stats.c, where each formula cites its source.
+ */
+#ifndef KC_REPORT_H
+#define KC_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "util.h"
+
+enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
+
+struct report_opts {
+	const char *metric;     /* NULL: the job's headline metric */
+	double threshold;       /* "stalled" threshold in the metric's unit */
+	bool has_threshold;     /* false: 5 for *_s metrics, none otherwise */
+};
+
+struct report;
+
+/*
+ * report_build - gather and compute. *out is owned by the caller
+ * (report_free). Returns 0, -ENOENT (no such job) or -EIO.
+ */
+int report_build(struct report **out, struct db *db, int64_t job_id,
+		 const struct report_opts *opts);
+void report_free(struct report *r);
+
+/*
+ * report_format - append the report to out in the given format. Text is
+ * for pasting into an email: fixed width, at most 80 columns when it fits,
+ * no colour. JSON is what GET /api/v1/jobs/ID/report returns.
+ * Returns 0 or -E2BIG when out's limit is reached.
+ */
+int report_format(struct buf *out, const struct report *r, enum report_format fmt);
+
+/* Parse "text", "markdown", "csv", "json"; -EINVAL otherwise. */
+int report_format_parse(enum report_format *out, const char *name);
+
+#endif
