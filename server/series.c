@@ -370,7 +370,7 @@ static char *git_b_name(const char *s, size_t n)
 		if (!best)
 			best = s + i;
 		size_t alen = i, blen = n - i - 1;
-		if (alen == blen && !memcmp(s + 2, s + i + 3, alen - 2))
+		if (alen >= 2 && alen == blen && !memcmp(s + 2, s + i + 3, alen - 2))
 			return xstrndup(s + i + 3, n - i - 3);
 	}
 	if (best)
