@@ -152,7 +152,7 @@ fuzz-mbox: $(FUZZ_B)/fuzz_mbox
 	$(FUZZ_B)/fuzz_mbox -max_total_time=$(FUZZ_SECONDS) -max_len=48000 -rss_limit_mb=2048 \
 		-timeout=10 -dict=tests/fuzz/mbox.dict -print_final_stats=1 \
 		-artifact_prefix=$(FUZZ_B)/ \
-		$(FUZZ_B)/corpus-mbox tests/fuzz/mbox
+		$(FUZZ_B)/corpus-mbox tests/fuzz/mbox tests/fixtures/mail
 
 fuzz-mbox-merge: $(FUZZ_B)/fuzz_mbox
 	@mkdir -p $(FUZZ_B)/merged-mbox
