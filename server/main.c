@@ -17,6 +17,8 @@
 const struct cmd commands[] = {
 	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
 	{ "report",  cmd_report,  "print a job's cover-letter table" },
+	{ "serve",   cmd_serve,   "serve the JSON API and the comparison pages" },
+	{ "token",   cmd_token,   "create, list or remove API bearer tokens" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },
 	{ NULL, NULL, NULL },

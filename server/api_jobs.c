@@ -1,0 +1,221 @@
+/* api_jobs.c - /api/v1/jobs…: the jobs list, one job, its variants, runs,
+ * curves and report, submitting and cancelling (docs/api.md). */
+#define LOG_MODULE "api"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "db.h"
+#include "db_api.h"
+#include "jobfile.h"
+#include "log.h"
+#include "report.h"
+
+/* Report answers larger than this are refused (a job of 10,000 runs in
+ * csv is well under it). */
+#define API_MAX_REPORT_BYTES (16u << 20)
+
+void api_metrics(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	json_t *v;
+	int r;
+
+	(void)req;
+	if ((r = db_api_metrics(api->db, &v)))
+		return api_db_error(resp, api, r, "cannot list metrics");
+	api_json(resp, 200, json_pack("{s:o}", "metrics", v));
+}
+
+void api_jobs_list(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	long limit = 100;
+	json_t *v;
+	int r;
+
+	if (api_query_uint(resp, req, "limit", 1, 1000, &limit))
+		return;
+	if ((r = db_api_jobs(api->db, &v, (int)limit)))
+		return api_db_error(resp, api, r, "cannot list jobs");
+	api_json(resp, 200, json_pack("{s:o}", "jobs", v));
+}
+
+void api_job_get(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	json_t *v;
+	int r;
+
+	if ((r = db_api_job(api->db, &v, req->id)))
+		return api_db_error(resp, api, r, "no such job");
+	api_json(resp, 200, v);
+}
+
+void api_job_variants(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	json_t *v;
+	int r;
+
+	if ((r = db_api_variants(api->db, &v, req->id)))
+		return api_db_error(resp, api, r, "no such job");
+	api_json(resp, 200, json_pack("{s:I, s:o}", "job_id", (json_int_t)req->id, "variants", v));
+}
+
+void api_job_runs(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	json_t *v;
+	int r;
+
+	if ((r = db_api_runs(api->db, &v, req->id, http_query(req, "metric"))))
+		return api_db_error(resp, api, r, "no such job");
+	api_json(resp, 200, v);
+}
+
+void api_samples(struct api *api, struct http_req *req, struct http_resp *resp,
+		 int64_t job_id, int64_t run_id)
+{
+	const char *metric = http_query(req, "metric");
+	long max_points = 0;
+	json_t *v;
+	int r;
+
+	if (api_query_uint(resp, req, "max_points", 0, DB_API_MAX_POINTS, &max_points))
+		return;
+	r = db_api_samples(api->db, &v, job_id, run_id, metric ? metric : "lag_s", max_points);
+	if (r == -EINVAL)
+		return api_error(resp, 400, "%s", db_errmsg(api->db));
+	if (r)
+		return api_db_error(resp, api, r, run_id ? "no such run" : "no such job");
+	if (run_id)
+		json_object_set_new(v, "run_id", json_integer(run_id));
+	else
+		json_object_set_new(v, "job_id", json_integer(job_id));
+	api_json(resp, 200, v);
+}
+
+void api_job_samples(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	api_samples(api, req, resp, req->id, 0);
+}
+
+void api_job_report(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	const char *fmt_name = http_query(req, "format");
+	const char *thr = http_query(req, "threshold");
+	struct report_opts opts = { .metric = http_query(req, "metric") };
+	enum report_format fmt = REPORT_JSON;
+	struct buf out = BUF_INIT_MAX(API_MAX_REPORT_BYTES);
+	struct report *rep = NULL;
+	int r;
+
+	if (fmt_name && report_format_parse(&fmt, fmt_name))
+		return api_error(resp, 400, "report format '%s' is not one of text, markdown, csv, json",
+				 fmt_name);
+	if (thr) {
+		char *end;
+		opts.threshold = strtod(thr, &end);
+		if (!*thr || *end || !isfinite(opts.threshold))
+			return api_error(resp, 400, "query parameter 'threshold' is '%s': expected a number",
+					 thr);
+		opts.has_threshold = true;
+	}
+	r = report_build(&rep, api->db, req->id, &opts);
+	if (r)
+		return api_db_error(resp, api, r, "no such job");
+	r = report_format(&out, rep, fmt);
+	report_free(rep);
+	if (r) {
+		buf_release(&out);
+		return api_error(resp, 500, "the report is larger than %u bytes", API_MAX_REPORT_BYTES);
+	}
+	api_text(resp, 200, &out);
+	if (fmt == REPORT_JSON)
+		resp->content_type = "application/json";
+	else if (fmt == REPORT_CSV)
+		resp->content_type = "text/csv; charset=utf-8";
+	else if (fmt == REPORT_MARKDOWN)
+		resp->content_type = "text/markdown; charset=utf-8";
+}
+
+void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	const char *ct = http_header(req, "Content-Type");
+	const char *p = req->body;
+	json_t *spec = NULL, *job = NULL;
+	char err[512], *spec_text = NULL, loc[64];
+	const char *kind;
+	int64_t id;
+	int r;
+
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	if (!*p) {
+		api_error(resp, 400, "the request has no body: send the job file (INI) or its JSON form");
+		goto out;
+	}
+	if (strlen(req->body) != req->body_len) {
+		api_error(resp, 400, "the job contains a NUL byte");
+		goto out;
+	}
+	if ((ct && strstr(ct, "json")) || *p == '{') {
+		json_error_t je;
+
+		spec = json_loads(req->body, JSON_REJECT_DUPLICATES, &je);
+		if (!spec) {
+			api_error(resp, 400, "job JSON line %d column %d: %s", je.line, je.column, je.text);
+			goto out;
+		}
+		if (jobfile_check(spec, err, sizeof(err))) {
+			api_error(resp, 400, "job JSON: %s", err);
+			goto out;
+		}
+	} else if (jobfile_parse_ini(&spec, req->body, err, sizeof(err))) {
+		api_error(resp, 400, "job file %s", err);
+		goto out;
+	}
+	kind = json_string_value(json_object_get(json_object_get(spec, "job"), "kind"));
+	spec_text = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
+	/* Stored as pending: the executor that runs queued jobs arrives with
+	 * the compare-jobs issue; nothing here pretends to run it. */
+	r = db_job_create(api->db, &id,
+			  json_string_value(json_object_get(json_object_get(spec, "job"), "name")),
+			  kind ? kind : "compare", spec_text);
+	if (r == -EINVAL) {
+		api_error(resp, 400, "cannot store the job: %s", db_errmsg(api->db));
+		goto out;
+	}
+	if (r) {
+		api_db_error(resp, api, r, "cannot store the job");
+		goto out;
+	}
+	if ((r = db_api_job(api->db, &job, id))) {
+		api_db_error(resp, api, r, "cannot read the job back");
+		goto out;
+	}
+	log_info("job %lld '%s' submitted, pending", (long long)id,
+		 json_string_value(json_object_get(job, "name")));
+	snprintf(loc, sizeof(loc), "/api/v1/jobs/%lld", (long long)id);
+	http_resp_header(resp, "Location", loc);
+	api_json(resp, 201, job);
+out:
+	json_decref(spec);
+	free(spec_text);
+}
+
+void api_job_cancel(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	char status[32] = "";
+	json_t *job;
+	int r;
+
+	r = db_job_cancel(api->db, req->id, status);
+	if (r == -EALREADY)
+		return api_error(resp, 409, "job %lld has already ended (%s); nothing to cancel",
+				 (long long)req->id, status);
+	if (r)
+		return api_db_error(resp, api, r, "no such job");
+	if ((r = db_api_job(api->db, &job, req->id)))
+		return api_db_error(resp, api, r, "cannot read the job back");
+	api_json(resp, 200, job);
+}
