@@ -137,4 +137,49 @@ int db_writer_hello(struct db_writer *w, const char *kernel_release,
 int db_writer_finish(struct db_writer *w, const char *status, const char *error,
 		     int64_t records, int64_t bad_lines);
 
+
+/* ---- what a report reads (db_report.c) ---- */
+
+struct db_report_run {
+	int64_t id, variant_id, seq;
+	int repeat_idx;
+	char *cell, *status, *params_json, *fs, *accel;
+	double value;        /* summary value, or derived (see derived) */
+	bool has_value;
+	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X) */
+};
+
+struct db_report_variant {
+	int64_t id;
+	int idx;
+	char *name, *status, *error;
+};
+
+struct db_report_probe {   /* final probe totals per variant */
+	int64_t variant_id;
+	char *name, *key;
+	int64_t count;
+};
+
+struct db_report_data {
+	int64_t job_id;
+	char *job_name, *job_kind, *job_status, *job_metric;
+	char *unit, *better;      /* of the metric; NULL when unknown */
+	struct db_report_variant *variants;
+	size_t nvariants;
+	struct db_report_run *runs;   /* ordered by cell, variant idx, repeat */
+	size_t nruns;
+	struct db_report_probe *probes;
+	size_t nprobes;
+};
+
+/*
+ * db_report_load - read a job's variants and runs with each run's value of
+ * metric (NULL: the job's headline metric). Fills *out (caller releases it
+ * with db_report_release). -ENOENT when the job does not exist.
+ */
+int db_report_load(struct db *db, int64_t job_id, const char *metric,
+		   struct db_report_data *out);
+void db_report_release(struct db_report_data *d);
+
 #endif
