@@ -11,6 +11,7 @@
 #include "db_api.h"
 #include "db_internal.h"
 #include "downsample.h"
+#include "stats.h"
 #include "util.h"
 
 /* The column as a JSON value of its own type (NULL → null). */
@@ -149,32 +150,18 @@ static int prepare_run_values(struct db *db, sqlite3_stmt **out, int64_t job_id,
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of n values (sorts them); NAN for none. */
-static double median(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* Format a value for the headline: 3 significant digits, as a table would. */
+/* A value as the cover-letter table writes it (report.c): "85.3s" for
+ * seconds, else 4 significant digits and the unit. */
 static void fmt_value(char *out, size_t size, double v, const char *unit)
 {
-	const char *sp = unit && *unit && strcmp(unit, "s") ? " " : "";
-
 	if (isnan(v))
 		snprintf(out, size, "-");
+	else if (unit && !strcmp(unit, "s"))
+		snprintf(out, size, fabs(v) >= 1000 ? "%.0fs" : "%.1fs", v);
+	else if (unit && *unit)
+		snprintf(out, size, "%.4g %s", v, unit);
 	else
-		snprintf(out, size, "%.*f%s%s", fabs(v) >= 100 ? 0 : fabs(v) >= 10 ? 1 : 2,
-			 v, sp, unit ? unit : "");
+		snprintf(out, size, "%.4g", v);
 }
 
 /* Add "variants" (id, idx, name, runs, with_value, median) and "headline"
@@ -229,7 +216,7 @@ static int add_variant_medians(struct db *db, json_t *obj, int64_t job_id,
 		goto out;
 	for (size_t k = 0; k < nvar; k++) {
 		json_t *o = json_array_get(variants, k);
-		double m = median(per[k].v, per[k].n);
+		double m = per[k].n ? stats_median(per[k].v, per[k].n) : NAN;
 		char txt[64];
 
 		json_object_set_new(o, "runs", json_integer(per[k].runs));

@@ -42,8 +42,8 @@
 		const j = S.job;
 		document.title = "kcanary: " + j.name;
 		$("where").textContent = "job " + j.id;
-		$("title").replaceChildren(j.name, " ", KC.statusBadge(j.status));
-		$("meta").replaceChildren(
+		KC.fill($("title"),j.name, " ", KC.statusBadge(j.status));
+		KC.fill($("meta"),
 			`${j.kind} job ${j.id} · metric ${j.metric}`,
 			el("span", { class: "better", text: KC.betterLabel(j.better) }),
 			` · runs ${j.runs_done}/${j.runs_total} done · created ${j.created_at}` +
@@ -147,7 +147,7 @@
 		const variants = S.job.variants || [];
 		const runs = chosenRuns().filter((r) => r.value !== null);
 		const unit = S.runs.unit;
-		const W = Math.max(360, 140 * variants.length + 80), H = 300;
+		const W = Math.max(420, 190 * variants.length + 80), H = 300;
 		const left = 64, right = 16, top = 14, bottom = 40;
 		const vals = runs.map((r) => r.value);
 		const thr = S.report && S.report.threshold;

@@ -49,31 +49,26 @@ KC.el = function (tag, attrs, ...kids) {
 	return e;
 };
 
+/* Replace node's children, skipping null/undefined ones (as KC.el does). */
+KC.fill = (node, ...kids) => node.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined));
+
 KC.param = (name) => new URLSearchParams(location.search).get(name);
 
-/* 3 significant digits the way a cover letter writes them: 85.3s, 1.02s. */
+/* A value as the cover-letter table writes it (server/report.c): 85.3s for
+ * seconds, else 4 significant digits and the unit; bytes in KiB/MiB/GiB. */
 KC.fmt = function (v, unit) {
 	if (v === null || v === undefined || Number.isNaN(v))
 		return "–";
-	const a = Math.abs(v);
-	let s;
-	if (unit === "bytes" && a >= 1024) {
+	if (unit === "s")
+		return (Math.abs(v) >= 1000 ? v.toFixed(0) : v.toFixed(1)) + "s";
+	if (unit === "bytes" && Math.abs(v) >= 1024) {
 		const units = ["KiB", "MiB", "GiB", "TiB"];
 		let i = -1, x = v;
 		do { x /= 1024; i++; } while (Math.abs(x) >= 1024 && i < units.length - 1);
 		return x.toFixed(Math.abs(x) >= 100 ? 0 : 1) + " " + units[i];
 	}
-	if (a >= 1000)
-		s = v.toFixed(0);
-	else if (a >= 100)
-		s = v.toFixed(0);
-	else if (a >= 10)
-		s = v.toFixed(1);
-	else
-		s = v.toFixed(a === 0 ? 0 : a < 0.01 ? 3 : 2);
-	if (!unit)
-		return s;
-	return unit === "s" ? s + "s" : s + " " + unit;
+	const s = Number(v.toPrecision(4)).toString();
+	return unit ? s + " " + unit : s;
 };
 
 KC.fmtP = (p) => (p === null || p === undefined) ? "–" : p < 0.001 ? "< 0.001" : p.toFixed(3);
@@ -140,7 +135,9 @@ KC.curvePlot = function (target, title, series, opts) {
 			{ label: opts.xlabel || "time (s)" },
 			{ label: opts.ylabel || "", size: 60 },
 		],
-		legend: { show: series.length <= 12 },
+		/* overlays of many runs: the legend would be a wall of labels;
+		 * the strip plot above names each run */
+		legend: { show: series.length <= 4 },
 		cursor: { drag: { x: true, y: false } },
 		series: [{ label: "t" }].concat(series.map((s) => ({
 			label: s.label,
@@ -164,9 +161,14 @@ KC.phaseMarkers = function (phases) {
 				ctx.strokeStyle = "#888";
 				ctx.fillStyle = "#444";
 				ctx.setLineDash([4, 3]);
+				ctx.textAlign = "left";
+				ctx.textBaseline = "alphabetic";
 				ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
 				phases.forEach((p, i) => {
-					const x = Math.round(u.valToPos(p.t, "x", true));
+					let x = Math.round(u.valToPos(p.t, "x", true));
+					/* a phase at t = 0 sits just left of the first sample */
+					if (x < u.bbox.left - 2 * devicePixelRatio && p.t === 0)
+						x = u.bbox.left;
 					if (x < u.bbox.left || x > u.bbox.left + u.bbox.width)
 						return;
 					ctx.beginPath();

@@ -18,10 +18,10 @@
 	function header() {
 		const r = S.run;
 		document.title = `kcanary: run ${r.id}`;
-		$("where").replaceChildren(el("a", { href: "job.html?id=" + r.job_id, text: r.job }),
+		KC.fill($("where"),el("a", { href: "job.html?id=" + r.job_id, text: r.job }),
 			` / run ${r.id}`);
-		$("title").replaceChildren(`run ${r.id}: ${r.variant}`, " ", KC.statusBadge(r.status));
-		$("meta").replaceChildren(
+		KC.fill($("title"),`run ${r.id}: ${r.variant}`, " ", KC.statusBadge(r.status));
+		KC.fill($("meta"),
 			`job `, el("a", { href: "job.html?id=" + r.job_id, text: `${r.job} (${r.job_id})` }),
 			` · ${r.cell || "no matrix cell"} · repeat ${r.repeat}` +
 			(r.accel ? ` · ${r.accel}` : "") + (r.host ? ` · host ${r.host}` : "") +
@@ -105,7 +105,7 @@
 		const k = S.run.kernel;
 		const box = $("kernel");
 		if (!k) {
-			box.replaceChildren(el("p", { class: "muted", text: "no kernel recorded" }),
+			KC.fill(box, el("p", { class: "muted", text: "no kernel recorded" }),
 				S.run.kernel_release ? el("p", {}, "guest reported " + S.run.kernel_release) : null);
 			return;
 		}
