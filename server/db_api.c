@@ -248,7 +248,7 @@ out:
 	"   AND r.status NOT IN ('pending', 'running')) AS runs_done," \
 	" (SELECT count(*) FROM runs r WHERE r.job_id = j.id AND r.status = 'running') AS runs_running," \
 	" j.spec_json"
-#define JOB_NCOLS 13
+#define JOB_NCOLS 14   /* spec_json last: parsed only for one job */
 
 /* A job row (JOB_COLS) as an object, with metric info and medians. */
 static int job_obj(struct db *db, json_t **out, sqlite3_stmt *st)
@@ -258,7 +258,7 @@ static int job_obj(struct db *db, json_t **out, sqlite3_stmt *st)
 	const char *metric = (const char *)sqlite3_column_text(st, 4);
 	int r;
 
-	row_to_obj(o, st, 0, JOB_NCOLS);
+	row_to_obj(o, st, 0, JOB_NCOLS - 1);
 	if ((r = db_api_metric_info(db, metric, unit, sizeof(unit), better, sizeof(better))))
 		goto fail;
 	json_object_set_new(o, "unit", *unit ? json_string(unit) : json_null());
@@ -360,7 +360,6 @@ int db_api_job(struct db *db, json_t **out, int64_t job_id)
 	if ((r = job_obj(db, &o, st)))
 		goto out;
 	json_object_set_new(o, "spec", col_json_text(st, JOB_NCOLS - 1));
-	json_object_del(o, "spec_json");
 	if ((r = add_dimensions(db, o, job_id)))
 		goto out;
 	*out = o;

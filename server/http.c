@@ -294,9 +294,9 @@ int http_server_start(struct http_server **out, const struct http_opts *opts)
 	if (opts->web_dir)
 		srv->web_dir = xstrdup(opts->web_dir);
 	srv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv,
+				  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-				  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
 				  MHD_OPTION_END);
 	if (!srv->d) {

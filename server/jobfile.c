@@ -36,8 +36,9 @@ static int on_ini(void *user, const char *section, const char *name, const char 
 		return 0;
 	}
 	if (!known_section(section)) {
-		snprintf(s->err, s->errsz, "unknown section '[%s]' (known: job, workload, "
-			 "matrix, kernel, sysctl)", section);
+		/* inih reports the line of the section's first key, so name it */
+		snprintf(s->err, s->errsz, "unknown section '[%s]' of key '%s' (known: job, "
+			 "workload, matrix, kernel, sysctl)", section, name ? name : "");
 		return 0;
 	}
 	sec = json_object_get(s->root, section);
