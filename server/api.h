@@ -13,10 +13,16 @@
 
 struct db;
 
+struct report_cache;
+
 /* State shared by every handler; used from the server thread only. */
 struct api {
 	struct db *db;
+	struct report_cache *reports;   /* built reports (api_jobs.c) */
 };
+
+/* Free what api_handle() built up (not the db). */
+void api_release(struct api *api);
 
 /*
  * api_handle - answer one request whose path starts with /api/: find the

@@ -99,14 +99,92 @@ void api_job_samples(struct api *api, struct http_req *req, struct http_resp *re
 	api_samples(api, req, resp, req->id, 0);
 }
 
+/*
+ * Built reports, kept because building one is the expensive part of the
+ * comparison page (the Hodges-Lehmann bootstrap CI resamples n1 x n2
+ * differences; seconds for hundreds of runs). An entry is reused only
+ * while the job's fingerprint (db_api_job_fingerprint) is unchanged, so
+ * a live job's report follows its data; the oldest entry goes first.
+ */
+#define REPORT_CACHE_SLOTS 16
+
+struct report_cache {
+	struct {
+		char *key;              /* "job|format|metric|threshold" */
+		char *fingerprint;
+		char *body;
+		size_t len;
+		uint64_t used;          /* LRU clock */
+	} slot[REPORT_CACHE_SLOTS];
+	uint64_t clock;
+};
+
+void api_release(struct api *api)
+{
+	struct report_cache *c = api->reports;
+
+	if (!c)
+		return;
+	for (int i = 0; i < REPORT_CACHE_SLOTS; i++) {
+		free(c->slot[i].key);
+		free(c->slot[i].fingerprint);
+		free(c->slot[i].body);
+	}
+	free(c);
+	api->reports = NULL;
+}
+
+/* The cached body for key at fingerprint, copied into out; -ENOENT if none. */
+static int cache_get(struct api *api, struct buf *out, const char *key, const char *fp)
+{
+	struct report_cache *c = api->reports;
+
+	for (int i = 0; c && i < REPORT_CACHE_SLOTS; i++) {
+		if (!c->slot[i].key || strcmp(c->slot[i].key, key) ||
+		    strcmp(c->slot[i].fingerprint, fp))
+			continue;
+		c->slot[i].used = ++c->clock;
+		return buf_append(out, c->slot[i].body, c->slot[i].len);
+	}
+	return -ENOENT;
+}
+
+static void cache_put(struct api *api, const char *key, const char *fp, const struct buf *body)
+{
+	struct report_cache *c = api->reports;
+	int victim = 0;
+
+	if (!c)
+		c = api->reports = xcalloc(1, sizeof(*c));
+	for (int i = 0; i < REPORT_CACHE_SLOTS; i++) {
+		if (c->slot[i].key && !strcmp(c->slot[i].key, key)) {
+			victim = i;
+			break;
+		}
+		if (c->slot[i].used < c->slot[victim].used)
+			victim = i;
+	}
+	free(c->slot[victim].key);
+	free(c->slot[victim].fingerprint);
+	free(c->slot[victim].body);
+	c->slot[victim].key = xstrdup(key);
+	c->slot[victim].fingerprint = xstrdup(fp);
+	c->slot[victim].body = xmalloc(body->len + 1);
+	memcpy(c->slot[victim].body, buf_str(body), body->len + 1);
+	c->slot[victim].len = body->len;
+	c->slot[victim].used = ++c->clock;
+}
+
 void api_job_report(struct api *api, struct http_req *req, struct http_resp *resp)
 {
 	const char *fmt_name = http_query(req, "format");
 	const char *thr = http_query(req, "threshold");
-	struct report_opts opts = { .metric = http_query(req, "metric") };
+	const char *metric = http_query(req, "metric");
+	struct report_opts opts = { .metric = metric };
 	enum report_format fmt = REPORT_JSON;
 	struct buf out = BUF_INIT_MAX(API_MAX_REPORT_BYTES);
 	struct report *rep = NULL;
+	char *fp = NULL, *key = NULL;
 	int r;
 
 	if (fmt_name && report_format_parse(&fmt, fmt_name))
@@ -120,14 +198,35 @@ void api_job_report(struct api *api, struct http_req *req, struct http_resp *res
 					 thr);
 		opts.has_threshold = true;
 	}
-	r = report_build(&rep, api->db, req->id, &opts);
-	if (r)
+	if ((r = db_api_job_fingerprint(api->db, &fp, req->id)))
 		return api_db_error(resp, api, r, "no such job");
-	r = report_format(&out, rep, fmt);
-	report_free(rep);
-	if (r) {
-		buf_release(&out);
-		return api_error(resp, 500, "the report is larger than %u bytes", API_MAX_REPORT_BYTES);
+	key = xasprintf("%lld|%d|%s|%s", (long long)req->id, (int)fmt, metric ? metric : "",
+			thr ? thr : "");
+	if (cache_get(api, &out, key, fp)) {
+		/* build once, keep every format: the page asks for text and json */
+		if ((r = report_build(&rep, api->db, req->id, &opts))) {
+			api_db_error(resp, api, r, "no such job");
+			goto out;
+		}
+		for (int f = REPORT_TEXT; f <= REPORT_JSON; f++) {
+			char *k = xasprintf("%lld|%d|%s|%s", (long long)req->id, f,
+					    metric ? metric : "", thr ? thr : "");
+			buf_reset(&out);
+			r = report_format(&out, rep, (enum report_format)f);
+			if (!r)
+				cache_put(api, k, fp, &out);
+			free(k);
+			if (r)
+				break;
+		}
+		buf_reset(&out);
+		if (!r)
+			r = report_format(&out, rep, fmt);
+		report_free(rep);
+		if (r) {
+			api_error(resp, 500, "the report is larger than %u bytes", API_MAX_REPORT_BYTES);
+			goto out;
+		}
 	}
 	api_text(resp, 200, &out);
 	if (fmt == REPORT_JSON)
@@ -136,6 +235,10 @@ void api_job_report(struct api *api, struct http_req *req, struct http_resp *res
 		resp->content_type = "text/csv; charset=utf-8";
 	else if (fmt == REPORT_MARKDOWN)
 		resp->content_type = "text/markdown; charset=utf-8";
+out:
+	buf_release(&out);
+	free(fp);
+	free(key);
 }
 
 void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *resp)

@@ -745,6 +745,35 @@ int db_api_kernel_build_log(struct db *db, char **path_out, int64_t kernel_id)
 			 "SELECT build_log_path, NULL FROM kernels WHERE id = ?", kernel_id);
 }
 
+int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	if ((r = db_prepare(db, &st,
+		"SELECT j.status || '|' || j.metric || '|' ||"
+		" (SELECT coalesce(group_concat(id || ':' || status || ':' || coalesce(kernel_id, ''), ','), '')"
+		"   FROM variants WHERE job_id = j.id) || '|' ||"
+		" (SELECT coalesce(group_concat(id || ':' || status || ':' || records || ':' || bad_lines"
+		"   || ':' || variant_id || ':' || cell, ','), '') FROM runs WHERE job_id = j.id) || '|' ||"
+		" (SELECT count(*) || ':' || total(value) FROM run_summary"
+		"   WHERE run_id IN (SELECT id FROM runs WHERE job_id = j.id)) || '|' ||"
+		" (SELECT count(*) || ':' || total(value) FROM samples"
+		"   WHERE run_id IN (SELECT id FROM runs WHERE job_id = j.id AND status = 'running')) || '|' ||"
+		" (SELECT count(*) || ':' || total(count) FROM probes"
+		"   WHERE run_id IN (SELECT id FROM runs WHERE job_id = j.id AND status = 'running'))"
+		" FROM jobs j WHERE j.id = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = xstrdup((const char *)sqlite3_column_text(st, 0));
+	else
+		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, "fingerprint job");
+	sqlite3_finalize(st);
+	return r;
+}
+
 int db_job_cancel(struct db *db, int64_t job_id, char *status_out)
 {
 	sqlite3_stmt *st = NULL;

@@ -80,6 +80,16 @@ int db_api_run_console(struct db *db, char **path_out, char **tail_out, int64_t 
 int db_api_kernel_build_log(struct db *db, char **path_out, int64_t kernel_id);
 
 /*
+ * db_api_job_fingerprint - a string that changes whenever anything a
+ * job's report reads changes: the job's status and metric, its variants,
+ * each run's status and counters, the summaries, and the samples and
+ * probes of runs still running (finished runs get no new rows). *out is
+ * owned by the caller. Cheap next to building the report: kcanary serve
+ * keeps built reports and rebuilds one only when this string differs.
+ */
+int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id);
+
+/*
  * db_job_cancel - mark a pending, building or running job cancelled and
  * its pending runs skipped; the executor stops at its next run. -ENOENT:
  * no such job; -EALREADY: the job already ended (*status_out, when not

@@ -324,6 +324,7 @@ void http_server_stop(struct http_server *srv)
 		return;
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
+	api_release(&srv->api);
 	db_close(srv->api.db);
 	free(srv->web_dir);
 	free(srv);

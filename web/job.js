@@ -55,17 +55,25 @@
 		document.querySelectorAll(".curve-metric").forEach((e) => { e.textContent = S.curveMetric; });
 	}
 
+	/* A select per matrix dimension that varies; the fixed ones are listed. */
 	function renderFilters() {
 		const box = $("filters");
 		if (box.childElementCount)
 			return; /* keep the user's choice across refreshes */
+		const fixed = [];
 		for (const [dim, values] of Object.entries(S.job.dimensions || {})) {
+			if (values.length < 2) {
+				fixed.push(`${dim}=${values[0]}`);
+				continue;
+			}
 			const sel = el("select", { "data-dim": dim, onchange: (ev) => {
 				S.chosen[dim] = ev.target.value;
 				renderBody();
 			} }, el("option", { value: "" }, "all"), values.map((v) => el("option", { value: v }, v)));
 			box.append(el("label", {}, dim + " ", sel));
 		}
+		if (fixed.length)
+			box.append(el("span", { class: "muted", text: "same in every run: " + fixed.join(" ") }));
 	}
 
 	/* One table per matrix cell, then the plain-language line of each
@@ -226,7 +234,7 @@
 			}));
 			S.plots.push(KC.curvePlot(div, "", series, {
 				ylabel: `${S.curveMetric} (${S.samples.unit || ""}) ${S.samples.better === "lower" ? "↓" : S.samples.better === "higher" ? "↑" : ""}`,
-				width: 560, height: 240,
+				width: 560, height: 240, legend: false,
 			}));
 		});
 	}

@@ -137,7 +137,7 @@ KC.curvePlot = function (target, title, series, opts) {
 		],
 		/* overlays of many runs: the legend would be a wall of labels;
 		 * the strip plot above names each run */
-		legend: { show: series.length <= 4 },
+		legend: { show: opts.legend !== undefined ? opts.legend : series.length <= 4 },
 		cursor: { drag: { x: true, y: false } },
 		series: [{ label: "t" }].concat(series.map((s) => ({
 			label: s.label,

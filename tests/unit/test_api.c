@@ -491,7 +491,24 @@ static void test_report_same_as_cli(void **state)
 	report_free(rep);
 	db_close(db);
 
-	struct reply r;
+	/* a built report is kept, but never outlives a change of the data */
+	struct reply r, r2;
+	get(&r, f, "/api/v1/jobs/1/report?format=text");
+	assert_int_equal(db_open(&db, f->db_path), 0);
+	add_run(db, f->job, "+ v6 2/3", 2.0, 120, false);
+	struct buf want = BUF_INIT;
+	assert_int_equal(report_build(&rep, db, f->job, &(struct report_opts){ 0 }), 0);
+	assert_int_equal(report_format(&want, rep, REPORT_TEXT), 0);
+	report_free(rep);
+	db_close(db);
+	get(&r2, f, "/api/v1/jobs/1/report?format=text");
+	assert_string_not_equal(buf_str(&r.body), buf_str(&r2.body));
+	assert_string_equal(buf_str(&r2.body), buf_str(&want));
+	assert_non_null(strstr(buf_str(&r2.body), "2.0s"));
+	buf_release(&want);
+	reply_release(&r);
+	reply_release(&r2);
+
 	get(&r, f, "/api/v1/jobs/1/report?format=text&threshold=60");
 	assert_int_equal(r.status, 200);
 	assert_non_null(strstr(buf_str(&r.body), "base 1 of 3"));
