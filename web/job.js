@@ -9,7 +9,8 @@
 	const el = KC.el;
 	const id = KC.param("id");
 	const S = {
-		job: null, runs: null, report: null, reportErr: null, text: "", samples: null,
+		job: null, runs: null, report: null, reportErr: null, reportLoaded: false, text: "",
+		samples: null,
 		chosen: {}, plots: [],
 	};
 	const $ = (x) => document.getElementById(x);
@@ -19,19 +20,28 @@
 		return;
 	}
 
+	/* The job, its runs and curves first (fast), drawn at once; then the
+	 * report, whose first build can take seconds on a big job. */
 	async function load() {
 		const base = "api/v1/jobs/" + encodeURIComponent(id);
 		const job = await KC.api(base);
 		const curveMetric = KC.sampledMetric(job.metric);
-		const [runs, samples, text, report] = await Promise.all([
+		const [runs, samples] = await Promise.all([
 			KC.api(base + "/runs"),
 			KC.api(base + "/samples?metric=" + encodeURIComponent(curveMetric) +
 				"&max_points=240").catch(() => null),
+		]);
+		Object.assign(S, { job, runs, samples, curveMetric });
+		render();
+		const [text, report] = await Promise.all([
 			KC.api(base + "/report?format=text").catch((e) => "cannot load the report: " + e.message),
 			KC.api(base + "/report").catch((e) => { S.reportErr = e; return null; }),
 		]);
-		Object.assign(S, { job, runs, samples, text, report, curveMetric });
-		render();
+		Object.assign(S, { text, report, reportLoaded: true });
+		$("report-text").textContent = S.text;
+		$("copy").disabled = false;
+		renderStats();
+		renderStrip();
 	}
 
 	function chosenRuns() {
@@ -81,6 +91,10 @@
 	function renderStats() {
 		const box = $("stats");
 		const rep = S.report;
+		if (!S.reportLoaded) {
+			box.replaceChildren(el("p", { class: "muted", text: "building the report…" }));
+			return;
+		}
 		if (!rep) {
 			box.replaceChildren(el("p", { class: "error", text: "no statistics: " +
 				(S.reportErr ? S.reportErr.message : "the report is empty") }));
@@ -247,7 +261,9 @@
 
 	function render() {
 		renderHeader();
-		$("report-text").textContent = S.text;
+		$("copy").disabled = !S.reportLoaded;
+		if (S.reportLoaded)
+			$("report-text").textContent = S.text;
 		renderFilters();
 		renderBody();
 	}
