@@ -107,8 +107,7 @@
 			const base = c.variants[0];
 			const rows = c.variants.map((v, i) => el("tr", { "data-variant": v.name },
 				el("td", {}, el("span", { style: `color:${KC.color(i)}`, text: "● " }), v.name),
-				el("td", { class: "num values" }, (v.runs || []).map((r) =>
-					KC.fmt(r.value, unit) + (r.derived ? "*" : "")).join(" ")),
+				el("td", { class: "num values" }, perRun(v.runs || [], unit)),
 				el("td", { class: "num" }, v.n),
 				el("td", { class: "num median" }, KC.fmt(v.median, unit)),
 				el("td", { class: "num" }, i ? KC.fmtPct(v.change_pct) : "baseline"),
@@ -131,9 +130,20 @@
 		}
 		if (!cells.length)
 			out.push(el("p", { class: "muted", text: "no cell matches the filters" }));
-		out.push(el("p", { class: "muted", text: "* derived from the run's samples (no summary " +
-			"record: the run did not finish)" }));
+		if (cells.some((c) => c.variants.some((v) => (v.runs || []).some((r) => r.derived))))
+			out.push(el("p", { class: "muted", text: "* derived from the run's samples (no summary " +
+				"record: the run did not finish)" }));
 		box.replaceChildren(...out);
+	}
+
+	/* The per-run values of a row: all of them up to a dozen, else the
+	 * first dozen and a count (the strip plot shows every run). */
+	const PER_RUN_SHOWN = 12;
+	function perRun(runs, unit) {
+		const txt = runs.slice(0, PER_RUN_SHOWN).map((r) => KC.fmt(r.value, unit) + (r.derived ? "*" : ""));
+		if (runs.length > PER_RUN_SHOWN)
+			txt.push(`… ${runs.length - PER_RUN_SHOWN} more`);
+		return txt.join(" ");
 	}
 
 	function plainLine(base, v, rep) {
