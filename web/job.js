@@ -186,7 +186,11 @@
 		let lo = Math.min(0, ...vals), hi = Math.max(...vals, thr || 0);
 		if (!(hi > lo))
 			hi = lo + 1;
-		hi += (hi - lo) * 0.05;
+		/* round ticks: a step of 1, 2 or 5 times a power of ten */
+		const raw = (hi - lo) / 5, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+		const step = [1, 2, 5, 10].map((m) => m * mag).find((x) => x >= raw);
+		lo = Math.floor(lo / step) * step;
+		hi = Math.ceil(hi / step) * step;
 		const y = (v) => top + (H - top - bottom) * (1 - (v - lo) / (hi - lo));
 		const colW = (W - left - right) / Math.max(1, variants.length);
 		const ns = "http://www.w3.org/2000/svg";
@@ -200,8 +204,7 @@
 		};
 		const svg = mk("svg", { class: "strip", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
 		/* y axis: 5 ticks */
-		for (let i = 0; i <= 5; i++) {
-			const v = lo + (hi - lo) * i / 5;
+		for (let v = lo; v <= hi + step / 2; v += step) {
 			svg.append(mk("line", { x1: left, x2: W - right, y1: y(v), y2: y(v), stroke: "#eee" }));
 			svg.append(mk("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end" }, KC.fmt(v, unit)));
 		}
