@@ -115,6 +115,9 @@ bench: all
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKGS)
+	@# Debian's npm (the browser test's npm ci), unless the installed nodejs
+	@# already bundles one (NodeSource's conflicts with Debian's npm).
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends npm
 
 clean:
 	rm -rf build build-*
@@ -123,7 +126,7 @@ clean:
 DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libvirt-dev \
 	libbpf-dev libelf-dev zlib1g-dev libmicrohttpd-dev libjansson-dev \
-	libinih-dev libcmocka-dev nettle-dev chromium nodejs npm \
+	libinih-dev libcmocka-dev nettle-dev chromium nodejs \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned

@@ -192,7 +192,10 @@ static void call(struct reply *out, struct fx *f, const char *method, const char
 		curl_easy_setopt(c, CURLOPT_READDATA, &chunked_len);
 		hdrs = curl_slist_append(hdrs, "Transfer-Encoding: chunked");
 	}
-	hdrs = curl_slist_append(hdrs, "Expect:");
+	/* a big body waits for "100 Continue", so a refusal before reading it
+	 * (413) reaches us before we send it; small ones go at once */
+	hdrs = curl_slist_append(hdrs, (body && strlen(body) > HTTP_MAX_BODY_BYTES) ?
+				 "Expect: 100-continue" : "Expect:");
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	rc = curl_easy_perform(c);
 	if (rc != CURLE_OK)
