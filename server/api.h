@@ -13,16 +13,26 @@
 
 struct db;
 
+#include <pthread.h>
+
 struct report_cache;
 
-/* State shared by every handler; used from the server thread only. */
-struct api {
-	struct db *db;
-	struct report_cache *reports;   /* built reports (api_jobs.c) */
+/* What the server's threads share: built reports, behind a lock. */
+struct api_shared {
+	pthread_mutex_t lock;
+	struct report_cache *reports;   /* api_jobs.c */
 };
 
-/* Free what api_handle() built up (not the db). */
-void api_release(struct api *api);
+/* One server thread's handler state: its own store connection (db.h: one
+ * connection per thread) and the shared part. */
+struct api {
+	struct db *db;
+	struct api_shared *shared;
+};
+
+/* Set up / free the shared part (not any db). */
+void api_shared_init(struct api_shared *sh);
+void api_shared_release(struct api_shared *sh);
 
 /*
  * api_handle - answer one request whose path starts with /api/: find the

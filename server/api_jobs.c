@@ -3,6 +3,7 @@
 #define LOG_MODULE "api"
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +101,7 @@ void api_job_samples(struct api *api, struct http_req *req, struct http_resp *re
 }
 
 /*
- * Built reports, kept because building one is the expensive part of the
+ * Built reports, shared by the server's threads, kept because building one is the expensive part of the
  * comparison page (the Hodges-Lehmann bootstrap CI resamples n1 x n2
  * differences; seconds for hundreds of runs). An entry is reused only
  * while the job's fingerprint (db_api_job_fingerprint) is unchanged, so
@@ -119,43 +120,54 @@ struct report_cache {
 	uint64_t clock;
 };
 
-void api_release(struct api *api)
+void api_shared_init(struct api_shared *sh)
 {
-	struct report_cache *c = api->reports;
+	pthread_mutex_init(&sh->lock, NULL);
+	sh->reports = NULL;
+}
 
-	if (!c)
-		return;
-	for (int i = 0; i < REPORT_CACHE_SLOTS; i++) {
+void api_shared_release(struct api_shared *sh)
+{
+	struct report_cache *c = sh->reports;
+
+	for (int i = 0; c && i < REPORT_CACHE_SLOTS; i++) {
 		free(c->slot[i].key);
 		free(c->slot[i].fingerprint);
 		free(c->slot[i].body);
 	}
 	free(c);
-	api->reports = NULL;
+	sh->reports = NULL;
+	pthread_mutex_destroy(&sh->lock);
 }
 
 /* The cached body for key at fingerprint, copied into out; -ENOENT if none. */
 static int cache_get(struct api *api, struct buf *out, const char *key, const char *fp)
 {
-	struct report_cache *c = api->reports;
+	struct report_cache *c;
+	int r = -ENOENT;
 
+	pthread_mutex_lock(&api->shared->lock);
+	c = api->shared->reports;
 	for (int i = 0; c && i < REPORT_CACHE_SLOTS; i++) {
 		if (!c->slot[i].key || strcmp(c->slot[i].key, key) ||
 		    strcmp(c->slot[i].fingerprint, fp))
 			continue;
 		c->slot[i].used = ++c->clock;
-		return buf_append(out, c->slot[i].body, c->slot[i].len);
+		r = buf_append(out, c->slot[i].body, c->slot[i].len);
+		break;
 	}
-	return -ENOENT;
+	pthread_mutex_unlock(&api->shared->lock);
+	return r;
 }
 
 static void cache_put(struct api *api, const char *key, const char *fp, const struct buf *body)
 {
-	struct report_cache *c = api->reports;
+	struct report_cache *c;
 	int victim = 0;
 
-	if (!c)
-		c = api->reports = xcalloc(1, sizeof(*c));
+	pthread_mutex_lock(&api->shared->lock);
+	if (!(c = api->shared->reports))
+		c = api->shared->reports = xcalloc(1, sizeof(*c));
 	for (int i = 0; i < REPORT_CACHE_SLOTS; i++) {
 		if (c->slot[i].key && !strcmp(c->slot[i].key, key)) {
 			victim = i;
@@ -173,6 +185,7 @@ static void cache_put(struct api *api, const char *key, const char *fp, const st
 	memcpy(c->slot[victim].body, buf_str(body), body->len + 1);
 	c->slot[victim].len = body->len;
 	c->slot[victim].used = ++c->clock;
+	pthread_mutex_unlock(&api->shared->lock);
 }
 
 void api_job_report(struct api *api, struct http_req *req, struct http_resp *resp)

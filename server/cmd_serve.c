@@ -17,7 +17,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary serve [--listen HOST:PORT] [--home DIR] [--web DIR]\n"
+		"usage: kcanary serve [--listen HOST:PORT] [--home DIR] [--web DIR] [--threads N]\n"
 		"\n"
 		"Serve the JSON API (/api/v1/, see docs/api.md) and the comparison\n"
 		"pages of the store in DIR/kcanary.db until SIGINT or SIGTERM.\n"
@@ -30,7 +30,9 @@ static void usage(FILE *f)
 		"  --home DIR          the store's directory (as kcanary --home)\n"
 		"  --web DIR           static pages (default $KCANARY_WEB_DIR, else web/\n"
 		"                      next to the build directory, else\n"
-		"                      /usr/share/kcanary/web)\n");
+		"                      /usr/share/kcanary/web)\n"
+		"  --threads N         requests served at once (default 4), each thread\n"
+		"                      with its own store connection\n");
 }
 
 static bool is_dir(const char *p)
@@ -65,6 +67,7 @@ static char *default_web_dir(void)
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = "127.0.0.1:8080";
+	unsigned long threads = HTTP_DEFAULT_THREADS;
 	char *web = NULL, *db_path = NULL;
 	struct http_server *srv = NULL;
 	struct http_opts opts;
@@ -85,7 +88,15 @@ int cmd_serve(int argc, char **argv)
 			cmd_home = argv[++i];
 		else if (!strncmp(a, "--home=", 7))
 			cmd_home = a + 7;
-		else if (!strcmp(a, "--web") && i + 1 < argc) {
+		else if (!strcmp(a, "--threads") && i + 1 < argc) {
+			char *end;
+			threads = strtoul(argv[++i], &end, 10);
+			if (!*argv[i] || *end || threads < 1 || threads > 64) {
+				fprintf(stderr, "kcanary serve: --threads '%s': expected 1 to 64\n", argv[i]);
+				free(web);
+				return 2;
+			}
+		} else if (!strcmp(a, "--web") && i + 1 < argc) {
 			free(web);
 			web = xstrdup(argv[++i]);
 		} else if (!strncmp(a, "--web=", 6)) {
@@ -111,7 +122,8 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	opts = (struct http_opts){ .listen = listen, .web_dir = web, .db_path = db_path };
+	opts = (struct http_opts){ .listen = listen, .web_dir = web, .db_path = db_path,
+				   .threads = (unsigned)threads };
 	if (http_server_start(&srv, &opts))
 		goto out;
 	{

@@ -6,6 +6,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +27,39 @@
 
 struct http_server {
 	struct MHD_Daemon *d;
-	struct api api;
+	struct api_shared shared;
+	pthread_key_t api_key;     /* each server thread's struct api */
+	bool have_key;
+	char *db_path;
 	char *web_dir;
 	unsigned port;
 };
+
+/* A server thread's handler state, made on its first request: its own
+ * store connection. Freed when libmicrohttpd ends the thread. */
+static struct api *thread_api(struct http_server *srv)
+{
+	struct api *api = pthread_getspecific(srv->api_key);
+
+	if (api)
+		return api;
+	api = xcalloc(1, sizeof(*api));
+	api->shared = &srv->shared;
+	if (db_open(&api->db, srv->db_path)) {
+		free(api);
+		return NULL;
+	}
+	pthread_setspecific(srv->api_key, api);
+	return api;
+}
+
+static void thread_api_free(void *p)
+{
+	struct api *api = p;
+
+	db_close(api->db);
+	free(api);
+}
 
 /* Per-request state: allocated on the first callback of a request, freed
  * in the completion callback however the request ended. */
@@ -193,7 +224,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		.conn = c,
 	};
 	if (!strncmp(url, "/api/", 5) || !strcmp(url, "/api")) {
-		api_handle(&srv->api, &req, &resp);
+		struct api *api = thread_api(srv);
+		if (api)
+			api_handle(api, &req, &resp);
+		else
+			api_error(&resp, 500, "cannot open the store '%s'", srv->db_path);
 		http_resp_header(&resp, "Cache-Control", "no-store");
 	} else if (!strcmp(method, "GET") || !strcmp(method, "HEAD")) {
 		serve_static(srv, url, &resp);
@@ -276,12 +311,15 @@ int http_server_start(struct http_server **out, const struct http_opts *opts)
 {
 	const char *listen = opts->listen ? opts->listen : "127.0.0.1:8080";
 	struct http_server *srv = xcalloc(1, sizeof(*srv));
+	struct db *db = NULL;
 	struct sockaddr_storage sa;
 	socklen_t salen = 0;
 	const union MHD_DaemonInfo *info;
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	unsigned threads = opts->threads ? opts->threads : HTTP_DEFAULT_THREADS;
 	int r;
 
+	api_shared_init(&srv->shared);
 	if ((r = parse_listen(&sa, &salen, listen))) {
 		log_err("cannot listen on '%s': expected host:port with a numeric host, "
 			"as in 127.0.0.1:8080 or [::1]:8080", listen);
@@ -289,8 +327,15 @@ int http_server_start(struct http_server **out, const struct http_opts *opts)
 	}
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	if ((r = db_open(&srv->api.db, opts->db_path)))
+	/* open (and migrate) the store once here, so a bad store fails the
+	 * start rather than every request; the threads open their own */
+	if ((r = db_open(&db, opts->db_path)))
 		goto fail;
+	db_close(db);
+	if ((r = -pthread_key_create(&srv->api_key, thread_api_free)))
+		goto fail;
+	srv->have_key = true;
+	srv->db_path = xstrdup(opts->db_path);
 	if (opts->web_dir)
 		srv->web_dir = xstrdup(opts->web_dir);
 	srv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv,
@@ -298,6 +343,7 @@ int http_server_start(struct http_server **out, const struct http_opts *opts)
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+				  MHD_OPTION_THREAD_POOL_SIZE, threads,
 				  MHD_OPTION_END);
 	if (!srv->d) {
 		r = errno ? -errno : -EADDRINUSE;
@@ -322,10 +368,13 @@ void http_server_stop(struct http_server *srv)
 {
 	if (!srv)
 		return;
+	/* joins the pool's threads; their struct api go with them */
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
-	api_release(&srv->api);
-	db_close(srv->api.db);
+	if (srv->have_key)
+		pthread_key_delete(srv->api_key);
+	api_shared_release(&srv->shared);
+	free(srv->db_path);
 	free(srv->web_dir);
 	free(srv);
 }

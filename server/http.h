@@ -2,9 +2,10 @@
  * request/response pair, so handlers (api.c and the api_*.c files) never
  * see libmicrohttpd. http.c is the only file that includes <microhttpd.h>.
  *
- * The server runs one internal polling thread: every handler runs on it,
- * one request at a time, so the single db connection it is given is used
- * from that thread only (db.h: one connection per thread).
+ * The server runs a pool of threads (libmicrohttpd's own); each opens its
+ * own store connection on its first API request (db.h: one connection per
+ * thread), so a slow request (a report of a thousand runs) does not hold
+ * up the others. Handlers share only struct api_shared, behind its lock.
  */
 #ifndef KC_HTTP_H
 #define KC_HTTP_H
@@ -13,6 +14,9 @@
 #include <stdint.h>
 
 #include "util.h"
+
+/* Threads serving requests unless http_opts.threads says otherwise. */
+#define HTTP_DEFAULT_THREADS 4
 
 /* Largest request body accepted; a bigger one gets 413 with a JSON error. */
 #define HTTP_MAX_BODY_BYTES (1u << 20)
@@ -56,12 +60,13 @@ void http_resp_header(struct http_resp *resp, const char *name, const char *valu
 struct http_opts {
 	const char *listen;        /* "127.0.0.1:8080", "[::1]:0", "0.0.0.0:80"; NULL: 127.0.0.1:8080 */
 	const char *web_dir;       /* static files; NULL: none served */
-	const char *db_path;       /* the store; opened by the server thread's connection */
+	const char *db_path;       /* the store; each server thread opens its own connection */
+	unsigned threads;          /* 0: HTTP_DEFAULT_THREADS */
 };
 
 /*
- * http_server_start - open the store, bind, and start serving on a
- * thread of libmicrohttpd's own. Port 0 binds a free port; http_server_port()
+ * http_server_start - check the store opens, bind, and start serving on
+ * libmicrohttpd's threads. Port 0 binds a free port; http_server_port()
  * tells which. *out is set only on success; stop with http_server_stop().
  * Returns 0, -EINVAL (listen address not "host:port" with a numeric host),
  * -EADDRINUSE/-EACCES (cannot bind: the message names the address) or
