@@ -691,6 +691,58 @@ static void test_metrics_and_static(void **state)
 	reply_release(&r);
 }
 
+/* Many requests at once, over the pool's threads: each gets the same
+ * answer as when asked alone (per-thread connections, the shared report
+ * cache under its lock). */
+static void test_concurrent_requests(void **state)
+{
+	struct fx *f = *state;
+	enum { N = 24 };
+	static const char *const paths[] = { "/api/v1/jobs/1/report?format=text", "/api/v1/jobs/1/report",
+					     "/api/v1/jobs", "/api/v1/jobs/1/samples?max_points=10" };
+	struct buf want[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT }, got[N];
+	CURL *h[N];
+	CURLM *m = curl_multi_init();
+	int running = 0;
+
+	for (int k = 0; k < 4; k++) {
+		struct reply r;
+		get(&r, f, paths[k]);
+		assert_int_equal(r.status, 200);
+		buf_puts(&want[k], buf_str(&r.body));
+		reply_release(&r);
+	}
+	for (int i = 0; i < N; i++) {
+		char *url = xasprintf("%s%s", f->base, paths[i % 4]);
+		got[i] = (struct buf)BUF_INIT;
+		h[i] = curl_easy_init();
+		curl_easy_setopt(h[i], CURLOPT_URL, url);
+		curl_easy_setopt(h[i], CURLOPT_WRITEFUNCTION, on_body);
+		curl_easy_setopt(h[i], CURLOPT_WRITEDATA, &got[i]);
+		curl_easy_setopt(h[i], CURLOPT_NOPROXY, "*");
+		curl_easy_setopt(h[i], CURLOPT_TIMEOUT, 30L);
+		curl_multi_add_handle(m, h[i]);
+		free(url);
+	}
+	do {
+		assert_int_equal(curl_multi_perform(m, &running), CURLM_OK);
+		if (running)
+			curl_multi_poll(m, NULL, 0, 1000, NULL);
+	} while (running);
+	for (int i = 0; i < N; i++) {
+		long status = 0;
+		curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE, &status);
+		assert_int_equal(status, 200);
+		assert_string_equal(buf_str(&got[i]), buf_str(&want[i % 4]));
+		curl_multi_remove_handle(m, h[i]);
+		curl_easy_cleanup(h[i]);
+		buf_release(&got[i]);
+	}
+	for (int k = 0; k < 4; k++)
+		buf_release(&want[k]);
+	curl_multi_cleanup(m);
+}
+
 static void test_listen_address_errors(void **state)
 {
 	struct fx *f = *state;
@@ -757,6 +809,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_submit_ini_and_bad_jobs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_body_over_cap, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_metrics_and_static, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_requests, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_listen_address_errors, fx_setup, fx_teardown),
 	};
 
