@@ -113,6 +113,22 @@ int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controlle
 			 "must run as root (it creates cgroups and loads BPF probes): run it as root in the guest or with sudo");
 		return -EPERM;
 	}
+	if (dir) {
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(ctx->err, sizeof(ctx->err),
+				 "test directory '%s' does not exist: create it on the filesystem under test, or pass dir=PATH", dir);
+			ret = -ENOENT;
+			goto fail;
+		}
+		if (statfs(dir, &sfs) == 0 &&
+		    ((unsigned long)sfs.f_type == TMPFS_MAGIC_ || (unsigned long)sfs.f_type == RAMFS_MAGIC_)) {
+			snprintf(ctx->err, sizeof(ctx->err),
+				 "test directory '%s' is on %s, which has no writeback: pass dir=PATH on ext4, xfs or btrfs",
+				 dir, (unsigned long)sfs.f_type == TMPFS_MAGIC_ ? "tmpfs" : "ramfs");
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
 	if (cg_root(&cgroot) < 0) {
 		snprintf(ctx->err, sizeof(ctx->err),
 			 "no cgroup v2 hierarchy is mounted: mount -t cgroup2 none /sys/fs/cgroup");
@@ -131,22 +147,6 @@ int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controlle
 	free(copy);
 	if (ret < 0)
 		goto fail;
-	if (dir) {
-		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			snprintf(ctx->err, sizeof(ctx->err),
-				 "test directory '%s' does not exist: create it on the filesystem under test, or pass dir=PATH", dir);
-			ret = -ENOENT;
-			goto fail;
-		}
-		if (statfs(dir, &sfs) == 0 &&
-		    ((unsigned long)sfs.f_type == TMPFS_MAGIC_ || (unsigned long)sfs.f_type == RAMFS_MAGIC_)) {
-			snprintf(ctx->err, sizeof(ctx->err),
-				 "test directory '%s' is on %s, which has no writeback: pass dir=PATH on ext4, xfs or btrfs",
-				 dir, (unsigned long)sfs.f_type == TMPFS_MAGIC_ ? "tmpfs" : "ramfs");
-			ret = -EINVAL;
-			goto fail;
-		}
-	}
 	*cgroot_out = cgroot;
 	return 0;
 fail:
