@@ -67,8 +67,6 @@ int probes_emit(struct probes *p, struct rec_out *r, double t)
 struct probes {
 	struct probes_bpf *skel;
 	struct bpf_link *links[4];
-	bool emitted;
-	struct probe_snap last;
 };
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -272,22 +270,16 @@ int probes_emit(struct probes *p, struct rec_out *r, double t)
 	for (int i = 0; i < s.nret; i++) {
 		char key[16];
 
-		if (p->emitted && probe_snap_ret(&p->last, s.ret_value[i]) == s.ret_count[i])
-			continue;
 		snprintf(key, sizeof(key), "%d", s.ret_value[i]);
 		ret = rec_probe(r, t, "cgroup_writeback_by_id", key, (int64_t)s.ret_count[i]);
 		if (ret < 0)
 			return ret;
 	}
 	for (size_t i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++) {
-		if (p->emitted && p->last.counters[ctr[i].idx] == s.counters[ctr[i].idx])
-			continue;
 		ret = rec_probe(r, t, ctr[i].name, ctr[i].key, (int64_t)s.counters[ctr[i].idx]);
 		if (ret < 0)
 			return ret;
 	}
-	p->last = s;
-	p->emitted = true;
 	return 0;
 }
 

@@ -309,8 +309,8 @@ static int run_writer(struct wb_run *w, const char *cg, char prefix, double dura
 			goto out;
 		written = atomic_load(&w->shm->written);
 		lag_stats_add(stats, pace_lag_s(&p, tick, written));
+		/* (wl_sleep_until() has emitted the probe records of this tick) */
 		rec_sample(ctx->rec, tick - ctx->t0_s, metric, rec_ms(pace_lag_s(&p, tick, written)));
-		probes_emit(ctx->probes, ctx->rec, tick - ctx->t0_s);
 		if (hop_s > 0 && !w->pod_a_removed && tick - start >= hop_s) {
 			phase(w, "pod_removed");
 			cg_remove_tree(w->pod_a, 10.0);
