@@ -265,7 +265,7 @@ static int child_status(struct wb_run *w, const char *what, int status)
 
 /*
  * Run a paced writer in cg for duration_s, sampling its lag every second
- * of workload time as `metric`. With hop_s > 0, remove pod-a that long
+ * from its start as `metric` (t in the records is workload time). With hop_s > 0, remove pod-a that long
  * after the start. The writer stops by itself at the end; one still
  * blocked in write() a second later is killed (its lag has been sampled).
  */
@@ -295,14 +295,13 @@ static int run_writer(struct wb_run *w, const char *cg, char prefix, double dura
 	if (w->child < 0)
 		return fail(w, w->child, "cannot fork the %s writer: %s", metric, strerror(-w->child));
 	for (long k = 1;; k++) {
-		/* samples at whole seconds of workload time */
-		double tick = ctx->t0_s + ceil(start - ctx->t0_s) + (double)(k - 1);
+		/* one sample per second of the writer's time, the last one at
+		 * its end: measure_s samples, each standing for one second */
+		double tick = start + (double)k;
 		uint64_t written;
 		pid_t r;
 
-		if (tick <= start)
-			continue;
-		if (tick > end)
+		if (tick > end + 1e-6)
 			break;
 		ret = wl_sleep_until(ctx, tick);
 		if (ret < 0)
