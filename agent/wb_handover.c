@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,7 +65,7 @@ static const struct knob_def knobs[] = {
 	{ "io_toggle", KNOB_BOOL, "", "0", "disable io on the old writer's parent so its wb is killed, then create a file from old (the takeover; patch 3's scenario)", NULL },
 	{ "settle_s", KNOB_SECONDS, "s", "3", "pause between removing the old cgroup and starting the new writer (the recipe's sleep 3)", NULL },
 	{ "pod_hop", KNOB_SECONDS, "s", "0", "new writer in a new pod beside the old one; the old pod is removed this long after the new writer starts (0: same pod)", NULL },
-	{ "measure_s", KNOB_SECONDS, "s", "120", "how long the new writer runs while lag is sampled", NULL },
+	{ "measure_s", KNOB_SECONDS, "s", "120", "how long the new writer runs; lag is sampled once a second from its start", NULL },
 };
 
 #define POD_NAME "kcanary-wb"
