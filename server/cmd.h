@@ -32,5 +32,6 @@ int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 #endif
