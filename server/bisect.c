@@ -28,7 +28,7 @@ void bisect_opts_init(struct bisect_opts *o)
 	o->confidence = 0.95;
 	o->max_runs = 200;
 	o->endpoint_min_runs = 5;
-	o->endpoint_max_runs = 12;
+	o->endpoint_max_runs = 16;
 	o->step_max_runs = 8;
 	o->check_runs = 5;
 }
@@ -199,13 +199,13 @@ enum cmp3 { CMP_UNKNOWN = 0, CMP_SAME, CMP_DIFFERENT };
 /*
  * Pinpoint-style three-way comparison (compare.py): DIFFERENT when p <= low
  * and the effect is large enough, SAME when p > high(n), else UNKNOWN.
- * high(n) = 2^-(n - n_min) shrinks with the smaller sample size n until it
+ * high(n) = 2^-(n - n_min)/2 shrinks with the smaller sample size n until it
  * crosses low, which bounds the number of runs (thresholds.py's idea, our
  * closed form).
  */
 static enum cmp3 compare3(double p, double effect, size_t n, unsigned n_min, double low)
 {
-	double high = ldexp(1.0, -(int)(n > n_min ? n - n_min : 0));
+	double high = pow(0.5, (double)(n > n_min ? n - n_min : 0) / 2);
 
 	if (p <= low && fabs(effect - 0.5) >= MIN_EFFECT)
 		return CMP_DIFFERENT;
@@ -238,7 +238,7 @@ static void kde_init(struct kde *k, const double *v, size_t n)
 	k->h = 0;
 }
 
-/* Silverman's rule 0.9 min(sd, IQR/1.34) n^-1/5, at least h_floor. */
+/* Silverman's rule 0.9 min(sd, IQR/1.34, MAD/0.6745) n^-1/5, at least h_floor. */
 static void kde_bandwidth(struct kde *k, double h_floor)
 {
 	double mean = 0, ss = 0, s, iqr;
@@ -252,6 +252,18 @@ static void kde_bandwidth(struct kde *k, double h_floor)
 	iqr = quantile_sorted(k->t, k->n, 0.75) - quantile_sorted(k->t, k->n, 0.25);
 	if (iqr > 0 && iqr / 1.34 < s)
 		s = iqr / 1.34;
+	/* A flaky side is bimodal (7 stalls, 2 fast runs): sd and even the IQR
+	 * span both modes and would smear one into the other; the median
+	 * absolute deviation stays inside the larger mode. */
+	double *dev = xmalloc(k->n * sizeof(*dev)), med = quantile_sorted(k->t, k->n, 0.5), mad;
+
+	for (size_t i = 0; i < k->n; i++)
+		dev[i] = fabs(k->t[i] - med);
+	qsort(dev, k->n, sizeof(*dev), cmp_double);
+	mad = quantile_sorted(dev, k->n, 0.5);
+	free(dev);
+	if (mad > 0 && mad / 0.6745 < s)
+		s = mad / 0.6745;
 	k->h = 0.9 * s * pow((double)k->n, -0.2);
 	if (k->h < h_floor)
 		k->h = h_floor;
@@ -305,13 +317,13 @@ static void model_init(struct model *md, const double *o, size_t no, const doubl
 	kde_init(&md->new_, nw, nn);
 	sep = fabs(quantile_sorted(md->new_.t, nn, 0.5) - quantile_sorted(md->old.t, no, 0.5));
 	h_floor = 0.02 * sep;
-	if (h_floor < 0.01)
-		h_floor = 0.01;
+	if (h_floor < 0.1)
+		h_floor = 0.1;
 	kde_bandwidth(&md->old, h_floor);
 	kde_bandwidth(&md->new_, h_floor);
 	/* Krichevsky-Trofimov: an event not seen in n runs, (0 + 1/2)/(n + 1). */
-	md->w_old = 0.5 / ((double)no + 1);
-	md->w_new = 0.5 / ((double)nn + 1);
+	md->w_old = 1.0 / ((double)no + 2);
+	md->w_new = 1.0 / ((double)nn + 2);
 }
 
 /* log f_new(x) - log f_old(x): one run's evidence that its commit is new. */
@@ -345,7 +357,16 @@ struct engine {
 	struct model md;
 	struct bisect_result *r;
 	bool *touched;		/* commit measured at least once (or skipped) */
+	/* Every search run, for refitting the model (see refit()). */
+	struct obs { size_t idx; double value; } *obs;
+	size_t nobs, obs_cap;
+	double *ov, *nv;	/* endpoint runs of commit 0 and n-1 */
+	size_t no, nn;
+	signed char *side;	/* -1/+1: commit's runs are in the old/new sample */
 };
+
+/* A commit whose state is this sure lends its runs to the model. */
+#define REFIT_LEVEL 0.99
 
 static void elog(struct engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void elog(struct engine *e, const char *fmt, ...)
@@ -470,14 +491,95 @@ static void log_posterior(struct engine *e)
 	elog(e, "\n");
 }
 
+/*
+ * Refit the old/new densities on the endpoint runs plus the runs of every
+ * commit whose state the posterior is sure of (P >= REFIT_LEVEL), then
+ * recompute every commit's likelihood ratio and the posterior from scratch
+ * under the new model. This is hard-assignment EM (Dempster, Laird and
+ * Rubin 1977): a flaky bad side ("7 of 9") seen 6 times at the endpoints
+ * may show no fast run at all; the bad commits found along the way show
+ * how often it really is fast, and earlier runs are re-weighed with that.
+ * Only called when the assignment changed.
+ */
+static void refit(struct engine *e)
+{
+	size_t no = e->no, nn = e->nn;
+	double *ov = xmalloc((e->no + e->nobs) * sizeof(*ov));
+	double *nv = xmalloc((e->nn + e->nobs) * sizeof(*nv));
+	double mx = -INFINITY, suffix = 0, sum = 0;
+
+	memcpy(ov, e->ov, e->no * sizeof(*ov));
+	memcpy(nv, e->nv, e->nn * sizeof(*nv));
+	for (size_t k = 0; k < e->nobs; k++) {
+		signed char sd = e->side[e->obs[k].idx];
+
+		if (sd < 0)
+			ov[no++] = e->obs[k].value;
+		else if (sd > 0)
+			nv[nn++] = e->obs[k].value;
+	}
+	model_release(&e->md);
+	model_init(&e->md, ov, no, nv, nn);
+	free(ov);
+	free(nv);
+	for (size_t i = 0; i < e->n; i++)
+		e->c[i].llr = 0;
+	for (size_t k = 0; k < e->nobs; k++)
+		e->c[e->obs[k].idx].llr += model_llr(&e->md, e->obs[k].value);
+	/* log post(j) = sum of llr over commits i >= j (new iff j <= i) */
+	for (size_t j = e->n - 1; j >= 1; j--) {
+		suffix += e->c[j].llr;
+		e->post[j] = suffix;
+		if (suffix > mx)
+			mx = suffix;
+	}
+	for (size_t j = 1; j < e->n; j++) {
+		e->post[j] = exp(e->post[j] - mx);
+		sum += e->post[j];
+	}
+	for (size_t j = 1; j < e->n; j++)
+		e->post[j] /= sum;
+}
+
+/* Update which commits lend their runs to the model; refit on a change. */
+static void maybe_refit(struct engine *e)
+{
+	double cdf = 0;
+	bool changed = false;
+
+	for (size_t i = 1; i + 1 < e->n; i++) {
+		signed char sd = 0;
+
+		cdf += e->post[i];
+		if (e->c[i].runs)
+			sd = cdf >= REFIT_LEVEL ? 1 : cdf <= 1 - REFIT_LEVEL ? -1 : 0;
+		if (sd != e->side[i]) {
+			e->side[i] = sd;
+			changed = true;
+		}
+	}
+	if (changed) {
+		refit(e);
+		elog(e, "model h_old=%.4g h_new=%.4g w_old=%.4g w_new=%.4g\n", e->md.old.h,
+		     e->md.new_.h, e->md.w_old, e->md.w_new);
+	}
+}
+
 /* Record one search run at idx: likelihood, posterior, commit state. */
 static void observe(struct engine *e, size_t idx, double value)
 {
 	double llr = model_llr(&e->md, value);
 
+	if (e->nobs == e->obs_cap) {
+		e->obs_cap = e->obs_cap ? 2 * e->obs_cap : 64;
+		e->obs = xrealloc(e->obs, e->obs_cap * sizeof(*e->obs));
+	}
+	e->obs[e->nobs].idx = idx;
+	e->obs[e->nobs++].value = value;
 	e->c[idx].runs++;
 	e->c[idx].llr += llr;
 	post_update(e, idx, llr);
+	maybe_refit(e);
 }
 
 static void mark_skip(struct engine *e, size_t idx)
@@ -839,6 +941,7 @@ int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *op
 	e.c = xcalloc(n, sizeof(*e.c));
 	e.post = xcalloc(n, sizeof(*e.post));
 	e.touched = xcalloc(n, sizeof(*e.touched));
+	e.side = xcalloc(n, sizeof(*e.side));
 	for (size_t j = 1; j < n; j++)
 		e.post[j] = 1.0 / (double)(n - 1);
 	r.culprit_first = r.culprit_last = 0;
@@ -852,6 +955,10 @@ int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *op
 		goto done;
 	}
 	model_init(&e.md, ov, no, nv, nn);
+	e.ov = ov;
+	e.nv = nv;
+	e.no = no;
+	e.nn = nn;
 	elog(&e, "model h_old=%.4g h_new=%.4g w_old=%.4g w_new=%.4g\n", e.md.old.h,
 	     e.md.new_.h, e.md.w_old, e.md.w_new);
 
@@ -930,5 +1037,7 @@ out:
 	free(e.c);
 	free(e.post);
 	free(e.touched);
+	free(e.obs);
+	free(e.side);
 	return rc;
 }

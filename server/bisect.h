@@ -22,20 +22,27 @@
  *     and thresholds.py: DIFFERENT if p <= 0.01, SAME if p > a
  *     sample-size-dependent high threshold, else UNKNOWN and more attempts,
  *     job_state.py). Our high threshold is the closed form
- *     2^-(n - min_runs) rather than Pinpoint's simulated tables, and we add
+ *     2^-(n - min_runs)/2 rather than Pinpoint's simulated tables, and we add
  *     one run per side at a time, not 10, since a guest run costs minutes.
  *  2. The endpoint runs estimate the old and new distributions of the
  *     metric: a Gaussian kernel density on t(x) = sign(x) log(1 + |x|)
  *     (worst lag spans 1 s to 90 s; probe counts 0 to thousands), Silverman's
- *     bandwidth 0.9 min(sd, IQR/1.34) n^-1/5 (Silverman 1986, eq. 3.31) with a
- *     floor of 5% of the distance between the two medians. Each side is then
+ *     bandwidth 0.9 min(sd, IQR/1.34, MAD/0.6745) n^-1/5 (Silverman 1986,
+ *     eq. 3.31; the MAD keeps a bimodal flaky side from being smeared),
+ *     at least max(0.1, 2% of the distance between the two medians) in t
+ *     units (0.1 is about 10% of the value: a few endpoint runs do not
+ *     show a side's spread). Each side is then
  *     mixed with the other side's density, weight w = 0.5 / (n + 1): the
  *     Krichevsky-Trofimov estimate of the chance of an event not yet seen
  *     in n runs. It bounds one run's likelihood ratio to about 2(n + 1), so
  *     one outlying run (a good kernel's 2.2 s, a bad kernel's rare fast run
  *     not seen among the endpoint runs) shifts the search but cannot lock it.
  *     A flaky new side ("stalled in 7 of 9 runs") is represented as
- *     observed: its fast runs are in its own density.
+ *     observed: its fast runs are in its own density. As the search goes,
+ *     the runs of every commit whose state the posterior holds at >= 0.99
+ *     join that side's sample, the densities are refitted and all runs are
+ *     re-weighed (hard-assignment EM), so the flaky side's fast-run rate is
+ *     learned from more than the endpoint runs.
  *  3. Every run at commit i updates a posterior over the culprit position
  *     j in 1..n-1 by the likelihood ratio f_new(x) / f_old(x) for j <= i
  *     (Bayes; the probabilistic bisection algorithm of Horstein 1963,
@@ -107,7 +114,7 @@ struct bisect_opts {
 	 * do-they-differ test; when fixed_repeats > 0, exactly that many per
 	 * side and no test (what a user of git bisect run does). */
 	unsigned endpoint_min_runs;	/* default 5 */
-	unsigned endpoint_max_runs;	/* default 12 */
+	unsigned endpoint_max_runs;	/* default 16 */
 	unsigned fixed_repeats;	/* BISECT_BINARY: 0 = adaptive (SPRT) */
 	unsigned step_max_runs;	/* adaptive cap per commit, default 8 */
 	unsigned check_runs;	/* culprit check runs per side; 0 = none */
