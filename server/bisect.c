@@ -971,6 +971,19 @@ int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *op
 
 	struct bisect_candidate best = classes_top(&e, r.top, &r.ntop);
 
+	if (e.o.strategy == BISECT_PROBABILISTIC) {
+		/* A commit's verdict is what the final posterior says of it. */
+		double cdf = 0;
+
+		for (size_t i = 1; i + 1 < n; i++) {
+			cdf += e.post[i];
+			if (!e.c[i].runs || e.c[i].skipped)
+				continue;
+			e.c[i].verdict = cdf >= e.o.confidence ? v_new(&e) :
+					 cdf <= 1 - e.o.confidence ? v_old(&e) : BISECT_UNSURE;
+		}
+	}
+
 	if (e.o.strategy == BISECT_BINARY && hi - lo <= 1) {
 		/* binary search's own answer: the first new commit */
 		r.culprit_first = r.culprit_last = hi;
