@@ -79,6 +79,14 @@ int db_job_resolve(struct db *db, int64_t *out_id, const char *id_or_name);
 int db_job_set_status(struct db *db, int64_t job_id, const char *status,
 		      const char *error);
 
+/* db_job_set_meta - the job's run-order seed and headline metric. */
+int db_job_set_meta(struct db *db, int64_t job_id, int64_t seed, const char *metric);
+
+/* db_variant_set_spec - a variant's base commit-ish, patch subset and full
+ * spec (JSON); any may be NULL. */
+int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
+			const char *patches, const char *spec_json);
+
 /*
  * db_variant_get - id of the variant named name in job, creating it at the
  * next idx when missing (the first variant created is the baseline).
