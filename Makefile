@@ -4,6 +4,7 @@
 #   make test       what CI runs: unit tests, then integration tests
 #   make test-asan  the unit tests under -fsanitize=address,undefined
 #   make bench      benchmarks (numbers go into closing notes)
+#   make bench-bisect  the bisection strategies on simulated histories
 #   make deps       apt-get every build, test and run dependency (root)
 #
 # Sources are found by wildcard: a new server/foo.c is linked into
@@ -57,7 +58,7 @@ SCHEMA := $(sort $(wildcard schema/*.sql))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all test unit integration test-asan bench deps clean check-kernel
+.PHONY: all test unit integration test-asan bench bench-bisect deps clean check-kernel
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -111,6 +112,10 @@ test-asan:
 
 bench: all
 	$(Q)B=$(B) sh bench/run.sh
+
+# The bisection simulator alone (also part of make bench).
+bench-bisect: all
+	$(Q)B=$(B) sh bench/b_bisect.sh
 
 deps:
 	apt-get update

@@ -11,6 +11,7 @@
 
 #include "bisect.h"
 #include "log.h"
+#include "stats.h"
 #include "util.h"
 
 /* Pinpoint's LowThreshold(): p <= this is "different" (compare.py). */
@@ -78,120 +79,25 @@ static double quantile_sorted(const double *v, size_t n, double q)
 	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
 }
 
-static double median_of(const double *v, size_t n)
-{
-	double *s;
-	double m;
-
-	if (!n)
-		return NAN;
-	s = xmalloc(n * sizeof(*s));
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	m = quantile_sorted(s, n, 0.5);
-	free(s);
-	return m;
-}
-
 /*
- * Exact P(U <= u) for the Mann-Whitney U of samples of sizes n, m without
- * ties, from the recursion on the count of arrangements
- * c(n, m, u) = c(n-1, m, u-m) + c(n, m-1, u) (Mann and Whitney 1947).
- */
-static double mwu_exact_cdf(unsigned n, unsigned m, double u)
-{
-	unsigned umax = n * m;
-	double *t, *prev, total = 0, below = 0;
-	size_t w = umax + 1;
-
-	/* t[j * w + k]: arrangements of i x's and j y's with U = k. */
-	t = xcalloc((size_t)(m + 1) * w, sizeof(*t));
-	prev = xcalloc((size_t)(m + 1) * w, sizeof(*prev));
-	for (unsigned j = 0; j <= m; j++)
-		prev[j * w] = 1;	/* i = 0 */
-	for (unsigned i = 1; i <= n; i++) {
-		memset(t, 0, (size_t)(m + 1) * w * sizeof(*t));
-		t[0] = 1;	/* j = 0 */
-		for (unsigned j = 1; j <= m; j++)
-			for (unsigned k = 0; k <= i * j; k++) {
-				/* the largest value is an x (beats j y's) or a y */
-				double v = t[(j - 1) * w + k];
-
-				if (k >= j)
-					v += prev[j * w + k - j];
-				t[j * w + k] = v;
-			}
-		double *sw = prev;
-		prev = t;
-		t = sw;
-	}
-	for (unsigned k = 0; k <= umax; k++) {
-		total += prev[m * w + k];
-		if ((double)k <= u + 1e-9)
-			below += prev[m * w + k];
-	}
-	free(t);
-	free(prev);
-	return below / total;
-}
-
-/*
- * mwu_p - two-sided Mann-Whitney U p-value of x (n) against y (m), and
+ * mwu_p - two-sided Mann-Whitney U p-value of x (n) against y (m), from
+ * stats_mwu() (exact up to 20 against 20, ties included), and
  * *effect = P(y worse than x) with ties counted 1/2 (the probability of
  * superiority, U / nm). "Worse" is higher when higher_is_worse.
- * Exact when there are no ties and n, m <= 30; otherwise the normal
- * approximation with tie and continuity corrections (Lehmann 1975, ch. 1).
- * Kept static here until server/stats.h (the lead's, on main) lands;
- * then this becomes a call to its Mann-Whitney function.
  */
 static double mwu_p(const double *x, size_t n, const double *y, size_t m,
 		    bool higher_is_worse, double *effect)
 {
-	double u = 0;	/* pairs where y > x, ties 1/2 */
-	bool ties = false;
-	size_t N = n + m;
-	double *all, tie_term = 0, mean, var, z, p;
+	struct mwu_result res;
+	double x_above;
 
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < m; j++) {
-			if (y[j] > x[i])
-				u += 1;
-			else if (y[j] == x[i]) {
-				u += 0.5;
-				ties = true;
-			}
-		}
-	*effect = higher_is_worse ? u / (double)(n * m) : 1 - u / (double)(n * m);
-	if (!ties && n <= 30 && m <= 30) {
-		double lo = mwu_exact_cdf((unsigned)n, (unsigned)m, u);
-		double hi = 1 - mwu_exact_cdf((unsigned)n, (unsigned)m, u - 1);
-
-		p = 2 * (lo < hi ? lo : hi);
-		return p > 1 ? 1 : p;
-	}
-	all = xmalloc(N * sizeof(*all));
-	memcpy(all, x, n * sizeof(*all));
-	memcpy(all + n, y, m * sizeof(*all));
-	qsort(all, N, sizeof(*all), cmp_double);
-	for (size_t i = 0; i < N;) {
-		size_t k = i;
-
-		while (k < N && all[k] == all[i])
-			k++;
-		double t = (double)(k - i);
-		tie_term += t * t * t - t;
-		i = k;
-	}
-	free(all);
-	mean = (double)(n * m) / 2;
-	var = (double)(n * m) / 12.0 * ((double)(N + 1) - tie_term / ((double)N * (double)(N - 1)));
-	if (var <= 0)
+	if (stats_mwu(&res, x, n, y, m)) {
+		*effect = 0.5;
 		return 1;
-	z = (fabs(u - mean) - 0.5) / sqrt(var);
-	if (z < 0)
-		z = 0;
-	p = erfc(z / M_SQRT2);
-	return p > 1 ? 1 : p;
+	}
+	x_above = res.u / ((double)n * (double)m);	/* P(x > y) */
+	*effect = higher_is_worse ? 1 - x_above : x_above;
+	return res.p;
 }
 
 enum cmp3 { CMP_UNKNOWN = 0, CMP_SAME, CMP_DIFFERENT };
@@ -648,7 +554,7 @@ static int endpoints(struct engine *e, double **old_out, size_t *no_out,
 			snprintf(r->message, sizeof(r->message),
 				 "endpoints do not differ: %zu vs %zu runs, medians %.4g and %.4g, "
 				 "Mann-Whitney p = %.3g, P(%s worse) = %.2f",
-				 no, nn, median_of(ov, no), median_of(nv, nn), r->endpoint_p,
+				 no, nn, stats_median(ov, no), stats_median(nv, nn), r->endpoint_p,
 				 o->find_fix ? "old" : "new", r->endpoint_effect);
 			r->outcome = BISECT_NO_DIFFERENCE;
 			goto stop;
@@ -662,8 +568,8 @@ static int endpoints(struct engine *e, double **old_out, size_t *no_out,
 		snprintf(r->message, sizeof(r->message),
 			 "endpoints differ the other way: the %s side (commit %zu, median %.4g) "
 			 "is %s than commit 0 (median %.4g)%s",
-			 o->find_fix ? "new" : "bad", e->n - 1, median_of(nv, nn),
-			 o->find_fix ? "worse" : "better", median_of(ov, no),
+			 o->find_fix ? "new" : "bad", e->n - 1, stats_median(nv, nn),
+			 o->find_fix ? "worse" : "better", stats_median(ov, no),
 			 o->find_fix ? "; drop --find-fix?" : "; use --find-fix?");
 		r->outcome = BISECT_WRONG_DIRECTION;
 		goto stop;
@@ -859,13 +765,15 @@ static int culprit_check(struct engine *e, size_t parent, size_t culprit)
 	r->check_done = true;
 	r->check_n_parent = (unsigned)np;
 	r->check_n_culprit = (unsigned)nc;
-	r->check_median_parent = median_of(pv, np);
-	r->check_median_culprit = median_of(cv, nc);
+	r->check_median_parent = stats_median(pv, np);
+	r->check_median_culprit = stats_median(cv, nc);
+	r->check_shift = stats_hodges_lehmann(pv, np, cv, nc);
 	/* effect = P(culprit worse than parent): > 1/2 for a regression. */
 	r->check_passed = r->check_p <= ALPHA_CHECK && ((effect > 0.5) != e->o.find_fix);
 	elog(e, "check parent=%zu culprit=%zu n_parent=%zu n_culprit=%zu median_parent=%.6g "
-	     "median_culprit=%.6g p=%.6g effect=%.4f passed=%d\n", parent, culprit, np, nc,
-	     r->check_median_parent, r->check_median_culprit, r->check_p, effect,
+	     "median_culprit=%.6g shift=%.6g p=%.6g effect=%.4f passed=%d\n", parent, culprit,
+	     np, nc, r->check_median_parent, r->check_median_culprit, r->check_shift, r->check_p,
+	     effect,
 	     r->check_passed);
 out:
 	free(pv);

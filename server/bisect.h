@@ -72,8 +72,9 @@
  *     decide from one 20 s stall.)
  *  5. Culprit check: the culprit (for a range: the first testable commit
  *     after it) and its parent are run again, interleaved, check_runs
- *     times each; the difference of medians and the Mann-Whitney p-value
- *     are reported. The check passes when p <= 0.05 in the expected
+ *     times each (more, up to twice that, while the comparison is in the
+ *     grey zone); the medians, the Hodges-Lehmann shift and the
+ *     Mann-Whitney p-value (stats.h) are reported. The check passes when p <= 0.05 in the expected
  *     direction; a culprit that fails it is reported as failing, not as a
  *     result (outcome stays FOUND/RANGE, check_passed = false).
  *
@@ -174,6 +175,7 @@ struct bisect_result {
 	size_t check_parent, check_culprit;
 	unsigned check_n_parent, check_n_culprit;
 	double check_median_parent, check_median_culprit, check_p;
+	double check_shift;	/* Hodges-Lehmann shift, culprit minus parent */
 	char message[256];	/* one line for humans */
 };
 

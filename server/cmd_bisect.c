@@ -91,9 +91,9 @@ static int do_replay(int argc, char **argv)
 	}
 	if (r.check_done)
 		printf("culprit check: parent %zu median %.4g (%u runs), culprit %zu median %.4g "
-		       "(%u runs), Mann-Whitney p = %.3g: %s\n", r.check_parent,
-		       r.check_median_parent, r.check_n_parent, r.check_culprit,
-		       r.check_median_culprit, r.check_n_culprit, r.check_p,
+		       "(%u runs), shift %+.4g (Hodges-Lehmann), Mann-Whitney p = %.3g: %s\n",
+		       r.check_parent, r.check_median_parent, r.check_n_parent, r.check_culprit,
+		       r.check_median_culprit, r.check_n_culprit, r.check_shift, r.check_p,
 		       r.check_passed ? "passed" : "FAILED");
 out:
 	free(err);

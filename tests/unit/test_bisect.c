@@ -111,6 +111,7 @@ static void test_clean_history_all_strategies(void **state)
 		assert_int_equal(r.check_parent, CULPRIT - 1);
 		assert_int_equal(r.check_culprit, CULPRIT);
 		assert_true(r.check_median_culprit > 10 && r.check_median_parent < 2);
+		assert_true(r.check_shift > 10);
 		assert_int_equal(r.runs_total, s.calls);
 		/* 64 commits are 6 bits: far fewer runs than 64 */
 		assert_true(r.runs_total - r.runs_check <= 40);
