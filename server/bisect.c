@@ -940,6 +940,11 @@ int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *op
 		}
 	}
 done:
+	/* Each tested commit's final verdict, for the table of `bisect replay`. */
+	for (size_t i = 0; i < n; i++)
+		if (e.c[i].verdict != BISECT_UNTESTED)
+			elog(&e, "verdict idx=%zu final=1 runs=%u verdict=%s\n", i, e.c[i].runs,
+			     bisect_verdict_name(e.c[i].verdict));
 	if (verdicts)
 		for (size_t i = 0; i < n; i++)
 			verdicts[i] = e.c[i].verdict;

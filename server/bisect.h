@@ -221,4 +221,12 @@ void bisect_result_line(struct buf *b, const struct bisect_result *r);
 int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog,
 		  char **err);
 
+/*
+ * bisect_log_table - the table of every tested commit from a log: one line
+ * per commit in history order, "commit  runs  verdict  values...", with the
+ * commit's last verdict in the log (endpoints: good/bad by their side).
+ * Appended to *b. Returns 0 or -EINVAL when text is not a bisect log.
+ */
+int bisect_log_table(struct buf *b, const char *text);
+
 #endif

@@ -1,11 +1,20 @@
-/* bisect_log.c - replaying a bisection's event log through the engine.
+/* bisect_log.c - a bisection's event log read back: replay through the
+ * engine (bisect_replay) and the table of tested commits (bisect_log_table).
  *
- * The log (written by bisect_run(), format in bisect.h's users' doc in
- * cmd_bisect.c) is line-based text: "kcanary-bisect-log 1", a "config" line,
- * then in order "run idx=I phase=P value=V" and "skip idx=I phase=P code=C"
- * lines (the oracle's answers) interleaved with informational lines
- * (endpoints, model, verdict, posterior, check), and one "result" line.
- * Replay only needs config, run/skip and result.
+ * The log, written by bisect_run(), is line-based text, one event per line
+ * as space-separated key=value fields after a keyword:
+ *   kcanary-bisect-log 1                      the header
+ *   config n=.. strategy=.. find_fix=.. ...   every bisect_opts field
+ *   run idx=I phase=endpoint|search|check value=V     an oracle answer (%.17g)
+ *   skip idx=I phase=.. code=C                the oracle said skip (C < 0)
+ *   endpoints n_old=.. n_new=.. p=.. effect=.. compare=same|different|unknown
+ *   model h_old=.. h_new=.. w_old=.. w_new=..         (re)fitted densities
+ *   verdict idx=I runs=.. llr=.. [p_new=..] verdict=good|bad|skip|unsure
+ *   posterior J:P J1-J2:P ...                 the top culprit classes
+ *   check parent=.. culprit=.. ... p=.. passed=0|1
+ *   verdict idx=I final=1 runs=.. verdict=..  each tested commit at the end
+ *   result outcome=.. first=.. last=.. prob=.. runs=.. ...
+ * '#' lines are comments. Replay needs only config, run/skip and result.
  */
 #define LOG_MODULE "bisect"
 #include <errno.h>
@@ -244,4 +253,93 @@ out:
 	free(logged_result);
 	buf_release(&mine);
 	return rc;
+}
+
+struct table_row {
+	size_t idx;
+	unsigned nvals, nskips;
+	double vals[12];	/* the first 12 values; "..." after */
+	char verdict[12];
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct table_row *x = a, *y = b;
+
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static struct table_row *row_get(struct table_row **rows, size_t *nrows, size_t *cap,
+				 size_t idx)
+{
+	for (size_t i = 0; i < *nrows; i++)
+		if ((*rows)[i].idx == idx)
+			return &(*rows)[i];
+	if (*nrows == *cap) {
+		*cap = *cap ? 2 * *cap : 32;
+		*rows = xrealloc(*rows, *cap * sizeof(**rows));
+	}
+	memset(&(*rows)[*nrows], 0, sizeof(**rows));
+	(*rows)[*nrows].idx = idx;
+	snprintf((*rows)[*nrows].verdict, sizeof((*rows)[*nrows].verdict), "untested");
+	return &(*rows)[(*nrows)++];
+}
+
+int bisect_log_table(struct buf *b, const char *text)
+{
+	struct table_row *rows = NULL;
+	size_t nrows = 0, cap = 0, n = 0;
+	struct bisect_opts o;
+	bool have_config = false;
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		char *line = xstrndup(p, len);
+		unsigned long long idx;
+		size_t vlen;
+		const char *v;
+
+		p += len + (p[len] == '\n');
+		if (!strncmp(line, "config ", 7) && !have_config)
+			have_config = !parse_config(line, &o, &n);
+		else if (have_config && !field_uint(line, "idx", &idx) && idx < n) {
+			struct table_row *r = row_get(&rows, &nrows, &cap, (size_t)idx);
+			double x;
+
+			if (!strncmp(line, "run ", 4) && !field_double(line, "value", &x)) {
+				if (r->nvals < 12)
+					r->vals[r->nvals] = x;
+				r->nvals++;
+				if (idx == 0 || idx == n - 1)
+					snprintf(r->verdict, sizeof(r->verdict), "%s",
+						 (idx == 0) != o.find_fix ? "good" : "bad");
+			} else if (!strncmp(line, "skip ", 5)) {
+				r->nskips++;
+			} else if (!strncmp(line, "verdict ", 8) &&
+				   (v = field(line, "verdict", &vlen))) {
+				snprintf(r->verdict, sizeof(r->verdict), "%.*s", (int)vlen, v);
+			}
+		}
+		free(line);
+	}
+	if (!have_config) {
+		free(rows);
+		return -EINVAL;
+	}
+	qsort(rows, nrows, sizeof(*rows), row_cmp);
+	buf_printf(b, "%8s %5s %-9s %s\n", "commit", "runs", "verdict", "values");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct table_row *r = &rows[i];
+
+		buf_printf(b, "%8zu %5u %-9s", r->idx, r->nvals, r->verdict);
+		for (unsigned k = 0; k < r->nvals && k < 12; k++)
+			buf_printf(b, " %.3g", r->vals[k]);
+		if (r->nvals > 12)
+			buf_printf(b, " ...");
+		if (r->nskips)
+			buf_printf(b, " (%u skip%s)", r->nskips, r->nskips > 1 ? "s" : "");
+		buf_puts(b, "\n");
+	}
+	free(rows);
+	return 0;
 }

@@ -81,6 +81,11 @@ static int do_replay(int argc, char **argv)
 	}
 	printf("replayed %u runs and %u skips over %u commits without measuring: same result\n",
 	       r.runs_total, r.skips, r.commits_tested);
+	struct buf table = BUF_INIT;
+
+	if (!bisect_log_table(&table, text))
+		fputs(buf_str(&table), stdout);
+	buf_release(&table);
 	printf("%s: %s\n", bisect_outcome_name(r.outcome), r.message);
 	for (size_t i = 0; i < r.ntop; i++) {
 		if (r.top[i].first == r.top[i].last)

@@ -277,6 +277,26 @@ static void test_replay_reproduces(void **state)
 	assert_int_equal(rr.culprit_first, r.culprit_first);
 	assert_int_equal(rr.runs_total, r.runs_total);
 
+	/* the table of tested commits: the culprit bad, its parent good, the
+	 * skipped commit shown as such */
+	{
+		struct buf t = BUF_INIT;
+		char want[64];
+
+		assert_int_equal(bisect_log_table(&t, buf_str(&log)), 0);
+		snprintf(want, sizeof(want), "\n%8d %5u %-9s", CULPRIT, s.runs[CULPRIT], "bad");
+		assert_non_null(strstr(buf_str(&t), want));
+		snprintf(want, sizeof(want), "\n%8d %5u %-9s", CULPRIT - 1, s.runs[CULPRIT - 1],
+			 "good");
+		assert_non_null(strstr(buf_str(&t), want));
+		if (s.calls > r.runs_total) {	/* commit 20 was asked for */
+			assert_non_null(strstr(buf_str(&t), "\n      20     0 skip      (1 skip)"));
+		}
+		buf_release(&t);
+		assert_int_equal(bisect_log_table(&t, "nothing\n"), -EINVAL);
+		buf_release(&t);
+	}
+
 	/* a changed value sends the replay elsewhere: detected */
 	{
 		const char *lg = buf_str(&log), *v = strstr(lg, "phase=search value=");
@@ -317,6 +337,35 @@ static void test_replay_reproduces(void **state)
 	buf_release(&log);
 	buf_release(&relog);
 	buf_release(&line);
+}
+
+static void test_budget_spent_gives_candidates(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+
+	(void)state;
+	script_init(&s);
+	s.flaky = true;
+	bisect_opts_init(&o);
+	o.max_runs = 14;	/* 10+ go to the endpoints */
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_UNDECIDED);
+	assert_true(r.runs_total <= 14 + 1);
+	assert_false(r.check_done);	/* no culprit, nothing to check */
+	assert_non_null(strstr(r.message, "budget"));
+	/* the best guesses, with probabilities, best first, summing below 1 */
+	assert_true(r.ntop == BISECT_TOP);
+	double sum = 0;
+
+	for (size_t i = 0; i < r.ntop; i++) {
+		sum += r.top[i].prob;
+		if (i)
+			assert_true(r.top[i].prob <= r.top[i - 1].prob);
+	}
+	assert_true(sum < 1 && r.culprit_prob < 0.95);
+	assert_int_equal(r.culprit_first, r.top[0].first);
 }
 
 static void test_bad_options(void **state)
@@ -374,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_endpoints_that_do_not_differ),
 		cmocka_unit_test(test_find_fix),
 		cmocka_unit_test(test_replay_reproduces),
+		cmocka_unit_test(test_budget_spent_gives_candidates),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_simulator_is_deterministic_and_beats_fixed),
 	};
