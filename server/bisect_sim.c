@@ -165,11 +165,15 @@ int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *s
 			st.in_range += r.outcome == BISECT_RANGE && r.culprit_first <= t.culprit &&
 				       t.culprit <= r.culprit_last;
 		}
+		/* a range holding the culprit is a right answer, said as a range */
+		bool ok = hit || (r.outcome == BISECT_RANGE && r.culprit_first <= t.culprit &&
+				  t.culprit <= r.culprit_last);
+
 		if (r.check_done) {
 			st.checked++;
 			st.check_passed += r.check_passed;
-			st.check_passed_wrong += r.check_passed && !hit;
-			st.check_failed_right += !r.check_passed && hit;
+			st.check_passed_wrong += r.check_passed && !ok;
+			st.check_failed_right += !r.check_passed && ok;
 		}
 	}
 	free(broken);

@@ -44,6 +44,7 @@ struct bisect_sim_stats {
 	unsigned confident_wrong;	/* FOUND but not the true culprit */
 	unsigned stopped;	/* NO_DIFFERENCE / WRONG_DIRECTION / ENDPOINT_SKIP */
 	unsigned in_range;	/* RANGE containing the true culprit */
+	/* culprit check; "right" is the true culprit or a range holding it */
 	unsigned checked, check_passed, check_passed_wrong, check_failed_right;
 	double runs_sum;	/* guest runs excluding the culprit check */
 	double check_runs_sum;

@@ -44,7 +44,8 @@ static void usage(FILE *f)
 		"                 prob-check, or all (default)\n"
 		"  --find-fix     the history goes bad -> good; look for the fix\n"
 		"  --skip-rate F  chance that a commit does not build (default 0)\n"
-		"  --log FILE     write the event log of every bisection to FILE\n"
+		"  --log FILE     write the event log of every bisection to FILE (with\n"
+		"                 --trials 1 it is one log that 'replay' takes)\n"
 		"\n"
 		"The real bisection (--repo, --good, --bad, --kernels, --workload, --metric,\n"
 		"--first-parent, --find-fix, --confidence) is not available yet: it needs the\n"
@@ -115,6 +116,8 @@ static void print_row(const char *name, const struct bisect_sim_stats *s)
 		printf("   +%.1f runs, passed %.1f%% (passed on a wrong culprit %u, failed a right one %u)",
 		       s->check_runs_sum / s->trials, 100.0 * s->check_passed / s->checked,
 		       s->check_passed_wrong, s->check_failed_right);
+	if (s->in_range)
+		printf("   ranges holding the culprit %.1f%%", 100.0 * s->in_range / s->trials);
 	if (s->stopped)
 		printf("   stopped at endpoints %u", s->stopped);
 	printf("\n");
