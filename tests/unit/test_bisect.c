@@ -33,6 +33,7 @@ struct script {
 	size_t nskips;
 	unsigned runs[N];
 	unsigned calls;
+	unsigned lie_after;	/* > 0: after this many calls the culprit runs good */
 };
 
 static const double good_v[5] = { 1.1, 1.3, 1.0, 1.5, 1.2 };
@@ -52,6 +53,8 @@ static int scripted(void *ctx, size_t idx, double *value_out)
 			return -ENOEXEC;
 	k = s->runs[idx]++;
 	bad = !s->same && ((idx >= s->culprit) != s->find_fix);
+	if (s->lie_after && s->calls > s->lie_after && idx == s->culprit)
+		bad = false;
 	if (!bad)
 		*value_out = good_v[(k + idx) % 5];
 	else if (s->flaky)
@@ -339,6 +342,36 @@ static void test_replay_reproduces(void **state)
 	buf_release(&line);
 }
 
+static void test_culprit_failing_the_check_is_reported(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+	unsigned search_calls;
+
+	(void)state;
+	script_init(&s);
+	bisect_opts_init(&o);
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_true(r.check_passed);
+	search_calls = r.runs_total - r.runs_check;
+
+	/* same history, but when re-run for the check the culprit no longer
+	 * stalls (an intermittent culprit, or a wrong one): not a result */
+	script_init(&s);
+	s.lie_after = search_calls;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.culprit_first, CULPRIT);
+	assert_true(r.check_done);
+	assert_false(r.check_passed);
+	assert_true(r.check_p > 0.05);
+	assert_non_null(strstr(r.message, "culprit check FAILED"));
+	assert_non_null(strstr(r.message, "not a result"));
+	/* unsure comparisons get more check runs, up to twice check_runs */
+	assert_true(r.check_n_culprit > o.check_runs);
+	assert_true(r.check_n_culprit <= 2 * o.check_runs);
+}
+
 static void test_budget_spent_gives_candidates(void **state)
 {
 	struct script s;
@@ -423,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_endpoints_that_do_not_differ),
 		cmocka_unit_test(test_find_fix),
 		cmocka_unit_test(test_replay_reproduces),
+		cmocka_unit_test(test_culprit_failing_the_check_is_reported),
 		cmocka_unit_test(test_budget_spent_gives_candidates),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_simulator_is_deterministic_and_beats_fixed),
