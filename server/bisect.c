@@ -227,7 +227,7 @@ static void model_init(struct model *md, const double *o, size_t no, const doubl
 		h_floor = 0.1;
 	kde_bandwidth(&md->old, h_floor);
 	kde_bandwidth(&md->new_, h_floor);
-	/* Krichevsky-Trofimov: an event not seen in n runs, (0 + 1/2)/(n + 1). */
+	/* Laplace's rule of succession: an event not seen in n runs, 1/(n + 2). */
 	md->w_old = 1.0 / ((double)no + 2);
 	md->w_new = 1.0 / ((double)nn + 2);
 }

@@ -31,10 +31,10 @@
  *     eq. 3.31; the MAD keeps a bimodal flaky side from being smeared),
  *     at least max(0.1, 2% of the distance between the two medians) in t
  *     units (0.1 is about 10% of the value: a few endpoint runs do not
- *     show a side's spread). Each side is then
- *     mixed with the other side's density, weight w = 0.5 / (n + 1): the
- *     Krichevsky-Trofimov estimate of the chance of an event not yet seen
- *     in n runs. It bounds one run's likelihood ratio to about 2(n + 1), so
+ *     show a side's spread). Each side is then mixed with the other
+ *     side's density, weight w = 1 / (n + 2): Laplace's rule of succession
+ *     for the chance of an event not yet seen in n runs. It bounds one
+ *     run's likelihood ratio to about n + 1, so
  *     one outlying run (a good kernel's 2.2 s, a bad kernel's rare fast run
  *     not seen among the endpoint runs) shifts the search but cannot lock it.
  *     A flaky new side ("stalled in 7 of 9 runs") is represented as
@@ -55,9 +55,10 @@
  *     into one class; a class wider than one commit is reported as a range.
  *  4. Strategies choose the next commit:
  *     BISECT_PROBABILISTIC measures the commit whose posterior CDF
- *     P(culprit <= i) is closest to 1/2 (the posterior median, taking the
- *     nearer of the two commits straddling it as Waeber et al. do for a
- *     discrete set), one run at a time, and stops when one class holds
+ *     P(culprit <= i) is closest to 1/2 (the posterior median; on a
+ *     discrete set, whichever of the two commits straddling it has its CDF
+ *     nearer 1/2, so a posterior piled on one commit still tests its
+ *     parent), one run at a time, and stops when one class holds
  *     >= confidence of the posterior or the run budget is spent.
  *     BISECT_BINARY is git bisect with repeats: each tested commit gets a
  *     verdict from the summed log likelihood ratio of its runs. With
@@ -74,11 +75,11 @@
  *     after it) and its parent are run again, interleaved, check_runs
  *     times each (more, up to twice that, while the comparison is in the
  *     grey zone); the medians, the Hodges-Lehmann shift and the
- *     Mann-Whitney p-value (stats.h) are reported. The check passes when p <= 0.05 in the expected
- *     direction; a culprit that fails it is reported as failing, not as a
+ *     Mann-Whitney p-value (stats.h) are reported. The check passes when
+ *     p <= 0.05 in the expected direction; a culprit that fails it is reported as failing, not as a
  *     result (outcome stays FOUND/RANGE, check_passed = false).
  *
- * Every step is appended to an event log (see bisect_log_* below), a
+ * Every step is appended to an event log (format: bisect_log.c), a
  * line-based text that bisect_replay() feeds back through this engine.
  * The engine has no randomness and no clock: the same answers give the same
  * steps and result.
