@@ -17,6 +17,9 @@
 const struct cmd commands[] = {
 	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
 	{ "report",  cmd_report,  "print a job's cover-letter table" },
+	{ "jobs",    cmd_jobs,    "list jobs with their progress" },
+	{ "status",  cmd_status,  "show a job's progress" },
+	{ "bisect",  cmd_bisect,  "find the commit where a metric changed (replay, simulate)" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },
 	{ NULL, NULL, NULL },
