@@ -482,7 +482,9 @@ static int emit_summary(struct wb_run *w)
 		json_object_set_new(metrics, "bdp_pause_ms_max", json_integer((json_int_t)s.counters[PC_BDP_PAUSE_MS_MAX]));
 		json_object_set_new(metrics, "flush_foreign", json_integer((json_int_t)s.counters[PC_FLUSH_FOREIGN]));
 		json_object_set_new(metrics, "inode_switch_wbs", json_integer((json_int_t)s.counters[PC_INODE_SWITCH_WBS]));
+		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "balance_dirty_pages", "key", "events", "count", (json_int_t)s.counters[PC_BDP_EVENTS]));
 		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "balance_dirty_pages", "key", "pauses", "count", (json_int_t)s.counters[PC_BDP_PAUSES]));
+		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "balance_dirty_pages", "key", "pause_ms_total", "count", (json_int_t)s.counters[PC_BDP_PAUSE_MS_TOTAL]));
 		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "flush_foreign", "key", "count", "count", (json_int_t)s.counters[PC_FLUSH_FOREIGN]));
 		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "inode_switch_wbs", "key", "count", "count", (json_int_t)s.counters[PC_INODE_SWITCH_WBS]));
 	}
