@@ -212,12 +212,14 @@ static double *finite_copy(const double *v, size_t nv, size_t *n)
 	return o;
 }
 
-static void fmt_pct(char *buf, size_t size, double effect)
+/* The shift in words: "+12.5% of the control median", or the absolute
+ * shift when the control median is 0. */
+static void fmt_shift(char *buf, size_t size, double effect, double shift)
 {
 	if (isinf(effect))
-		snprintf(buf, size, "%s (control median 0)", effect > 0 ? "+inf" : "-inf");
+		snprintf(buf, size, "%+.4g from a control median of 0", shift);
 	else
-		snprintf(buf, size, "%+.1f%%", 100 * effect);
+		snprintf(buf, size, "%+.1f%% of the control median", 100 * effect);
 }
 
 static void judge_metric(struct canary_metric_result *r, const struct canary_metric_input *in,
@@ -227,7 +229,7 @@ static void judge_metric(struct canary_metric_result *r, const struct canary_met
 	size_t nc, nk;
 	double *c = finite_copy(in->control, in->ncontrol, &nc);
 	double *k = finite_copy(in->canary, in->ncanary, &nk);
-	char eff[48];
+	char eff[64], spr[96] = "";
 
 	memset(r, 0, sizeof(*r));
 	r->name = cfg->name;
@@ -281,33 +283,37 @@ static void judge_metric(struct canary_metric_result *r, const struct canary_met
 		wider = r->p_spread < o->alpha && r->spread_ratio > 1 + cfg->spread_tolerance;
 	}
 
-	fmt_pct(eff, sizeof(eff), r->effect);
+	fmt_shift(eff, sizeof(eff), r->effect, r->shift);
+	if (r->spread_tested)
+		snprintf(spr, sizeof(spr), "; spread %.2fx%s (p=%.3g)", r->spread_ratio,
+			 r->spread_log ? " on log scale" : "", r->p_spread);
 	if (high || low) {
 		r->cls = high ? CANARY_CLASS_HIGH : CANARY_CLASS_LOW;
 		snprintf(r->reason, sizeof(r->reason),
-			 "canary %s: shift %s of the control median, p=%.3g < %.3g, beyond "
-			 "tolerance %.0f%%", high ? "higher" : "lower", eff, r->p_location,
-			 o->alpha, 100 * cfg->tolerance);
+			 "canary %s: shift %s, p=%.3g < %.3g, beyond tolerance %.0f%%",
+			 high ? "higher" : "lower", eff, r->p_location, o->alpha,
+			 100 * cfg->tolerance);
 	} else if (wider) {
 		r->cls = CANARY_CLASS_SPREAD;
 		snprintf(r->reason, sizeof(r->reason),
 			 "canary more spread out: %.2fx the control's spread%s, p=%.3g < %.3g, "
-			 "beyond tolerance %.2fx", r->spread_ratio, r->spread_log ? " (log scale)" : "",
-			 r->p_spread, o->alpha, 1 + cfg->spread_tolerance);
+			 "beyond tolerance %.2fx; medians %.4g -> %.4g", r->spread_ratio,
+			 r->spread_log ? " on log scale" : "", r->p_spread, o->alpha,
+			 1 + cfg->spread_tolerance, r->median_control, r->median_canary);
 	} else {
 		r->cls = CANARY_CLASS_PASS;
 		if (!sig)
 			snprintf(r->reason, sizeof(r->reason),
 				 "no significant shift (p=%.3g >= %.3g)%s", r->p_location, o->alpha,
-				 r->spread_tested ? ", spread within tolerance or not significant" : "");
+				 spr);
 		else if (fabs(r->effect) <= cfg->tolerance)
 			snprintf(r->reason, sizeof(r->reason),
-				 "significant shift %s within tolerance %.0f%%", eff,
-				 100 * cfg->tolerance);
+				 "significant shift %s, within tolerance %.0f%%%s", eff,
+				 100 * cfg->tolerance, spr);
 		else
 			snprintf(r->reason, sizeof(r->reason),
-				 "significant shift %s in the good direction (bad is %s)", eff,
-				 canary_direction_name(cfg->direction));
+				 "significant shift %s in the good direction (bad is %s)%s", eff,
+				 canary_direction_name(cfg->direction), spr);
 	}
 	r->counted = true;
 	r->passed = r->cls == CANARY_CLASS_PASS;

@@ -52,11 +52,17 @@ void canary_format_text(struct buf *out, const struct canary_verdict *v,
 	buf_printf(out, "  score %s of 100 (pass >= %.0f, marginal >= %.0f); alpha %.3g per test\n\n",
 		   num(a, sizeof(a), isnan(v->score) ? NAN : round(v->score * 10) / 10),
 		   v->pass_threshold, v->marginal_threshold, v->alpha);
-	buf_printf(out, "%-28s %-7s %7s %10s %10s %9s %8s %7s %8s\n", "metric", "class",
+	int mw = 12;	/* the metric column fits the longest name */
+	for (size_t i = 0; i < v->n; i++) {
+		int len = (int)strlen(v->metrics[i].name) + (v->metrics[i].critical ? 7 : 0);
+		if (len > mw)
+			mw = len;
+	}
+	buf_printf(out, "%-*s %-7s %7s %10s %10s %9s %8s %7s %8s\n", mw, "metric", "class",
 		   "n", "control", "canary", "shift", "p", "spread", "p(sprd)");
 	for (size_t i = 0; i < v->n; i++) {
 		const struct canary_metric_result *m = &v->metrics[i];
-		char name[64], n[24];
+		char name[300], n[48];
 		double w = weights ? weights[i] : 1;
 		snprintf(name, sizeof(name), "%s%s", m->name, m->critical ? " (crit)" : "");
 		snprintf(n, sizeof(n), "%zu/%zu", m->n_control, m->n_canary);
@@ -69,7 +75,7 @@ void canary_format_text(struct buf *out, const struct canary_verdict *v,
 		} else {
 			snprintf(sp, sizeof(sp), "-");
 		}
-		buf_printf(out, "%-28s %-7s %7s %10s %10s %9s %8s %7s %8s\n", name,
+		buf_printf(out, "%-*s %-7s %7s %10s %10s %9s %8s %7s %8s\n", mw, name,
 			   canary_class_name(m->cls), n, num(a, sizeof(a), m->median_control),
 			   num(b, sizeof(b), m->median_canary), pct(d, sizeof(d), m->effect),
 			   num(e, sizeof(e), m->p_location), sp, num(f, sizeof(f), m->p_spread));

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "db_canary.h"
+#include "stats.h"
 #include "util.h"
 
 /* Exit statuses beyond cmd.h's 0 / 1 / 2. */
@@ -27,7 +28,7 @@ static const char usage_text[] =
 	"                      [--min-runs N] [--nodata ignore|fail|pass] [--seed S]\n"
 	"       kcanary canary simulate [--trials N] [--runs N[,N...]] [--seed S]\n"
 	"                      [--shift F] [--spread F] [--stall-rate F] [--alpha A]\n"
-	"                      [--tolerance F] [--spread-tolerance F]\n"
+	"                      [--tolerance F] [--spread-tolerance F] [--no-spread]\n"
 	"\n"
 	"Judge a canary kernel against the control it replaces, Kayenta-style: per\n"
 	"metric, a two-sided Mann-Whitney U test of the canary's runs against the\n"
@@ -85,7 +86,7 @@ static const char usage_text[] =
 	"  --spread F         spread factor of the wider canary (default 2)\n"
 	"  --stall-rate F     share of a stalling canary's runs that stall at\n"
 	"                     19-26 s (default 0.2)\n"
-	"  --alpha, --tolerance, --spread-tolerance\n"
+	"  --alpha, --tolerance, --spread-tolerance, --no-spread\n"
 	"                     the judge's settings, as for a verdict\n"
 	"\n"
 	"Exit status: 0 pass, 1 fail, 2 usage, 3 marginal, 4 no verdict (a cohort\n"
@@ -241,6 +242,7 @@ static int do_simulate(int argc, char **argv)
 		{ "alpha", required_argument, NULL, 'a' },
 		{ "tolerance", required_argument, NULL, 'T' },
 		{ "spread-tolerance", required_argument, NULL, 'W' },
+		{ "no-spread", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -304,6 +306,9 @@ static int do_simulate(int argc, char **argv)
 				goto bad;
 			*(c == 'T' ? &so.metric.tolerance : &so.metric.spread_tolerance) = d;
 			break;
+		case 'n':
+			so.metric.spread_check = false;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -318,10 +323,14 @@ static int do_simulate(int argc, char **argv)
 	}
 	printf("canary judge on simulated cohorts: %u trials per cell, seed %llu\n"
 	       "per-host worst lag from the seed's good-kernel distribution (median %.2f s);\n"
-	       "one metric (bad: increase), alpha %.3g, tolerance %.0f%%, spread tolerance %.2fx,\n"
-	       "%u permutations\n\n",
+	       "one metric (bad: increase), alpha %.3g, tolerance %.0f%%, ",
 	       so.trials, (unsigned long long)so.seed, CANARY_SIM_MEDIAN_S, so.judge.alpha,
-	       100 * so.metric.tolerance, 1 + so.metric.spread_tolerance, so.judge.permutations);
+	       100 * so.metric.tolerance);
+	if (so.metric.spread_check)
+		printf("spread tolerance %.2fx,\n%u permutations\n\n", 1 + so.metric.spread_tolerance,
+		       so.judge.permutations);
+	else
+		printf("no dispersion check\n(Mann-Whitney and effect size only, as Kayenta)\n\n");
 	char h1[32], h2[32], h3[32];
 	snprintf(h1, sizeof(h1), "shift %+.0f%%", 100 * so.shift);
 	snprintf(h2, sizeof(h2), "spread x%.3g", so.spread);
@@ -342,8 +351,9 @@ static int do_simulate(int argc, char **argv)
 		printf("%11zu  %8.1f%%  %12.1f%%  %12.1f%%  %12.1f%%\n", runs[i], aa, caught[0],
 		       caught[1], caught[2]);
 	}
-	printf("\nA/A goal: >= 95%% pass. Fewer than 5 runs per cohort is NODATA at alpha 0.02\n"
-	       "(Mann-Whitney cannot reach p < 0.02), so a 5-run cohort is the smallest judged.\n");
+	printf("\nA/A goal: >= 95%% pass. Cohorts smaller than stats_runs_needed(alpha) are\n"
+	       "NODATA (%zu runs at alpha %.3g: Mann-Whitney cannot reach p < alpha below that).\n",
+	       stats_runs_needed(so.judge.alpha), so.judge.alpha);
 	return 0;
 bad:
 	for (const struct option *o = lopts; o->name; o++)
