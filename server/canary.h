@@ -14,8 +14,9 @@
  *    weight of all counted metrics; score >= pass threshold is "pass",
  *    >= marginal threshold "marginal", below that "fail". Kayenta takes
  *    both thresholds from each request (CanaryClassifierThresholdsConfig:
- *    pass and marginal, both required); we default to marginal 75, pass 95,
- *    the pair Spinnaker's UI (deck) uses in its canary score code;
+ *    pass and marginal, both required, no default in its docs); we default
+ *    to marginal 75, pass 95, the pair in Spinnaker deck's canary score
+ *    tests and the usual published Kayenta stage configs;
  *  - NODATA metrics are left out of the score, and when they are half or
  *    more of the metrics the verdict fails (Kayenta's WeightedSumScorer,
  *    NODATA_THRESHOLD = 50);

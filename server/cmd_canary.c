@@ -23,6 +23,7 @@
 
 static const char usage_text[] =
 	"usage: kcanary canary --control SEL --canary SEL [--metric SPEC]... [--job J]\n"
+	"                      [--window DUR]\n"
 	"                      [--format text|json] [--alpha A] [--pass N] [--marginal N]\n"
 	"                      [--tolerance F] [--spread-tolerance F] [--no-spread]\n"
 	"                      [--min-runs N] [--nodata ignore|fail|pass] [--seed S]\n"
@@ -45,8 +46,11 @@ static const char usage_text[] =
 	"                     with a local version: kernel=6.12.117 matches\n"
 	"                     6.12.117+deb12-cloud-amd64), variant=NAME, job=NAME|ID,\n"
 	"                     host=H, fs=FS, status=S, or any workload knob of the\n"
-	"                     run (rate_mbps=250). A value with * ? [ is a glob.\n"
+	"                     run (rate_mbps=250), since=ISO-TIME. A value with * ? [\n"
+	"                     is a glob.\n"
 	"  --job J            only runs of job J (both cohorts)\n"
+	"  --window DUR       only runs that finished (or started, while running) in\n"
+	"                     the last DUR: 30m, 1h, 3600 (both cohorts)\n"
 	"  --metric SPEC      a metric to judge, repeatable; default: every summary\n"
 	"                     metric and probe total the cohorts have. SPEC is\n"
 	"                     NAME[,OPTION...]; NAME is a summary metric (worst_lag_s)\n"
@@ -184,9 +188,10 @@ static void metric_spec_release(struct metric_spec *m)
 	free(m->name);
 }
 
-/* The selectors of one cohort plus job=J when --job is given. */
+/* The selectors of one cohort plus job=J when --job is given and since=T
+ * when --window is. */
 static int cohort_runs(struct db *db, int64_t **ids, size_t *n, const char *which,
-		       const char *text, const char *job)
+		       const char *text, const char *job, const char *since)
 {
 	struct db_selector *sel = NULL;
 	size_t nsel = 0;
@@ -202,6 +207,12 @@ static int cohort_runs(struct db *db, int64_t **ids, size_t *n, const char *whic
 		sel = xrealloc(sel, (nsel + 1) * sizeof(*sel));
 		sel[nsel].key = xstrdup("job");
 		sel[nsel].value = xstrdup(job);
+		nsel++;
+	}
+	if (since) {
+		sel = xrealloc(sel, (nsel + 1) * sizeof(*sel));
+		sel[nsel].key = xstrdup("since");
+		sel[nsel].value = xstrdup(since);
 		nsel++;
 	}
 	r = db_cohort_runs(db, ids, n, sel, nsel);
@@ -411,6 +422,7 @@ int cmd_canary(int argc, char **argv)
 		{ "min-runs", required_argument, NULL, 'r' },
 		{ "nodata", required_argument, NULL, 'N' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "window", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -419,7 +431,8 @@ int cmd_canary(int argc, char **argv)
 	size_t nspecs = 0, nuser = 0;
 	struct canary_opts co;
 	bool json = false, no_spread = false;
-	double tolerance = NAN, spread_tol = NAN, d;
+	double tolerance = NAN, spread_tol = NAN, d, window_s = 0;
+	char since[32] = "";
 	bool has_nodata = false;
 	enum canary_nodata nodata = CANARY_NODATA_IGNORE;
 	struct db *db = NULL;
@@ -506,6 +519,13 @@ int cmd_canary(int argc, char **argv)
 			}
 			co.seed = z;
 			break;
+		case 'w':
+			if (parse_duration_s(&window_s, optarg) || !(window_s > 0)) {
+				fprintf(stderr, "kcanary canary: --window '%s': expected a duration"
+					" (30m, 1h, 3600)\n", optarg);
+				goto out;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = 0;
@@ -533,13 +553,17 @@ int cmd_canary(int argc, char **argv)
 		fprintf(stderr, "kcanary canary: cannot open the store '%s'\n", dbpath);
 		goto out;
 	}
-	if (cohort_runs(db, &ctl_ids, &nctl, "control", control, job) ||
-	    cohort_runs(db, &can_ids, &ncan, "canary", canary, job)) {
+	if (window_s > 0)
+		clock_iso8601(since, sizeof(since), clock_wall_s() - window_s);
+	if (cohort_runs(db, &ctl_ids, &nctl, "control", control, job, window_s > 0 ? since : NULL) ||
+	    cohort_runs(db, &can_ids, &ncan, "canary", canary, job, window_s > 0 ? since : NULL)) {
 		ret = 2;
 		goto out;
 	}
 	if (!nctl || !ncan) {
 		no_runs_message(db, !nctl ? "control" : "canary", !nctl ? control : canary, job);
+		if (window_s > 0)
+			fprintf(stderr, "  (only runs since %s: --window)\n", since);
 		goto out;
 	}
 	size_t shared = 0;

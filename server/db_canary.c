@@ -107,6 +107,9 @@ int db_cohort_runs(struct db *db, int64_t **out, size_t *n, const struct db_sele
 			buf_printf(&sql, " AND v.name %s ?%d", op, arg);
 		} else if (!strcmp(k, "job")) {
 			buf_printf(&sql, " AND (j.name %s ?%d OR CAST(j.id AS TEXT) = ?%d)", op, arg, arg);
+		} else if (!strcmp(k, "since")) {
+			/* ISO 8601 UTC text compares in time order */
+			buf_printf(&sql, " AND coalesce(r.finished_at, r.started_at) >= ?%d", arg);
 		} else if (!strcmp(k, "host") || !strcmp(k, "fs") || !strcmp(k, "status")) {
 			buf_printf(&sql, " AND r.%s %s ?%d", k, op, arg);
 		} else {

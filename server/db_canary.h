@@ -19,6 +19,8 @@
  *   variant  the run's variant name      job   job name or id
  *   host     runs.host                   fs    runs.fs
  *   status   runs.status
+ *   since    runs that finished (or, unfinished, started) at or after this
+ *            ISO 8601 UTC time, "2026-11-29T21:00:00Z" (what --window sets)
  *   any other key (letters, digits, '_', '-', '.'): that key of
  *            runs.params_json, compared as text ('rate_mbps=250')
  * A value holding '*', '?' or '[' is a glob (sqlite GLOB) for every key.

@@ -93,6 +93,14 @@ has $tmp/out "canary has 1 value, fewer than 5 (min_n)"
 has $tmp/out "1 of 1 metrics have no data"
 expect 0 too-few-pass -- --control kernel=6.12.115 --canary kernel=6.12.117,host=s0 \
 	--metric worst_lag_s,nodata=pass
+# --window: runs that finished in the last hour; age the canary's runs
+expect 1 window -- --control kernel=6.12.115 --canary kernel=6.12.117 --window 1h
+if command -v sqlite3 >/dev/null; then	# DEB_PKGS has it
+	sqlite3 "$KCANARY_HOME/kcanary.db" \
+		"UPDATE runs SET finished_at = '2000-01-01T00:00:00Z' WHERE host LIKE 's%'"
+	expect 4 window-old -- --control kernel=6.12.115 --canary kernel=6.12.117 --window 1h
+	has $tmp/err "(only runs since "
+fi
 # bad input is named
 expect 2 bad-selector -- --control kernel --canary kernel=6.12.117
 has $tmp/err "selector 'kernel': expected KEY=VALUE"
@@ -100,5 +108,7 @@ expect 2 overlap -- --control kernel=6.12.115 --canary rack=a
 has $tmp/err "share 12 of their runs"
 expect 2 bad-option -- --control kernel=6.12.115 --canary kernel=6.12.117 --metric worst_lag_s,loud
 has $tmp/err "bad option 'loud'"
+expect 2 bad-window -- --control kernel=6.12.115 --canary kernel=6.12.117 --window soon
+has $tmp/err "--window 'soon': expected a duration"
 $KC canary --help | grep -q "Exit status: 0 pass, 1 fail" || { echo "FAIL: --help"; exit 1; }
 echo "ok: canary verdicts from ingested fleet streams (shift, spread, critical probe, A/A, NODATA)"

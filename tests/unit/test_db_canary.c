@@ -128,6 +128,19 @@ static void test_cohorts_and_values(void **state)
 	assert_int_equal(n, 1);
 	assert_true(ids[0] == a);
 	free(ids);
+	/* since: finished (or started) at or after a time */
+	assert_int_equal(db_exec(db, "UPDATE runs SET finished_at = '2026-01-01T00:00:00Z';"
+				 " UPDATE runs SET finished_at = NULL, started_at = '2026-11-29T20:00:00Z'"
+				 " WHERE host = 'h2'"), 0);
+	char *ssel = xasprintf("since=2026-06-01T00:00:00Z");
+	runs_of(db, ssel, &ids, &n);
+	free(ssel);
+	assert_int_equal(n, 1);
+	assert_true(ids[0] == b);
+	free(ids);
+	runs_of(db, "since=2025-12-31T23:59:59Z", &ids, &n);
+	assert_int_equal(n, 5);
+	free(ids);
 	ids = NULL;
 	runs_of(db, "kernel=5.10", &ids, &n);
 	assert_int_equal(n, 0);
