@@ -73,6 +73,9 @@
  *     cohort, where Kayenta adds Gaussian noise to constant data.
  *  6. On a critical failure Kayenta reports score 0; we keep the weighted
  *     score for information and give result "fail" with the reason.
+ *  7. Weights are per metric. Kayenta weights groups of metrics (each
+ *     group's score is its share of passing metrics); a group is a set of
+ *     metrics with weights summing to the group's, so nothing is lost.
  *
  * Pure computation: no I/O, no store. Deterministic for the same inputs
  * and seed. Any thread may call it (no global state).
@@ -161,7 +164,7 @@ struct canary_metric_result {
 	double median_control, median_canary;
 	double shift;			/* Hodges-Lehmann, canary - control */
 	double effect;			/* shift / |median_control| (+-INF if 0) */
-	double shift_lo, shift_hi;	/* bootstrap CI of shift (NAN: none) */
+	double shift_lo, shift_hi;	/* bootstrap 1 - alpha CI of shift (NAN: none) */
 	double p_location;		/* two-sided Mann-Whitney U */
 	bool spread_tested;
 	bool spread_log;		/* spread measured on log values */
