@@ -284,7 +284,10 @@ static void judge_metric(struct canary_metric_result *r, const struct canary_met
 	}
 
 	fmt_shift(eff, sizeof(eff), r->effect, r->shift);
-	if (r->spread_tested)
+	if (r->spread_tested && isinf(r->spread_ratio))
+		snprintf(spr, sizeof(spr), "; spread from none in the control (p=%.3g)",
+			 r->p_spread);
+	else if (r->spread_tested)
 		snprintf(spr, sizeof(spr), "; spread %.2fx%s (p=%.3g)", r->spread_ratio,
 			 r->spread_log ? " on log scale" : "", r->p_spread);
 	if (high || low) {
@@ -296,7 +299,7 @@ static void judge_metric(struct canary_metric_result *r, const struct canary_met
 	} else if (wider) {
 		r->cls = CANARY_CLASS_SPREAD;
 		snprintf(r->reason, sizeof(r->reason),
-			 "canary more spread out: %.2fx the control's spread%s, p=%.3g < %.3g, "
+			 "canary more spread out: %.3gx the control's spread%s, p=%.3g < %.3g, "
 			 "beyond tolerance %.2fx; medians %.4g -> %.4g", r->spread_ratio,
 			 r->spread_log ? " on log scale" : "", r->p_spread, o->alpha,
 			 1 + cfg->spread_tolerance, r->median_control, r->median_canary);

@@ -146,6 +146,29 @@ static void test_kayenta_6278_fails(void **state)
 	canary_verdict_release(&v);
 }
 
+/* spinnaker/kayenta#780 case 1, "Increase in Metric Variability": its
+ * data with the widely spread series (1..106) as the canary and the tight
+ * one (10..17.7) as control, same median 17; Kayenta passes it. */
+static void test_kayenta_780_fails(void **state)
+{
+	(void)state;
+	double tight[] = { 10.0, 10.1, 10.2, 10.3, 10.4, 10.5, 10.6, 17.0, 17.1, 17.2, 17.3,
+			   17.4, 17.5, 17.6, 17.7 };
+	double wide[] = { 1.0, 100.0, 4.0, 101.0, 5.0, 102.0, 6.0, 103.0, 7.0, 104.0, 8.0,
+			  105.0, 9.0, 106.0, 17.0 };
+	struct canary_verdict v;
+
+	struct canary_metric_input in = metric("latency", tight, 15, wide, 15);
+	in.cfg.direction = CANARY_DIR_EITHER;
+	judge1(&v, &in);
+	assert_float_equal(v.metrics[0].median_control, 17, 1e-12);
+	assert_float_equal(v.metrics[0].median_canary, 17, 1e-12);
+	assert_int_equal(v.metrics[0].cls, CANARY_CLASS_SPREAD);
+	assert_true(v.metrics[0].spread_ratio > 5);
+	assert_int_equal(v.result, CANARY_RESULT_FAIL);
+	canary_verdict_release(&v);
+}
+
 /* A/A: identical data passes; random splits of one kernel's runs pass in
  * >= 95% of 200 trials (the issue's goal), at 10 and 20 runs a cohort. */
 static void test_aa_passes(void **state)
@@ -488,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_doubled_spread_fails),
 		cmocka_unit_test(test_bimodal_fails),
 		cmocka_unit_test(test_kayenta_6278_fails),
+		cmocka_unit_test(test_kayenta_780_fails),
 		cmocka_unit_test(test_aa_passes),
 		cmocka_unit_test(test_direction),
 		cmocka_unit_test(test_tolerance),
