@@ -226,6 +226,7 @@ struct buf;
 struct canary_cohorts {
 	const char *control, *canary;
 	size_t control_runs, canary_runs;
+	size_t control_hosts, canary_hosts;	/* values per host; 0: per run */
 };
 
 /*

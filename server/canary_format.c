@@ -47,8 +47,13 @@ void canary_format_text(struct buf *out, const struct canary_verdict *v,
 
 	upper(res, canary_result_name(v->result), sizeof(res));
 	buf_printf(out, "canary verdict: %s (%s)\n", res, v->reason);
-	buf_printf(out, "  control: %s (%zu runs)\n", c->control, c->control_runs);
-	buf_printf(out, "  canary:  %s (%zu runs)\n", c->canary, c->canary_runs);
+	buf_printf(out, "  control: %s (%zu runs", c->control, c->control_runs);
+	if (c->control_hosts)
+		buf_printf(out, " on %zu hosts", c->control_hosts);
+	buf_printf(out, ")\n  canary:  %s (%zu runs", c->canary, c->canary_runs);
+	if (c->canary_hosts)
+		buf_printf(out, " on %zu hosts", c->canary_hosts);
+	buf_puts(out, ")\n");
 	buf_printf(out, "  score %s of 100 (pass >= %.0f, marginal >= %.0f); alpha %.3g per test\n\n",
 		   num(a, sizeof(a), isnan(v->score) ? NAN : round(v->score * 10) / 10),
 		   v->pass_threshold, v->marginal_threshold, v->alpha);
@@ -128,6 +133,12 @@ void canary_format_json(struct buf *out, const struct canary_verdict *v,
 			      "control", "selector", c->control, "runs", (json_int_t)c->control_runs,
 			      "canary", "selector", c->canary, "runs", (json_int_t)c->canary_runs,
 			      "metrics", ms);
+	if (c->control_hosts || c->canary_hosts) {
+		json_object_set_new(json_object_get(j, "control"), "hosts",
+				    json_integer((json_int_t)c->control_hosts));
+		json_object_set_new(json_object_get(j, "canary"), "hosts",
+				    json_integer((json_int_t)c->canary_hosts));
+	}
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	buf_puts(out, s);
 	buf_puts(out, "\n");

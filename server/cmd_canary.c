@@ -23,7 +23,7 @@
 
 static const char usage_text[] =
 	"usage: kcanary canary --control SEL --canary SEL [--metric SPEC]... [--job J]\n"
-	"                      [--window DUR]\n"
+	"                      [--window DUR] [--per-host]\n"
 	"                      [--format text|json] [--alpha A] [--pass N] [--marginal N]\n"
 	"                      [--tolerance F] [--spread-tolerance F] [--no-spread]\n"
 	"                      [--min-runs N] [--nodata ignore|fail|pass] [--seed S]\n"
@@ -49,6 +49,10 @@ static const char usage_text[] =
 	"                     run (rate_mbps=250), since=ISO-TIME. A value with * ? [\n"
 	"                     is a glob.\n"
 	"  --job J            only runs of job J (both cohorts)\n"
+	"  --per-host         one value per host (the median of its runs) instead of\n"
+	"                     one per run, so a host with many runs does not weigh\n"
+	"                     more than one with few (runs are not independent\n"
+	"                     within a host); n is then hosts\n"
 	"  --window DUR       only runs that finished (or started, while running) in\n"
 	"                     the last DUR: 30m, 1h, 3600 (both cohorts)\n"
 	"  --metric SPEC      a metric to judge, repeatable; default: every summary\n"
@@ -377,6 +381,35 @@ bad:
 	return 2;
 }
 
+/* --per-host: replace the n per-run values by one per host, the median of
+ * that host's values (NAN when it has none), in first-seen order; runs
+ * without a host count as hosts of their own. Returns the host count. */
+static size_t per_host(double *v, char *const *hosts, size_t n)
+{
+	bool *done = xcalloc(n ? n : 1, sizeof(*done));
+	double *tmp = xmalloc((n ? n : 1) * sizeof(*tmp)), *grp = xmalloc((n ? n : 1) * sizeof(*grp));
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		size_t ng = 0;
+		for (size_t j = i; j < n; j++) {
+			if (done[j] || (j != i && (!hosts[i] || !hosts[j] || strcmp(hosts[i], hosts[j]))))
+				continue;
+			done[j] = true;
+			if (!isnan(v[j]))
+				grp[ng++] = v[j];
+		}
+		tmp[k++] = ng ? stats_median(grp, ng) : NAN;
+	}
+	memcpy(v, tmp, k * sizeof(*v));
+	free(done);
+	free(tmp);
+	free(grp);
+	return k;
+}
+
 /* Metric names to judge when --metric was not given: the union of what the
  * two cohorts have. */
 static int default_metrics(struct db *db, struct metric_spec **specs, size_t *nspecs,
@@ -423,6 +456,7 @@ int cmd_canary(int argc, char **argv)
 		{ "nodata", required_argument, NULL, 'N' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "per-host", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -430,7 +464,9 @@ int cmd_canary(int argc, char **argv)
 	struct metric_spec *specs = NULL;
 	size_t nspecs = 0, nuser = 0;
 	struct canary_opts co;
-	bool json = false, no_spread = false;
+	bool json = false, no_spread = false, by_host = false;
+	char **ctl_hosts = NULL, **can_hosts = NULL;
+	size_t nctl_hosts = 0, ncan_hosts = 0;
 	double tolerance = NAN, spread_tol = NAN, d, window_s = 0;
 	char since[32] = "";
 	bool has_nodata = false;
@@ -496,6 +532,7 @@ int cmd_canary(int argc, char **argv)
 			*(c == 't' ? &tolerance : &spread_tol) = d;
 			break;
 		case 'n': no_spread = true; break;
+		case 'H': by_host = true; break;
 		case 'r':
 			if (parse_size_t(&z, optarg) || z < 2) {
 				fprintf(stderr, "kcanary canary: --min-runs '%s': expected a number >= 2\n",
@@ -587,6 +624,11 @@ int cmd_canary(int argc, char **argv)
 		goto out;
 	}
 
+	if (by_host && (db_cohort_hosts(db, &ctl_hosts, ctl_ids, nctl) ||
+			db_cohort_hosts(db, &can_hosts, can_ids, ncan))) {
+		fprintf(stderr, "kcanary canary: %s\n", db_errmsg(db));
+		goto out;
+	}
 	in = xcalloc(nspecs, sizeof(*in));
 	vals = xcalloc(2 * nspecs, sizeof(*vals));
 	weights = xcalloc(nspecs, sizeof(*weights));
@@ -622,6 +664,10 @@ int cmd_canary(int argc, char **argv)
 		in[i].ncontrol = nctl;
 		in[i].canary = vals[2 * i + 1];
 		in[i].ncanary = ncan;
+		if (by_host) {
+			in[i].ncontrol = nctl_hosts = per_host(vals[2 * i], ctl_hosts, nctl);
+			in[i].ncanary = ncan_hosts = per_host(vals[2 * i + 1], can_hosts, ncan);
+		}
 		weights[i] = m->cfg.weight;
 	}
 	if (canary_judge(&v, in, nspecs, &co)) {
@@ -631,6 +677,7 @@ int cmd_canary(int argc, char **argv)
 	}
 	struct canary_cohorts cc = {
 		.control = control, .canary = canary, .control_runs = nctl, .canary_runs = ncan,
+		.control_hosts = nctl_hosts, .canary_hosts = ncan_hosts,
 	};
 	if (json)
 		canary_format_json(&out, &v, &cc, weights);
@@ -653,6 +700,10 @@ out:
 	free(specs);
 	free(ctl_ids);
 	free(can_ids);
+	if (ctl_hosts)
+		db_strings_free(ctl_hosts, nctl);
+	if (can_hosts)
+		db_strings_free(can_hosts, ncan);
 	db_close(db);
 	free(dbpath);
 	return ret;

@@ -295,6 +295,35 @@ int db_cohort_metrics(struct db *db, char ***out, size_t *n, const int64_t *runs
 	return r;
 }
 
+int db_cohort_hosts(struct db *db, char ***out, const int64_t *runs, size_t nruns)
+{
+	sqlite3_stmt *st = NULL;
+	char **h = xcalloc(nruns ? nruns : 1, sizeof(*h));
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT host FROM runs WHERE id = ?"))) {
+		free(h);
+		return r;
+	}
+	for (size_t i = 0; i < nruns; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, runs[i]);
+		r = sqlite3_step(st);
+		if (r == SQLITE_ROW) {
+			const unsigned char *t = sqlite3_column_text(st, 0);
+			h[i] = t ? xstrdup((const char *)t) : NULL;
+		} else if (r != SQLITE_DONE) {
+			r = db_fail(db, "select run host");
+			sqlite3_finalize(st);
+			db_strings_free(h, nruns);
+			return r;
+		}
+	}
+	sqlite3_finalize(st);
+	*out = h;
+	return 0;
+}
+
 int db_kernel_releases(struct db *db, char ***out, size_t *n)
 {
 	return strings(db, out, n,

@@ -67,6 +67,13 @@ int db_cohort_values(struct db *db, double **out, const int64_t *runs, size_t nr
 int db_cohort_metrics(struct db *db, char ***out, size_t *n, const int64_t *runs,
 		      size_t nruns);
 
+/*
+ * db_cohort_hosts - runs.host of each of the nruns runs, in the same order,
+ * in a new array of new strings (NULL for a run without one; free with
+ * db_strings_free(out, nruns)).
+ */
+int db_cohort_hosts(struct db *db, char ***out, const int64_t *runs, size_t nruns);
+
 /* db_kernel_releases - distinct runs.kernel_release values in the store,
  * sorted, for error messages (free with db_strings_free). */
 int db_kernel_releases(struct db *db, char ***out, size_t *n);

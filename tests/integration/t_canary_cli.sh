@@ -101,6 +101,20 @@ if command -v sqlite3 >/dev/null; then	# DEB_PKGS has it
 	expect 4 window-old -- --control kernel=6.12.115 --canary kernel=6.12.117 --window 1h
 	has $tmp/err "(only runs since "
 fi
+# --per-host: 6.12.120 runs on 7 hosts, one of which ran 8 times and
+# stalled every time; per run that is most of the cohort, per host one of 7
+for j in 0 1 2 3 4 5; do
+	host 6.12.120 n$j $(awk -v j=$j 'BEGIN { printf "%.4f", 1.20 + 0.04 * j }') 0.45 0 a
+done
+for r in 1 2 3 4 5 6 7 8; do
+	host 6.12.120 n6 20 0.45 0 a
+done
+expect 1 per-run -- --control kernel=6.12.115 --canary kernel=6.12.120 --metric worst_lag_s
+has $tmp/out "canary:  kernel=6.12.120 (14 runs)"
+expect 0 per-host -- --control kernel=6.12.115 --canary kernel=6.12.120 --metric worst_lag_s \
+	--per-host
+has $tmp/out "canary:  kernel=6.12.120 (14 runs on 7 hosts)"
+grep -E '^worst_lag_s +pass +24/7 ' $tmp/out >/dev/null || { echo "FAIL: per-host row"; cat $tmp/out; exit 1; }
 # bad input is named
 expect 2 bad-selector -- --control kernel --canary kernel=6.12.117
 has $tmp/err "selector 'kernel': expected KEY=VALUE"
