@@ -35,5 +35,6 @@ int cmd_report(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_canary(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ const struct cmd commands[] = {
 	{ "jobs",    cmd_jobs,    "list jobs with their progress" },
 	{ "status",  cmd_status,  "show a job's progress" },
 	{ "bisect",  cmd_bisect,  "find the commit where a metric changed (replay, simulate)" },
+	{ "canary",  cmd_canary,  "judge a canary kernel's runs against the control's" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },
 	{ NULL, NULL, NULL },
