@@ -11,7 +11,7 @@
 #include "api.h"
 #include "db.h"
 #include "db_api.h"
-#include "jobfile.h"
+#include "job.h"
 #include "log.h"
 #include "report.h"
 
@@ -258,9 +258,10 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 {
 	const char *ct = http_header(req, "Content-Type");
 	const char *p = req->body;
-	json_t *spec = NULL, *job = NULL;
-	char err[512], *spec_text = NULL, loc[64];
-	const char *kind;
+	struct job_spec *spec = job_spec_new();
+	struct buf err = BUF_INIT;
+	json_t *job = NULL;
+	char loc[64];
 	int64_t id;
 	int r;
 
@@ -274,49 +275,39 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 		api_error(resp, 400, "the job contains a NUL byte");
 		goto out;
 	}
-	if ((ct && strstr(ct, "json")) || *p == '{') {
-		json_error_t je;
-
-		spec = json_loads(req->body, JSON_REJECT_DUPLICATES, &je);
-		if (!spec) {
-			api_error(resp, 400, "job JSON line %d column %d: %s", je.line, je.column, je.text);
-			goto out;
-		}
-		if (jobfile_check(spec, err, sizeof(err))) {
-			api_error(resp, 400, "job JSON: %s", err);
-			goto out;
-		}
-	} else if (jobfile_parse_ini(&spec, req->body, err, sizeof(err))) {
-		api_error(resp, 400, "job file %s", err);
-		goto out;
-	}
-	kind = json_string_value(json_object_get(json_object_get(spec, "job"), "kind"));
-	spec_text = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS);
-	/* Stored as pending: the executor that runs queued jobs arrives with
-	 * the compare-jobs issue; nothing here pretends to run it. */
-	r = db_job_create(api->db, &id,
-			  json_string_value(json_object_get(json_object_get(spec, "job"), "name")),
-			  kind ? kind : "compare", spec_text);
-	if (r == -EINVAL) {
-		api_error(resp, 400, "cannot store the job: %s", db_errmsg(api->db));
-		goto out;
-	}
+	/* the JSON form is what GET /api/v1/jobs/ID returns as "spec" */
+	if ((ct && strstr(ct, "json")) || *p == '{')
+		r = job_spec_from_json(spec, req->body, &err);
+	else
+		r = job_spec_parse_ini(spec, req->body, "job", &err);
+	if (!r)
+		r = job_spec_check(spec, &err);
 	if (r) {
-		api_db_error(resp, api, r, "cannot store the job");
+		api_error(resp, 400, "%s", buf_str(&err));
+		goto out;
+	}
+	/* Stored with its variants and pending runs, status pending. The
+	 * executor that runs queued jobs arrives with the compare-jobs issue;
+	 * nothing here pretends to run it. */
+	buf_reset(&err);
+	if ((r = job_store(api->db, spec, &id, &err))) {
+		if (r == -EINVAL || r == -EEXIST)
+			api_error(resp, 400, "cannot store the job: %s", buf_str(&err));
+		else
+			api_db_error(resp, api, r, "cannot store the job");
 		goto out;
 	}
 	if ((r = db_api_job(api->db, &job, id))) {
 		api_db_error(resp, api, r, "cannot read the job back");
 		goto out;
 	}
-	log_info("job %lld '%s' submitted, pending", (long long)id,
-		 json_string_value(json_object_get(job, "name")));
+	log_info("job %lld '%s' submitted, pending", (long long)id, spec->name);
 	snprintf(loc, sizeof(loc), "/api/v1/jobs/%lld", (long long)id);
 	http_resp_header(resp, "Location", loc);
 	api_json(resp, 201, job);
 out:
-	json_decref(spec);
-	free(spec_text);
+	job_spec_free(spec);
+	buf_release(&err);
 }
 
 void api_job_cancel(struct api *api, struct http_req *req, struct http_resp *resp)
