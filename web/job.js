@@ -59,7 +59,7 @@
 			` · runs ${j.runs_done}/${j.runs_total} done · created ${j.created_at}` +
 			(j.started_at ? ` · started ${j.started_at}` : "") +
 			(j.finished_at ? ` · finished ${j.finished_at}` : "") +
-			(j.status === "pending" && !j.runs_total ? " · queued: waiting for the executor" : ""),
+			(j.status === "pending" && !j.runs_done ? " · queued: waiting for an executor to run it" : ""),
 			j.error ? el("div", { class: "error", text: j.error }) : null);
 		document.querySelectorAll(".metric-name").forEach((e) => { e.textContent = j.metric; });
 		document.querySelectorAll(".curve-metric").forEach((e) => { e.textContent = S.curveMetric; });
@@ -140,7 +140,8 @@
 	 * first dozen and a count (the strip plot shows every run). */
 	const PER_RUN_SHOWN = 12;
 	function perRun(runs, unit) {
-		const txt = runs.slice(0, PER_RUN_SHOWN).map((r) => KC.fmt(r.value, unit) + (r.derived ? "*" : ""));
+		const txt = runs.slice(0, PER_RUN_SHOWN).map((r) => r.value === null || r.value === undefined ?
+			r.status : KC.fmt(r.value, unit) + (r.derived ? "*" : ""));
 		if (runs.length > PER_RUN_SHOWN)
 			txt.push(`… ${runs.length - PER_RUN_SHOWN} more`);
 		return txt.join(" ");

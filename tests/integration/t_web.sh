@@ -46,6 +46,12 @@ done
 [ -n "$url" ] || { echo "FAIL: kcanary serve did not say where it listens"; cat "$out/serve.log"; exit 1; }
 echo "serving $url"
 
+# a submitted job: pending, nothing run yet (job 2)
+token=$("$KC" token create web-test 2>/dev/null)
+printf '[job]\nname = submitted\ntree = /src/linux\nbase = v6.12.117\nrepeat = 2\n[matrix]\nfs = ext4 xfs\n' |
+	curl -sf -H "Authorization: Bearer $token" --data-binary @- "$url/api/v1/jobs" >/dev/null ||
+	{ echo "FAIL: POST /api/v1/jobs with a token"; exit 1; }
+
 cat >"$tmp/expect.json" <<JSON
 {"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],

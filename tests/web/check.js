@@ -121,6 +121,18 @@ async function colouredPixels(page, selector, rgb) {
 			"no 'null', 'undefined' or 'NaN' on the run page");
 		await page.screenshot({ path: path.join(outdir, "run.png"), fullPage: true });
 
+		// a submitted job nothing has run yet: listed, and its page says so
+		await page.goto(base + "/");
+		await page.waitForSelector('tr[data-job-id="2"]');
+		check(/submitted[\s\S]*pending[\s\S]*0\/4/.test(await page.locator('tr[data-job-id="2"]').innerText()),
+			"the submitted job is listed as pending with 0/4 runs done");
+		await page.goto(`${base}/job.html?id=2`);
+		await page.waitForFunction(() => document.querySelector("#stats").textContent.length > 0 &&
+			!document.querySelector("#stats").textContent.includes("building the report"));
+		check(/queued/.test(await page.locator("#meta").innerText()), "its page says it is queued");
+		check(await page.locator("svg.strip circle.run-dot").count() === 0, "and shows no dots");
+		await page.screenshot({ path: path.join(outdir, "job-pending.png"), fullPage: true });
+
 		// 4. live: a running job's page picks up a new run without reload
 		execFileSync("sqlite3", [want.db, `UPDATE jobs SET status = 'running' WHERE id = ${want.job_id}`]);
 		await page.goto(`${base}/job.html?id=${want.job_id}`);
