@@ -15,6 +15,7 @@ CC ?= cc
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
+comma := ,
 SANITIZE ?=
 ifeq ($(SANITIZE),)
 B := build
@@ -23,7 +24,6 @@ else
 B := build-$(subst $(comma),-,$(SANITIZE))
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-comma := ,
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
 SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle
