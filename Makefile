@@ -4,6 +4,7 @@
 #   make test       what CI runs: unit tests, then integration tests
 #   make test-asan  the unit tests under -fsanitize=address,undefined
 #   make bench      benchmarks (numbers go into closing notes)
+#   make bench-bisect  the bisection strategies on simulated histories
 #   make deps       apt-get every build, test and run dependency (root)
 #
 # Sources are found by wildcard: a new server/foo.c is linked into
@@ -14,6 +15,7 @@ CC ?= cc
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
+comma := ,
 SANITIZE ?=
 ifeq ($(SANITIZE),)
 B := build
@@ -22,10 +24,9 @@ else
 B := build-$(subst $(comma),-,$(SANITIZE))
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-comma := ,
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
-SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih gmime-3.0
+SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle gmime-3.0
 AGENT_PKGS  := libbpf jansson libcurl zlib
 TEST_PKGS   := cmocka
 
@@ -55,9 +56,20 @@ AGENT_TESTS := $(patsubst tests/agent/%.c,$(B)/tests/agent_%,$(wildcard tests/ag
 
 SCHEMA := $(sort $(wildcard schema/*.sql))
 
+# The agent's BPF probes (agent/probes.bpf.c): vmlinux.h from kernel BTF
+# (tools/gen-vmlinux-h.sh: /sys/kernel/btf/vmlinux, else the .BTF of a
+# /boot/vmlinuz-*), the object by clang -target bpf, the skeleton by
+# bpftool, all in $(B)/gen and never committed. Without a BTF source,
+# clang or bpftool the agent builds without probes (NO_PROBES=1 forces it)
+# and says so at run time with a probes_unavailable record.
+BPF_CLANG ?= clang
+BPFTOOL ?= bpftool
+NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/dev/null 2>&1; } && \
+	command -v $(BPFTOOL) >/dev/null 2>&1 && command -v $(BPF_CLANG) >/dev/null 2>&1 && echo 0 || echo 1)
+
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all test unit integration test-asan bench deps clean check-kernel
+.PHONY: all test unit integration test-asan bench bench-bisect deps clean check-kernel fuzz-%
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -74,6 +86,26 @@ $(B)/gen/schema_sql.c: $(SCHEMA) tools/embed-schema.sh
 
 $(B)/gen/schema_sql.o: $(B)/gen/schema_sql.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+ifeq ($(NO_PROBES),1)
+$(B)/agent/probes.o: ALL_CFLAGS += -DKC_NO_PROBES
+else
+$(B)/gen/vmlinux.h: tools/gen-vmlinux-h.sh
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)sh tools/gen-vmlinux-h.sh $@
+
+$(B)/gen/probes.bpf.o: agent/probes.bpf.c agent/probes.h $(B)/gen/vmlinux.h
+	@$(if $(Q),echo "  BPF     $<")
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+		-I$(B)/gen -Iagent -c -o $@ $<
+
+$(B)/gen/probes.skel.h: $(B)/gen/probes.bpf.o
+	@$(if $(Q),echo "  SKEL    $@")
+	$(Q)$(BPFTOOL) gen skeleton $< name probes_bpf > $@
+
+$(B)/agent/probes.o: $(B)/gen/probes.skel.h
+endif
 
 $(B)/libkcanary.a: $(SERVER_OBJS) $(COMMON_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -112,9 +144,30 @@ test-asan:
 bench: all
 	$(Q)B=$(B) sh bench/run.sh
 
+# The bisection simulator alone (also part of make bench).
+bench-bisect: all
+	$(Q)B=$(B) sh bench/b_bisect.sh
+
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKGS)
+	@# Debian's npm (the browser test's npm ci), unless the installed nodejs
+	@# already bundles one (NodeSource's conflicts with Debian's npm).
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends npm
+
+# libFuzzer targets: make fuzz-ingest [FUZZ_SECONDS=600]. The corpus in
+# tests/fuzz/<name>/ is kept; new inputs land in build-fuzz/corpus-<name>.
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS = $(filter-out server/main.c server/cmd_%.c,$(wildcard server/*.c)) build/gen/schema_sql.c
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS)
+	@mkdir -p $(dir $@)
+	clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		-Iserver -Ibuild/gen $(SERVER_CFLAGS) -o $@ $^ $(SERVER_LIBS)
+
+fuzz-%: build-fuzz/fuzz_%
+	@mkdir -p build-fuzz/corpus-$*
+	./build-fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		build-fuzz/corpus-$* tests/fuzz/$*
 
 clean:
 	rm -rf build build-*
@@ -123,7 +176,7 @@ clean:
 DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libvirt-dev \
 	libbpf-dev libelf-dev zlib1g-dev libmicrohttpd-dev libjansson-dev \
-	libinih-dev libcmocka-dev libgmime-3.0-dev \
+	libinih-dev libcmocka-dev nettle-dev libgmime-3.0-dev chromium nodejs \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned

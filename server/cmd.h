@@ -32,6 +32,12 @@ int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
+int cmd_canary(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_token(int argc, char **argv);
 int cmd_series(int argc, char **argv);
 
 /* `kcanary series apply ...` (argv[0] is "apply"): defined with the tree

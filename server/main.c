@@ -17,6 +17,12 @@
 const struct cmd commands[] = {
 	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
 	{ "report",  cmd_report,  "print a job's cover-letter table" },
+	{ "jobs",    cmd_jobs,    "list jobs with their progress" },
+	{ "status",  cmd_status,  "show a job's progress" },
+	{ "bisect",  cmd_bisect,  "find the commit where a metric changed (replay, simulate)" },
+	{ "canary",  cmd_canary,  "judge a canary kernel's runs against the control's" },
+	{ "serve",   cmd_serve,   "serve the JSON API and the comparison pages" },
+	{ "token",   cmd_token,   "create, list or remove API bearer tokens" },
 	{ "series",  cmd_series,  "show (or apply) patch series read from mail" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },
