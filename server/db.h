@@ -88,6 +88,14 @@ int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
 			const char *patches, const char *spec_json);
 
 /*
+ * db_variant_set_result - what became of a variant before its runs: status
+ * ok, apply-failed or build-failed, the error (may be NULL), the commit it
+ * resolved to and its kernel (0: none).
+ */
+int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
+			  const char *error, const char *commit_oid, int64_t kernel_id);
+
+/*
  * db_variant_get - id of the variant named name in job, creating it at the
  * next idx when missing (the first variant created is the baseline).
  */
