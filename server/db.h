@@ -14,6 +14,7 @@
 #define KC_DB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct db;
@@ -101,5 +102,39 @@ int db_run_create(struct db *db, int64_t *out_id, int64_t job_id,
  */
 int db_run_set_status(struct db *db, int64_t run_id, const char *status,
 		      const char *error);
+
+
+/* ---- record writer for one run (db_writer.c), used by ingest.c ---- */
+
+/*
+ * struct db_writer - prepared statements for inserting one run's records.
+ * Calls between db_writer_begin() and db_writer_commit() form one batch
+ * (one transaction). Metric names are interned in the metrics table.
+ * Insert-only: a summary metric already stored for the run is kept and the
+ * new value ignored (-EEXIST), so a later ingest never rewrites data.
+ */
+struct db_writer;
+
+int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id);
+void db_writer_close(struct db_writer *w);
+int db_writer_begin(struct db_writer *w);
+int db_writer_commit(struct db_writer *w);
+void db_writer_rollback(struct db_writer *w);
+
+int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double value);
+/* t_s may be NAN for a final (summary) count. */
+int db_writer_probe(struct db_writer *w, double t_s, const char *name,
+		    const char *key, int64_t count);
+int db_writer_phase(struct db_writer *w, double t_s, const char *name);
+int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text);
+int db_writer_summary(struct db_writer *w, const char *metric, double value);
+int db_writer_raw(struct db_writer *w, int64_t line_no, const char *reason,
+		  const char *text, size_t len);
+/* Fill the run's hello columns; any string may be NULL. */
+int db_writer_hello(struct db_writer *w, const char *kernel_release,
+		    const char *agent_version, const char *host, const char *hello_json);
+/* Set the run's final status, error (may be NULL) and counters. */
+int db_writer_finish(struct db_writer *w, const char *status, const char *error,
+		     int64_t records, int64_t bad_lines);
 
 #endif
