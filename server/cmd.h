@@ -32,5 +32,7 @@ int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_boot(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif

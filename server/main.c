@@ -17,6 +17,8 @@
 const struct cmd commands[] = {
 	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
 	{ "report",  cmd_report,  "print a job's cover-letter table" },
+	{ "boot",    cmd_boot,    "boot a kernel in a guest and store one run" },
+	{ "doctor",  cmd_doctor,  "check KVM, libvirt, the channel and the images" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },
 	{ NULL, NULL, NULL },

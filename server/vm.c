@@ -406,9 +406,10 @@ static void conn_unlink(struct vm_conn *c, struct vm_domain *d)
 }
 
 int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
-		    const char *xml, char *err, size_t err_size)
+		    const char *xml, unsigned flags, char *err, size_t err_size)
 {
 	struct vm_domain *d = xcalloc(1, sizeof(*d));
+	unsigned vflags = flags & VM_START_PAUSED ? VIR_DOMAIN_START_PAUSED : 0;
 	int r;
 
 	d->conn = c;
@@ -424,14 +425,14 @@ int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
 	c->doms = d;
 	pthread_mutex_unlock(&c->lock);
 
-	d->dom = virDomainCreateXML(c->c, xml, VIR_DOMAIN_START_AUTODESTROY);
+	d->dom = virDomainCreateXML(c->c, xml, vflags | VIR_DOMAIN_START_AUTODESTROY);
 	if (!d->dom) {
 		virErrorPtr e = virGetLastError();
 		if (e && (e->code == VIR_ERR_INVALID_ARG || e->code == VIR_ERR_NO_SUPPORT ||
 			  e->code == VIR_ERR_OPERATION_UNSUPPORTED ||
 			  e->code == VIR_ERR_ARGUMENT_UNSUPPORTED)) {
 			log_debug("driver refuses autodestroy (%s); creating without", virt_msg());
-			d->dom = virDomainCreateXML(c->c, xml, 0);
+			d->dom = virDomainCreateXML(c->c, xml, vflags);
 		}
 	}
 	if (!d->dom) {

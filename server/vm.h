@@ -115,7 +115,11 @@ void vm_event_describe(char *out, size_t size, const struct vm_event *ev);
  * without cleaning up. Free with vm_domain_free(), which does not destroy.
  */
 int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
-		    const char *xml, char *err, size_t err_size);
+		    const char *xml, unsigned flags, char *err, size_t err_size);
+
+/* vm_domain_start() flags: start with the vCPUs paused (kcanary doctor
+ * checks the channel socket this way without running a guest). */
+#define VM_START_PAUSED 1u
 
 /* The fd that becomes readable when an event is queued (for poll()). */
 int vm_domain_event_fd(const struct vm_domain *d);
