@@ -69,9 +69,10 @@ int image_kernel_release(char *out, size_t size, const char *path,
 			 path);
 		goto out;
 	}
-	off = (unsigned)(hdr[0x20e] | hdr[0x20f] << 8) + 0x200;
-	n = pread(fd, ver, sizeof(ver) - 1, off);
-	if (n <= 0 || hdr[0x20e] == 0) {
+	off = (unsigned)(hdr[0x20e] | hdr[0x20f] << 8);
+	n = off ? pread(fd, ver, sizeof(ver) - 1, off + 0x200) : 0;
+	off += 0x200;
+	if (n <= 0) {
 		r = fail(err, err_size, -EINVAL,
 			 "kernel image '%s' is truncated: no version string at offset 0x%x",
 			 path, off);

@@ -119,6 +119,9 @@ bool runner_find_panic(char *out, size_t size, const char *text)
 
 /* ---- the run ---- */
 
+/* How long QEMU may take to listen on the channel socket after create. */
+#define CHAN_CONNECT_S 10
+
 struct run_state {
 	int sock;                 /* channel, -1 when not (or no longer) connected */
 	bool sock_eof;
@@ -322,27 +325,25 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 		o->on_start(name, o->on_start_arg);
 
 	/* Connect at once: the guest's writes block until a reader is there.
-	 * QEMU made the socket before the guest's CPUs started. */
-	while ((r = chan_connect(sock_path)) < 0) {
-		struct vm_event ev;
-
-		while (vm_domain_next_event(dom, &ev) == 0)
-			handle_event(&s, dom, &ev);
-		if (s.stopped || s.paused || clock_mono_s() - t0 > 10) {
-			snprintf(err, sizeof(err), "cannot connect to the guest's channel '%s': %s",
-				 sock_path, strerror(-r));
-			goto fail;
-		}
-		usleep(20000);
-	}
-	s.sock = r;
-
+	 * QEMU made the socket before the guest's CPUs started; retried in
+	 * the loop for CHAN_CONNECT_S in case it has not. */
+	s.sock = chan_connect(sock_path);
 	last_flush = clock_mono_s();
 	for (;;) {
 		struct pollfd pf[3];
 		struct vm_event ev;
 		int nfd = 0, sock_i = -1;
 
+		if (s.sock < 0 && !s.sock_eof) {
+			r = chan_connect(sock_path);
+			if (r >= 0) {
+				s.sock = r;
+			} else if (clock_mono_s() - t0 > CHAN_CONNECT_S && !s.stopped) {
+				snprintf(err, sizeof(err), "cannot connect to the guest's channel '%s' "
+					 "within %d s: %s", sock_path, CHAN_CONNECT_S, strerror(-r));
+				goto fail;
+			}
+		}
 		if (s.sock >= 0) {
 			sock_i = nfd;
 			pf[nfd++] = (struct pollfd){ .fd = s.sock, .events = POLLIN };
@@ -350,7 +351,7 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 		pf[nfd++] = (struct pollfd){ .fd = vm_domain_event_fd(dom), .events = POLLIN };
 		if (sig_pipe[0] >= 0)
 			pf[nfd++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
-		if (poll(pf, (nfds_t)nfd, o->console ? 100 : 250) < 0 && errno != EINTR) {
+		if (poll(pf, (nfds_t)nfd, o->console || s.sock < 0 ? 50 : 250) < 0 && errno != EINTR) {
 			snprintf(err, sizeof(err), "poll failed: %s", strerror(errno));
 			goto fail;
 		}

@@ -405,25 +405,33 @@ static void conn_unlink(struct vm_conn *c, struct vm_domain *d)
 	pthread_mutex_unlock(&c->lock);
 }
 
-int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
-		    const char *xml, unsigned flags, char *err, size_t err_size)
+static struct vm_domain *domain_new(struct vm_conn *c, const char *name)
 {
 	struct vm_domain *d = xcalloc(1, sizeof(*d));
-	unsigned vflags = flags & VM_START_PAUSED ? VIR_DOMAIN_START_PAUSED : 0;
-	int r;
 
 	d->conn = c;
 	d->name = xstrdup(name);
 	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK)) {
-		r = fail(err, err_size, -errno, "cannot make an event pipe: %s", strerror(errno));
 		free(d->name);
 		free(d);
-		return r;
+		return NULL;
 	}
 	pthread_mutex_lock(&c->lock);
 	d->next = c->doms;
 	c->doms = d;
 	pthread_mutex_unlock(&c->lock);
+	return d;
+}
+
+int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
+		    const char *xml, unsigned flags, char *err, size_t err_size)
+{
+	struct vm_domain *d = domain_new(c, name);
+	unsigned vflags = flags & VM_START_PAUSED ? VIR_DOMAIN_START_PAUSED : 0;
+	int r;
+
+	if (!d)
+		return fail(err, err_size, -errno, "cannot make an event pipe: %s", strerror(errno));
 
 	d->dom = virDomainCreateXML(c->c, xml, vflags | VIR_DOMAIN_START_AUTODESTROY);
 	if (!d->dom) {
@@ -439,6 +447,22 @@ int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
 		r = fail(err, err_size, -EIO, "cannot start guest '%s': %s", name, virt_msg());
 		vm_domain_free(d);
 		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+int vm_domain_lookup(struct vm_domain **out, struct vm_conn *c, const char *name,
+		     char *err, size_t err_size)
+{
+	struct vm_domain *d = domain_new(c, name);
+
+	if (!d)
+		return fail(err, err_size, -errno, "cannot make an event pipe: %s", strerror(errno));
+	d->dom = virDomainLookupByName(c->c, name);
+	if (!d->dom) {
+		vm_domain_free(d);
+		return fail(err, err_size, -ENOENT, "no guest '%s': %s", name, virt_msg());
 	}
 	*out = d;
 	return 0;

@@ -121,6 +121,13 @@ int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
  * checks the channel socket this way without running a guest). */
 #define VM_START_PAUSED 1u
 
+/*
+ * vm_domain_lookup - a handle on the running domain called name (events
+ * are queued from now on). -ENOENT when there is none.
+ */
+int vm_domain_lookup(struct vm_domain **out, struct vm_conn *c, const char *name,
+		     char *err, size_t err_size);
+
 /* The fd that becomes readable when an event is queued (for poll()). */
 int vm_domain_event_fd(const struct vm_domain *d);
 
