@@ -55,6 +55,17 @@ AGENT_TESTS := $(patsubst tests/agent/%.c,$(B)/tests/agent_%,$(wildcard tests/ag
 
 SCHEMA := $(sort $(wildcard schema/*.sql))
 
+# The agent's BPF probes (agent/probes.bpf.c): vmlinux.h from kernel BTF
+# (tools/gen-vmlinux-h.sh: /sys/kernel/btf/vmlinux, else the .BTF of a
+# /boot/vmlinuz-*), the object by clang -target bpf, the skeleton by
+# bpftool, all in $(B)/gen and never committed. Without a BTF source,
+# clang or bpftool the agent builds without probes (NO_PROBES=1 forces it)
+# and says so at run time with a probes_unavailable record.
+BPF_CLANG ?= clang
+BPFTOOL ?= bpftool
+NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/dev/null 2>&1; } && \
+	command -v $(BPFTOOL) >/dev/null 2>&1 && command -v $(BPF_CLANG) >/dev/null 2>&1 && echo 0 || echo 1)
+
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all test unit integration test-asan bench deps clean check-kernel
@@ -83,6 +94,26 @@ $(B)/gen/init_script.c: kernels/init tools/embed-file.sh
 
 $(B)/gen/init_script.o: $(B)/gen/init_script.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+ifeq ($(NO_PROBES),1)
+$(B)/agent/probes.o: ALL_CFLAGS += -DKC_NO_PROBES
+else
+$(B)/gen/vmlinux.h: tools/gen-vmlinux-h.sh
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)sh tools/gen-vmlinux-h.sh $@
+
+$(B)/gen/probes.bpf.o: agent/probes.bpf.c agent/probes.h $(B)/gen/vmlinux.h
+	@$(if $(Q),echo "  BPF     $<")
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+		-I$(B)/gen -Iagent -c -o $@ $<
+
+$(B)/gen/probes.skel.h: $(B)/gen/probes.bpf.o
+	@$(if $(Q),echo "  SKEL    $@")
+	$(Q)$(BPFTOOL) gen skeleton $< name probes_bpf > $@
+
+$(B)/agent/probes.o: $(B)/gen/probes.skel.h
+endif
 
 $(B)/libkcanary.a: $(SERVER_OBJS) $(COMMON_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
