@@ -117,6 +117,23 @@ bool runner_find_panic(char *out, size_t size, const char *text)
 	return true;
 }
 
+/* The last non-empty line of text ("" for none), at most size-1 bytes. */
+static void last_line(char *out, size_t size, const char *text)
+{
+	const char *end, *start;
+
+	out[0] = '\0';
+	if (!text)
+		return;
+	end = text + strlen(text);
+	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	snprintf(out, size, "%.*s", (int)(end - start), start);
+}
+
 /* ---- the run ---- */
 
 /* How long QEMU may take to listen on the channel socket after create. */
@@ -430,6 +447,19 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 			snprintf(err, sizeof(err), "watchdog: the guest ran longer than %.0f s and was "
 				 "destroyed (console: %s)", o->watchdog_s, console);
 			set_result(out, "timeout", err);
+		} else if (!st.saw_done && !st.saw_error && !st.saw_hello) {
+			char last[160];
+
+			last_line(last, sizeof(last), tail);
+			if (!tail || !strstr(tail, "Run /init"))
+				snprintf(err, sizeof(err), "the kernel did not boot: the guest stopped after "
+					 "%.1f s without running /init (is '%s' a working kernel for this "
+					 "machine? console: %s, last line: '%s')",
+					 out->wall_s, o->kernel, console, last);
+			else
+				snprintf(err, sizeof(err), "the guest stopped before the agent said hello "
+					 "(console: %s, last line: '%s')", console, last);
+			set_result(out, "failed", err);
 		} else if (!st.saw_done && !st.saw_error) {
 			snprintf(err, sizeof(err), "the guest stopped without the agent's done record "
 				 "(%lld records; console: %s)", (long long)st.records, console);
