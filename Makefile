@@ -68,7 +68,7 @@ NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/de
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all test unit integration test-asan bench deps clean check-kernel
+.PHONY: all test unit integration test-asan bench deps clean check-kernel fuzz-%
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -155,6 +155,20 @@ bench: all
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKGS)
+
+# libFuzzer targets: make fuzz-ingest [FUZZ_SECONDS=600]. The corpus in
+# tests/fuzz/<name>/ is kept; new inputs land in build-fuzz/corpus-<name>.
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS = $(filter-out server/main.c server/cmd_%.c,$(wildcard server/*.c)) build/gen/schema_sql.c
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS)
+	@mkdir -p $(dir $@)
+	clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		-Iserver -Ibuild/gen $(SERVER_CFLAGS) -o $@ $^ $(SERVER_LIBS)
+
+fuzz-%: build-fuzz/fuzz_%
+	@mkdir -p build-fuzz/corpus-$*
+	./build-fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		build-fuzz/corpus-$* tests/fuzz/$*
 
 clean:
 	rm -rf build build-*

@@ -34,5 +34,7 @@ int cmd_ingest(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_boot(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif

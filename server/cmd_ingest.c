@@ -123,8 +123,11 @@ int cmd_ingest(int argc, char **argv)
 	dbpath = cmd_db_path();
 	if (db_open(&db, dbpath))
 		goto out;
-	if ((r = db_job_resolve(db, &job_id, job)) == -ENOENT)
+	bool created = false;
+	if ((r = db_job_resolve(db, &job_id, job)) == -ENOENT) {
 		r = db_job_create(db, &job_id, job, "adhoc", NULL);
+		created = !r;
+	}
 	if (r) {
 		fprintf(stderr, "kcanary ingest: job '%s': %s\n", job, db_errmsg(db));
 		goto out;
@@ -152,6 +155,13 @@ int cmd_ingest(int argc, char **argv)
 		fprintf(stderr, "kcanary ingest: store error; batches before it are kept\n");
 		goto out;
 	}
+	/* an ad-hoc job is whatever was ingested into it: done after each run */
+	char idbuf[32];
+	int64_t adhoc;
+	snprintf(idbuf, sizeof(idbuf), "%" PRId64, job_id);
+	if (created || db_query_int64(db, &adhoc, "SELECT id FROM jobs WHERE id = ? AND kind = 'adhoc'",
+				      idbuf) == 0)
+		db_job_set_status(db, job_id, "done", NULL);
 	printf("run %" PRId64 " (job %" PRId64 ", variant '%s'): %s, %" PRId64 " records,"
 	       " %" PRId64 " samples, %" PRId64 " probe counts, %" PRId64 " lines kept raw\n",
 	       run_id, job_id, variant, st.status, st.records, st.samples, st.probes,

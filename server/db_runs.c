@@ -184,3 +184,37 @@ int db_run_set_status(struct db *db, int64_t run_id, const char *status,
 	sqlite3_finalize(st);
 	return r;
 }
+
+int db_job_set_meta(struct db *db, int64_t job_id, int64_t seed, const char *metric)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET seed = ?, metric = ? WHERE id = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, seed);
+	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, job_id);
+	r = step_done(db, st, "update job");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
+			const char *patches, const char *spec_json)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE variants SET base_rev = ?, patches = ?, spec_json = coalesce(?, spec_json)"
+			    " WHERE id = ?")))
+		return r;
+	db_bind_text_or_null(st, 1, base_rev);
+	db_bind_text_or_null(st, 2, patches);
+	db_bind_text_or_null(st, 3, spec_json);
+	sqlite3_bind_int64(st, 4, variant_id);
+	r = step_done(db, st, "update variant");
+	sqlite3_finalize(st);
+	return r;
+}

@@ -19,6 +19,8 @@ const struct cmd commands[] = {
 	{ "report",  cmd_report,  "print a job's cover-letter table" },
 	{ "boot",    cmd_boot,    "boot a kernel in a guest and store one run" },
 	{ "doctor",  cmd_doctor,  "check KVM, libvirt, the channel and the images" },
+	{ "jobs",    cmd_jobs,    "list jobs with their progress" },
+	{ "status",  cmd_status,  "show a job's progress" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },
 	{ NULL, NULL, NULL },
