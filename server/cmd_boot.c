@@ -46,7 +46,9 @@ static void usage(FILE *f)
 		"  --memory SIZE        guest memory (default 2G)\n"
 		"  --disk SIZE          scratch disk size, sparse (default 4G)\n"
 		"  --watchdog DURATION  destroy the guest after this long (default: the\n"
-		"                       measure_s knob (120 when unset) + the setup allowance)\n"
+		"                       workload's phases, measure_s + old_s + settle_s +\n"
+		"                       pod_hop (agent defaults 120+30+3+0 s), plus the setup\n"
+		"                       allowance)\n"
 		"  --setup-allowance DURATION  boot, mkfs and teardown time the watchdog\n"
 		"                       allows besides measure_s (default 180s under TCG,\n"
 		"                       60s with KVM)\n"
@@ -96,7 +98,11 @@ int cmd_boot(int argc, char **argv)
 	const char *uri = NULL, *agent_arg = NULL, *accel_arg = NULL;
 	const char *knobs[MAX_LIST + 1] = { NULL }, *sysctls[MAX_LIST + 1] = { NULL };
 	size_t nknobs = 0, nsysctls = 0;
-	double watchdog_s = 0, setup_s = -1, measure_s = 120;
+	double watchdog_s = 0, setup_s = -1;
+	/* wb-handover's phases, for the default watchdog (agent defaults). */
+	struct { const char *knob; double s; } phases[] = {
+		{ "measure_s", 120 }, { "old_s", 30 }, { "settle_s", 3 }, { "pod_hop", 0 },
+	};
 	uint64_t memory = 2ULL << 30, disk = 4ULL << 30;
 	unsigned long vcpus = 2;
 	bool console = false;
@@ -107,6 +113,7 @@ int cmd_boot(int argc, char **argv)
 	struct db *db = NULL;
 	int64_t job_id, variant_id, run_id, kernel_id = 0;
 	int rc = 1, r;
+	double cmd_start_s = clock_mono_s();
 
 	if (cmd_wants_help(argc, argv)) {
 		usage(stdout);
@@ -149,9 +156,15 @@ int cmd_boot(int argc, char **argv)
 			}
 			if (knob) {
 				knobs[nknobs++] = v;
-				if (!strncmp(v, "measure_s=", 10) && parse_duration_s(&measure_s, eq + 1)) {
-					fprintf(stderr, "kcanary boot: --set '%s': measure_s is not a duration\n", v);
-					return 2;
+				for (size_t p = 0; p < sizeof(phases) / sizeof(*phases); p++) {
+					size_t kl = strlen(phases[p].knob);
+					if (strncmp(v, phases[p].knob, kl) || v[kl] != '=')
+						continue;
+					if (parse_duration_s(&phases[p].s, eq + 1)) {
+						fprintf(stderr, "kcanary boot: --set '%s': %s is not a duration\n",
+							v, phases[p].knob);
+						return 2;
+					}
 				}
 			} else {
 				sysctls[nsysctls++] = v;
@@ -201,8 +214,11 @@ int cmd_boot(int argc, char **argv)
 	}
 	if (setup_s < 0)
 		setup_s = ai.accel == VM_ACCEL_KVM ? 60 : 180;
-	if (watchdog_s <= 0)
-		watchdog_s = measure_s + setup_s;
+	if (watchdog_s <= 0) {
+		watchdog_s = setup_s;
+		for (size_t p = 0; p < sizeof(phases) / sizeof(*phases); p++)
+			watchdog_s += phases[p].s;
+	}
 	print_banner(stderr, &ai);
 
 	/* Store the run first, so even a kernel that is no bzImage leaves a
@@ -295,7 +311,8 @@ int cmd_boot(int argc, char **argv)
 		printf(": %s", res.error);
 	printf("\n  accel %s, boot-to-hello ", vm_accel_name(ai.accel));
 	if (res.boot_to_hello_s >= 0)
-		printf("%.2f s", res.boot_to_hello_s);
+		printf("%.2f s (%.2f s from the command's start)", res.boot_to_hello_s,
+		       res.create_mono_s - cmd_start_s + res.boot_to_hello_s);
 	else
 		printf("-");
 	printf(", wall %.1f s, %lld records (%lld samples, %lld probes)\n",

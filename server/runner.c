@@ -334,6 +334,7 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 		goto fail;
 
 	t0 = clock_mono_s();
+	out->create_mono_s = t0;
 	if (vm_domain_start(&dom, conn, name, xml, 0, err, sizeof(err)))
 		goto fail;
 	log_info("run %lld: guest '%s' started (%s)", (long long)run_id, name,

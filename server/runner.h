@@ -46,6 +46,7 @@ struct runner_result {
 	char error[512];             /* as stored in runs.error, "" for none */
 	double boot_to_hello_s;      /* domain create to the hello record; < 0 none */
 	double wall_s;               /* domain create to the end of the run */
+	double create_mono_s;        /* clock_mono_s() when the create was asked; 0 none */
 	int64_t records;
 	int64_t samples;
 	int64_t probes;

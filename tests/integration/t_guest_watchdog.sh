@@ -19,7 +19,7 @@ run=$(q "SELECT max(id) FROM runs")
 	fail "run $run: $(q "SELECT status, error FROM runs WHERE id = $run")"
 q "SELECT error FROM runs WHERE id = $run" | grep -q "^watchdog: the guest ran longer than 75 s and was destroyed" ||
 	fail "run $run: error is '$(q "SELECT error FROM runs WHERE id = $run")'"
-q "SELECT console_tail FROM runs WHERE id = $run" | grep -q "kcanary-init: running kcanary-agent run wb-handover" ||
+q "SELECT console_tail FROM runs WHERE id = $run" | grep -q "kcanary-init: \[[0-9.]*\] running kcanary-agent run wb-handover" ||
 	fail "run $run: console tail lacks the agent start: $(q "SELECT console_tail FROM runs WHERE id = $run" | tail -3)"
 n=$(q "SELECT count(*) FROM samples WHERE run_id = $run")
 [ "$n" -ge 1 ] || fail "run $run: the samples sent before the watchdog are not stored"
