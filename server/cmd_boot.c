@@ -53,6 +53,7 @@ static void usage(FILE *f)
 		"                       allows besides measure_s (default 180s under TCG,\n"
 		"                       60s with KVM)\n"
 		"  --accel kvm|tcg      override the probe (also $KCANARY_ACCEL)\n"
+		"  --append ARGS        appended to the kernel command line (loglevel=7, ...)\n"
 		"  --connect URI        libvirt URI (default $KCANARY_LIBVIRT_URI, else\n"
 		"                       qemu:///system)\n"
 		"  --agent PATH         kcanary-agent binary (default: beside kcanary)\n"
@@ -95,7 +96,7 @@ int cmd_boot(int argc, char **argv)
 {
 	const char *kernel = NULL, *modules = NULL, *fs = "ext4", *mkfs = NULL, *mnt = NULL;
 	const char *workload = "wb-handover", *job = "adhoc-boot", *variant = NULL;
-	const char *uri = NULL, *agent_arg = NULL, *accel_arg = NULL;
+	const char *uri = NULL, *agent_arg = NULL, *accel_arg = NULL, *extra = NULL;
 	const char *knobs[MAX_LIST + 1] = { NULL }, *sysctls[MAX_LIST + 1] = { NULL };
 	size_t nknobs = 0, nsysctls = 0;
 	double watchdog_s = 0, setup_s = -1;
@@ -142,6 +143,7 @@ int cmd_boot(int argc, char **argv)
 		else if (!strcmp(a, "--connect")) uri = v;
 		else if (!strcmp(a, "--agent")) agent_arg = v;
 		else if (!strcmp(a, "--accel")) accel_arg = v;
+		else if (!strcmp(a, "--append")) extra = v;
 		else if (!strcmp(a, "--set") || !strcmp(a, "--sysctl")) {
 			bool knob = !strcmp(a, "--set");
 			const char *eq = strchr(v, '=');
@@ -279,7 +281,7 @@ int cmd_boot(int argc, char **argv)
 	{
 		struct guest_settings gs = {
 			.fs = fs, .mkfs_opts = mkfs, .mount_opts = mnt, .sysctls = sysctls,
-			.workload = workload, .knobs = knobs, .port = "kcanary",
+			.workload = workload, .knobs = knobs, .port = "kcanary", .extra = extra,
 		};
 		if ((r = image_cmdline(&cmdline, &gs, err, sizeof(err))))
 			goto run_failed;

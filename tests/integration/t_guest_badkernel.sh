@@ -29,4 +29,19 @@ run=$(q "SELECT max(id) FROM runs")
 q "SELECT error FROM runs WHERE id = $run" | grep -q "^the kernel did not boot: the guest stopped after .* without running /init (is '$HOME_DIR/truncated-vmlinuz' a working kernel" ||
 	fail "run $run: error is '$(q "SELECT error FROM runs WHERE id = $run")'"
 echo "   truncated kernel failed after $(( $(date +%s) - start )) s"
-echo "bad kernel: both corrupt images fail their runs with a clear message"
+echo "   both corrupt images fail their runs with a clear message"
+
+# A kernel that panics (no init to run): 'kernel-panic' with the panic line.
+$KC boot --kernel "$KERNEL" --set measure_s=5 --append rdinit=/nonexistent --watchdog 120s \
+	> "$HOME_DIR/out" 2> "$HOME_DIR/err.3"
+rc=$?
+cat "$HOME_DIR/out"
+[ $rc = 1 ] || fail "kcanary boot of a panicking kernel exited $rc, expected 1"
+run=$(q "SELECT max(id) FROM runs")
+[ "$(q "SELECT status FROM runs WHERE id = $run")" = kernel-panic ] ||
+	fail "run $run: $(q "SELECT status, error FROM runs WHERE id = $run")"
+q "SELECT error FROM runs WHERE id = $run" | grep -q "^Kernel panic - not syncing: VFS: Unable to mount root fs" ||
+	fail "run $run: error is '$(q "SELECT error FROM runs WHERE id = $run")'"
+q "SELECT console_tail FROM runs WHERE id = $run" | grep -q "Kernel panic - not syncing" ||
+	fail "run $run: console tail lacks the panic"
+echo "panicking kernel: run stored as kernel-panic with the panic line"
