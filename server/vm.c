@@ -31,6 +31,7 @@ struct vm_domain {
 
 struct vm_conn {
 	virConnectPtr c;
+	int refs;                 /* the owner, and the event callback while registered */
 	int cb_id;
 	bool close_cb;
 	pthread_mutex_t lock;     /* guards doms (the event thread reads it) */
@@ -287,6 +288,22 @@ static void close_cb(virConnectPtr c, int reason, void *opaque)
 
 /* ---- connection ---- */
 
+/* The lifecycle callback may be running on the event thread while the
+ * owner closes the connection: libvirt calls cb_free once it never will
+ * again, and the last reference frees the struct. */
+static void conn_unref(struct vm_conn *c)
+{
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+	}
+}
+
+static void cb_free(void *opaque)
+{
+	conn_unref(opaque);
+}
+
 int vm_conn_open(struct vm_conn **out, const char *uri, char *err, size_t err_size)
 {
 	struct vm_conn *c;
@@ -299,6 +316,7 @@ int vm_conn_open(struct vm_conn **out, const char *uri, char *err, size_t err_si
 		uri = vm_default_uri();
 	c = xcalloc(1, sizeof(*c));
 	pthread_mutex_init(&c->lock, NULL);
+	c->refs = 1;
 	c->cb_id = -1;
 	c->c = virConnectOpen(uri);
 	if (!c->c) {
@@ -314,14 +332,19 @@ int vm_conn_open(struct vm_conn **out, const char *uri, char *err, size_t err_si
 	}
 	/* Keepalive lets a dead daemon be noticed (close callback). */
 	virConnectSetKeepAlive(c->c, 5, 3);
+	__atomic_add_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
 	c->cb_id = virConnectDomainEventRegisterAny(c->c, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-						    VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), c, NULL);
+						    VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), c, cb_free);
 	if (c->cb_id < 0) {
+		__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
 		int r = fail(err, err_size, -EIO, "cannot subscribe to domain events at '%s': %s",
 			     uri, virt_msg());
 		vm_conn_close(c);
 		return r;
 	}
+	/* No free callback: libvirt runs the close callback under the lock
+	 * that virConnectUnregisterCloseCallback() takes, so once that returns
+	 * it is not running (and it does not call a free callback there). */
 	c->close_cb = virConnectRegisterCloseCallback(c->c, close_cb, c, NULL) == 0;
 	*out = c;
 	return 0;
@@ -336,8 +359,7 @@ void vm_conn_close(struct vm_conn *c)
 	if (c->close_cb)
 		virConnectUnregisterCloseCallback(c->c, close_cb);
 	virConnectClose(c->c);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
+	conn_unref(c);
 }
 
 int vm_conn_driver(struct vm_conn *c, char *name, size_t name_size,
