@@ -77,14 +77,14 @@ int db_run_set_guest(struct db *db, int64_t run_id, const char *accel,
 	return r;
 }
 
-int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail)
+static int set_text(struct db *db, int64_t run_id, const char *sql, const char *text)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "UPDATE runs SET console_tail = ?1 WHERE id = ?2")))
+	if ((r = db_prepare(db, &st, sql)))
 		return r;
-	db_bind_text_or_null(st, 1, tail);
+	db_bind_text_or_null(st, 1, text);
 	sqlite3_bind_int64(st, 2, run_id);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		r = db_fail(db, "update run");
@@ -92,4 +92,14 @@ int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail)
 		r = -ENOENT;
 	sqlite3_finalize(st);
 	return r;
+}
+
+int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json)
+{
+	return set_text(db, run_id, "UPDATE runs SET guest_json = ?1 WHERE id = ?2", json);
+}
+
+int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail)
+{
+	return set_text(db, run_id, "UPDATE runs SET console_tail = ?1 WHERE id = ?2", tail);
 }

@@ -25,6 +25,10 @@ int db_kernel_prebuilt(struct db *db, int64_t *out_id, const char *image_path,
 int db_run_set_guest(struct db *db, int64_t run_id, const char *accel,
 		     const char *console_log_path, int64_t kernel_id);
 
+/* db_run_set_guest_json - store how the run's guest was booted (a JSON
+ * object as text; schema/003_guest.sql lists its fields). */
+int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json);
+
 /* db_run_set_console_tail - keep the console's last lines with the run. */
 int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail);
 

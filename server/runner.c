@@ -13,6 +13,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "db_guest.h"
 #include "ingest.h"
 #include "log.h"
@@ -275,6 +277,7 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 {
 	char err[1024] = "", name[96];
 	char *run_dir = NULL, *console = NULL, *disk = NULL, *sock_path = NULL;
+	uint64_t disk_bytes = o->disk_bytes ? o->disk_bytes : 4ULL << 30;
 	char *xml = NULL, *tail = NULL;
 	struct vm_conn *conn = NULL;
 	struct vm_domain *dom = NULL;
@@ -310,7 +313,7 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 	}
 	unlink(console);
 	unlink(sock_path);
-	if ((r = make_disk(disk, o->disk_bytes ? o->disk_bytes : 4ULL << 30))) {
+	if ((r = make_disk(disk, disk_bytes))) {
 		snprintf(err, sizeof(err), "cannot create scratch disk '%s': %s", disk, strerror(-r));
 		goto fail;
 	}
@@ -330,6 +333,26 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 	};
 	if (vm_domain_xml(&xml, &spec, err, sizeof(err)))
 		goto fail;
+	{
+		json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:f}",
+				      "uri", o->uri ? o->uri : vm_default_uri(), "domain", name,
+				      "accel", vm_accel_name(o->accel), "kernel", o->kernel,
+				      "initrd", o->initrd, "cmdline", o->cmdline,
+				      "vcpus", (int)spec.vcpus, "memory_mib", (json_int_t)spec.memory_mib,
+				      "disk_bytes", (json_int_t)disk_bytes,
+				      "watchdog_s", o->watchdog_s);
+		char *text = g ? json_dumps(g, JSON_COMPACT) : NULL;
+
+		r = text ? db_run_set_guest_json(db, run_id, text) : 0;
+		free(text);
+		json_decref(g);
+		if (r) {
+			snprintf(out->error, sizeof(out->error), "cannot update run %lld: %s",
+				 (long long)run_id, db_errmsg(db));
+			store_rc = r;
+			goto out;
+		}
+	}
 	if (vm_conn_open(&conn, o->uri, err, sizeof(err)))
 		goto fail;
 

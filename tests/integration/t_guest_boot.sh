@@ -35,6 +35,8 @@ for fs in ext4 xfs; do
 	[ -z "$bad" ] || fail "run $run: knobs differ from the agent's hello: $bad"
 	[ "$(q "SELECT count(*) FROM json_each((SELECT params_json FROM runs WHERE id = $run))")" = 6 ] ||
 		fail "run $run: expected 6 stored knobs: $(q "SELECT params_json FROM runs WHERE id = $run")"
+	q "SELECT json_extract(guest_json, '$.cmdline') FROM runs WHERE id = $run" | grep -q " kc.fs=$fs " ||
+		fail "run $run: guest_json lacks the command line: $(q "SELECT guest_json FROM runs WHERE id = $run")"
 	q "SELECT console_tail FROM runs WHERE id = $run" | grep -q "kcanary-init: \[[0-9.]*\] powering off" ||
 		fail "run $run: console tail lacks the power-off line"
 	[ -s "$(q "SELECT console_log_path FROM runs WHERE id = $run")" ] || fail "run $run: no console log"

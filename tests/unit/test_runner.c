@@ -190,6 +190,12 @@ static void test_watchdog_destroys(void **state)
 	assert_run(fx->db, run, "status = 'timeout' AND error LIKE 'watchdog:%' AND accel = 'tcg'"
 		   " AND console_log_path LIKE '%/runs/%/console.log' AND finished_at IS NOT NULL");
 	assert_true(fx->name[0]);
+	assert_run(fx->db, run, "json_extract(guest_json, '$.cmdline') = 'console=ttyS0'"
+		   " AND json_extract(guest_json, '$.uri') = 'test:///default'"
+		   " AND json_extract(guest_json, '$.vcpus') = 2"
+		   " AND json_extract(guest_json, '$.memory_mib') = 2048"
+		   " AND json_extract(guest_json, '$.disk_bytes') = 67108864"
+		   " AND json_extract(guest_json, '$.domain') LIKE 'kcanary-r%'");
 	assert_domain_gone(fx->name);
 	assert_files_removed(fx, run);
 }
