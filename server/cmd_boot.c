@@ -63,23 +63,6 @@ static void usage(FILE *f)
 		RUNNER_TAIL_LINES);
 }
 
-/* kcanary-agent beside this binary, or $KCANARY_AGENT. */
-static char *default_agent(void)
-{
-	const char *env = getenv("KCANARY_AGENT");
-	char self[4096];
-	ssize_t n;
-
-	if (env && *env)
-		return xstrdup(env);
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return xstrdup("kcanary-agent");
-	self[n] = '\0';
-	*(strrchr(self, '/') + 1) = '\0';
-	return xasprintf("%skcanary-agent", self);
-}
-
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -286,7 +269,7 @@ int cmd_boot(int argc, char **argv)
 		if ((r = image_cmdline(&cmdline, &gs, err, sizeof(err))))
 			goto run_failed;
 	}
-	agent = agent_arg ? xstrdup(agent_arg) : default_agent();
+	agent = agent_arg ? xstrdup(agent_arg) : image_default_agent();
 	{
 		struct image_spec is = { .home = home, .agent_path = agent, .modules_dir = modules_dir };
 		if ((r = image_build(&initrd, &is, err, sizeof(err))))

@@ -48,21 +48,6 @@ static char *default_kernel(void)
 	return best;
 }
 
-static char *agent_path(void)
-{
-	const char *env = getenv("KCANARY_AGENT");
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (env && *env)
-		return xstrdup(env);
-	if (n <= 0)
-		return xstrdup("kcanary-agent");
-	self[n] = '\0';
-	*(strrchr(self, '/') + 1) = '\0';
-	return xasprintf("%skcanary-agent", self);
-}
-
 /* Start a paused domain with a channel and connect to its socket. */
 static void check_channel(struct vm_conn *conn, enum vm_accel accel, const char *kernel,
 			  const char *home)
@@ -197,7 +182,7 @@ int cmd_doctor(int argc, char **argv)
 			free(q);
 		}
 	}
-	agent = agent_path();
+	agent = image_default_agent();
 	report(access(agent, X_OK) == 0, "agent", agent,
 	       access(agent, X_OK) ? "run 'make' (builds build/kcanary-agent) or set $KCANARY_AGENT" : NULL);
 

@@ -47,6 +47,22 @@ static int fail(char *err, size_t size, int code, const char *fmt, ...)
 	return code;
 }
 
+char *image_default_agent(void)
+{
+	const char *env = getenv("KCANARY_AGENT");
+	char self[4096];
+	ssize_t n;
+
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return xstrdup("kcanary-agent");
+	self[n] = '\0';
+	*(strrchr(self, '/') + 1) = '\0';
+	return xasprintf("%skcanary-agent", self);
+}
+
 /* ---- kernel release from the bzImage header ---- */
 
 int image_kernel_release(char *out, size_t size, const char *path,

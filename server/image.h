@@ -106,6 +106,10 @@ int image_cmdline(char **out, const struct guest_settings *settings,
 int image_kernel_release(char *out, size_t size, const char *path,
 			 char *err, size_t err_size);
 
+/* image_default_agent - the kcanary-agent to put in images: $KCANARY_AGENT,
+ * else the one beside the running kcanary binary. New string; caller frees. */
+char *image_default_agent(void);
+
 /* The /init script compiled into kcanary (kernels/init), NUL-terminated. */
 extern const char image_init_script[];
 
