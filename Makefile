@@ -4,6 +4,7 @@
 #   make test       what CI runs: unit tests, then integration tests
 #   make test-asan  the unit tests under -fsanitize=address,undefined
 #   make bench      benchmarks (numbers go into closing notes)
+#   make bench-bisect  the bisection strategies on simulated histories
 #   make deps       apt-get every build, test and run dependency (root)
 #
 # Sources are found by wildcard: a new server/foo.c is linked into
@@ -14,6 +15,7 @@ CC ?= cc
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
+comma := ,
 SANITIZE ?=
 ifeq ($(SANITIZE),)
 B := build
@@ -22,10 +24,9 @@ else
 B := build-$(subst $(comma),-,$(SANITIZE))
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-comma := ,
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
-SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih
+SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle gmime-3.0
 AGENT_PKGS  := libbpf jansson libcurl zlib
 TEST_PKGS   := cmocka
 
@@ -68,7 +69,7 @@ NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/de
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all test unit integration test-asan bench deps clean check-kernel fuzz-%
+.PHONY: all test unit integration test-asan bench bench-bisect deps clean check-kernel fuzz-%
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -152,9 +153,16 @@ test-asan:
 bench: all
 	$(Q)B=$(B) sh bench/run.sh
 
+# The bisection simulator alone (also part of make bench).
+bench-bisect: all
+	$(Q)B=$(B) sh bench/b_bisect.sh
+
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKGS)
+	@# Debian's npm (the browser test's npm ci), unless the installed nodejs
+	@# already bundles one (NodeSource's conflicts with Debian's npm).
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends npm
 
 # libFuzzer targets: make fuzz-ingest [FUZZ_SECONDS=600]. The corpus in
 # tests/fuzz/<name>/ is kept; new inputs land in build-fuzz/corpus-<name>.
@@ -177,9 +185,37 @@ clean:
 DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libvirt-dev \
 	libbpf-dev libelf-dev zlib1g-dev libmicrohttpd-dev libjansson-dev \
-	libinih-dev libcmocka-dev \
+	libinih-dev libcmocka-dev nettle-dev libgmime-3.0-dev chromium nodejs \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# libFuzzer over the mail → series parser (clang; not part of make test).
+#   make fuzz-mbox FUZZ_SECONDS=600
+# New inputs go to build-fuzz/corpus-mbox; `make fuzz-mbox-merge` folds the
+# ones that add coverage into the kept corpus tests/fuzz/mbox/.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_B := build-fuzz
+FUZZ_SRCS := server/mbox.c server/series.c server/util.c server/log.c tests/fuzz/fuzz_mbox.c
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -g -O1 -std=gnu11 $(WARN) -D_GNU_SOURCE -Iserver \
+	$(shell $(PKG_CONFIG) --cflags gmime-3.0)
+.PHONY: fuzz-mbox fuzz-mbox-merge
+
+$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/util.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(shell $(PKG_CONFIG) --libs gmime-3.0)
+
+fuzz-mbox: $(FUZZ_B)/fuzz_mbox
+	@mkdir -p $(FUZZ_B)/corpus-mbox
+	$(FUZZ_B)/fuzz_mbox -max_total_time=$(FUZZ_SECONDS) -max_len=48000 -rss_limit_mb=2048 \
+		-timeout=10 -dict=tests/fuzz/mbox.dict -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_B)/ \
+		$(FUZZ_B)/corpus-mbox tests/fuzz/mbox tests/fixtures/mail
+
+fuzz-mbox-merge: $(FUZZ_B)/fuzz_mbox
+	@mkdir -p $(FUZZ_B)/merged-mbox
+	$(FUZZ_B)/fuzz_mbox -merge=1 -max_len=48000 $(FUZZ_B)/merged-mbox tests/fuzz/mbox $(FUZZ_B)/corpus-mbox

@@ -66,8 +66,10 @@ int probes_snap(struct probes *p, struct probe_snap *out);
 uint64_t probe_snap_ret(const struct probe_snap *s, int v);
 
 /*
- * probes_emit - write `probe` records at t for every counter that changed
- * since the last call (all of them on the first call). NULL p is a no-op.
+ * probes_emit - write `probe` records at t for every counter (cumulative
+ * counts, each return value of cgroup_writeback_by_id seen so far; not
+ * PC_BDP_PAUSE_MS_MAX, a maximum, which workloads put in their summary).
+ * NULL p is a no-op.
  */
 int probes_emit(struct probes *p, struct rec_out *r, double t);
 

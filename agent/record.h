@@ -9,11 +9,13 @@
  *
  * Records (times t are seconds since the workload started):
  *   hello    agent_version, kernel_release, host, workload, dir, fs_type,
- *            mount_options, params {knob: text as given or default}
+ *            mount_options, params {knob: text as given or default, every
+ *            knob}, probes ("loaded", "partial", "unavailable", "not
+ *            loaded"), startup_s (agent start to this record)
  *   phase    t, name
  *   sample   t, metric, value
  *   probe    t, name, key, count (cumulative since the probes loaded)
- *   probes_unavailable  t, missing [names], reason
+ *   probes_unavailable  t, missing ("name,name"), reason
  *   summary  metrics {name: number}, probes [{name, key, count}]
  *   done     status ("ok")
  *   error    message

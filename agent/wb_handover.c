@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,7 +65,7 @@ static const struct knob_def knobs[] = {
 	{ "io_toggle", KNOB_BOOL, "", "0", "disable io on the old writer's parent so its wb is killed, then create a file from old (the takeover; patch 3's scenario)", NULL },
 	{ "settle_s", KNOB_SECONDS, "s", "3", "pause between removing the old cgroup and starting the new writer (the recipe's sleep 3)", NULL },
 	{ "pod_hop", KNOB_SECONDS, "s", "0", "new writer in a new pod beside the old one; the old pod is removed this long after the new writer starts (0: same pod)", NULL },
-	{ "measure_s", KNOB_SECONDS, "s", "120", "how long the new writer runs while lag is sampled", NULL },
+	{ "measure_s", KNOB_SECONDS, "s", "120", "how long the new writer runs; lag is sampled once a second from its start", NULL },
 };
 
 #define POD_NAME "kcanary-wb"
@@ -265,7 +266,7 @@ static int child_status(struct wb_run *w, const char *what, int status)
 
 /*
  * Run a paced writer in cg for duration_s, sampling its lag every second
- * of workload time as `metric`. With hop_s > 0, remove pod-a that long
+ * from its start as `metric` (t in the records is workload time). With hop_s > 0, remove pod-a that long
  * after the start. The writer stops by itself at the end; one still
  * blocked in write() a second later is killed (its lag has been sampled).
  */
@@ -295,22 +296,21 @@ static int run_writer(struct wb_run *w, const char *cg, char prefix, double dura
 	if (w->child < 0)
 		return fail(w, w->child, "cannot fork the %s writer: %s", metric, strerror(-w->child));
 	for (long k = 1;; k++) {
-		/* samples at whole seconds of workload time */
-		double tick = ctx->t0_s + ceil(start - ctx->t0_s) + (double)(k - 1);
+		/* one sample per second of the writer's time, the last one at
+		 * its end: measure_s samples, each standing for one second */
+		double tick = start + (double)k;
 		uint64_t written;
 		pid_t r;
 
-		if (tick <= start)
-			continue;
-		if (tick > end)
+		if (tick > end + 1e-6)
 			break;
 		ret = wl_sleep_until(ctx, tick);
 		if (ret < 0)
 			goto out;
 		written = atomic_load(&w->shm->written);
 		lag_stats_add(stats, pace_lag_s(&p, tick, written));
+		/* (wl_sleep_until() has emitted the probe records of this tick) */
 		rec_sample(ctx->rec, tick - ctx->t0_s, metric, rec_ms(pace_lag_s(&p, tick, written)));
-		probes_emit(ctx->probes, ctx->rec, tick - ctx->t0_s);
 		if (hop_s > 0 && !w->pod_a_removed && tick - start >= hop_s) {
 			phase(w, "pod_removed");
 			cg_remove_tree(w->pod_a, 10.0);
@@ -482,7 +482,9 @@ static int emit_summary(struct wb_run *w)
 		json_object_set_new(metrics, "bdp_pause_ms_max", json_integer((json_int_t)s.counters[PC_BDP_PAUSE_MS_MAX]));
 		json_object_set_new(metrics, "flush_foreign", json_integer((json_int_t)s.counters[PC_FLUSH_FOREIGN]));
 		json_object_set_new(metrics, "inode_switch_wbs", json_integer((json_int_t)s.counters[PC_INODE_SWITCH_WBS]));
+		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "balance_dirty_pages", "key", "events", "count", (json_int_t)s.counters[PC_BDP_EVENTS]));
 		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "balance_dirty_pages", "key", "pauses", "count", (json_int_t)s.counters[PC_BDP_PAUSES]));
+		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "balance_dirty_pages", "key", "pause_ms_total", "count", (json_int_t)s.counters[PC_BDP_PAUSE_MS_TOTAL]));
 		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "flush_foreign", "key", "count", "count", (json_int_t)s.counters[PC_FLUSH_FOREIGN]));
 		json_array_append_new(probes, json_pack("{s:s, s:s, s:I}", "name", "inode_switch_wbs", "key", "count", "count", (json_int_t)s.counters[PC_INODE_SWITCH_WBS]));
 	}

@@ -112,6 +112,16 @@ int db_run_set_status(struct db *db, int64_t run_id, const char *status,
 		      const char *error);
 
 
+/*
+ * db_job_interrupt_running - after a coordinator died: every run of job
+ * left 'running' becomes 'interrupted' (its samples stay) and a fresh
+ * pending run of the same variant and cell is added at the end of the run
+ * order with the next repeat index, so finished runs are never redone.
+ * The ids of the interrupted runs go to *out (caller frees; may be NULL
+ * when *n is 0). One transaction.
+ */
+int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n);
+
 /* ---- record writer for one run (db_writer.c), used by ingest.c ---- */
 
 /*

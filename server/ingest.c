@@ -94,8 +94,27 @@ static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
 		if (r && r != -EEXIST)
 			return r;
 	}
-	/* optional final probe counts: {"name": {"key": count, ...}, ...} */
-	if (json_is_object(probes)) {
+	/* optional final probe counts, as [{"name":…,"key":…,"count":…}, …]
+	 * (what kcanary-agent sends) or {"name": {"key": count, …}, …} */
+	if (json_is_array(probes)) {
+		size_t i;
+		json_array_foreach(probes, i, v) {
+			const char *name = get_str(v, "name");
+			json_t *key = json_object_get(v, "key"), *count = json_object_get(v, "count");
+			char keybuf[32];
+			const char *ks = json_string_value(key);
+			if (json_is_integer(key)) {
+				snprintf(keybuf, sizeof(keybuf), "%" JSON_INTEGER_FORMAT,
+					 json_integer_value(key));
+				ks = keybuf;
+			}
+			if (!name || !json_is_integer(count))
+				continue;
+			if ((r = db_writer_probe(in->w, NAN, name, ks ? ks : "", json_integer_value(count))))
+				return r;
+			in->st.probes++;
+		}
+	} else if (json_is_object(probes)) {
 		const char *pk;
 		json_t *pv;
 		json_object_foreach(probes, k, v) {

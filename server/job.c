@@ -185,9 +185,22 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	return 0;
 }
 
+/* Job specs are stored as JSON, whose strings are UTF-8: refuse anything
+ * else at the door rather than lose it on the way to the store. */
+static bool is_utf8(const char *s)
+{
+	json_t *j = json_string(s);
+	json_decref(j);
+	return j != NULL;
+}
+
 int job_spec_set(struct job_spec *s, const char *section, const char *key,
 		 const char *value, struct buf *err)
 {
+	if (!is_utf8(key) || !is_utf8(value)) {
+		buf_printf(err, "key or value in [%s] is not valid UTF-8", section);
+		return -EINVAL;
+	}
 	if (!strcmp(section, "job"))
 		return set_job_key(s, key, value, err);
 	if (!strcmp(section, "workload")) {

@@ -124,6 +124,26 @@ static void test_jobs_variants_runs(void **state)
 	assert_float_equal(v, 2.5, 1e-9);
 	free(vname);
 	free(cell);
+
+	/* resume: the running run is interrupted (samples kept) and a fresh
+	 * repeat goes to the end of the run order */
+	int64_t *ids = NULL;
+	size_t nids = 0;
+	assert_int_equal(db_job_interrupt_running(db, job, &ids, &nids), 0);
+	assert_int_equal(nids, 1);
+	assert_int_equal(ids[0], r2);
+	free(ids);
+	int64_t cnt;
+	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM runs WHERE status = 'interrupted'"
+		" AND id = 2 AND finished_at IS NOT NULL", NULL), 0);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM samples WHERE run_id = 2", NULL), 0);
+	assert_int_equal(cnt, 2);
+	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM runs WHERE status = 'pending'"
+		" AND repeat_idx = 3 AND cell = 'fs=ext4' AND seq = 3", NULL), 0);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(db_job_interrupt_running(db, job, &ids, &nids), 0);
+	assert_int_equal(nids, 0);
 	db_close(db);
 	free(path);
 }

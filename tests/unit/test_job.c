@@ -99,6 +99,9 @@ static void test_errors_name_key_and_line(void **state)
 	expect_error("[job]\nrepeat = three\n", "job.ini:2: 'repeat' must be a whole number >= 1");
 	expect_error("[job]\nbase = v1\nthis line is not ini\n", "job.ini:3: expected 'key = value'");
 	expect_error("[job]\nseries = a.mbox\n", "a series needs a kernel tree and a base");
+	/* found by fuzz_job: a value that is not UTF-8 cannot be stored as JSON */
+	expect_error("[job]\nbase = v1\n[matrix]\nfs = ext4\xef\x02\n",
+		     "job.ini:4: key or value in [matrix] is not valid UTF-8");
 	expect_error("[job]\nrepeat = 2\n", "nothing to compare");
 	/* 2 variants x 101 x 10 cells x 5 repeats = 10,100 runs */
 	expect_error("[job]\nbase = v1\ntree = /t\nseries = a.mbox\nrepeat = 5\n[matrix]\n"
