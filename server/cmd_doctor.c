@@ -148,6 +148,7 @@ int cmd_doctor(int argc, char **argv)
 		       "host; use a machine with VT-x/AMD-V and a readable /dev/kvm for those");
 
 	if (vm_conn_open(&conn, uri, err, sizeof(err))) {
+		err[strcspn(err, "\n")] = '\0';  /* the hint is the fix below */
 		report(false, "libvirt", err,
 		       "start a daemon: sudo tools/libvirtd-up.sh (or set $KCANARY_LIBVIRT_URI)");
 	} else {
