@@ -46,7 +46,7 @@ TEST_LIBS     := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 COMMON_SRCS := server/log.c server/util.c
 
 SERVER_SRCS := $(filter-out server/main.c $(COMMON_SRCS),$(wildcard server/*.c))
-SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o
+SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o $(B)/gen/init_script.o
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(B)/%.o)
 AGENT_SRCS  := $(filter-out agent/main.c $(wildcard agent/*.bpf.c),$(wildcard agent/*.c))
 AGENT_OBJS  := $(AGENT_SRCS:%.c=$(B)/%.o)
@@ -85,6 +85,15 @@ $(B)/gen/schema_sql.c: $(SCHEMA) tools/embed-schema.sh
 	$(Q)sh tools/embed-schema.sh $(SCHEMA) > $@
 
 $(B)/gen/schema_sql.o: $(B)/gen/schema_sql.c
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The guest's /init is compiled in too (server/image.h).
+$(B)/gen/init_script.c: kernels/init tools/embed-file.sh
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)sh tools/embed-file.sh image_init_script kernels/init > $@
+
+$(B)/gen/init_script.o: $(B)/gen/init_script.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 ifeq ($(NO_PROBES),1)

@@ -32,6 +32,8 @@ int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_boot(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);

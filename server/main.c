@@ -17,6 +17,8 @@
 const struct cmd commands[] = {
 	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
 	{ "report",  cmd_report,  "print a job's cover-letter table" },
+	{ "boot",    cmd_boot,    "boot a kernel in a guest and store one run" },
+	{ "doctor",  cmd_doctor,  "check KVM, libvirt, the channel and the images" },
 	{ "jobs",    cmd_jobs,    "list jobs with their progress" },
 	{ "status",  cmd_status,  "show a job's progress" },
 	{ "bisect",  cmd_bisect,  "find the commit where a metric changed (replay, simulate)" },
