@@ -32,5 +32,10 @@ int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_series(int argc, char **argv);
+
+/* `kcanary series apply ...` (argv[0] is "apply"): defined with the tree
+ * code; cmd_series.c has a weak default that says it is not built in. */
+int series_cmd_apply(int argc, char **argv);
 
 #endif
