@@ -7,6 +7,7 @@
 
 #include "apply.h"
 #include "log.h"
+#include "series.h"
 #include "util.h"
 
 int patch_range_parse(bool *sel, int m, const char *spec, char *err, size_t errsize)
@@ -181,4 +182,36 @@ void apply_result_print(FILE *f, const struct apply_result *res)
 	}
 	if (*res->branch)
 		fprintf(f, "branch %s at %s\n", res->branch, res->tip);
+}
+
+void apply_series_from(struct apply_series *out, const struct series *s)
+{
+	struct apply_patch *v = xcalloc(s->npatches ? s->npatches : 1, sizeof(*v));
+
+	for (size_t i = 0; i < s->npatches; i++) {
+		const struct patch *p = &s->patches[i];
+
+		v[i].k = p->k;
+		v[i].m = p->m;
+		v[i].subject = p->subject;
+		v[i].author_name = p->author_name;
+		v[i].author_email = p->author_email;
+		v[i].date_s = p->date_s;
+		v[i].tz_offset_min = p->tz_offset_min;
+		v[i].message = p->message;
+		v[i].diff = p->diff;
+		v[i].corrupt = p->corrupt;
+	}
+	out->name = s->name;
+	out->version = s->version;
+	out->npatches = s->npatches;
+	out->patches = v;
+}
+
+void apply_series_view_release(struct apply_series *v)
+{
+	if (!v)
+		return;
+	free((void *)v->patches);
+	memset(v, 0, sizeof(*v));
 }

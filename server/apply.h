@@ -86,4 +86,13 @@ void apply_branch_name(char *out, size_t size, const struct apply_series *s,
  */
 void apply_result_print(FILE *f, const struct apply_result *res);
 
+/*
+ * apply_series_from - the apply view of a parsed revision (series.h):
+ * out's patches array is new (free with apply_series_view_release()), its
+ * strings are borrowed from s, which must outlive it.
+ */
+struct series;
+void apply_series_from(struct apply_series *out, const struct series *s);
+void apply_series_view_release(struct apply_series *v);
+
 #endif

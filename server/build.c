@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,6 +74,7 @@ static char **make_envp(void)
 struct run_ctx {
 	const struct build_spec *spec;
 	int ncc, expected;
+	double cpu_s;           /* user + system seconds of make and its children */
 	double t0, last_draw;
 	bool tty;
 };
@@ -143,8 +145,15 @@ static int run(char *const argv[], const char *dir, int log_fd, struct run_ctx *
 		free(line);
 		fclose(in);
 	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -errno;
+	{
+		struct rusage ru;
+
+		if (wait4(pid, &st, 0, &ru) < 0)
+			return -errno;
+		if (ctx)
+			ctx->cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+				     (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
@@ -486,9 +495,12 @@ int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 				       .tty = spec->progress && isatty(2) };
 
 		log_info("make %s %s bzImage in %s (log: %s)", o_arg, jobs, src, k.build_log_path);
+		dprintf(log_fd, "# kcanary: make -C %s %s %s %s LOCALVERSION= bzImage\n",
+			src, o_arg, jobs, cc_arg);
 		rc = run(mv, NULL, log_fd, &ctx);
 		out->build_s = clock_mono_s() - ctx.t0;
 		out->files_compiled = ctx.ncc;
+		out->cpu_s = ctx.cpu_s;
 		if (ctx.tty)
 			fprintf(stderr, "\r\033[K");
 		free(o_arg);

@@ -35,7 +35,7 @@ struct build_spec {
  * key (config_hash is the git blob id of the merged .config, what `git
  * hash-object .config` prints). ok: an image exists; cache_hit: it was
  * built before and nothing ran. build_s: wall seconds of the make run here
- * (the stored build's seconds on a cache hit). kernel: the kernels row with
+ * (the stored build's seconds on a cache hit); cpu_s: its CPU seconds. kernel: the kernels row with
  * the artefact paths (bzImage, .config, System.map, build log). error: why
  * not ok (the first compiler error line, "file:line: …" with the tree
  * prefix removed; missing options; a failed config step); where: the
@@ -46,6 +46,9 @@ struct build_result {
 	char config_hash[KC_OID_HEX];
 	bool ok, cache_hit;
 	double build_s;
+	double cpu_s;                  /* user + system seconds of the make run: a
+					* measure of the work that does not depend
+					* on how busy the machine was */
 	int files_compiled;
 	struct db_kernel kernel;
 	char *build_dir;

@@ -33,6 +33,8 @@ int cmd_version(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_series(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_build(int argc, char **argv);
 
 /* `kcanary series apply ...` (argv[0] is "apply"): defined with the tree
  * code; cmd_series.c has a weak default that says it is not built in. */

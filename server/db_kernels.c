@@ -130,3 +130,36 @@ void db_kernel_release(struct db_kernel *k)
 	free(k->build_error);
 	memset(k, 0, sizeof(*k));
 }
+
+int db_variant_set_build(struct db *db, int64_t variant_id, const char *base_rev,
+			 const char *commit_oid, const char *patches, int64_t kernel_id,
+			 const char *status, const char *error)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE variants SET base_rev = ?, commit_oid = ?, patches = ?,"
+			    " kernel_id = ?, status = ?, error = ? WHERE id = ?")))
+		return r;
+	db_bind_text_or_null(st, 1, base_rev);
+	db_bind_text_or_null(st, 2, commit_oid);
+	db_bind_text_or_null(st, 3, patches);
+	if (kernel_id > 0)
+		sqlite3_bind_int64(st, 4, kernel_id);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_text(st, 5, status, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 6, error);
+	sqlite3_bind_int64(st, 7, variant_id);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		r = db_fail(db, "update variant");
+		if (sqlite3_extended_errcode(db->h) == SQLITE_CONSTRAINT_CHECK)
+			r = -EINVAL;
+	} else if (sqlite3_changes(db->h) == 0) {
+		snprintf(db->err, sizeof(db->err), "no variant with id %lld", (long long)variant_id);
+		r = -ENOENT;
+	}
+	sqlite3_finalize(st);
+	return r;
+}

@@ -39,4 +39,15 @@ int db_kernel_finish(struct db *db, int64_t id, const char *status,
 
 void db_kernel_release(struct db_kernel *k);
 
+/*
+ * db_variant_set_build - a variant's tree and build outcome: the base as
+ * given, the commit built (may be NULL when nothing was), the patch subset
+ * (may be NULL), the kernel row (0 for none), status (pending, ok,
+ * apply-failed, build-failed) and error (may be NULL). -EINVAL for a status
+ * outside that set, -ENOENT for no such variant.
+ */
+int db_variant_set_build(struct db *db, int64_t variant_id, const char *base_rev,
+			 const char *commit_oid, const char *patches, int64_t kernel_id,
+			 const char *status, const char *error);
+
 #endif

@@ -992,6 +992,9 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 	if (!p->diff || !strstr(p->diff, "diff --git "))
 		return set_err(-EINVAL, "patch %d/%d '%s' has no diff", p->k, p->m,
 			       p->subject ? p->subject : "");
+	if (p->corrupt)
+		return set_err(-EBADMSG, "corrupt patch %d/%d '%s': %s", p->k, p->m,
+			       p->subject ? p->subject : "", p->corrupt);
 	if ((ret = lookup_commit(r, &parent, parent_hex)))
 		return ret;
 	if (git_commit_tree(&tree, parent) < 0) {

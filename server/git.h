@@ -111,6 +111,8 @@ struct apply_patch {
 	int tz_offset_min;
 	const char *message;
 	const char *diff;
+	const char *corrupt;   /* NULL, or why the parser found the diff
+				* damaged: the patch is refused with it */
 };
 
 /*

@@ -18,6 +18,8 @@ const struct cmd commands[] = {
 	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
 	{ "report",  cmd_report,  "print a job's cover-letter table" },
 	{ "series",  cmd_series,  "show (or apply) patch series read from mail" },
+	{ "tree",    cmd_tree,    "import a source release into a kernel tree, resolve revisions" },
+	{ "build",   cmd_build,   "build the base and each series revision: one kernel per variant" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },
 	{ NULL, NULL, NULL },

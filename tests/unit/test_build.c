@@ -79,7 +79,7 @@ static char *patch_commit(struct fx *fx, const char *file, int at, const char *o
 	char *d = xasprintf("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -%d +%d,2 @@\n-%s\n+%s\n+%s\n",
 			    file, file, file, file, at, at, old, old, new_line);
 	struct apply_patch p = { 1, 1, "test change", "Dev One", "dev1@example.org",
-				 1700000000, 0, "test change\n", d };
+				 1700000000, 0, "test change\n", d, NULL };
 
 	if (repo_apply_patch(fx->r, c, fx->base, &p, NULL))
 		fail_msg("apply: %s", repo_errmsg());

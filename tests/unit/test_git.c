@@ -124,7 +124,7 @@ static void test_resolve(void **state)
 	struct apply_patch p = { 1, 1, "mm: change v10", "Dev One", "dev1@example.org",
 		1700000000, 60, "mm: change v10\n\nBody.\n",
 		"diff --git a/src/mm.c b/src/mm.c\n--- a/src/mm.c\n+++ b/src/mm.c\n"
-		"@@ -9,3 +9,3 @@\n int v9 = 9;\n-int v10 = 10;\n+int v10 = 100;\n int v11 = 11;\n" };
+		"@@ -9,3 +9,3 @@\n int v9 = 9;\n-int v10 = 10;\n+int v10 = 100;\n int v11 = 11;\n", NULL };
 	char other[KC_OID_HEX];
 	assert_int_equal(repo_apply_patch(fx->r, other, fx->base, &p, NULL), 0);
 	assert_int_equal(repo_branch_set(fx->r, "v1.2.3", other), 0);
@@ -154,7 +154,7 @@ static void test_resolve(void **state)
 	buf_printf(&diff, "diff --git a/c1 b/c1\nnew file mode 100644\n--- /dev/null\n+++ b/c1\n@@ -0,0 +1 @@\n+x%d\n", a);
 	buf_printf(&diff, "diff --git a/c2 b/c2\nnew file mode 100644\n--- /dev/null\n+++ b/c2\n@@ -0,0 +1 @@\n+x%d\n", b);
 	struct apply_patch p2 = { 1, 1, "two blobs", "Dev One", "dev1@example.org", 1700000000, 0,
-				  "two blobs\n", buf_str(&diff) };
+				  "two blobs\n", buf_str(&diff), NULL };
 	assert_int_equal(repo_apply_patch(fx->r, other, fx->base, &p2, NULL), 0);
 	char txt[12];
 	snprintf(txt, sizeof(txt), "x%d\n", a);
@@ -184,7 +184,7 @@ static void test_apply_commit(void **state)
 	struct fx *fx = *state;
 	char *d = mm_patch(7, "int v8 = 8;", "int v10 = 100;");
 	struct apply_patch p = { 1, 3, "mm: make v10 bigger", "Karel Novák", "dev17@example.org",
-		1700000000, -300, "Longer explanation.\n\nSigned-off-by: Karel Novák <dev17@example.org>\n", d };
+		1700000000, -300, "Longer explanation.\n\nSigned-off-by: Karel Novák <dev17@example.org>\n", d, NULL };
 	char c1[KC_OID_HEX], c2[KC_OID_HEX], par[KC_OID_HEX], *author = NULL, *msg = NULL;
 	int64_t t = 0;
 	int tz = 0;
@@ -225,7 +225,7 @@ static void test_apply_offset_but_no_fuzz(void **state)
 	char *off = mm_patch(27, "int v8 = 8;", "int v10 = 100;");
 	char *fuzz = mm_patch(7, "int v8 = 88;", "int v10 = 100;");
 	struct apply_patch p = { 2, 3, "mm: moved hunk", "Dev One", "dev1@example.org",
-				 1700000000, 0, "moved", off };
+				 1700000000, 0, "moved", off, NULL };
 
 	/* header says line 27, the text is at line 7: an offset, applies */
 	assert_int_equal(repo_apply_patch(fx->r, c, fx->base, &p, NULL), 0);
@@ -274,9 +274,9 @@ static void test_series_subset_and_failure(void **state)
 	char *d3 = xasprintf("diff --git a/src/mm.c b/src/mm.c\n--- a/src/mm.c\n+++ b/src/mm.c\n"
 			     "@@ -9,3 +9,3 @@ int v8 = 8;\n int v9 = 9;\n-int v10 = 100;\n+int v10 = 1000;\n int v11 = 11;\n");
 	struct apply_patch ps[3] = {
-		{ 1, 3, "mm: one", "Dev One", "dev1@example.org", 1700000000, 0, "one\n", d1 },
-		{ 2, 3, "mm: two", "Dev One", "dev1@example.org", 1700000060, 0, "two\n", d2 },
-		{ 3, 3, "mm: three", "Dev One", "dev1@example.org", 1700000120, 0, "three\n", d3 },
+		{ 1, 3, "mm: one", "Dev One", "dev1@example.org", 1700000000, 0, "one\n", d1, NULL },
+		{ 2, 3, "mm: two", "Dev One", "dev1@example.org", 1700000060, 0, "two\n", d2, NULL },
+		{ 3, 3, "mm: three", "Dev One", "dev1@example.org", 1700000120, 0, "three\n", d3, NULL },
 	};
 	struct apply_series s = { "mm cleanup", 6, 3, ps };
 	struct apply_result res;
