@@ -129,8 +129,6 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 			goto out;
 		}
 		pr->outcome = APPLY_FAILED;
-		if (!*pr->fail.file && rc == -EBADMSG)
-			snprintf(pr->fail.file, sizeof(pr->fail.file), "(corrupt patch)");
 		out->nfailed++;
 		if (!out->error)
 			out->error = xstrdup(pr->error);
@@ -174,9 +172,12 @@ void apply_result_print(FILE *f, const struct apply_result *res)
 		case APPLY_FAILED:
 			if (*p->fail.hunk)
 				fprintf(f, "failed: %s hunk %s\n", p->fail.file, p->fail.hunk);
-			else
-				fprintf(f, "failed: %s (%s)\n", *p->fail.file ? p->fail.file : "?",
+			else if (*p->fail.file)
+				fprintf(f, "failed: %s (%s)\n", p->fail.file,
 					*p->fail.detail ? p->fail.detail : "does not apply");
+			else
+				fprintf(f, "failed: %s\n", *p->fail.detail ? p->fail.detail
+					: "does not apply");
 			break;
 		}
 	}

@@ -992,6 +992,8 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 	if (!p->diff || !strstr(p->diff, "diff --git "))
 		return set_err(-EINVAL, "patch %d/%d '%s' has no diff", p->k, p->m,
 			       p->subject ? p->subject : "");
+	if (p->corrupt && fail)
+		snprintf(fail->detail, sizeof(fail->detail), "corrupt patch: %s", p->corrupt);
 	if (p->corrupt)
 		return set_err(-EBADMSG, "corrupt patch %d/%d '%s': %s", p->k, p->m,
 			       p->subject ? p->subject : "", p->corrupt);
@@ -1003,6 +1005,8 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 	}
 	rc = apply_text(r, &idx, tree, p->diff, false, &t, &parse_rc);
 	if (parse_rc < 0) {
+		if (fail)
+			snprintf(fail->detail, sizeof(fail->detail), "corrupt patch: %s", gerr());
 		ret = set_err(-EBADMSG, "corrupt patch %d/%d '%s': %s", p->k, p->m,
 			      p->subject ? p->subject : "", gerr());
 		goto out;

@@ -76,11 +76,13 @@ if [ "${SKIP_APPLY:-0}" != 1 ]; then
 	expect C2-base64-singlepart-crlf 1 '^1/1 already applied'
 	expect C3-multipart-mixed-patch-attachment 1 '^1/1 failed: kernel/cgroup/cpuset.c hunk @@'
 	expect C4a-rfc2047-utf8-q-author 0 '^1/1 applied'
-	expect C5-crlf-base64-corrupt-patch 1 '^1/1 failed: .*(corrupt|rstat)'
+	expect C5-crlf-base64-corrupt-patch 1 '^1/1 failed: corrupt patch'
 	expect C6a-base-commit-prereq-series 1 \
 		'^1/4 failed: tools/testing/selftests/cgroup/cgroup_util.h hunk @@' \
 		'^2/4 already applied' '^3/4 already applied' '^4/4 already applied'
-	expect C7a-body-line-From 1 '^2/2 failed: block/blk-iocost.c hunk @@ -32'
+	# C7a is B2's 02.eml alone: the parser refuses a series missing 1/2
+	# (its apply result is B2's 2/2 above)
+	expect C7a-body-line-From 1 'patch 1/2 of .* is missing'
 	expect C7c-embedded-format-patch 1 '^1/1 failed: Documentation/admin-guide/cgroup-v2.rst hunk @@ -12'
 
 	# the seed series, v6: 1/3 fails in fs/fs-writeback.c (6.12.117 has the

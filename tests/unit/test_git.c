@@ -259,6 +259,13 @@ static void test_apply_offset_but_no_fuzz(void **state)
 		 "@@ -1,3 +1,3 @@\n int v1 = 1;\n-int v2 = 2;\n";
 	assert_int_equal(repo_apply_patch(fx->r, c, fx->base, &p, &f), -EBADMSG);
 	assert_non_null(strstr(repo_errmsg(), "corrupt patch 2/3"));
+	assert_non_null(strstr(f.detail, "corrupt patch"));
+	/* the parser found the diff damaged: refused with its reason */
+	p.diff = off;
+	p.corrupt = "corrupt patch at diff line 1: index line joined onto the diff line";
+	assert_int_equal(repo_apply_patch(fx->r, c, fx->base, &p, &f), -EBADMSG);
+	assert_non_null(strstr(f.detail, "index line joined"));
+	assert_non_null(strstr(repo_errmsg(), "index line joined"));
 	free(off);
 	free(fuzz);
 }
