@@ -992,11 +992,13 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 	if (!p->diff || !strstr(p->diff, "diff --git "))
 		return set_err(-EINVAL, "patch %d/%d '%s' has no diff", p->k, p->m,
 			       p->subject ? p->subject : "");
-	if (p->corrupt && fail)
-		snprintf(fail->detail, sizeof(fail->detail), "corrupt patch: %s", p->corrupt);
-	if (p->corrupt)
-		return set_err(-EBADMSG, "corrupt patch %d/%d '%s': %s", p->k, p->m,
-			       p->subject ? p->subject : "", p->corrupt);
+	if (p->corrupt) {
+		const char *pre = strncmp(p->corrupt, "corrupt", 7) ? "corrupt patch: " : "";
+		if (fail)
+			snprintf(fail->detail, sizeof(fail->detail), "%s%s", pre, p->corrupt);
+		return set_err(-EBADMSG, "cannot apply patch %d/%d '%s': %s%s", p->k, p->m,
+			       p->subject ? p->subject : "", pre, p->corrupt);
+	}
 	if ((ret = lookup_commit(r, &parent, parent_hex)))
 		return ret;
 	if (git_commit_tree(&tree, parent) < 0) {
