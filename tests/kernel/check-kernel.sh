@@ -122,6 +122,8 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 		grep -qx "$opt" "$cfg" || { echo "FAIL: $opt not in $cfg"; fails=$((fails + 1)); }
 	done
 	grep -q '^# CONFIG_MODULES is not set' "$cfg" || { echo "FAIL: modules on"; fails=$((fails + 1)); }
+	echo "== boot the base image under TCG"
+	sh tests/kernel/boot-check.sh "$img" || fails=$((fails + 1))
 	echo "== build times"
 	grep -h -E '^base |memcg|wb-dying' /tmp/kc-check-base.txt /tmp/kc-check-memcg.txt \
 		/tmp/kc-check-v6.txt | grep -v '^base .*cached'
