@@ -126,8 +126,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	sh tests/kernel/boot-check.sh "$img" || fails=$((fails + 1))
 	echo "== build times (wall seconds of each variant's make run; cpu = user+sys)"
 	grep -h -E '^(base|some-cleanup-for-memcg|wb-dying-cgwb-flush) ' /tmp/kc-check-base.txt \
-		/tmp/kc-check-memcg.txt /tmp/kc-check-v6.txt | grep -v ' cached ' |
-		awk '{ printf "  %-40s %s %s\n", $1 " " $2 " " ($3 ~ /^[0-9]/ ? $3 : ""), $(NF-2), $(NF-1) }'
+		/tmp/kc-check-memcg.txt /tmp/kc-check-v6.txt | grep -v ' cached '
 	sqlite3 "$KCANARY_HOME/kcanary.db" \
 		"SELECT DISTINCT v.name, printf('%.1f', k.build_s) FROM variants v JOIN kernels k ON k.id = v.kernel_id
 		 WHERE v.job_id > (SELECT max(id) - 3 FROM jobs) ORDER BY v.job_id, v.idx" |
