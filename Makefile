@@ -137,3 +137,31 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# libFuzzer over the mail → series parser (clang; not part of make test).
+#   make fuzz-mbox FUZZ_SECONDS=600
+# New inputs go to build-fuzz/corpus-mbox; `make fuzz-mbox-merge` folds the
+# ones that add coverage into the kept corpus tests/fuzz/mbox/.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_B := build-fuzz
+FUZZ_SRCS := server/mbox.c server/series.c server/util.c server/log.c tests/fuzz/fuzz_mbox.c
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -g -O1 -std=gnu11 $(WARN) -D_GNU_SOURCE -Iserver \
+	$(shell $(PKG_CONFIG) --cflags gmime-3.0)
+.PHONY: fuzz-mbox fuzz-mbox-merge
+
+$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/util.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(shell $(PKG_CONFIG) --libs gmime-3.0)
+
+fuzz-mbox: $(FUZZ_B)/fuzz_mbox
+	@mkdir -p $(FUZZ_B)/corpus-mbox
+	$(FUZZ_B)/fuzz_mbox -max_total_time=$(FUZZ_SECONDS) -max_len=48000 -rss_limit_mb=2048 \
+		-timeout=10 -dict=tests/fuzz/mbox.dict -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_B)/ \
+		$(FUZZ_B)/corpus-mbox tests/fuzz/mbox
+
+fuzz-mbox-merge: $(FUZZ_B)/fuzz_mbox
+	@mkdir -p $(FUZZ_B)/merged-mbox
+	$(FUZZ_B)/fuzz_mbox -merge=1 -max_len=48000 $(FUZZ_B)/merged-mbox tests/fuzz/mbox $(FUZZ_B)/corpus-mbox

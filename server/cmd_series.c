@@ -95,9 +95,47 @@ static void print_text(struct series **v, size_t n)
 	}
 }
 
+/* A JSON string of s; bytes that are not UTF-8 (a diff of a Latin-1 file,
+ * a path) become U+FFFD so that the string is never dropped. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	struct buf b = BUF_INIT;
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (j)
+		return j;
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 :
+			   (*p >> 3) == 30 ? 4 : 0;
+		bool ok = n > 0;
+		for (size_t i = 1; ok && i < n; i++)
+			ok = (p[i] & 0xc0) == 0x80;
+		if (ok && n > 1) {
+			/* no overlong forms, surrogates or values past U+10FFFF */
+			unsigned cp = n == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu) :
+				      n == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu) :
+				      (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 |
+				      (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
+			ok = (n == 2 && cp >= 0x80) || (n == 3 && cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff)) ||
+			     (n == 4 && cp >= 0x10000 && cp <= 0x10ffff);
+		}
+		if (ok) {
+			buf_append(&b, p, n);
+			p += n;
+		} else {
+			buf_puts(&b, "\xef\xbf\xbd");
+			p++;
+		}
+	}
+	j = json_string(buf_str(&b));
+	buf_release(&b);
+	return j ? j : json_string("");
+}
+
 static json_t *jstr_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? jstr(s) : json_null();
 }
 
 static int print_json(struct series **v, size_t n)
@@ -110,32 +148,32 @@ static int print_json(struct series **v, size_t n)
 		const struct series *s = v[i];
 		json_t *pre = json_array(), *patches = json_array();
 		for (size_t j = 0; j < s->nprereq; j++)
-			json_array_append_new(pre, json_string(s->prerequisite_patch_ids[j]));
+			json_array_append_new(pre, jstr(s->prerequisite_patch_ids[j]));
 		for (size_t j = 0; j < s->npatches; j++) {
 			const struct patch *p = &s->patches[j];
 			json_t *files = json_array(), *tr = json_array();
 			for (size_t f = 0; f < p->nfiles; f++)
-				json_array_append_new(files, json_string(p->files[f]));
+				json_array_append_new(files, jstr(p->files[f]));
 			for (size_t t = 0; t < p->ntrailers; t++)
-				json_array_append_new(tr, json_pack("{s:s, s:s}",
-					"key", p->trailers[t].key, "value", p->trailers[t].value));
+				json_array_append_new(tr, json_pack("{s:o, s:o}",
+					"key", jstr(p->trailers[t].key), "value", jstr(p->trailers[t].value)));
 			format_date(date, sizeof(date), p->date_s, p->tz_offset_min, true);
 			json_array_append_new(patches, json_pack(
-				"{s:i, s:i, s:s, s:s, s:s, s:s, s:I, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:s,"
-				" s:s, s:s}",
-				"k", p->k, "m", p->m, "subject", p->subject,
-				"author_name", p->author_name, "author_email", p->author_email,
+				"{s:i, s:i, s:o, s:o, s:o, s:s, s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+				" s:o, s:o}",
+				"k", p->k, "m", p->m, "subject", jstr(p->subject),
+				"author_name", jstr(p->author_name), "author_email", jstr(p->author_email),
 				"date", date, "date_s", (json_int_t)p->date_s,
 				"tz_offset_min", p->tz_offset_min,
-				"message_id", p->message_id, "message", p->message,
+				"message_id", jstr(p->message_id), "message", jstr(p->message),
 				"files", files, "trailers", tr,
 				"warning", jstr_or_null(p->warning), "corrupt", jstr_or_null(p->corrupt),
-				"source", p->source, "notes", p->notes, "diff", p->diff));
+				"source", jstr(p->source), "notes", jstr(p->notes), "diff", jstr(p->diff)));
 		}
 		json_array_append_new(arr, json_pack(
-			"{s:s, s:i, s:b, s:s, s:o, s:o, s:o, s:o, s:o}",
-			"name", s->name, "version", s->version, "rfc", s->rfc,
-			"prefix_tags", s->prefix_tags,
+			"{s:o, s:i, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
+			"name", jstr(s->name), "version", s->version, "rfc", s->rfc,
+			"prefix_tags", jstr(s->prefix_tags),
 			"cover_subject", jstr_or_null(s->cover_subject),
 			"base_commit", jstr_or_null(s->base_commit),
 			"change_id", jstr_or_null(s->change_id),

@@ -289,6 +289,21 @@ static void put_line(struct buf *b, const char *p, size_t n, bool unescape)
 	buf_append(b, p, n);
 }
 
+/* The blank line that ends each message of an mbox (before the next From_
+ * line, or at the end) belongs to the mbox, not to the message. */
+static void drop_mbox_blank(struct buf *msg)
+{
+	size_t n = msg->len;
+
+	if (n >= 2 && msg->ptr[n - 1] == '\n' && msg->ptr[n - 2] == '\n')
+		n--;
+	else if (n >= 4 && !memcmp(msg->ptr + n - 4, "\r\n\r\n", 4))
+		n -= 2;
+	msg->len = n;
+	if (msg->ptr)
+		msg->ptr[n] = '\0';
+}
+
 static int add_message(struct mail ***v, size_t *n, struct buf *msg, size_t line,
 		       const char *name, struct buf *err)
 {
@@ -345,13 +360,7 @@ int mbox_parse(struct mail ***out, size_t *n_out, const char *data, size_t len,
 		}
 		if (sep) {
 			if (in_msg) {
-				/* the blank line before a From_ line belongs to the mbox */
-				if (msg.len && msg.ptr[msg.len - 1] == '\n')
-					msg.len--;
-				if (msg.len && msg.ptr[msg.len - 1] == '\r')
-					msg.len--;
-				if (msg.ptr)
-					msg.ptr[msg.len] = '\0';
+				drop_mbox_blank(&msg);
 				ret = add_message(&v, &n, &msg, start_line, name, err);
 				if (ret < 0)
 					goto out;
@@ -369,8 +378,10 @@ int mbox_parse(struct mail ***out, size_t *n_out, const char *data, size_t len,
 		if (l.next <= len && l.p + l.len < data + len)
 			buf_append(&msg, "\n", 1);
 	}
-	if (in_msg)
+	if (in_msg) {
+		drop_mbox_blank(&msg);
 		ret = add_message(&v, &n, &msg, start_line, name, err);
+	}
 out:
 	buf_release(&msg);
 	if (ret < 0) {

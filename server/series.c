@@ -370,7 +370,7 @@ static char *git_b_name(const char *s, size_t n)
 		if (!best)
 			best = s + i;
 		size_t alen = i, blen = n - i - 1;
-		if (alen == blen && !memcmp(s + 2, s + i + 3, alen - 2))
+		if (alen >= 2 && alen == blen && !memcmp(s + 2, s + i + 3, alen - 2))
 			return xstrndup(s + i + 3, n - i - 3);
 	}
 	if (best)
@@ -394,6 +394,15 @@ static const char *const diff_header_prefixes[] = {
 	"rename to ", "copy from ", "copy to ", "Index: ", "====", "Binary files ",
 	"Only in ", "\\ ", NULL,
 };
+
+/* The first reason wins; later ones are consequences of it. */
+static void set_corrupt(struct body *b, char *why)
+{
+	if (b->corrupt)
+		free(why);
+	else
+		b->corrupt = why;
+}
 
 /* "diff --git a/x b/x index 5877974ece92..aac91466279f 100644": a mailer
  * joined two lines (Outlook does; see the C5 test mail). */
@@ -469,11 +478,11 @@ static void scan_diff(struct body *b, const char *t, size_t len)
 			else if (c == '+')
 				new_n--;
 			else if (c != '\\') {
-				b->corrupt = xasprintf("corrupt patch at diff line %zu: '%.*s' in hunk '%s' "
+				set_corrupt(b, xasprintf("corrupt patch at diff line %zu: '%.*s' in hunk '%s' "
 						       "is not a context, '+' or '-' line "
 						       "(whitespace-damaged by the mailer?)",
 						       lineno, (int)(l.len > 40 ? 40 : l.len), l.p,
-						       hunk_hdr ? hunk_hdr : "");
+						       hunk_hdr ? hunk_hdr : ""));
 				end = len;
 				break;
 			}
@@ -481,9 +490,9 @@ static void scan_diff(struct body *b, const char *t, size_t len)
 			if (old_n <= 0 && new_n <= 0)
 				in_hunk = false;
 			if (old_n < 0 || new_n < 0) {
-				b->corrupt = xasprintf("corrupt patch at diff line %zu: hunk '%s' has "
+				set_corrupt(b, xasprintf("corrupt patch at diff line %zu: hunk '%s' has "
 						       "more lines than its header says",
-						       lineno, hunk_hdr ? hunk_hdr : "");
+						       lineno, hunk_hdr ? hunk_hdr : ""));
 				end = len;
 				break;
 			}
@@ -491,8 +500,8 @@ static void scan_diff(struct body *b, const char *t, size_t len)
 		}
 		if (starts(l.p, l.len, "@@ -")) {
 			if (!hunk_counts(&l, &old_n, &new_n)) {
-				b->corrupt = xasprintf("corrupt patch at diff line %zu: bad hunk header '%.*s'",
-						       lineno, (int)(l.len > 60 ? 60 : l.len), l.p);
+				set_corrupt(b, xasprintf("corrupt patch at diff line %zu: bad hunk header '%.*s'",
+						       lineno, (int)(l.len > 60 ? 60 : l.len), l.p));
 				end = len;
 				break;
 			}
@@ -504,10 +513,10 @@ static void scan_diff(struct body *b, const char *t, size_t len)
 			continue;
 		}
 		if (starts(l.p, l.len, "diff --git ")) {
-			if (!b->corrupt && joined_index_line(l.p, l.len))
-				b->corrupt = xasprintf("corrupt patch at diff line %zu: its 'index' line is "
+			if (joined_index_line(l.p, l.len))
+				set_corrupt(b, xasprintf("corrupt patch at diff line %zu: its 'index' line is "
 						       "joined onto the 'diff --git' line "
-						       "(whitespace-damaged by the mailer)", lineno);
+						       "(whitespace-damaged by the mailer)", lineno));
 			if (cur)
 				file_add(b, cur);
 			cur = git_b_name(l.p + 11, l.len - 11);
@@ -572,10 +581,10 @@ static void scan_diff(struct body *b, const char *t, size_t len)
 		/* prose after the diff (b4's "base-commit:", "Best regards") */
 		break;
 	}
-	if (in_hunk && !b->corrupt)
-		b->corrupt = xasprintf("corrupt patch: hunk '%s' is truncated (%ld old and %ld new "
+	if (in_hunk)
+		set_corrupt(b, xasprintf("corrupt patch: hunk '%s' is truncated (%ld old and %ld new "
 				       "lines missing)", hunk_hdr ? hunk_hdr : "",
-				       old_n > 0 ? old_n : 0, new_n > 0 ? new_n : 0);
+				       old_n > 0 ? old_n : 0, new_n > 0 ? new_n : 0));
 	if (cur)
 		file_add(b, cur);
 	free(minus);
@@ -1060,7 +1069,8 @@ static int group_to_series(struct series **out, struct group *g, struct buf *err
 		series_free(s);
 		return -EINVAL;
 	}
-	qsort(g->patches, g->npatches, sizeof(*g->patches), cmp_item_k);
+	if (g->npatches)
+		qsort(g->patches, g->npatches, sizeof(*g->patches), cmp_item_k);
 	s->version = tg->version ? tg->version : 1;
 	s->rfc = tg->rfc;
 	s->prefix_tags = xstrdup(tg->extra ? tg->extra : "");
@@ -1274,7 +1284,8 @@ static int load(struct series ***out, size_t *n_out, const char *const *datas,
 			goto out;
 		items_add_file(&items, &nitems, mails, nm, names[f]);
 		all = xrealloc(all, (nall + nm + 1) * sizeof(*all));
-		memcpy(all + nall, mails, nm * sizeof(*mails));
+		if (nm)
+			memcpy(all + nall, mails, nm * sizeof(*mails));
 		nall += nm;
 		free(mails);
 		buf_printf(&what, "%s'%s'", f ? ", " : "", names[f]);
