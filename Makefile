@@ -6,6 +6,7 @@
 #   make bench      benchmarks (numbers go into closing notes)
 #   make check-kernel  slow: import linux-source-6.12, check the real mail
 #                   cases' apply results, build three kernels
+#   make bench-bisect  the bisection strategies on simulated histories
 #   make deps       apt-get every build, test and run dependency (root)
 #
 # Sources are found by wildcard: a new server/foo.c is linked into
@@ -59,7 +60,7 @@ SCHEMA := $(sort $(wildcard schema/*.sql))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all test unit integration test-asan bench deps clean check-kernel
+.PHONY: all test unit integration test-asan bench bench-bisect deps clean check-kernel fuzz-%
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -119,9 +120,27 @@ test-asan:
 bench: all
 	$(Q)B=$(B) sh bench/run.sh
 
+# The bisection simulator alone (also part of make bench).
+bench-bisect: all
+	$(Q)B=$(B) sh bench/b_bisect.sh
+
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKGS)
+
+# libFuzzer targets: make fuzz-ingest [FUZZ_SECONDS=600]. The corpus in
+# tests/fuzz/<name>/ is kept; new inputs land in build-fuzz/corpus-<name>.
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS = $(filter-out server/main.c server/cmd_%.c,$(wildcard server/*.c)) build/gen/schema_sql.c
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS)
+	@mkdir -p $(dir $@)
+	clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		-Iserver -Ibuild/gen $(SERVER_CFLAGS) -o $@ $^ $(SERVER_LIBS)
+
+fuzz-%: build-fuzz/fuzz_%
+	@mkdir -p build-fuzz/corpus-$*
+	./build-fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		build-fuzz/corpus-$* tests/fuzz/$*
 
 clean:
 	rm -rf build build-*

@@ -172,6 +172,15 @@ CREATE TABLE run_summary (
 	PRIMARY KEY (run_id, metric)
 ) WITHOUT ROWID;
 
+-- Notes the agent sent about its run (probes_unavailable, warnings).
+CREATE TABLE run_notes (
+	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	t_s REAL,
+	kind TEXT NOT NULL,
+	text TEXT NOT NULL
+);
+CREATE INDEX run_notes_run ON run_notes(run_id);
+
 -- Lines that did not parse as records, kept as they came.
 CREATE TABLE raw_lines (
 	run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

@@ -39,5 +39,8 @@ int cmd_build(int argc, char **argv);
 /* `kcanary series apply ...` (argv[0] is "apply"): defined with the tree
  * code; cmd_series.c has a weak default that says it is not built in. */
 int series_cmd_apply(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 #endif

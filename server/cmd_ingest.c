@@ -1,11 +1,187 @@
-/* cmd_ingest.c - kcanary ingest (being written). */
+/* cmd_ingest.c - kcanary ingest: store one run's agent record stream. */
+#define LOG_MODULE "ingest"
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "db.h"
+#include "ingest.h"
+#include "log.h"
+#include "util.h"
+
+static const char usage_text[] =
+	"usage: kcanary ingest --job JOB --variant VARIANT [--repeat N] [--fs FS]\n"
+	"                      [--param KEY=VALUE]... FILE|-\n"
+	"\n"
+	"Store one run: read an agent record stream (newline-delimited JSON,\n"
+	"see DESIGN.md \"Agent records\") from FILE or stdin.\n"
+	"\n"
+	"  --job JOB          job name or id; a new ad-hoc job is made when no\n"
+	"                     job has that name\n"
+	"  --variant NAME     variant in the job (created in first-seen order;\n"
+	"                     the first is the report's baseline)\n"
+	"  --repeat N         repeat index (default: the next one); a run that\n"
+	"                     is already stored is never replaced\n"
+	"  --fs FS            filesystem the run used (part of its matrix cell)\n"
+	"  --param KEY=VALUE  a workload knob of the run (part of its matrix cell)\n"
+	"\n"
+	"Lines that do not parse are kept raw and counted; a stream without a\n"
+	"\"done\" record leaves the run 'incomplete' with every sample it had.\n"
+	"Exit status: 0 stored (even with skipped lines), 1 store error, 2 usage.\n";
+
+/* The matrix cell text: "fs=ext4 k1=v1 k2=v2" in the order given. */
+static void add_cell(struct buf *cell, const char *kv)
+{
+	if (cell->len)
+		buf_puts(cell, " ");
+	buf_puts(cell, kv);
+}
 
 int cmd_ingest(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "kcanary ingest: not available yet\n");
-	return 1;
+	static const struct option opts[] = {
+		{ "job", required_argument, NULL, 'j' },
+		{ "variant", required_argument, NULL, 'V' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "fs", required_argument, NULL, 'f' },
+		{ "param", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *job = NULL, *variant = NULL, *fs = NULL;
+	struct buf cell = BUF_INIT;
+	json_t *params = json_object();
+	struct db *db = NULL;
+	struct ingest *in = NULL;
+	struct ingest_stats st;
+	FILE *f = NULL;
+	char *dbpath = NULL, *params_json = NULL;
+	int repeat = 0, c, ret = 2, r;
+	int64_t job_id, variant_id, run_id;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': job = optarg; break;
+		case 'V': variant = optarg; break;
+		case 'r':
+			repeat = atoi(optarg);
+			if (repeat < 1) {
+				fprintf(stderr, "kcanary ingest: --repeat '%s': expected a number >= 1\n", optarg);
+				goto out;
+			}
+			break;
+		case 'f': fs = optarg; break;
+		case 'p': {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg) {
+				fprintf(stderr, "kcanary ingest: --param '%s': expected KEY=VALUE\n", optarg);
+				goto out;
+			}
+			char *key = xstrndup(optarg, (size_t)(eq - optarg));
+			json_object_set_new(params, key, json_string(eq + 1));
+			free(key);
+			add_cell(&cell, optarg);
+			break;
+		}
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = 0;
+			goto out;
+		default:
+			fputs(usage_text, stderr);
+			goto out;
+		}
+	}
+	if (!job || !variant || optind != argc - 1) {
+		fprintf(stderr, "kcanary ingest: %s\n", !job ? "--job is required" :
+			!variant ? "--variant is required" : "expected one FILE (or - for stdin)");
+		fputs(usage_text, stderr);
+		goto out;
+	}
+	if (fs) {
+		struct buf tmp = BUF_INIT;
+		buf_printf(&tmp, "fs=%s", fs);
+		if (cell.len)
+			buf_printf(&tmp, " %s", cell.ptr);
+		buf_release(&cell);
+		cell = tmp;
+	}
+	const char *file = argv[optind];
+	f = strcmp(file, "-") ? fopen(file, "rb") : stdin;
+	if (!f) {
+		fprintf(stderr, "kcanary ingest: cannot open '%s': %s\n", file, strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	ret = 1;
+	dbpath = cmd_db_path();
+	if (db_open(&db, dbpath))
+		goto out;
+	bool created = false;
+	if ((r = db_job_resolve(db, &job_id, job)) == -ENOENT) {
+		r = db_job_create(db, &job_id, job, "adhoc", NULL);
+		created = !r;
+	}
+	if (r) {
+		fprintf(stderr, "kcanary ingest: job '%s': %s\n", job, db_errmsg(db));
+		goto out;
+	}
+	params_json = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	if (db_variant_get(db, &variant_id, job_id, variant) ||
+	    db_run_create(db, &run_id, job_id, variant_id, buf_str(&cell), repeat, fs,
+			  params_json)) {
+		fprintf(stderr, "kcanary ingest: job '%s' variant '%s': %s\n", job, variant,
+			db_errmsg(db));
+		goto out;
+	}
+	if (ingest_open(&in, db, run_id)) {
+		fprintf(stderr, "kcanary ingest: %s\n", db_errmsg(db));
+		goto out;
+	}
+	char chunk[1 << 16];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		if (ingest_feed(in, chunk, n))
+			break;
+	r = ingest_close(in, &st);
+	in = NULL;
+	if (r) {
+		fprintf(stderr, "kcanary ingest: store error; batches before it are kept\n");
+		goto out;
+	}
+	/* an ad-hoc job is whatever was ingested into it: done after each run */
+	char idbuf[32];
+	int64_t adhoc;
+	snprintf(idbuf, sizeof(idbuf), "%" PRId64, job_id);
+	if (created || db_query_int64(db, &adhoc, "SELECT id FROM jobs WHERE id = ? AND kind = 'adhoc'",
+				      idbuf) == 0)
+		db_job_set_status(db, job_id, "done", NULL);
+	printf("run %" PRId64 " (job %" PRId64 ", variant '%s'): %s, %" PRId64 " records,"
+	       " %" PRId64 " samples, %" PRId64 " probe counts, %" PRId64 " lines kept raw\n",
+	       run_id, job_id, variant, st.status, st.records, st.samples, st.probes,
+	       st.bad_lines);
+	if (st.bad_lines)
+		printf("  skipped lines are in raw_lines; list them with:\n"
+		       "  sqlite3 %s \"SELECT line_no, reason FROM raw_lines WHERE run_id = %" PRId64 "\"\n",
+		       dbpath, run_id);
+	if (st.saw_error)
+		printf("  agent error: %s\n", st.error);
+	ret = 0;
+out:
+	if (in)
+		ingest_close(in, NULL);
+	if (f && f != stdin)
+		fclose(f);
+	db_close(db);
+	free(dbpath);
+	free(params_json);
+	json_decref(params);
+	buf_release(&cell);
+	return ret;
 }

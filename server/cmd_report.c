@@ -1,11 +1,111 @@
-/* cmd_report.c - kcanary report (being written). */
+/* cmd_report.c - kcanary report: a job's cover-letter table. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "db.h"
+#include "report.h"
+#include "util.h"
+
+static const char usage_text[] =
+	"usage: kcanary report JOB [--metric NAME] [--threshold VALUE]\n"
+	"                      [--format text|markdown|csv|json]\n"
+	"\n"
+	"Print a job's results as the table that goes into a cover letter: one\n"
+	"row per variant (the first is the baseline), one column per repeat in\n"
+	"run order, the median, the change against the baseline with a\n"
+	"two-sided Mann-Whitney U p-value, and how many runs were worse than the\n"
+	"threshold. One table per matrix cell (filesystem, knob setting).\n"
+	"\n"
+	"  JOB                job id or name (the newest job of that name)\n"
+	"  --metric NAME      per-run metric from the agent's summary (default:\n"
+	"                     the job's headline metric, worst_lag_s)\n"
+	"  --threshold VALUE  count runs worse than this (default 5s for lag\n"
+	"                     metrics); a unit suffix s/ms/m is allowed\n"
+	"  --format FMT       text (for email, <= 80 columns when it fits),\n"
+	"                     markdown, csv (one row per run) or json\n";
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "kcanary report: not available yet\n");
-	return 1;
+	static const struct option opts[] = {
+		{ "metric", required_argument, NULL, 'm' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_opts ro = { 0 };
+	enum report_format fmt = REPORT_TEXT;
+	struct report *rep = NULL;
+	struct buf out = BUF_INIT;
+	struct db *db = NULL;
+	char *dbpath = NULL;
+	int64_t job_id;
+	int c, ret = 2, r;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': ro.metric = optarg; break;
+		case 't': {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (end != optarg && !strcmp(end, "")) {
+				ro.threshold = v;
+			} else if (parse_duration_s(&v, optarg) == 0) {
+				ro.threshold = v;
+			} else {
+				fprintf(stderr, "kcanary report: --threshold '%s': expected a number,"
+					" optionally with s, ms or m\n", optarg);
+				goto out;
+			}
+			ro.has_threshold = true;
+			break;
+		}
+		case 'f':
+			if (report_format_parse(&fmt, optarg)) {
+				fprintf(stderr, "kcanary report: --format '%s': expected text, markdown,"
+					" csv or json\n", optarg);
+				goto out;
+			}
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = 0;
+			goto out;
+		default:
+			fputs(usage_text, stderr);
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "kcanary report: expected one JOB\n");
+		fputs(usage_text, stderr);
+		goto out;
+	}
+	ret = 1;
+	dbpath = cmd_db_path();
+	if (db_open(&db, dbpath))
+		goto out;
+	if ((r = db_job_resolve(db, &job_id, argv[optind]))) {
+		fprintf(stderr, "kcanary report: %s\n", db_errmsg(db));
+		goto out;
+	}
+	if (report_build(&rep, db, job_id, &ro)) {
+		fprintf(stderr, "kcanary report: cannot read job '%s': %s\n", argv[optind],
+			db_errmsg(db));
+		goto out;
+	}
+	report_format(&out, rep, fmt);
+	fputs(buf_str(&out), stdout);
+	ret = 0;
+out:
+	report_free(rep);
+	buf_release(&out);
+	db_close(db);
+	free(dbpath);
+	return ret;
 }

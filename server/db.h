@@ -14,6 +14,7 @@
 #define KC_DB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct db;
@@ -78,6 +79,14 @@ int db_job_resolve(struct db *db, int64_t *out_id, const char *id_or_name);
 int db_job_set_status(struct db *db, int64_t job_id, const char *status,
 		      const char *error);
 
+/* db_job_set_meta - the job's run-order seed and headline metric. */
+int db_job_set_meta(struct db *db, int64_t job_id, int64_t seed, const char *metric);
+
+/* db_variant_set_spec - a variant's base commit-ish, patch subset and full
+ * spec (JSON); any may be NULL. */
+int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
+			const char *patches, const char *spec_json);
+
 /*
  * db_variant_get - id of the variant named name in job, creating it at the
  * next idx when missing (the first variant created is the baseline).
@@ -101,5 +110,124 @@ int db_run_create(struct db *db, int64_t *out_id, int64_t job_id,
  */
 int db_run_set_status(struct db *db, int64_t run_id, const char *status,
 		      const char *error);
+
+
+/*
+ * db_job_interrupt_running - after a coordinator died: every run of job
+ * left 'running' becomes 'interrupted' (its samples stay) and a fresh
+ * pending run of the same variant and cell is added at the end of the run
+ * order with the next repeat index, so finished runs are never redone.
+ * The ids of the interrupted runs go to *out (caller frees; may be NULL
+ * when *n is 0). One transaction.
+ */
+int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n);
+
+/* ---- record writer for one run (db_writer.c), used by ingest.c ---- */
+
+/*
+ * struct db_writer - prepared statements for inserting one run's records.
+ * Calls between db_writer_begin() and db_writer_commit() form one batch
+ * (one transaction). Metric names are interned in the metrics table.
+ * Insert-only: a summary metric already stored for the run is kept and the
+ * new value ignored (-EEXIST), so a later ingest never rewrites data.
+ */
+struct db_writer;
+
+int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id);
+void db_writer_close(struct db_writer *w);
+int db_writer_begin(struct db_writer *w);
+int db_writer_commit(struct db_writer *w);
+void db_writer_rollback(struct db_writer *w);
+
+int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double value);
+/* t_s may be NAN for a final (summary) count. */
+int db_writer_probe(struct db_writer *w, double t_s, const char *name,
+		    const char *key, int64_t count);
+int db_writer_phase(struct db_writer *w, double t_s, const char *name);
+int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text);
+int db_writer_summary(struct db_writer *w, const char *metric, double value);
+int db_writer_raw(struct db_writer *w, int64_t line_no, const char *reason,
+		  const char *text, size_t len);
+/* Fill the run's hello columns; any string may be NULL. */
+int db_writer_hello(struct db_writer *w, const char *kernel_release,
+		    const char *agent_version, const char *host, const char *hello_json);
+/* Set the run's final status, error (may be NULL) and counters. */
+int db_writer_finish(struct db_writer *w, const char *status, const char *error,
+		     int64_t records, int64_t bad_lines);
+
+
+/* ---- what a report reads (db_report.c) ---- */
+
+struct db_report_run {
+	int64_t id, variant_id, seq;
+	int repeat_idx;
+	char *cell, *status, *params_json, *fs, *accel;
+	double value;        /* summary value, or derived (see derived) */
+	bool has_value;
+	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X) */
+};
+
+struct db_report_variant {
+	int64_t id;
+	int idx;
+	char *name, *status, *error;
+};
+
+struct db_report_probe {   /* final probe totals per variant */
+	int64_t variant_id;
+	char *name, *key;
+	int64_t count;
+};
+
+struct db_report_data {
+	int64_t job_id;
+	char *job_name, *job_kind, *job_status, *job_metric;
+	char *unit, *better;      /* of the metric; NULL when unknown */
+	struct db_report_variant *variants;
+	size_t nvariants;
+	struct db_report_run *runs;   /* ordered by cell, variant idx, repeat */
+	size_t nruns;
+	struct db_report_probe *probes;
+	size_t nprobes;
+};
+
+/*
+ * db_report_load - read a job's variants and runs with each run's value of
+ * metric (NULL: the job's headline metric). Fills *out (caller releases it
+ * with db_report_release). -ENOENT when the job does not exist.
+ */
+int db_report_load(struct db *db, int64_t job_id, const char *metric,
+		   struct db_report_data *out);
+void db_report_release(struct db_report_data *d);
+
+
+/* ---- job listing and progress (db_status.c) ---- */
+
+struct db_job_row {
+	int64_t id;
+	char *name, *kind, *status, *created_at, *started_at, *finished_at, *error;
+	int nvariants, variants_failed;
+	int runs_total, runs_done;     /* done: any status but pending/running */
+	int runs_ok, runs_failed;      /* failed: failed/timeout/panic/paused */
+	int runs_running;
+};
+
+/*
+ * db_jobs_list - the newest `limit` jobs (0: all), newest first, with run
+ * counts. *out is an array of *n rows; free with db_jobs_free().
+ */
+int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit);
+/* One job's row; -ENOENT when missing. Release with db_jobs_free(row, 1). */
+int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out);
+void db_jobs_free(struct db_job_row *rows, size_t n);
+
+/*
+ * db_run_progress - for a running run: its variant name, cell, repeat and
+ * its latest sample of metric (t_s, value). -ENOENT when the job has no
+ * running run. Strings are new (caller frees).
+ */
+int db_run_progress(struct db *db, int64_t job_id, const char *metric,
+		    int64_t *run_id, char **variant, char **cell, int *repeat_idx,
+		    double *t_s, double *value);
 
 #endif

@@ -184,3 +184,97 @@ int db_run_set_status(struct db *db, int64_t run_id, const char *status,
 	sqlite3_finalize(st);
 	return r;
 }
+
+int db_job_set_meta(struct db *db, int64_t job_id, int64_t seed, const char *metric)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET seed = ?, metric = ? WHERE id = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, seed);
+	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, job_id);
+	r = step_done(db, st, "update job");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
+			const char *patches, const char *spec_json)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE variants SET base_rev = ?, patches = ?, spec_json = coalesce(?, spec_json)"
+			    " WHERE id = ?")))
+		return r;
+	db_bind_text_or_null(st, 1, base_rev);
+	db_bind_text_or_null(st, 2, patches);
+	db_bind_text_or_null(st, 3, spec_json);
+	sqlite3_bind_int64(st, 4, variant_id);
+	r = step_done(db, st, "update variant");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n)
+{
+	sqlite3_stmt *sel = NULL, *ins = NULL;
+	int64_t *ids = NULL;
+	size_t k = 0;
+	int r, rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = db_begin(db)))
+		return r;
+	if ((r = db_prepare(db, &sel, "SELECT id FROM runs WHERE job_id = ? AND status = 'running'"
+			    " ORDER BY seq")) ||
+	    (r = db_prepare(db, &ins,
+			    "INSERT INTO runs (job_id, variant_id, kernel_id, cell, fs, params_json,"
+			    " repeat_idx, seq)"
+			    " SELECT job_id, variant_id, kernel_id, cell, fs, params_json,"
+			    "  (SELECT max(repeat_idx) + 1 FROM runs x WHERE x.variant_id = r.variant_id"
+			    "   AND x.cell = r.cell),"
+			    "  (SELECT max(seq) + 1 FROM runs y WHERE y.job_id = r.job_id)"
+			    " FROM runs r WHERE r.id = ?")))
+		goto fail;
+	sqlite3_bind_int64(sel, 1, job_id);
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		ids = xrealloc(ids, (k + 1) * sizeof(*ids));
+		ids[k++] = sqlite3_column_int64(sel, 0);
+	}
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, "select running runs");
+		goto fail;
+	}
+	for (size_t i = 0; i < k; i++) {
+		if ((r = db_run_set_status(db, ids[i], "interrupted",
+					   "the coordinator stopped during this run; a fresh repeat was scheduled")))
+			goto fail;
+		sqlite3_bind_int64(ins, 1, ids[i]);
+		if (sqlite3_step(ins) != SQLITE_DONE) {
+			r = db_fail(db, "schedule fresh repeat");
+			goto fail;
+		}
+		sqlite3_reset(ins);
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	if ((r = db_commit(db))) {
+		db_rollback(db);
+		free(ids);
+		return r;
+	}
+	*out = ids;
+	*n = k;
+	return 0;
+fail:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(ins);
+	db_rollback(db);
+	free(ids);
+	return r;
+}

@@ -95,6 +95,55 @@ static void test_jobs_variants_runs(void **state)
 	/* statuses are a closed set */
 	assert_int_equal(db_run_set_status(db, r2, "exploded", NULL), -EINVAL);
 	assert_int_equal(db_run_set_status(db, 999999, "ok", NULL), -ENOENT);
+	/* listing and progress */
+	struct db_job_row *rows = NULL;
+	size_t n = 0;
+	assert_int_equal(db_jobs_list(db, &rows, &n, 0), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(rows[0].runs_total, 2);
+	assert_int_equal(rows[0].runs_done, 1);
+	assert_int_equal(rows[0].runs_failed, 1);      /* the timeout */
+	assert_int_equal(rows[0].nvariants, 2);
+	db_jobs_free(rows, n);
+	int64_t rid;
+	char *vname = NULL, *cell = NULL;
+	int rep;
+	double t, v;
+	assert_int_equal(db_run_progress(db, job, "lag_s", &rid, &vname, &cell, &rep, &t, &v), -ENOENT);
+	assert_int_equal(db_run_set_status(db, r2, "running", NULL), 0);
+	assert_int_equal(db_exec(db, "INSERT INTO samples (run_id, metric_id, t_s, value)"
+		" SELECT 2, id, 5, 1.5 FROM metrics WHERE name = 'lag_s';"
+		" INSERT INTO samples (run_id, metric_id, t_s, value)"
+		" SELECT 2, id, 6, 2.5 FROM metrics WHERE name = 'lag_s'"), 0);
+	assert_int_equal(db_run_progress(db, job, "lag_s", &rid, &vname, &cell, &rep, &t, &v), 0);
+	assert_int_equal(rid, r2);
+	assert_string_equal(vname, "base");
+	assert_string_equal(cell, "fs=ext4");
+	assert_int_equal(rep, 2);
+	assert_float_equal(t, 6, 1e-9);
+	assert_float_equal(v, 2.5, 1e-9);
+	free(vname);
+	free(cell);
+
+	/* resume: the running run is interrupted (samples kept) and a fresh
+	 * repeat goes to the end of the run order */
+	int64_t *ids = NULL;
+	size_t nids = 0;
+	assert_int_equal(db_job_interrupt_running(db, job, &ids, &nids), 0);
+	assert_int_equal(nids, 1);
+	assert_int_equal(ids[0], r2);
+	free(ids);
+	int64_t cnt;
+	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM runs WHERE status = 'interrupted'"
+		" AND id = 2 AND finished_at IS NOT NULL", NULL), 0);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM samples WHERE run_id = 2", NULL), 0);
+	assert_int_equal(cnt, 2);
+	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM runs WHERE status = 'pending'"
+		" AND repeat_idx = 3 AND cell = 'fs=ext4' AND seq = 3", NULL), 0);
+	assert_int_equal(cnt, 1);
+	assert_int_equal(db_job_interrupt_running(db, job, &ids, &nids), 0);
+	assert_int_equal(nids, 0);
 	db_close(db);
 	free(path);
 }

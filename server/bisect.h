@@ -1,0 +1,233 @@
+/* bisect.h - the bisection decision engine: which commit to measure next,
+ * what each commit's runs say (good/bad/skip/unsure), and when to stop.
+ *
+ * Pure: it never builds or boots anything. It asks an oracle for one run's
+ * metric value at a commit index and decides from the answers. The real
+ * `kcanary bisect` (tree -> build -> vm -> agent), the simulator
+ * (bisect_sim.h) and `kcanary bisect replay` (oracle = a log) all drive this
+ * same code.
+ *
+ * Model. Candidates are indexed 0..n-1 in history order. Index 0 is in the
+ * "old" state and n-1 in the "new" state; the culprit is the first commit in
+ * the new state (git bisect's old/new terms). For a regression old = good,
+ * new = bad; with find_fix old = bad, new = good and the culprit is the fix.
+ *
+ *  1. Endpoints first: runs alternate between 0 and n-1 until a two-sided
+ *     Mann-Whitney U test says they differ (p <= 0.01, and the probability
+ *     of superiority is at least 0.7 one way), or says they are the same
+ *     (p above a threshold that shrinks as runs accumulate), or the
+ *     endpoint cap is reached. The three-way same/different/unknown outcome
+ *     and the shrinking "high threshold" follow Chromium Pinpoint's
+ *     compare module (catapult dashboard/pinpoint/models/compare/compare.py
+ *     and thresholds.py: DIFFERENT if p <= 0.01, SAME if p > a
+ *     sample-size-dependent high threshold, else UNKNOWN and more attempts,
+ *     job_state.py). Our high threshold is the closed form
+ *     2^-(n - min_runs)/2 rather than Pinpoint's simulated tables, and we add
+ *     one run per side at a time, not 10, since a guest run costs minutes.
+ *  2. The endpoint runs estimate the old and new distributions of the
+ *     metric: a Gaussian kernel density on t(x) = sign(x) log(1 + |x|)
+ *     (worst lag spans 1 s to 90 s; probe counts 0 to thousands), Silverman's
+ *     bandwidth 0.9 min(sd, IQR/1.34, MAD/0.6745) n^-1/5 (Silverman 1986,
+ *     eq. 3.31; the MAD keeps a bimodal flaky side from being smeared),
+ *     at least max(0.1, 2% of the distance between the two medians) in t
+ *     units (0.1 is about 10% of the value: a few endpoint runs do not
+ *     show a side's spread). Each side is then mixed with the other
+ *     side's density, weight w = 1 / (n + 2): Laplace's rule of succession
+ *     for the chance of an event not yet seen in n runs. It bounds one
+ *     run's likelihood ratio to about n + 1, so
+ *     one outlying run (a good kernel's 2.2 s, a bad kernel's rare fast run
+ *     not seen among the endpoint runs) shifts the search but cannot lock it.
+ *     A flaky new side ("stalled in 7 of 9 runs") is represented as
+ *     observed: its fast runs are in its own density. As the search goes,
+ *     the runs of every commit whose state the posterior holds at >= 0.99
+ *     join that side's sample, the densities are refitted and all runs are
+ *     re-weighed (hard-assignment EM), so the flaky side's fast-run rate is
+ *     learned from more than the endpoint runs.
+ *  3. Every run at commit i updates a posterior over the culprit position
+ *     j in 1..n-1 by the likelihood ratio f_new(x) / f_old(x) for j <= i
+ *     (Bayes; the probabilistic bisection algorithm of Horstein 1963,
+ *     "Sequential transmission using noiseless feedback", IEEE Trans. Inf.
+ *     Theory 9(3), and Waeber, Frazier and Henderson 2013, "Bisection search
+ *     with noisy responses", SIAM J. Control Optim. 51(3):2261-2279).
+ *     A skip (the oracle returns < 0: patch, build or boot failure, paused
+ *     guest, infrastructure error) is never evidence: the commit is marked
+ *     untestable and culprit positions that only it separates are merged
+ *     into one class; a class wider than one commit is reported as a range.
+ *  4. Strategies choose the next commit:
+ *     BISECT_PROBABILISTIC measures the commit whose posterior CDF
+ *     P(culprit <= i) is closest to 1/2 (the posterior median; on a
+ *     discrete set, whichever of the two commits straddling it has its CDF
+ *     nearer 1/2, so a posterior piled on one commit still tests its
+ *     parent), one run at a time, and stops when one class holds
+ *     >= confidence of the posterior or the run budget is spent.
+ *     BISECT_BINARY is git bisect with repeats: each tested commit gets a
+ *     verdict from the summed log likelihood ratio of its runs. With
+ *     fixed_repeats = k it takes exactly k runs and the sign decides (k = 1
+ *     is `git bisect run` with a one-shot script). With fixed_repeats = 0
+ *     (adaptive) it is Wald's sequential probability ratio test (Wald 1945):
+ *     good or bad once the ratio passes confidence/(1 - confidence) either
+ *     way, else "unsure" and one more run, up to step_max_runs; an unsure
+ *     commit at the cap is followed in the direction it leans and logged as
+ *     unsure. (Pinpoint's rank tests need >= 3 runs per commit before they
+ *     can say anything against 10 endpoint runs; the likelihood ratio can
+ *     decide from one 20 s stall.)
+ *  5. Culprit check: the culprit (for a range: the first testable commit
+ *     after it) and its parent are run again, interleaved, check_runs
+ *     times each (more, up to twice that, while the comparison is in the
+ *     grey zone); the medians, the Hodges-Lehmann shift and the
+ *     Mann-Whitney p-value (stats.h) are reported. The check passes when
+ *     p <= 0.05 in the expected direction; a culprit that fails it is reported as failing, not as a
+ *     result (outcome stays FOUND/RANGE, check_passed = false).
+ *
+ * Every step is appended to an event log (format: bisect_log.c), a
+ * line-based text that bisect_replay() feeds back through this engine.
+ * The engine has no randomness and no clock: the same answers give the same
+ * steps and result.
+ */
+#ifndef KC_BISECT_H
+#define KC_BISECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+/*
+ * The oracle: measure one run of commit idx (0..n-1). Returns 0 and the
+ * metric value in *value_out, or a negative code meaning skip (build or
+ * boot failure, infrastructure error): never evidence either way; the
+ * commit is not asked again. -ECANCELED is the one exception: it aborts
+ * the bisection (interrupted by the user, or a replay log that diverged).
+ */
+typedef int (*bisect_measure_fn)(void *ctx, size_t idx, double *value_out);
+
+enum bisect_strategy {
+	BISECT_BINARY = 0,	/* binary search, fixed or adaptive repeats */
+	BISECT_PROBABILISTIC,	/* posterior median, one run at a time */
+};
+
+struct bisect_opts {
+	enum bisect_strategy strategy;
+	bool find_fix;		/* old side is bad, look for the fix */
+	bool higher_is_worse;	/* metric direction (worst_lag_s: true) */
+	double confidence;	/* stop/verdict level, default 0.95 */
+	unsigned max_runs;	/* budget of runs incl. endpoints, default 200 */
+	/* Endpoints: adaptive between min and max runs per side, with the
+	 * do-they-differ test; when fixed_repeats > 0, exactly that many per
+	 * side and no test (what a user of git bisect run does). */
+	unsigned endpoint_min_runs;	/* default 5 */
+	unsigned endpoint_max_runs;	/* default 16 */
+	unsigned fixed_repeats;	/* BISECT_BINARY: 0 = adaptive (SPRT) */
+	unsigned step_max_runs;	/* adaptive cap per commit, default 8 */
+	unsigned check_runs;	/* culprit check runs per side; 0 = none */
+};
+
+/* Fill opts with the defaults above (probabilistic, regression,
+ * higher is worse, confidence 0.95, check_runs 5). */
+void bisect_opts_init(struct bisect_opts *opts);
+
+enum bisect_outcome {
+	BISECT_FOUND = 0,	/* one commit holds >= confidence */
+	BISECT_RANGE,		/* a class of commits split only by skips */
+	BISECT_UNDECIDED,	/* budget spent below confidence */
+	BISECT_NO_DIFFERENCE,	/* endpoints do not differ */
+	BISECT_WRONG_DIRECTION,	/* endpoints differ, the other way round */
+	BISECT_ENDPOINT_SKIP,	/* an endpoint cannot be measured */
+};
+
+/* "found", "range", ... as written in logs. */
+const char *bisect_outcome_name(enum bisect_outcome o);
+
+enum bisect_verdict {
+	BISECT_UNTESTED = 0,
+	BISECT_GOOD,
+	BISECT_BAD,
+	BISECT_SKIP,
+	BISECT_UNSURE,
+};
+const char *bisect_verdict_name(enum bisect_verdict v);
+
+/* A culprit class: positions first..last (first == last: one commit). */
+struct bisect_candidate {
+	size_t first, last;
+	double prob;
+};
+
+#define BISECT_TOP 5
+
+struct bisect_result {
+	enum bisect_outcome outcome;
+	/* The named culprit: the top class (for UNDECIDED, the best guess). */
+	size_t culprit_first, culprit_last;
+	double culprit_prob;
+	struct bisect_candidate top[BISECT_TOP];	/* best first */
+	size_t ntop;
+	/* Endpoint comparison. */
+	unsigned endpoint_runs_old, endpoint_runs_new;
+	double endpoint_p;	/* two-sided Mann-Whitney U */
+	double endpoint_effect;	/* P(new run worse than old run), ties 1/2 */
+	/* Counts. */
+	unsigned runs_total;	/* every measured run incl. check */
+	unsigned runs_check;
+	unsigned skips;		/* oracle calls that returned skip */
+	unsigned commits_tested;	/* distinct commits measured, endpoints incl. */
+	/* Culprit check (check_done false when not run or impossible). */
+	bool check_done, check_passed;
+	size_t check_parent, check_culprit;
+	unsigned check_n_parent, check_n_culprit;
+	double check_median_parent, check_median_culprit, check_p;
+	double check_shift;	/* Hodges-Lehmann shift, culprit minus parent */
+	char message[256];	/* one line for humans */
+};
+
+/*
+ * bisect_run - bisect n >= 2 candidates with the oracle.
+ * @out:    the result (written on success)
+ * @n:      number of candidates (index 0 old side, n-1 new side)
+ * @opts:   options (NULL for defaults)
+ * @measure, @ctx: the oracle
+ * @log:    if not NULL, every step is appended (the replayable event log)
+ * @verdicts: if not NULL, an array of n filled with each commit's verdict
+ *
+ * Returns 0 when the engine ran to an outcome (which may be NO_DIFFERENCE,
+ * ENDPOINT_SKIP, UNDECIDED, ...), -EINVAL for bad options (n < 2,
+ * confidence outside (0.5, 1), endpoint_min_runs < 2 when adaptive), or
+ * -ECANCELED when the oracle aborted; *out is written only on 0.
+ * Run time and memory are O(n) per run.
+ */
+int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *opts,
+	       bisect_measure_fn measure, void *ctx, struct buf *log,
+	       enum bisect_verdict *verdicts);
+
+/*
+ * bisect_result_line - the canonical one-line summary of a result, as the
+ * log's "result" line holds it (no newline). Appended to *b.
+ */
+void bisect_result_line(struct buf *b, const struct bisect_result *r);
+
+/*
+ * bisect_replay - run the engine again on the answers recorded in a log.
+ * @out:    the replayed result
+ * @text:   the whole log (NUL-terminated)
+ * @relog:  if not NULL, the replay's own log
+ * @err:    on failure, a message for humans (caller frees); may be NULL
+ *
+ * The oracle is the log's run/skip lines, consumed in order: the engine
+ * must ask for the same commit as the log at each step. Returns 0 when the
+ * replay reached a result line equal to the log's; -EINVAL when the log
+ * does not parse (bad header or line), -EPROTO when the replay asks for a
+ * different commit than the log recorded or ends on a different result,
+ * -ENODATA when the log ends before the engine does.
+ */
+int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog,
+		  char **err);
+
+/*
+ * bisect_log_table - the table of every tested commit from a log: one line
+ * per commit in history order, "commit  runs  verdict  values...", with the
+ * commit's last verdict in the log (endpoints: good/bad by their side).
+ * Appended to *b. Returns 0 or -EINVAL when text is not a bisect log.
+ */
+int bisect_log_table(struct buf *b, const char *text);
+
+#endif

@@ -1,0 +1,112 @@
+/* cmd_jobs.c - kcanary jobs (list) and kcanary status JOB (progress). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "db.h"
+#include "util.h"
+
+static const char jobs_usage[] =
+	"usage: kcanary jobs [--all]\n"
+	"\n"
+	"List the newest 20 jobs (all with --all): id, name, kind, status, runs\n"
+	"done of total and how many failed, and when each started.\n";
+
+static const char status_usage[] =
+	"usage: kcanary status JOB\n"
+	"\n"
+	"Print a job's progress from the store: variants (and which failed to\n"
+	"apply or build), runs done of total by outcome, and the run in\n"
+	"progress with its latest lag sample.\n";
+
+static struct db *open_store(void)
+{
+	struct db *db = NULL;
+	char *path = cmd_db_path();
+	db_open(&db, path);
+	free(path);
+	return db;
+}
+
+int cmd_jobs(int argc, char **argv)
+{
+	struct db_job_row *rows = NULL;
+	size_t n = 0;
+	bool all = argc > 1 && !strcmp(argv[1], "--all");
+	struct db *db;
+
+	if (cmd_wants_help(argc, argv)) {
+		fputs(jobs_usage, stdout);
+		return 0;
+	}
+	if (argc > 1 && !all) {
+		fprintf(stderr, "kcanary jobs: unexpected '%s'\n%s", argv[1], jobs_usage);
+		return 2;
+	}
+	if (!(db = open_store()))
+		return 1;
+	if (db_jobs_list(db, &rows, &n, all ? 0 : 20)) {
+		fprintf(stderr, "kcanary jobs: %s\n", db_errmsg(db));
+		db_close(db);
+		return 1;
+	}
+	printf("%5s  %-28s %-8s %-11s %9s %7s  %s\n", "id", "name", "kind", "status", "runs",
+	       "failed", "started");
+	for (size_t i = 0; i < n; i++)
+		printf("%5lld  %-28.28s %-8s %-11s %4d/%-4d %7d  %s\n", (long long)rows[i].id,
+		       rows[i].name, rows[i].kind, rows[i].status, rows[i].runs_done,
+		       rows[i].runs_total, rows[i].runs_failed,
+		       rows[i].started_at ? rows[i].started_at : "-");
+	db_jobs_free(rows, n);
+	db_close(db);
+	return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct db_job_row *j = NULL;
+	struct db *db;
+	int64_t id, run;
+	char *variant = NULL, *cell = NULL;
+	int rep, ret = 1;
+	double t, v;
+
+	if (cmd_wants_help(argc, argv)) {
+		fputs(status_usage, stdout);
+		return 0;
+	}
+	if (argc != 2) {
+		fputs(status_usage, stderr);
+		return 2;
+	}
+	if (!(db = open_store()))
+		return 1;
+	if (db_job_resolve(db, &id, argv[1]) || db_job_get(db, id, &j)) {
+		fprintf(stderr, "kcanary status: %s\n", db_errmsg(db));
+		goto out;
+	}
+	printf("job %lld '%s' (%s): %s\n", (long long)j->id, j->name, j->kind, j->status);
+	if (j->error)
+		printf("  error: %s\n", j->error);
+	printf("  variants: %d (%d failed to apply or build)\n", j->nvariants, j->variants_failed);
+	printf("  runs: %d/%d done: %d ok, %d failed, %d other; %d running\n", j->runs_done,
+	       j->runs_total, j->runs_ok, j->runs_failed,
+	       j->runs_done - j->runs_ok - j->runs_failed, j->runs_running);
+	if (db_run_progress(db, id, "lag_s", &run, &variant, &cell, &rep, &t, &v) == 0) {
+		if (isnan(t))
+			printf("  now: run %lld %s %s r%d: booting\n", (long long)run, variant, cell, rep);
+		else
+			printf("  now: run %lld %s %s r%d: t=%.0fs lag %.1fs\n", (long long)run,
+			       variant, cell, rep, t, v);
+	}
+	ret = 0;
+out:
+	free(variant);
+	free(cell);
+	db_jobs_free(j, j ? 1 : 0);
+	db_close(db);
+	return ret;
+}

@@ -1,0 +1,214 @@
+/* db_report.c - the queries behind a report (see db.h, report.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_internal.h"
+#include "util.h"
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static int load_job(struct db *db, int64_t job_id, const char *metric,
+		    struct db_report_data *d)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT name, kind, status, metric FROM jobs WHERE id = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		d->job_name = col_text(st, 0);
+		d->job_kind = col_text(st, 1);
+		d->job_status = col_text(st, 2);
+		d->job_metric = metric ? xstrdup(metric) : col_text(st, 3);
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		r = -ENOENT;
+	} else {
+		r = db_fail(db, "select job");
+	}
+	sqlite3_finalize(st);
+	if (r)
+		return r;
+	if ((r = db_prepare(db, &st, "SELECT unit, better FROM metrics WHERE name = ?")))
+		return r;
+	sqlite3_bind_text(st, 1, d->job_metric, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		d->unit = col_text(st, 0);
+		d->better = col_text(st, 1);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int load_variants(struct db *db, struct db_report_data *d)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT id, idx, name, status, error FROM variants"
+			    " WHERE job_id = ? ORDER BY idx")))
+		return r;
+	sqlite3_bind_int64(st, 1, d->job_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		d->variants = xrealloc(d->variants, (d->nvariants + 1) * sizeof(*d->variants));
+		struct db_report_variant *v = &d->variants[d->nvariants++];
+		v->id = sqlite3_column_int64(st, 0);
+		v->idx = sqlite3_column_int(st, 1);
+		v->name = col_text(st, 2);
+		v->status = col_text(st, 3);
+		v->error = col_text(st, 4);
+	}
+	r = r == SQLITE_DONE ? 0 : db_fail(db, "select variants");
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* worst_X and mean_X can be derived from the samples of X when a run has
+ * no summary (it ended early): the same definitions the agent uses. */
+static int load_runs(struct db *db, struct db_report_data *d)
+{
+	const char *m = d->job_metric;
+	const char *base = NULL, *agg = NULL;
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if (!strncmp(m, "worst_", 6)) {
+		base = m + 6;
+		agg = "max";
+	} else if (!strncmp(m, "mean_", 5)) {
+		base = m + 5;
+		agg = "avg";
+	}
+	char *sql = xasprintf(
+		"SELECT r.id, r.variant_id, r.seq, r.repeat_idx, r.cell, r.status,"
+		" r.params_json, r.fs, r.accel,"
+		" (SELECT value FROM run_summary WHERE run_id = r.id AND metric = ?2),"
+		" %s"
+		" FROM runs r JOIN variants v ON v.id = r.variant_id"
+		" WHERE r.job_id = ?1 ORDER BY r.cell, v.idx, r.repeat_idx",
+		base ? (strcmp(agg, "max") ?
+			"(SELECT avg(s.value) FROM samples s JOIN metrics m ON m.id = s.metric_id"
+			" WHERE s.run_id = r.id AND m.name = ?3)" :
+			"(SELECT max(s.value) FROM samples s JOIN metrics m ON m.id = s.metric_id"
+			" WHERE s.run_id = r.id AND m.name = ?3)") : "NULL");
+	r = db_prepare(db, &st, sql);
+	free(sql);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, d->job_id);
+	sqlite3_bind_text(st, 2, m, -1, SQLITE_STATIC);
+	if (base)
+		sqlite3_bind_text(st, 3, base, -1, SQLITE_STATIC);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		d->runs = xrealloc(d->runs, (d->nruns + 1) * sizeof(*d->runs));
+		struct db_report_run *x = &d->runs[d->nruns++];
+		memset(x, 0, sizeof(*x));
+		x->id = sqlite3_column_int64(st, 0);
+		x->variant_id = sqlite3_column_int64(st, 1);
+		x->seq = sqlite3_column_int64(st, 2);
+		x->repeat_idx = sqlite3_column_int(st, 3);
+		x->cell = col_text(st, 4);
+		x->status = col_text(st, 5);
+		x->params_json = col_text(st, 6);
+		x->fs = col_text(st, 7);
+		x->accel = col_text(st, 8);
+		if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
+			x->value = sqlite3_column_double(st, 9);
+			x->has_value = true;
+		} else if (sqlite3_column_type(st, 10) != SQLITE_NULL) {
+			x->value = sqlite3_column_double(st, 10);
+			x->has_value = true;
+			x->derived = true;
+		}
+	}
+	r = r == SQLITE_DONE ? 0 : db_fail(db, "select runs");
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* Final probe counts per variant: the summary's totals (t_s NULL) where a
+ * run has them, else the largest cumulative count a run reported. */
+static int load_probes(struct db *db, struct db_report_data *d)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT variant_id, name, key, sum(c) FROM ("
+			    "  SELECT r.variant_id, p.run_id, p.name, p.key,"
+			    "   coalesce(max(CASE WHEN p.t_s IS NULL THEN p.count END), max(p.count)) AS c"
+			    "  FROM probes p JOIN runs r ON r.id = p.run_id WHERE r.job_id = ?"
+			    "  GROUP BY p.run_id, p.name, p.key)"
+			    " GROUP BY variant_id, name, key ORDER BY name, key, variant_id")))
+		return r;
+	sqlite3_bind_int64(st, 1, d->job_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		d->probes = xrealloc(d->probes, (d->nprobes + 1) * sizeof(*d->probes));
+		struct db_report_probe *p = &d->probes[d->nprobes++];
+		p->variant_id = sqlite3_column_int64(st, 0);
+		p->name = col_text(st, 1);
+		p->key = col_text(st, 2);
+		p->count = sqlite3_column_int64(st, 3);
+	}
+	r = r == SQLITE_DONE ? 0 : db_fail(db, "select probes");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_report_load(struct db *db, int64_t job_id, const char *metric,
+		   struct db_report_data *out)
+{
+	struct db_report_data d = { .job_id = job_id };
+	int r;
+
+	if ((r = load_job(db, job_id, metric, &d)) ||
+	    (r = load_variants(db, &d)) ||
+	    (r = load_runs(db, &d)) ||
+	    (r = load_probes(db, &d))) {
+		db_report_release(&d);
+		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+void db_report_release(struct db_report_data *d)
+{
+	for (size_t i = 0; i < d->nvariants; i++) {
+		free(d->variants[i].name);
+		free(d->variants[i].status);
+		free(d->variants[i].error);
+	}
+	for (size_t i = 0; i < d->nruns; i++) {
+		struct db_report_run *x = &d->runs[i];
+		free(x->cell);
+		free(x->status);
+		free(x->params_json);
+		free(x->fs);
+		free(x->accel);
+	}
+	for (size_t i = 0; i < d->nprobes; i++) {
+		free(d->probes[i].name);
+		free(d->probes[i].key);
+	}
+	free(d->variants);
+	free(d->runs);
+	free(d->probes);
+	free(d->job_name);
+	free(d->job_kind);
+	free(d->job_status);
+	free(d->job_metric);
+	free(d->unit);
+	free(d->better);
+	memset(d, 0, sizeof(*d));
+}

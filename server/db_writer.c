@@ -1,0 +1,260 @@
+/* db_writer.c - insert one run's records with prepared statements (db.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_internal.h"
+#include "util.h"
+
+struct metric_slot {
+	char *name;
+	int64_t id;
+};
+
+struct db_writer {
+	struct db *db;
+	int64_t run_id;
+	bool in_tx;
+	sqlite3_stmt *sample, *probe, *phase, *note, *summary, *raw;
+	sqlite3_stmt *metric_ins, *metric_sel;
+	struct metric_slot *metrics;
+	size_t nmetrics;
+};
+
+int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id)
+{
+	struct db_writer *w = xcalloc(1, sizeof(*w));
+	int64_t exists;
+	int r;
+
+	w->db = db;
+	w->run_id = run_id;
+	char *id = xasprintf("%lld", (long long)run_id);
+	r = db_query_int64(db, &exists, "SELECT id FROM runs WHERE id = ?", id);
+	free(id);
+	if (r)
+		goto fail;
+	if ((r = db_prepare(db, &w->sample,
+			    "INSERT INTO samples (run_id, metric_id, t_s, value) VALUES (?, ?, ?, ?)")) ||
+	    (r = db_prepare(db, &w->probe,
+			    "INSERT INTO probes (run_id, t_s, name, key, count) VALUES (?, ?, ?, ?, ?)")) ||
+	    (r = db_prepare(db, &w->phase,
+			    "INSERT INTO phases (run_id, t_s, name) VALUES (?, ?, ?)")) ||
+	    (r = db_prepare(db, &w->note,
+			    "INSERT INTO run_notes (run_id, t_s, kind, text) VALUES (?, ?, ?, ?)")) ||
+	    (r = db_prepare(db, &w->summary,
+			    "INSERT OR IGNORE INTO run_summary (run_id, metric, value) VALUES (?, ?, ?)")) ||
+	    (r = db_prepare(db, &w->raw,
+			    "INSERT INTO raw_lines (run_id, line_no, reason, text) VALUES (?, ?, ?, ?)")) ||
+	    (r = db_prepare(db, &w->metric_ins,
+			    "INSERT OR IGNORE INTO metrics (name) VALUES (?)")) ||
+	    (r = db_prepare(db, &w->metric_sel,
+			    "SELECT id FROM metrics WHERE name = ?")))
+		goto fail;
+	*out = w;
+	return 0;
+fail:
+	db_writer_close(w);
+	return r;
+}
+
+void db_writer_close(struct db_writer *w)
+{
+	if (!w)
+		return;
+	if (w->in_tx)
+		db_writer_rollback(w);
+	sqlite3_finalize(w->sample);
+	sqlite3_finalize(w->probe);
+	sqlite3_finalize(w->phase);
+	sqlite3_finalize(w->note);
+	sqlite3_finalize(w->summary);
+	sqlite3_finalize(w->raw);
+	sqlite3_finalize(w->metric_ins);
+	sqlite3_finalize(w->metric_sel);
+	for (size_t i = 0; i < w->nmetrics; i++)
+		free(w->metrics[i].name);
+	free(w->metrics);
+	free(w);
+}
+
+int db_writer_begin(struct db_writer *w)
+{
+	if (w->in_tx)
+		return 0;
+	if (db_begin(w->db))
+		return -EIO;
+	w->in_tx = true;
+	return 0;
+}
+
+int db_writer_commit(struct db_writer *w)
+{
+	if (!w->in_tx)
+		return 0;
+	w->in_tx = false;
+	if (db_commit(w->db)) {
+		db_rollback(w->db);
+		return -EIO;
+	}
+	return 0;
+}
+
+void db_writer_rollback(struct db_writer *w)
+{
+	if (w->in_tx)
+		db_rollback(w->db);
+	w->in_tx = false;
+}
+
+static int run_stmt(struct db_writer *w, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(w->db, what);
+	return 0;
+}
+
+static int metric_id(struct db_writer *w, const char *name, int64_t *out)
+{
+	int r;
+
+	for (size_t i = 0; i < w->nmetrics; i++) {
+		if (!strcmp(w->metrics[i].name, name)) {
+			*out = w->metrics[i].id;
+			return 0;
+		}
+	}
+	sqlite3_bind_text(w->metric_ins, 1, name, -1, SQLITE_STATIC);
+	if ((r = run_stmt(w, w->metric_ins, "insert metric")))
+		return r;
+	sqlite3_bind_text(w->metric_sel, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(w->metric_sel) != SQLITE_ROW) {
+		r = db_fail(w->db, "select metric");
+		sqlite3_reset(w->metric_sel);
+		return r;
+	}
+	*out = sqlite3_column_int64(w->metric_sel, 0);
+	sqlite3_reset(w->metric_sel);
+	w->metrics = xrealloc(w->metrics, (w->nmetrics + 1) * sizeof(*w->metrics));
+	w->metrics[w->nmetrics].name = xstrdup(name);
+	w->metrics[w->nmetrics].id = *out;
+	w->nmetrics++;
+	return 0;
+}
+
+int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double value)
+{
+	int64_t mid = 0;
+	int r;
+
+	if ((r = metric_id(w, metric, &mid)))
+		return r;
+	sqlite3_bind_int64(w->sample, 1, w->run_id);
+	sqlite3_bind_int64(w->sample, 2, mid);
+	sqlite3_bind_double(w->sample, 3, t_s);
+	sqlite3_bind_double(w->sample, 4, value);
+	return run_stmt(w, w->sample, "insert sample");
+}
+
+int db_writer_probe(struct db_writer *w, double t_s, const char *name,
+		    const char *key, int64_t count)
+{
+	sqlite3_bind_int64(w->probe, 1, w->run_id);
+	if (isnan(t_s))
+		sqlite3_bind_null(w->probe, 2);
+	else
+		sqlite3_bind_double(w->probe, 2, t_s);
+	sqlite3_bind_text(w->probe, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(w->probe, 4, key ? key : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(w->probe, 5, count);
+	return run_stmt(w, w->probe, "insert probe");
+}
+
+int db_writer_phase(struct db_writer *w, double t_s, const char *name)
+{
+	sqlite3_bind_int64(w->phase, 1, w->run_id);
+	sqlite3_bind_double(w->phase, 2, t_s);
+	sqlite3_bind_text(w->phase, 3, name, -1, SQLITE_STATIC);
+	return run_stmt(w, w->phase, "insert phase");
+}
+
+int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text)
+{
+	sqlite3_bind_int64(w->note, 1, w->run_id);
+	if (isnan(t_s))
+		sqlite3_bind_null(w->note, 2);
+	else
+		sqlite3_bind_double(w->note, 2, t_s);
+	sqlite3_bind_text(w->note, 3, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(w->note, 4, text, -1, SQLITE_STATIC);
+	return run_stmt(w, w->note, "insert note");
+}
+
+int db_writer_summary(struct db_writer *w, const char *metric, double value)
+{
+	int r;
+
+	sqlite3_bind_int64(w->summary, 1, w->run_id);
+	sqlite3_bind_text(w->summary, 2, metric, -1, SQLITE_STATIC);
+	sqlite3_bind_double(w->summary, 3, value);
+	if ((r = run_stmt(w, w->summary, "insert summary")))
+		return r;
+	return sqlite3_changes(w->db->h) ? 0 : -EEXIST;
+}
+
+int db_writer_raw(struct db_writer *w, int64_t line_no, const char *reason,
+		  const char *text, size_t len)
+{
+	sqlite3_bind_int64(w->raw, 1, w->run_id);
+	sqlite3_bind_int64(w->raw, 2, line_no);
+	sqlite3_bind_text(w->raw, 3, reason, -1, SQLITE_STATIC);
+	/* kept as text; invalid UTF-8 is stored as the bytes it was */
+	sqlite3_bind_text(w->raw, 4, text, (int)len, SQLITE_STATIC);
+	return run_stmt(w, w->raw, "insert raw line");
+}
+
+int db_writer_hello(struct db_writer *w, const char *kernel_release,
+		    const char *agent_version, const char *host, const char *hello_json)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(w->db, &st,
+			    "UPDATE runs SET kernel_release = coalesce(kernel_release, ?1),"
+			    " agent_version = coalesce(agent_version, ?2), host = coalesce(host, ?3),"
+			    " hello_json = coalesce(hello_json, ?4) WHERE id = ?5")))
+		return r;
+	db_bind_text_or_null(st, 1, kernel_release);
+	db_bind_text_or_null(st, 2, agent_version);
+	db_bind_text_or_null(st, 3, host);
+	db_bind_text_or_null(st, 4, hello_json);
+	sqlite3_bind_int64(st, 5, w->run_id);
+	r = run_stmt(w, st, "update run hello");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_writer_finish(struct db_writer *w, const char *status, const char *error,
+		     int64_t records, int64_t bad_lines)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_run_set_status(w->db, w->run_id, status, error)))
+		return r;
+	if ((r = db_prepare(w->db, &st,
+			    "UPDATE runs SET records = records + ?, bad_lines = bad_lines + ? WHERE id = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, records);
+	sqlite3_bind_int64(st, 2, bad_lines);
+	sqlite3_bind_int64(st, 3, w->run_id);
+	r = run_stmt(w, st, "update run counters");
+	sqlite3_finalize(st);
+	return r;
+}

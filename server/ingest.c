@@ -1,0 +1,359 @@
+/* ingest.c - parse agent records (jansson) and store them (db_writer).
+ * The record contract is DESIGN.md, "Agent records"; see ingest.h. */
+#define LOG_MODULE "ingest"
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest.h"
+#include "log.h"
+#include "util.h"
+
+struct ingest {
+	struct db *db;
+	struct db_writer *w;
+	struct ingest_stats st;
+	struct buf partial;      /* bytes after the last newline */
+	int64_t batch;           /* records in the open transaction */
+	bool failed;             /* a store error happened: stop writing */
+};
+
+int ingest_open(struct ingest **out, struct db *db, int64_t run_id)
+{
+	struct ingest *in = xcalloc(1, sizeof(*in));
+	int r;
+
+	in->db = db;
+	if ((r = db_writer_open(&in->w, db, run_id)))
+		goto fail;
+	if ((r = db_run_set_status(db, run_id, "running", NULL)))
+		goto fail;
+	*out = in;
+	return 0;
+fail:
+	db_writer_close(in->w);
+	free(in);
+	return r;
+}
+
+const struct ingest_stats *ingest_stats(const struct ingest *in)
+{
+	return &in->st;
+}
+
+/* A number that is a finite double (jansson rejects NaN/Inf text already;
+ * this also catches a real that overflowed to inf). */
+static bool get_num(json_t *o, const char *key, double *out)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return isfinite(*out);
+}
+
+static const char *get_str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* Store one bad line; reason is copied by sqlite. */
+static int keep_raw(struct ingest *in, const char *reason, const char *line, size_t len)
+{
+	in->st.bad_lines++;
+	if (len > 65536)
+		len = 65536;   /* a raw line is evidence, not data: keep its head */
+	return db_writer_raw(in->w, in->st.lines, reason, line, len);
+}
+
+static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
+{
+	json_t *metrics = json_object_get(rec, "metrics");
+	json_t *probes = json_object_get(rec, "probes");
+	const char *k;
+	json_t *v;
+	int r;
+
+	if (!json_is_object(metrics)) {
+		buf_puts(why, "summary without a \"metrics\" object");
+		return 1;
+	}
+	json_object_foreach(metrics, k, v) {
+		double d;
+		if (!json_is_number(v) || !isfinite(d = json_number_value(v))) {
+			if (!why->len)
+				buf_printf(why, "summary metric '%s' is not a finite number", k);
+			continue;
+		}
+		r = db_writer_summary(in->w, k, d);
+		if (r && r != -EEXIST)
+			return r;
+	}
+	/* optional final probe counts: {"name": {"key": count, ...}, ...} */
+	if (json_is_object(probes)) {
+		const char *pk;
+		json_t *pv;
+		json_object_foreach(probes, k, v) {
+			if (!json_is_object(v))
+				continue;
+			json_object_foreach(v, pk, pv) {
+				if (!json_is_integer(pv))
+					continue;
+				if ((r = db_writer_probe(in->w, NAN, k, pk, json_integer_value(pv))))
+					return r;
+				in->st.probes++;
+			}
+		}
+	}
+	return why->len ? 1 : 0;
+}
+
+/*
+ * Store one parsed record. Returns 0 (stored), 1 (contract broken: why
+ * says how; the caller keeps the line raw) or a negative store error.
+ */
+static int store_record(struct ingest *in, json_t *rec, const char *line,
+			size_t len, struct buf *why)
+{
+	const char *type = get_str(rec, "type");
+	double t, value;
+	const char *name;
+
+	if (!type) {
+		buf_puts(why, "record has no \"type\" string");
+		return 1;
+	}
+	if (!strcmp(type, "sample")) {
+		name = get_str(rec, "metric");
+		if (!get_num(rec, "t", &t) || !name || !get_num(rec, "value", &value)) {
+			buf_puts(why, "sample needs a number t, a string metric and a finite number value");
+			return 1;
+		}
+		in->st.samples++;
+		return db_writer_sample(in->w, t, name, value);
+	}
+	if (!strcmp(type, "probe")) {
+		json_t *key = json_object_get(rec, "key");
+		json_t *count = json_object_get(rec, "count");
+		char keybuf[32];
+		const char *keystr = "";
+
+		name = get_str(rec, "name");
+		if (json_is_string(key)) {
+			keystr = json_string_value(key);
+		} else if (json_is_integer(key)) {
+			snprintf(keybuf, sizeof(keybuf), "%" JSON_INTEGER_FORMAT, json_integer_value(key));
+			keystr = keybuf;
+		}
+		if (!get_num(rec, "t", &t) || !name || !json_is_integer(count)) {
+			buf_puts(why, "probe needs a number t, a string name and an integer count");
+			return 1;
+		}
+		in->st.probes++;
+		return db_writer_probe(in->w, t, name, keystr, json_integer_value(count));
+	}
+	if (!strcmp(type, "phase")) {
+		name = get_str(rec, "name");
+		if (!get_num(rec, "t", &t) || !name) {
+			buf_puts(why, "phase needs a number t and a string name");
+			return 1;
+		}
+		return db_writer_phase(in->w, t, name);
+	}
+	if (!strcmp(type, "hello")) {
+		char *js = xstrndup(line, len);
+		int r = db_writer_hello(in->w, get_str(rec, "kernel_release"),
+					get_str(rec, "agent_version"), get_str(rec, "host"), js);
+		free(js);
+		in->st.saw_hello = true;
+		return r;
+	}
+	if (!strcmp(type, "summary"))
+		return store_summary(in, rec, why);
+	if (!strcmp(type, "done")) {
+		const char *status = get_str(rec, "status");
+		in->st.saw_done = true;
+		if (status && strcmp(status, "ok") && !in->st.saw_error) {
+			in->st.saw_error = true;
+			snprintf(in->st.error, sizeof(in->st.error),
+				 "agent finished with status '%s'", status);
+		}
+		return 0;
+	}
+	if (!strcmp(type, "error")) {
+		const char *msg = get_str(rec, "message");
+		if (!in->st.saw_error) {
+			in->st.saw_error = true;
+			snprintf(in->st.error, sizeof(in->st.error), "%s",
+				 msg ? msg : "agent error without a message");
+		}
+		return db_writer_note(in->w, NAN, "error", msg ? msg : "");
+	}
+	if (!strcmp(type, "probes_unavailable") || !strcmp(type, "note")) {
+		const char *msg = get_str(rec, "message");
+		char *js = NULL;
+		if (!msg)
+			msg = js = xstrndup(line, len);
+		double tt = NAN;
+		get_num(rec, "t", &tt);
+		int r = db_writer_note(in->w, tt, type, msg);
+		free(js);
+		return r;
+	}
+	buf_printf(why, "unknown record type '%.64s'", type);
+	return 1;
+}
+
+static int maybe_commit(struct ingest *in)
+{
+	if (in->batch < INGEST_BATCH)
+		return 0;
+	return ingest_flush(in);
+}
+
+int ingest_line(struct ingest *in, const char *line, size_t len)
+{
+	struct buf why = BUF_INIT;
+	json_error_t jerr;
+	json_t *rec = NULL;
+	int r;
+
+	if (in->failed)
+		return -EIO;
+	if (len && line[len - 1] == '\r')
+		len--;
+	in->st.lines++;
+	/* blank lines carry nothing and are not errors */
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i == len)
+		return 0;
+	if ((r = db_writer_begin(in->w)))
+		goto store_error;
+	in->batch++;
+	if (len > INGEST_MAX_LINE) {
+		r = keep_raw(in, "line too long", line, len);
+		goto done;
+	}
+	rec = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!rec) {
+		buf_printf(&why, "not JSON: %s at column %d", jerr.text, jerr.column);
+		r = keep_raw(in, buf_str(&why), line, len);
+		goto done;
+	}
+	if (!json_is_object(rec)) {
+		r = keep_raw(in, "not a JSON object", line, len);
+		goto done;
+	}
+	r = store_record(in, rec, line, len, &why);
+	if (r == 1) {
+		r = keep_raw(in, buf_str(&why), line, len);
+	} else if (r == 0) {
+		in->st.records++;
+	}
+done:
+	json_decref(rec);
+	buf_release(&why);
+	if (r < 0)
+		goto store_error;
+	return maybe_commit(in);
+store_error:
+	log_err("cannot store line %" PRId64 ": %s", in->st.lines, db_errmsg(in->db));
+	db_writer_rollback(in->w);
+	in->failed = true;
+	return -EIO;
+}
+
+int ingest_feed(struct ingest *in, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	int r;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			/* keep the tail; cap it so a stream without newlines cannot grow
+			 * without bound (the excess is dropped, the line stored cut) */
+			size_t n = (size_t)(end - p);
+			if (in->partial.len + n > INGEST_MAX_LINE + 1)
+				n = in->partial.len > INGEST_MAX_LINE + 1 ? 0
+				    : INGEST_MAX_LINE + 1 - in->partial.len;
+			buf_append(&in->partial, p, n);
+			break;
+		}
+		if (in->partial.len) {
+			size_t room = in->partial.len > INGEST_MAX_LINE + 1 ? 0 :
+				INGEST_MAX_LINE + 1 - in->partial.len;
+			size_t n = (size_t)(nl - p);
+			buf_append(&in->partial, p, n < room ? n : room);
+			r = ingest_line(in, in->partial.ptr, in->partial.len);
+			buf_reset(&in->partial);
+		} else {
+			r = ingest_line(in, p, (size_t)(nl - p));
+		}
+		if (r)
+			return r;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+int ingest_flush(struct ingest *in)
+{
+	if (in->failed)
+		return -EIO;
+	in->batch = 0;
+	if (db_writer_commit(in->w)) {
+		log_err("cannot commit records: %s", db_errmsg(in->db));
+		in->failed = true;
+		return -EIO;
+	}
+	return 0;
+}
+
+int ingest_close(struct ingest *in, struct ingest_stats *stats_out)
+{
+	int r = 0;
+
+	if (!in)
+		return 0;
+	if (!in->failed && in->partial.len) {
+		/* a last line without its newline: stored if it is a whole record,
+		 * kept raw as truncated otherwise */
+		struct buf tail = in->partial;
+		json_t *probe = json_loadb(tail.ptr, tail.len, 0, NULL);
+		if (probe) {
+			json_decref(probe);
+			r = ingest_line(in, tail.ptr, tail.len);
+		} else if (!(r = db_writer_begin(in->w))) {
+			in->st.lines++;
+			r = keep_raw(in, "truncated line at end of stream", tail.ptr, tail.len);
+		}
+		buf_reset(&in->partial);
+	}
+	if (!in->failed && !r)
+		r = ingest_flush(in);
+	const char *status = in->st.saw_error ? "failed" :
+			     in->st.saw_done ? "ok" : "incomplete";
+	snprintf(in->st.status, sizeof(in->st.status), "%s", status);
+	if (!in->failed && !r) {
+		r = db_writer_finish(in->w, status, in->st.saw_error ? in->st.error : NULL,
+				     in->st.records, in->st.bad_lines);
+		if (r)
+			log_err("cannot finish run: %s", db_errmsg(in->db));
+	}
+	if (in->failed && !r)
+		r = -EIO;
+	if (stats_out)
+		*stats_out = in->st;
+	db_writer_close(in->w);
+	buf_release(&in->partial);
+	free(in);
+	return r;
+}

@@ -1,0 +1,646 @@
+/* job.c - compare job specs: INI (libinih), JSON (jansson), expansion into
+ * variants, cells and runs, and storing them (see job.h). */
+#define LOG_MODULE "job"
+#include <errno.h>
+#include <ini.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "log.h"
+#include "stats.h"
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void kv_free(struct job_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+struct job_spec *job_spec_new(void)
+{
+	struct job_spec *s = xcalloc(1, sizeof(*s));
+
+	s->name = xstrdup("compare");
+	s->repeat = 3;
+	s->jobs = 1;
+	s->metric = xstrdup("worst_lag_s");
+	s->vcpus = 2;
+	s->memory_mb = 2048;
+	s->workload = xstrdup("wb-handover");
+	s->seed = (uint64_t)(clock_wall_s() * 1000);
+	return s;
+}
+
+void job_spec_free(struct job_spec *s)
+{
+	if (!s)
+		return;
+	free(s->name);
+	free(s->tree);
+	free(s->base);
+	strv_free(s->series, s->nseries);
+	free(s->patches);
+	strv_free(s->kernels, s->nkernels);
+	strv_free(s->config, s->nconfig);
+	free(s->metric);
+	free(s->workload);
+	kv_free(s->knobs, s->nknobs);
+	kv_free(s->sysctls, s->nsysctls);
+	for (size_t i = 0; i < s->ndims; i++) {
+		free(s->dims[i].key);
+		strv_free(s->dims[i].values, s->dims[i].nvalues);
+	}
+	free(s->dims);
+	free(s);
+}
+
+/* Split a list on spaces, tabs and commas; empty items are dropped. */
+static size_t split_list(char ***out, const char *value)
+{
+	char *copy = xstrdup(value), *save = NULL;
+	char **v = NULL;
+	size_t n = 0;
+
+	for (char *tok = strtok_r(copy, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v[n++] = xstrdup(tok);
+	}
+	free(copy);
+	*out = v;
+	return n;
+}
+
+static void set_str(char **field, const char *value)
+{
+	free(*field);
+	*field = xstrdup(value);
+}
+
+static int set_int(int *field, const char *key, const char *value, int min, struct buf *err)
+{
+	char *end;
+	long v = strtol(value, &end, 10);
+
+	if (!*value || *end || v < min || v > 1000000) {
+		buf_printf(err, "'%s' must be a whole number >= %d, not '%s'", key, min, value);
+		return -EINVAL;
+	}
+	*field = (int)v;
+	return 0;
+}
+
+static int set_bool(bool *field, const char *key, const char *value, struct buf *err)
+{
+	if (!strcmp(value, "1") || !strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "on"))
+		*field = true;
+	else if (!strcmp(value, "0") || !strcmp(value, "no") || !strcmp(value, "false") || !strcmp(value, "off"))
+		*field = false;
+	else {
+		buf_printf(err, "'%s' must be yes or no, not '%s'", key, value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void kv_set(struct job_kv **kv, size_t *n, const char *key, const char *value)
+{
+	for (size_t i = 0; i < *n; i++) {
+		if (!strcmp((*kv)[i].key, key)) {
+			set_str(&(*kv)[i].value, value);
+			return;
+		}
+	}
+	*kv = xrealloc(*kv, (*n + 1) * sizeof(**kv));
+	(*kv)[*n].key = xstrdup(key);
+	(*kv)[*n].value = xstrdup(value);
+	(*n)++;
+}
+
+static int set_job_key(struct job_spec *s, const char *key, const char *value, struct buf *err)
+{
+	if (!strcmp(key, "name")) {
+		set_str(&s->name, value);
+	} else if (!strcmp(key, "tree") || !strcmp(key, "repo")) {
+		set_str(&s->tree, value);
+	} else if (!strcmp(key, "base")) {
+		set_str(&s->base, value);
+	} else if (!strcmp(key, "series")) {
+		strv_free(s->series, s->nseries);
+		s->nseries = split_list(&s->series, value);
+	} else if (!strcmp(key, "patches")) {
+		set_str(&s->patches, value);
+	} else if (!strcmp(key, "prefixes")) {
+		return set_bool(&s->prefixes, key, value, err);
+	} else if (!strcmp(key, "aa")) {
+		return set_bool(&s->aa, key, value, err);
+	} else if (!strcmp(key, "kernels")) {
+		strv_free(s->kernels, s->nkernels);
+		s->nkernels = split_list(&s->kernels, value);
+	} else if (!strcmp(key, "config")) {
+		strv_free(s->config, s->nconfig);
+		s->nconfig = split_list(&s->config, value);
+	} else if (!strcmp(key, "repeat")) {
+		return set_int(&s->repeat, key, value, 1, err);
+	} else if (!strcmp(key, "jobs")) {
+		return set_int(&s->jobs, key, value, 1, err);
+	} else if (!strcmp(key, "vcpus")) {
+		return set_int(&s->vcpus, key, value, 1, err);
+	} else if (!strcmp(key, "memory_mb")) {
+		return set_int(&s->memory_mb, key, value, 256, err);
+	} else if (!strcmp(key, "seed")) {
+		char *end;
+		unsigned long long v = strtoull(value, &end, 0);
+		if (!*value || *end) {
+			buf_printf(err, "'seed' must be a number, not '%s'", value);
+			return -EINVAL;
+		}
+		s->seed = v;
+	} else if (!strcmp(key, "metric")) {
+		set_str(&s->metric, value);
+	} else if (!strcmp(key, "watchdog_s")) {
+		if (parse_duration_s(&s->watchdog_s, value)) {
+			buf_printf(err, "'watchdog_s' must be a duration such as 300 or 5m, not '%s'", value);
+			return -EINVAL;
+		}
+	} else {
+		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series patches"
+			   " prefixes aa kernels config repeat jobs vcpus memory_mb seed metric"
+			   " watchdog_s)", key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Job specs are stored as JSON, whose strings are UTF-8: refuse anything
+ * else at the door rather than lose it on the way to the store. */
+static bool is_utf8(const char *s)
+{
+	json_t *j = json_string(s);
+	json_decref(j);
+	return j != NULL;
+}
+
+int job_spec_set(struct job_spec *s, const char *section, const char *key,
+		 const char *value, struct buf *err)
+{
+	if (!is_utf8(key) || !is_utf8(value)) {
+		buf_printf(err, "key or value in [%s] is not valid UTF-8", section);
+		return -EINVAL;
+	}
+	if (!strcmp(section, "job"))
+		return set_job_key(s, key, value, err);
+	if (!strcmp(section, "workload")) {
+		if (!strcmp(key, "type"))
+			set_str(&s->workload, value);
+		else
+			kv_set(&s->knobs, &s->nknobs, key, value);
+		return 0;
+	}
+	if (!strcmp(section, "sysctl")) {
+		kv_set(&s->sysctls, &s->nsysctls, key, value);
+		return 0;
+	}
+	if (!strcmp(section, "matrix")) {
+		char **values;
+		size_t n = split_list(&values, value);
+		if (!n) {
+			buf_printf(err, "empty list for '%s' in [matrix]", key);
+			free(values);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < s->ndims; i++) {
+			if (!strcmp(s->dims[i].key, key)) {
+				strv_free(s->dims[i].values, s->dims[i].nvalues);
+				s->dims[i].values = values;
+				s->dims[i].nvalues = n;
+				return 0;
+			}
+		}
+		s->dims = xrealloc(s->dims, (s->ndims + 1) * sizeof(*s->dims));
+		s->dims[s->ndims++] = (struct job_dim){ xstrdup(key), values, n };
+		return 0;
+	}
+	buf_printf(err, "unknown section [%s] (expected [job], [workload], [matrix] or [sysctl])",
+		   section);
+	return -EINVAL;
+}
+
+struct ini_ctx {
+	struct job_spec *spec;
+	struct buf msg;
+};
+
+static int job_ini_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct ini_ctx *ctx = user;
+
+	if (!value || !*value) {
+		if (!strcmp(section, "matrix")) {
+			buf_printf(&ctx->msg, "empty list for '%s' in [matrix]", name);
+		} else {
+			buf_printf(&ctx->msg, "key '%s' in [%s] has no value", name, section);
+		}
+		return 0;
+	}
+	return job_spec_set(ctx->spec, section, name, value, &ctx->msg) ? 0 : 1;
+}
+
+int job_spec_parse_ini(struct job_spec *spec, const char *text, const char *source,
+		       struct buf *err)
+{
+	struct ini_ctx ctx = { spec, BUF_INIT };
+	int line;
+
+	/* libinih's Debian build exposes its options as globals: stop at the
+	 * first error so the returned line is the bad one, and allow long lines
+	 * (series lists) */
+	ini_stop_on_first_error = true;
+	ini_use_stack = false;
+	ini_allow_realloc = true;
+	ini_max_line = 65536;
+	line = ini_parse_string(text, job_ini_handler, &ctx);
+	if (line) {
+		if (line < 0)
+			buf_printf(err, "%s: cannot parse job file", source);
+		else if (ctx.msg.len)
+			buf_printf(err, "%s:%d: %s", source, line, ctx.msg.ptr);
+		else
+			buf_printf(err, "%s:%d: expected 'key = value' or '[section]'", source, line);
+		buf_release(&ctx.msg);
+		return -EINVAL;
+	}
+	buf_release(&ctx.msg);
+	return 0;
+}
+
+size_t job_ncells(const struct job_spec *s)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < s->ndims; i++) {
+		if (s->dims[i].nvalues && n > SIZE_MAX / s->dims[i].nvalues)
+			return SIZE_MAX;
+		n *= s->dims[i].nvalues;
+	}
+	return n;
+}
+
+/* Index of dimension d's value in cell i (the last dimension varies fastest). */
+static size_t cell_value(const struct job_spec *s, size_t i, size_t d)
+{
+	for (size_t k = s->ndims; k-- > d + 1;)
+		i /= s->dims[k].nvalues;
+	return i % s->dims[d].nvalues;
+}
+
+char *job_cell_text(const struct job_spec *s, size_t i)
+{
+	struct buf b = BUF_INIT;
+	for (size_t d = 0; d < s->ndims; d++)
+		buf_printf(&b, "%s%s=%s", d ? " " : "", s->dims[d].key,
+			   s->dims[d].values[cell_value(s, i, d)]);
+	return buf_detach(&b);
+}
+
+char *job_cell_params(const struct job_spec *s, size_t i)
+{
+	json_t *p = json_object(), *sys = json_object();
+
+	json_object_set_new(p, "workload", json_string(s->workload));
+	for (size_t k = 0; k < s->nknobs; k++)
+		json_object_set_new(p, s->knobs[k].key, json_string(s->knobs[k].value));
+	for (size_t k = 0; k < s->nsysctls; k++)
+		json_object_set_new(sys, s->sysctls[k].key, json_string(s->sysctls[k].value));
+	for (size_t d = 0; d < s->ndims; d++) {
+		const char *key = s->dims[d].key, *v = s->dims[d].values[cell_value(s, i, d)];
+		if (!strncmp(key, "sysctl.", 7))
+			json_object_set_new(sys, key + 7, json_string(v));
+		else
+			json_object_set_new(p, key, json_string(v));
+	}
+	if (json_object_size(sys))
+		json_object_set(p, "sysctl", sys);
+	json_decref(sys);
+	char *out = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(p);
+	return out;
+}
+
+static void add_variant(struct job_variant **v, size_t *n, const char *name, const char *kind,
+			const char *base, const char *series, const char *patches,
+			const char *kernel)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[*n] = (struct job_variant){
+		xstrdup(name), xstrdup(kind), base ? xstrdup(base) : NULL,
+		series ? xstrdup(series) : NULL, patches ? xstrdup(patches) : NULL,
+		kernel ? xstrdup(kernel) : NULL,
+	};
+	(*n)++;
+}
+
+/* "wb-dying-cgwb-flush-v6.mbox" -> "wb-dying-cgwb-flush-v6": a series is
+ * named by its file until the series module reads its version. */
+static char *series_label(const char *path)
+{
+	char *copy = xstrdup(path);
+	char *b = xstrdup(basename(copy));
+	char *dot = strrchr(b, '.');
+	if (dot && dot != b)
+		*dot = '\0';
+	free(copy);
+	return b;
+}
+
+/* "2-3" -> last patch 3; "2" -> 2; NULL -> 0 (unknown). */
+static int patches_last(const char *p)
+{
+	const char *dash = p ? strrchr(p, '-') : NULL;
+	return p ? atoi(dash ? dash + 1 : p) : 0;
+}
+
+size_t job_variants(const struct job_spec *s, struct job_variant **out)
+{
+	struct job_variant *v = NULL;
+	size_t n = 0;
+
+	if (s->nkernels) {
+		for (size_t i = 0; i < s->nkernels; i++) {
+			char *copy = xstrdup(s->kernels[i]);
+			add_variant(&v, &n, basename(copy), "prebuilt", NULL, NULL, NULL, s->kernels[i]);
+			free(copy);
+		}
+	} else if (s->base) {
+		char *name = xasprintf("base (%s)", s->base);
+		add_variant(&v, &n, name, "base", s->base, NULL, NULL, NULL);
+		free(name);
+	}
+	if (s->aa && n) {
+		char *name = xasprintf("%s A/A", v[0].name);
+		add_variant(&v, &n, name, v[0].kind, v[0].base, NULL, NULL, v[0].kernel);
+		free(name);
+	}
+	for (size_t i = 0; i < s->nseries; i++) {
+		char *label = series_label(s->series[i]);
+		int last = patches_last(s->patches);
+		if (s->prefixes && last > 1) {
+			int first = s->patches && strchr(s->patches, '-') ? atoi(s->patches) : 1;
+			for (int k = first; k < last; k++) {
+				char *p = k == first ? xasprintf("%d", k) : xasprintf("%d-%d", first, k);
+				char *name = xasprintf("+ %s %s", label, p);
+				add_variant(&v, &n, name, "series", s->base, s->series[i], p, NULL);
+				free(name);
+				free(p);
+			}
+		}
+		char *name = s->patches ? xasprintf("+ %s %s", label, s->patches) : xasprintf("+ %s", label);
+		add_variant(&v, &n, name, "series", s->base, s->series[i], s->patches, NULL);
+		free(name);
+		free(label);
+	}
+	*out = v;
+	return n;
+}
+
+void job_variants_free(struct job_variant *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].kind);
+		free(v[i].base);
+		free(v[i].series);
+		free(v[i].patches);
+		free(v[i].kernel);
+	}
+	free(v);
+}
+
+int job_spec_check(const struct job_spec *s, struct buf *err)
+{
+	struct job_variant *v = NULL;
+	size_t nv = job_variants(s, &v);
+	size_t ncells = job_ncells(s);
+	int r = -EINVAL;
+
+	if (s->nseries && (!s->tree || !s->base)) {
+		buf_puts(err, "a series needs a kernel tree and a base: set 'tree' and 'base' in"
+			 " [job] (or --repo and --base)");
+		goto out;
+	}
+	if (s->nseries && s->nkernels) {
+		buf_puts(err, "'kernels' (prebuilt images) and 'series' cannot be mixed in one job");
+		goto out;
+	}
+	if (!nv) {
+		buf_puts(err, "nothing to compare: give a base (and series) or prebuilt kernels");
+		goto out;
+	}
+	if (ncells == SIZE_MAX || ncells * nv * (size_t)s->repeat > JOB_MAX_RUNS) {
+		buf_printf(err, "the job has %zu variants x %zu matrix cells x %d repeats, over"
+			   " %d runs: shrink the [matrix]", nv, ncells, s->repeat, JOB_MAX_RUNS);
+		goto out;
+	}
+	r = 0;
+out:
+	job_variants_free(v, nv);
+	return r;
+}
+
+static json_t *strv_json(char **v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static json_t *kv_json(const struct job_kv *kv, size_t n)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, kv[i].key, json_string(kv[i].value));
+	return o;
+}
+
+char *job_spec_to_json(const struct job_spec *s)
+{
+	json_t *dims = json_array();
+	for (size_t i = 0; i < s->ndims; i++)
+		json_array_append_new(dims, json_pack("{s:s,s:o}", "key", s->dims[i].key,
+			"values", strv_json(s->dims[i].values, s->dims[i].nvalues)));
+	json_t *o = json_pack("{s:s,s:s?,s:s?,s:o,s:s?,s:b,s:b,s:o,s:o,s:i,s:i,s:I,s:s,s:i,s:i,"
+			      "s:f,s:s,s:o,s:o,s:o}",
+		"name", s->name, "tree", s->tree, "base", s->base,
+		"series", strv_json(s->series, s->nseries), "patches", s->patches,
+		"prefixes", s->prefixes, "aa", s->aa,
+		"kernels", strv_json(s->kernels, s->nkernels),
+		"config", strv_json(s->config, s->nconfig),
+		"repeat", s->repeat, "jobs", s->jobs, "seed", (json_int_t)s->seed,
+		"metric", s->metric, "vcpus", s->vcpus, "memory_mb", s->memory_mb,
+		"watchdog_s", s->watchdog_s, "workload", s->workload,
+		"knobs", kv_json(s->knobs, s->nknobs),
+		"sysctl", kv_json(s->sysctls, s->nsysctls), "matrix", dims);
+	char *out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(o);
+	return out;
+}
+
+static size_t json_strv(char ***out, json_t *a)
+{
+	size_t n = json_array_size(a), k = 0;
+	char **v = n ? xcalloc(n, sizeof(*v)) : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (json_is_string(json_array_get(a, i)))
+			v[k++] = xstrdup(json_string_value(json_array_get(a, i)));
+	*out = v;
+	return k;
+}
+
+int job_spec_from_json(struct job_spec *s, const char *text, struct buf *err)
+{
+	json_error_t je;
+	json_t *o = json_loads(text, 0, &je), *v;
+	const char *k;
+	int r = -EINVAL;
+
+	if (!json_is_object(o)) {
+		buf_printf(err, "stored job spec is not a JSON object: %s", je.text);
+		goto out;
+	}
+	/* scalars go through the same setter as the job file, so checks agree */
+	json_object_foreach(o, k, v) {
+		char num[64];
+		const char *sv = NULL;
+		if (json_is_string(v))
+			sv = json_string_value(v);
+		else if (json_is_integer(v))
+			sv = (snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v)), num);
+		else if (json_is_real(v))
+			sv = (snprintf(num, sizeof(num), "%.17g", json_real_value(v)), num);
+		else if (json_is_boolean(v))
+			sv = json_is_true(v) ? "yes" : "no";
+		if (!strcmp(k, "workload") && sv) {
+			set_str(&s->workload, sv);
+		} else if (!strcmp(k, "series") || !strcmp(k, "kernels") || !strcmp(k, "config")) {
+			char ***f = !strcmp(k, "series") ? &s->series : !strcmp(k, "kernels") ?
+				    &s->kernels : &s->config;
+			size_t *nf = !strcmp(k, "series") ? &s->nseries : !strcmp(k, "kernels") ?
+				     &s->nkernels : &s->nconfig;
+			strv_free(*f, *nf);
+			*nf = json_strv(f, v);
+		} else if (!strcmp(k, "knobs") || !strcmp(k, "sysctl")) {
+			const char *kk;
+			json_t *vv;
+			json_object_foreach(v, kk, vv)
+				if (json_is_string(vv))
+					job_spec_set(s, !strcmp(k, "knobs") ? "workload" : "sysctl", kk,
+						     json_string_value(vv), err);
+		} else if (!strcmp(k, "matrix")) {
+			size_t i;
+			json_t *d;
+			json_array_foreach(v, i, d) {
+				char **vals;
+				size_t n = json_strv(&vals, json_object_get(d, "values"));
+				const char *key = json_string_value(json_object_get(d, "key"));
+				if (!key || !n) {
+					strv_free(vals, n);
+					buf_puts(err, "stored job spec has a malformed matrix");
+					goto out;
+				}
+				s->dims = xrealloc(s->dims, (s->ndims + 1) * sizeof(*s->dims));
+				s->dims[s->ndims++] = (struct job_dim){ xstrdup(key), vals, n };
+			}
+		} else if (sv && !json_is_null(v)) {
+			if (set_job_key(s, k, sv, err))
+				goto out;
+		}
+	}
+	r = 0;
+out:
+	json_decref(o);
+	return r;
+}
+
+int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct buf *err)
+{
+	struct job_variant *v = NULL;
+	size_t nv = job_variants(s, &v), ncells = job_ncells(s);
+	int64_t job = 0, *vids = xcalloc(nv ? nv : 1, sizeof(*vids));
+	size_t *order = xcalloc(ncells, sizeof(*order));
+	char *spec_json = job_spec_to_json(s);
+	uint64_t rng = s->seed;
+	int r;
+
+	if ((r = db_begin(db)))
+		goto fail;
+	if ((r = db_job_create(db, &job, s->name, "compare", spec_json)))
+		goto fail;
+	if ((r = db_job_set_meta(db, job, (int64_t)s->seed, s->metric)))
+		goto fail;
+	for (size_t i = 0; i < nv; i++) {
+		json_t *vs = json_pack("{s:s,s:s?,s:s?,s:s?,s:s?,s:o}", "kind", v[i].kind,
+				       "base", v[i].base, "series", v[i].series,
+				       "patches", v[i].patches, "kernel", v[i].kernel,
+				       "config", strv_json(s->config, s->nconfig));
+		char *vj = json_dumps(vs, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(vs);
+		r = db_variant_get(db, &vids[i], job, v[i].name);
+		if (!r)
+			r = db_variant_set_spec(db, vids[i], v[i].base, v[i].patches, vj);
+		free(vj);
+		if (r)
+			goto fail;
+	}
+	for (int rep = 1; rep <= s->repeat; rep++) {
+		/* a fresh Fisher-Yates shuffle of the cells for each repeat */
+		for (size_t i = 0; i < ncells; i++)
+			order[i] = i;
+		for (size_t i = ncells; i > 1; i--) {
+			size_t j = stats_rand64(&rng) % i;
+			size_t t = order[i - 1];
+			order[i - 1] = order[j];
+			order[j] = t;
+		}
+		for (size_t c = 0; c < ncells; c++) {
+			char *cell = job_cell_text(s, order[c]);
+			char *params = job_cell_params(s, order[c]);
+			json_t *pj = json_loads(params, 0, NULL);
+			const char *fs = json_string_value(json_object_get(pj, "fs"));
+			for (size_t i = 0; i < nv && !r; i++) {
+				int64_t run;
+				r = db_run_create(db, &run, job, vids[i], cell, rep, fs, params);
+			}
+			json_decref(pj);
+			free(cell);
+			free(params);
+			if (r)
+				goto fail;
+		}
+	}
+	if ((r = db_commit(db)))
+		goto fail;
+	*out_job = job;
+	goto out;
+fail:
+	buf_printf(err, "cannot store job '%s': %s", s->name, db_errmsg(db));
+	db_rollback(db);
+out:
+	job_variants_free(v, nv);
+	free(vids);
+	free(order);
+	free(spec_json);
+	return r;
+}

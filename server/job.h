@@ -1,0 +1,125 @@
+/* job.h - a compare job's spec: parsed from an INI job file (libinih) or
+ * built from CLI flags, expanded into variants × matrix cells × repeats,
+ * and stored (job, variants, runs) before anything is built, so that the
+ * job can be resumed and re-run exactly from the store.
+ *
+ * Job file format (DESIGN.md, "Job files"): sections [job], [workload],
+ * [matrix], [sysctl]. A value with spaces is a list; [matrix] lists expand
+ * to their cross product. Every knob has a default.
+ */
+#ifndef KC_JOB_H
+#define KC_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "util.h"
+
+/* More runs than this in one job is a mistake, not a plan. */
+#define JOB_MAX_RUNS 10000
+
+struct job_kv {
+	char *key, *value;
+};
+
+struct job_dim {            /* one [matrix] dimension */
+	char *key;              /* fs, a knob, sysctl.vm.x, config */
+	char **values;
+	size_t nvalues;
+};
+
+struct job_spec {
+	char *name;
+	char *tree;             /* git repository of the kernel tree */
+	char *base;             /* commit-ish */
+	char **series;          /* mbox paths; each is one variant */
+	size_t nseries;
+	char *patches;          /* subset, "2-3"; NULL = all */
+	bool prefixes;          /* also each patch prefix 1..k */
+	bool aa;                /* add a second copy of the base (A/A) */
+	char **kernels;         /* prebuilt kernel images, one variant each */
+	size_t nkernels;
+	char **config;          /* kernels/<name>.config fragments */
+	size_t nconfig;
+	int repeat;             /* default 3 */
+	int jobs;               /* guests at once, default 1 */
+	uint64_t seed;          /* run-order shuffle; default from the clock, stored */
+	char *metric;           /* headline metric, default worst_lag_s */
+	int vcpus;              /* default 2 */
+	int memory_mb;          /* default 2048 */
+	double watchdog_s;      /* 0: measure_s + setup allowance */
+	char *workload;         /* [workload] type, default wb-handover */
+	struct job_kv *knobs;   /* [workload] other keys */
+	size_t nknobs;
+	struct job_kv *sysctls; /* [sysctl] */
+	size_t nsysctls;
+	struct job_dim *dims;   /* [matrix] */
+	size_t ndims;
+};
+
+/* A new spec with every default set; free with job_spec_free(). */
+struct job_spec *job_spec_new(void);
+void job_spec_free(struct job_spec *s);
+
+/*
+ * job_spec_parse_ini - parse job file text (source names it in errors)
+ * into spec (defaults already set; values given override them). On error
+ * returns -EINVAL and err says what and where: "job.ini:7: unknown key
+ * 'rate' in [job]", "job.ini:12: empty list for 'fs' in [matrix]".
+ */
+int job_spec_parse_ini(struct job_spec *spec, const char *text, const char *source,
+		       struct buf *err);
+
+/*
+ * job_spec_set - set one key of a section as the CLI does (--set k=v goes
+ * to [matrix] when the value has a comma or space, else to [workload]).
+ * Same errors as the parser, without a line.
+ */
+int job_spec_set(struct job_spec *spec, const char *section, const char *key,
+		 const char *value, struct buf *err);
+
+/*
+ * job_spec_check - whole-spec checks after parsing: a tree and base when
+ * series are given, at least one variant, repeat >= 1, at most
+ * JOB_MAX_RUNS runs. -EINVAL with err filled.
+ */
+int job_spec_check(const struct job_spec *spec, struct buf *err);
+
+/* The spec as JSON text (stored in jobs.spec_json; caller frees). */
+char *job_spec_to_json(const struct job_spec *spec);
+/* ...and back, for rerun/resume. -EINVAL on a malformed document. */
+int job_spec_from_json(struct job_spec *spec, const char *json, struct buf *err);
+
+struct job_variant {
+	char *name;             /* "base (v6.12.117)", "+ v6 2-3", "base (A/A)" */
+	char *kind;             /* base, series, prebuilt */
+	char *base;
+	char *series;           /* mbox path for kind series */
+	char *patches;          /* "1-2" subset or NULL */
+	char *kernel;           /* image path for kind prebuilt */
+};
+
+/* The variants of a spec, baseline first. Caller frees with job_variants_free. */
+size_t job_variants(const struct job_spec *spec, struct job_variant **out);
+void job_variants_free(struct job_variant *v, size_t n);
+
+/* Number of matrix cells (product of the dimension sizes; 1 without any). */
+size_t job_ncells(const struct job_spec *spec);
+/* Cell i (0-based) as "k1=v1 k2=v2" in dimension order (caller frees). */
+char *job_cell_text(const struct job_spec *spec, size_t i);
+/* Cell i's workload params as JSON: knobs, then the cell's knob values,
+ * plus "workload", "fs" and sysctls ({"sysctl": {...}}) (caller frees). */
+char *job_cell_params(const struct job_spec *spec, size_t i);
+
+/*
+ * job_store - store the job, its variants and every run, in the
+ * interleaved run order: for each repeat, for each cell (shuffled with
+ * spec->seed), each variant — so drift hits all variants alike. One
+ * transaction. *out_job gets the job id.
+ */
+int job_store(struct db *db, const struct job_spec *spec, int64_t *out_job,
+	      struct buf *err);
+
+#endif

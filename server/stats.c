@@ -1,0 +1,276 @@
+/* stats.c - statistics for reports and verdicts; sources cited in stats.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double *sorted_copy(const double *v, size_t n)
+{
+	double *s = xmalloc(n * sizeof(*s));
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return s;
+}
+
+static double median_sorted(const double *s, size_t n)
+{
+	if (!n)
+		return NAN;
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+double stats_median(const double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	double *s = sorted_copy(v, n);
+	double m = median_sorted(s, n);
+	free(s);
+	return m;
+}
+
+double stats_max(const double *v, size_t n)
+{
+	double m = NAN;
+	for (size_t i = 0; i < n; i++)
+		if (isnan(m) || v[i] > m)
+			m = v[i];
+	return m;
+}
+
+double stats_mean(const double *v, size_t n)
+{
+	double s = 0;
+	if (!n)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return s / (double)n;
+}
+
+void stats_summarize(struct stats_summary *out, const double *v, size_t n)
+{
+	out->n = n;
+	if (!n) {
+		out->min = out->max = out->mean = out->median = NAN;
+		return;
+	}
+	double *s = sorted_copy(v, n);
+	out->min = s[0];
+	out->max = s[n - 1];
+	out->median = median_sorted(s, n);
+	out->mean = stats_mean(v, n);
+	free(s);
+}
+
+size_t stats_count_worse(const double *v, size_t n, double threshold,
+			 enum stats_better better)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (better == BETTER_LOWER ? v[i] > threshold : v[i] < threshold)
+			k++;
+	return k;
+}
+
+double stats_norm_sf(double z)
+{
+	return 0.5 * erfc(z / M_SQRT2);
+}
+
+/* Doubled mid-ranks of the pooled sample (integers, so sums compare
+ * exactly), and the tie term sum(t^3 - t). */
+static void pooled_ranks2(long *r2, double *ties, const double *x, size_t nx,
+			  const double *y, size_t ny)
+{
+	size_t n = nx + ny;
+	struct item { double v; size_t i; } *it = xmalloc(n * sizeof(*it));
+	size_t i, j;
+
+	for (i = 0; i < nx; i++)
+		it[i] = (struct item){ x[i], i };
+	for (i = 0; i < ny; i++)
+		it[nx + i] = (struct item){ y[i], nx + i };
+	/* insertion sort by value: n is small where exactness matters and the
+	 * normal branch tolerates O(n^2) up to the sizes reports see */
+	for (i = 1; i < n; i++) {
+		struct item t = it[i];
+		for (j = i; j > 0 && it[j - 1].v > t.v; j--)
+			it[j] = it[j - 1];
+		it[j] = t;
+	}
+	*ties = 0;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && it[j].v == it[i].v; j++)
+			;
+		/* ranks i+1 .. j share the mid-rank (i+1+j)/2; doubled: i+1+j */
+		for (size_t k = i; k < j; k++)
+			r2[it[k].i] = (long)(i + 1 + j);
+		double t = (double)(j - i);
+		*ties += t * t * t - t;
+	}
+	free(it);
+}
+
+int stats_mwu(struct mwu_result *out, const double *x, size_t nx,
+	      const double *y, size_t ny)
+{
+	size_t n = nx + ny;
+	long *r2;
+	double ties;
+
+	if (!nx || !ny)
+		return -EINVAL;
+	r2 = xmalloc(n * sizeof(*r2));
+	pooled_ranks2(r2, &ties, x, nx, y, ny);
+	long w2 = 0;                       /* doubled rank sum of x */
+	for (size_t i = 0; i < nx; i++)
+		w2 += r2[i];
+	/* U = W - nx(nx+1)/2 */
+	out->u = (double)w2 / 2 - (double)nx * (double)(nx + 1) / 2;
+	long e2 = (long)(nx * (n + 1));    /* doubled E[W] = nx(N+1)/2 */
+	long dev = labs(w2 - e2);
+
+	if (nx <= 20 && ny <= 20) {
+		/* count, for each doubled sum s, the subsets of size nx with that
+		 * sum: dp[j][s] over the pooled items one at a time */
+		long smax = 0;
+		for (size_t i = 0; i < n; i++)
+			smax += r2[i];
+		size_t width = (size_t)smax + 1;
+		double *dp = xcalloc((nx + 1) * width, sizeof(*dp));
+		dp[0] = 1;
+		for (size_t i = 0; i < n; i++) {
+			size_t jmax = i + 1 < nx ? i + 1 : nx;
+			for (size_t j = jmax; j >= 1; j--) {
+				double *to = dp + j * width, *from = dp + (j - 1) * width;
+				for (long s = smax; s >= r2[i]; s--)
+					to[s] += from[s - r2[i]];
+			}
+		}
+		double total = 0, tail = 0;
+		for (long s = 0; s <= smax; s++) {
+			double c = dp[nx * width + (size_t)s];
+			total += c;
+			if (labs(s - e2) >= dev)
+				tail += c;
+		}
+		free(dp);
+		out->p = tail / total;
+		out->method = MWU_EXACT;
+	} else {
+		double dn = (double)n;
+		double var = (double)nx * (double)ny / 12.0 *
+			     ((dn + 1) - ties / (dn * (dn - 1)));
+		double mu = (double)nx * (double)ny / 2;
+		double d = fabs(out->u - mu) - 0.5;
+		if (d < 0)
+			d = 0;
+		out->p = var > 0 ? 2 * stats_norm_sf(d / sqrt(var)) : 1;
+		out->method = MWU_NORMAL;
+	}
+	if (out->p > 1)
+		out->p = 1;
+	free(r2);
+	return 0;
+}
+
+static double binom(size_t n, size_t k)
+{
+	double c = 1;
+	if (k > n - k)
+		k = n - k;
+	for (size_t i = 1; i <= k; i++)
+		c = c * (double)(n - k + i) / (double)i;
+	return c;
+}
+
+double stats_mwu_min_p(size_t nx, size_t ny)
+{
+	if (!nx || !ny)
+		return 1;
+	double p = 2 / binom(nx + ny, nx);
+	return p > 1 ? 1 : p;
+}
+
+size_t stats_runs_needed(double alpha)
+{
+	size_t n = 1;
+	while (stats_mwu_min_p(n, n) >= alpha && n < 1000)
+		n++;
+	return n;
+}
+
+double stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny)
+{
+	if (!nx || !ny)
+		return NAN;
+	double *d = xmalloc(nx * ny * sizeof(*d));
+	size_t k = 0;
+	for (size_t i = 0; i < nx; i++)
+		for (size_t j = 0; j < ny; j++)
+			d[k++] = y[j] - x[i];
+	qsort(d, k, sizeof(*d), cmp_double);
+	double m = median_sorted(d, k);
+	free(d);
+	return m;
+}
+
+uint64_t stats_rand64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double stats_rand01(uint64_t *state)
+{
+	return (double)(stats_rand64(state) >> 11) * 0x1.0p-53;
+}
+
+/* Quantile by linear interpolation between order statistics (Hyndman &
+ * Fan 1996, definition 7, the default of R and numpy). */
+static double quantile_sorted(const double *s, size_t n, double q)
+{
+	double h = (double)(n - 1) * q;
+	size_t lo = (size_t)floor(h);
+	size_t hi = lo + 1 < n ? lo + 1 : lo;
+	return s[lo] + (h - (double)lo) * (s[hi] - s[lo]);
+}
+
+void stats_hl_bootstrap_ci(double *lo, double *hi, const double *x, size_t nx,
+			   const double *y, size_t ny, unsigned b, double alpha,
+			   uint64_t seed)
+{
+	if (!nx || !ny || !b) {
+		*lo = *hi = NAN;
+		return;
+	}
+	double *bx = xmalloc(nx * sizeof(*bx)), *by = xmalloc(ny * sizeof(*by));
+	double *shift = xmalloc(b * sizeof(*shift));
+	uint64_t st = seed;
+
+	for (unsigned i = 0; i < b; i++) {
+		for (size_t j = 0; j < nx; j++)
+			bx[j] = x[stats_rand64(&st) % nx];
+		for (size_t j = 0; j < ny; j++)
+			by[j] = y[stats_rand64(&st) % ny];
+		shift[i] = stats_hodges_lehmann(bx, nx, by, ny);
+	}
+	qsort(shift, b, sizeof(*shift), cmp_double);
+	*lo = quantile_sorted(shift, b, alpha / 2);
+	*hi = quantile_sorted(shift, b, 1 - alpha / 2);
+	free(bx);
+	free(by);
+	free(shift);
+}

@@ -1,0 +1,108 @@
+/* stats.h - the statistics behind kcanary's reports and verdicts.
+ *
+ * Inputs are arrays of doubles (one value per run); none are modified and
+ * none are kept. Each function cites where its formula comes from.
+ * "better" says which direction is good for a metric: lower (lag) or
+ * higher (throughput).
+ */
+#ifndef KC_STATS_H
+#define KC_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum stats_better { BETTER_LOWER, BETTER_HIGHER };
+
+struct stats_summary {
+	size_t n;
+	double min, max, mean, median;
+};
+
+/* stats_summarize - n, min, max, arithmetic mean and median (the mean of the
+ * two middle values for even n). n == 0 gives NANs. */
+void stats_summarize(struct stats_summary *out, const double *v, size_t n);
+
+/* stats_median - median of v (NAN for n == 0). */
+double stats_median(const double *v, size_t n);
+
+/* stats_max / stats_mean - per-run worst value and mean of a sample series. */
+double stats_max(const double *v, size_t n);
+double stats_mean(const double *v, size_t n);
+
+/*
+ * stats_count_worse - "stalled in k of n runs": how many values are worse
+ * than threshold (strictly above it when lower is better, strictly below
+ * when higher is better).
+ */
+size_t stats_count_worse(const double *v, size_t n, double threshold,
+			 enum stats_better better);
+
+enum mwu_method { MWU_EXACT, MWU_NORMAL };
+
+struct mwu_result {
+	double u;          /* U of x: pairs (x_i, y_j) with x_i > y_j, ties 1/2 */
+	double p;          /* two-sided p-value */
+	enum mwu_method method;
+};
+
+/*
+ * stats_mwu - two-sided Mann-Whitney U test (Wilcoxon rank-sum) of x
+ * against y (Mann & Whitney 1947, Ann. Math. Statist. 18(1):50-60).
+ *
+ * With nx <= 20 and ny <= 20 the p-value is exact: the permutation
+ * distribution of the rank sum of x over all C(nx+ny, nx) splits, computed
+ * by dynamic programming on mid-ranks, so ties are handled exactly
+ * (Hollander, Wolfe & Chicken, Nonparametric Statistical Methods, 3rd ed.,
+ * §4.1). p = P(|W - E[W]| >= |w - E[W]|).
+ * Above that the normal approximation with tie correction and continuity
+ * correction is used: sigma^2 = nx ny / 12 * ((N + 1) - sum(t^3 - t) /
+ * (N (N - 1))) (same source, eq. 4.17). Returns 0, or -EINVAL when a side
+ * is empty.
+ */
+int stats_mwu(struct mwu_result *out, const double *x, size_t nx,
+	      const double *y, size_t ny);
+
+/*
+ * stats_mwu_min_p - the smallest two-sided p any outcome can give with nx
+ * against ny runs (complete separation): 2 / C(nx+ny, nx), capped at 1.
+ * 3 against 3 gives 0.10, so such a comparison can never reach p < 0.05.
+ */
+double stats_mwu_min_p(size_t nx, size_t ny);
+
+/*
+ * stats_runs_needed - the smallest n such that n runs against n can reach
+ * p < alpha two-sided (2 / C(2n, n) < alpha); for alpha 0.05 this is 4.
+ */
+size_t stats_runs_needed(double alpha);
+
+/*
+ * stats_hodges_lehmann - the Hodges-Lehmann shift estimate of y relative
+ * to x: the median of all nx*ny differences y_j - x_i (Hodges & Lehmann
+ * 1963, Ann. Math. Statist. 34(2):598-611). NAN when a side is empty.
+ */
+double stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny);
+
+/*
+ * stats_hl_bootstrap_ci - percentile bootstrap 95% (1 - alpha) CI of the
+ * Hodges-Lehmann shift: resample x and y with replacement b times, take the
+ * alpha/2 and 1 - alpha/2 quantiles of the shifts (Efron & Tibshirani 1993,
+ * An Introduction to the Bootstrap, ch. 13). The generator is splitmix64
+ * seeded with seed, so the same data give the same interval.
+ */
+void stats_hl_bootstrap_ci(double *lo, double *hi, const double *x, size_t nx,
+			   const double *y, size_t ny, unsigned b, double alpha,
+			   uint64_t seed);
+
+/* The fixed seed reports use, so that reports are reproducible. */
+#define STATS_SEED 0x6b63616e61727931ULL
+
+/* splitmix64 (Steele, Lea & Flood 2014): next 64-bit value of *state. */
+uint64_t stats_rand64(uint64_t *state);
+/* Uniform double in [0, 1). */
+double stats_rand01(uint64_t *state);
+
+/* Standard normal upper tail P(Z > z). */
+double stats_norm_sf(double z);
+
+#endif

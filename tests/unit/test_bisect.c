@@ -1,0 +1,466 @@
+/* test_bisect.c - the bisection engine driven by a scripted oracle: clean
+ * and flaky histories, skips next to the culprit, endpoints that do not
+ * differ, --find-fix, log replay, and the simulator's determinism. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bisect.h"
+#include "bisect_sim.h"
+#include "util.h"
+
+#define N 64
+#define CULPRIT 40
+
+/*
+ * A scripted history: commit i is "new" when i >= culprit. Values are
+ * worst lag in seconds, picked by the commit's run counter k, so every
+ * answer is fixed by (commit, k) and the test is deterministic.
+ */
+struct script {
+	size_t n, culprit;
+	bool find_fix;		/* old side bad, new side good */
+	bool flaky;		/* bad runs stall in 7 of 9 */
+	bool same;		/* no change at all: everything good */
+	const size_t *skips;	/* commits that never build */
+	size_t nskips;
+	unsigned runs[N];
+	unsigned calls;
+	unsigned lie_after;	/* > 0: after this many calls the culprit runs good */
+};
+
+static const double good_v[5] = { 1.1, 1.3, 1.0, 1.5, 1.2 };
+static const double bad_v[5] = { 45.0, 22.0, 80.0, 13.0, 30.0 };
+static const double stall_v[9] = { 19.0, 21.0, 23.0, 25.0, 1.5, 26.0, 20.0, 24.0, 1.4 };
+
+static int scripted(void *ctx, size_t idx, double *value_out)
+{
+	struct script *s = ctx;
+	unsigned k;
+	bool bad;
+
+	assert_true(idx < s->n);
+	s->calls++;
+	for (size_t i = 0; i < s->nskips; i++)
+		if (s->skips[i] == idx)
+			return -ENOEXEC;
+	k = s->runs[idx]++;
+	bad = !s->same && ((idx >= s->culprit) != s->find_fix);
+	if (s->lie_after && s->calls > s->lie_after && idx == s->culprit)
+		bad = false;
+	if (!bad)
+		*value_out = good_v[(k + idx) % 5];
+	else if (s->flaky)
+		/* fast (1.5 s / 1.4 s) when (k + idx) % 9 is 4 or 8: 7 of 9 stall */
+		*value_out = stall_v[(k + idx) % 9];
+	else
+		*value_out = bad_v[(k + idx) % 5];
+	return 0;
+}
+
+static void script_init(struct script *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->n = N;
+	s->culprit = CULPRIT;
+}
+
+static void test_clean_history_all_strategies(void **state)
+{
+	(void)state;
+	for (int strat = 0; strat < 3; strat++) {
+		struct script s;
+		struct bisect_opts o;
+		struct bisect_result r;
+		enum bisect_verdict v[N];
+
+		script_init(&s);
+		bisect_opts_init(&o);
+		o.strategy = strat == 0 ? BISECT_PROBABILISTIC : BISECT_BINARY;
+		o.fixed_repeats = strat == 2 ? 1 : 0;
+		assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, v), 0);
+		assert_int_equal(r.outcome, BISECT_FOUND);
+		assert_int_equal(r.culprit_first, CULPRIT);
+		assert_int_equal(r.culprit_last, CULPRIT);
+		/* only the probabilistic strategy runs until the posterior
+		 * reaches 0.95; one run per step with one run per endpoint
+		 * is weak evidence, and the posterior says so */
+		if (strat == 0) {
+			assert_true(r.culprit_prob >= 0.95);
+			assert_int_equal(r.top[0].first, CULPRIT);
+		} else if (strat == 1) {
+			assert_true(r.culprit_prob >= 0.5);
+		} else {
+			assert_true(r.culprit_prob > 0 && r.culprit_prob < 0.5);
+		}
+		/* every tested commit got the verdict of its side */
+		for (size_t i = 0; i < N; i++) {
+			if (v[i] == BISECT_UNTESTED)
+				continue;
+			assert_int_equal(v[i], i >= CULPRIT ? BISECT_BAD : BISECT_GOOD);
+		}
+		assert_int_equal(v[CULPRIT], BISECT_BAD);
+		assert_int_equal(v[CULPRIT - 1], BISECT_GOOD);
+		/* culprit check: parent vs culprit, interleaved, and it passes */
+		assert_true(r.check_done);
+		assert_true(r.check_passed);
+		assert_int_equal(r.check_parent, CULPRIT - 1);
+		assert_int_equal(r.check_culprit, CULPRIT);
+		assert_true(r.check_median_culprit > 10 && r.check_median_parent < 2);
+		assert_true(r.check_shift > 10);
+		assert_int_equal(r.runs_total, s.calls);
+		/* 64 commits are 6 bits: far fewer runs than 64 */
+		assert_true(r.runs_total - r.runs_check <= 40);
+		/* perfectly separated 5 vs 5 endpoint runs: exact p = 2/252 */
+		assert_int_equal(r.endpoint_runs_old, strat == 2 ? 1 : 5);
+		if (strat != 2)
+			assert_true(fabs(r.endpoint_p - 2.0 / 252) < 1e-12);
+	}
+}
+
+static void test_flaky_history(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+
+	(void)state;
+	/* git bisect run with one run per step: commit 40's first run is one
+	 * of its fast ones (1.5 s), so it is called good and 41 is blamed */
+	script_init(&s);
+	s.flaky = true;
+	bisect_opts_init(&o);
+	o.strategy = BISECT_BINARY;
+	o.fixed_repeats = 1;
+	o.check_runs = 0;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_FOUND);
+	assert_int_equal(r.culprit_first, CULPRIT + 1);
+
+	/* probabilistic bisection finds the right one and is sure of it */
+	script_init(&s);
+	s.flaky = true;
+	bisect_opts_init(&o);
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_FOUND);
+	assert_int_equal(r.culprit_first, CULPRIT);
+	assert_true(r.culprit_prob >= 0.95);
+	assert_true(r.check_done && r.check_passed);
+	assert_true(r.check_p <= 0.05);
+
+	/* adaptive repeats too: an unsure commit gets more runs */
+	script_init(&s);
+	s.flaky = true;
+	o.strategy = BISECT_BINARY;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.culprit_first, CULPRIT);
+	assert_true(s.runs[CULPRIT] > 1);
+}
+
+static void test_skips_next_to_culprit_give_a_range(void **state)
+{
+	static const size_t skips[] = { 39, 40, 41 };
+
+	(void)state;
+	for (int strat = 0; strat < 2; strat++) {
+		struct script s;
+		struct bisect_opts o;
+		struct bisect_result r;
+		enum bisect_verdict v[N];
+
+		script_init(&s);
+		s.skips = skips;
+		s.nskips = 3;
+		bisect_opts_init(&o);
+		o.strategy = strat ? BISECT_BINARY : BISECT_PROBABILISTIC;
+		assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, v), 0);
+		/* commits 39..41 cannot be told apart: the culprit is one of 39..42 */
+		assert_int_equal(r.outcome, BISECT_RANGE);
+		assert_int_equal(r.culprit_first, 39);
+		assert_int_equal(r.culprit_last, 42);
+		assert_non_null(strstr(r.message, "range"));
+		assert_non_null(strstr(r.message, "39..41 could not be tested"));
+		/* skips are never evidence: each skipped commit asked once */
+		assert_true(r.skips >= 1 && r.skips <= 3);
+		for (size_t i = 0; i < 3; i++)
+			if (v[skips[i]] != BISECT_UNTESTED)
+				assert_int_equal(v[skips[i]], BISECT_SKIP);
+		assert_int_equal(v[38], BISECT_GOOD);
+		assert_int_equal(v[42], BISECT_BAD);
+		assert_true(r.check_done && r.check_passed);
+		assert_int_equal(r.check_parent, 38);
+		assert_int_equal(r.check_culprit, 42);
+	}
+}
+
+static void test_endpoints_that_do_not_differ(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+
+	(void)state;
+	script_init(&s);
+	s.same = true;
+	bisect_opts_init(&o);
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_NO_DIFFERENCE);
+	assert_non_null(strstr(r.message, "endpoints do not differ"));
+	/* only the endpoints were measured, within the cap */
+	assert_int_equal(s.runs[0] + s.runs[N - 1], s.calls);
+	assert_true(r.runs_total <= 2 * o.endpoint_max_runs);
+	assert_true(r.endpoint_p > 0.01);
+}
+
+static void test_find_fix(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+	enum bisect_verdict v[N];
+
+	(void)state;
+	/* the stall goes away at commit 25 */
+	script_init(&s);
+	s.culprit = 25;
+	s.find_fix = true;
+	bisect_opts_init(&o);
+	o.find_fix = true;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, v), 0);
+	assert_int_equal(r.outcome, BISECT_FOUND);
+	assert_int_equal(r.culprit_first, 25);
+	assert_int_equal(v[25], BISECT_GOOD);
+	assert_int_equal(v[0], BISECT_BAD);
+	assert_non_null(strstr(r.message, "first fixed commit: 25"));
+	assert_true(r.check_done && r.check_passed);
+	assert_true(r.check_median_culprit < r.check_median_parent);
+
+	/* the same history without --find-fix: the endpoints differ the
+	 * wrong way round, and we say so instead of bisecting */
+	memset(s.runs, 0, sizeof(s.runs));
+	o.find_fix = false;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_WRONG_DIRECTION);
+	assert_non_null(strstr(r.message, "--find-fix"));
+}
+
+static void test_replay_reproduces(void **state)
+{
+	static const size_t skips[] = { 20 };
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r, rr;
+	struct buf log = BUF_INIT, relog = BUF_INIT, line = BUF_INIT;
+	char *err = NULL, *text, *p;
+
+
+	(void)state;
+	script_init(&s);
+	s.flaky = true;
+	s.skips = skips;
+	s.nskips = 1;
+	bisect_opts_init(&o);
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, &log, NULL), 0);
+	assert_non_null(strstr(buf_str(&log), "kcanary-bisect-log 1\nconfig n=64 "));
+	assert_non_null(strstr(buf_str(&log), "\nposterior "));
+
+	/* replay: same result, same log, no oracle */
+	assert_int_equal(bisect_replay(&rr, buf_str(&log), &relog, &err), 0);
+	assert_null(err);
+	assert_string_equal(buf_str(&relog), buf_str(&log));
+	bisect_result_line(&line, &rr);
+	assert_non_null(strstr(buf_str(&log), buf_str(&line)));
+	assert_int_equal(rr.culprit_first, r.culprit_first);
+	assert_int_equal(rr.runs_total, r.runs_total);
+
+	/* the table of tested commits: the culprit bad, its parent good, the
+	 * skipped commit shown as such */
+	{
+		struct buf t = BUF_INIT;
+		char want[64];
+
+		assert_int_equal(bisect_log_table(&t, buf_str(&log)), 0);
+		snprintf(want, sizeof(want), "\n%8d %5u %-9s", CULPRIT, s.runs[CULPRIT], "bad");
+		assert_non_null(strstr(buf_str(&t), want));
+		snprintf(want, sizeof(want), "\n%8d %5u %-9s", CULPRIT - 1, s.runs[CULPRIT - 1],
+			 "good");
+		assert_non_null(strstr(buf_str(&t), want));
+		if (s.calls > r.runs_total) {	/* commit 20 was asked for */
+			assert_non_null(strstr(buf_str(&t), "\n      20     0 skip      (1 skip)"));
+		}
+		buf_release(&t);
+		assert_int_equal(bisect_log_table(&t, "nothing\n"), -EINVAL);
+		buf_release(&t);
+	}
+
+	/* a changed value sends the replay elsewhere: detected */
+	{
+		const char *lg = buf_str(&log), *v = strstr(lg, "phase=search value=");
+		size_t vlen;
+		struct buf t = BUF_INIT;
+
+		assert_non_null(v);
+		v += strlen("phase=search value=");
+		vlen = strcspn(v, "\n");
+		buf_append(&t, lg, (size_t)(v - lg));
+		/* a fast run becomes a stall, a stall a fast run */
+		buf_puts(&t, strtod(v, NULL) > 5 ? "1.05" : "55");
+		buf_puts(&t, v + vlen);
+		assert_int_equal(bisect_replay(&rr, buf_str(&t), NULL, &err), -EPROTO);
+		assert_non_null(err);
+		free(err);
+		err = NULL;
+		buf_release(&t);
+	}
+
+	/* a log cut short */
+	text = xstrdup(buf_str(&log));
+	p = strstr(text, "phase=check");
+	assert_non_null(p);
+	*p = 0;
+	p = strrchr(text, '\n');
+	p[1] = 0;
+	assert_int_equal(bisect_replay(&rr, text, NULL, &err), -ENODATA);
+	free(err);
+	err = NULL;
+	free(text);
+
+	/* not a log */
+	assert_int_equal(bisect_replay(&rr, "hello\n", NULL, &err), -EINVAL);
+	assert_non_null(strstr(err, "kcanary-bisect-log 1"));
+	free(err);
+
+	buf_release(&log);
+	buf_release(&relog);
+	buf_release(&line);
+}
+
+static void test_culprit_failing_the_check_is_reported(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+	unsigned search_calls;
+
+	(void)state;
+	script_init(&s);
+	bisect_opts_init(&o);
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_true(r.check_passed);
+	search_calls = r.runs_total - r.runs_check;
+
+	/* same history, but when re-run for the check the culprit no longer
+	 * stalls (an intermittent culprit, or a wrong one): not a result */
+	script_init(&s);
+	s.lie_after = search_calls;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.culprit_first, CULPRIT);
+	assert_true(r.check_done);
+	assert_false(r.check_passed);
+	assert_true(r.check_p > 0.05);
+	assert_non_null(strstr(r.message, "culprit check FAILED"));
+	assert_non_null(strstr(r.message, "not a result"));
+	/* unsure comparisons get more check runs, up to twice check_runs */
+	assert_true(r.check_n_culprit > o.check_runs);
+	assert_true(r.check_n_culprit <= 2 * o.check_runs);
+}
+
+static void test_budget_spent_gives_candidates(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+
+	(void)state;
+	script_init(&s);
+	s.flaky = true;
+	bisect_opts_init(&o);
+	o.max_runs = 14;	/* 10+ go to the endpoints */
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_UNDECIDED);
+	assert_true(r.runs_total <= 14 + 1);
+	assert_false(r.check_done);	/* no culprit, nothing to check */
+	assert_non_null(strstr(r.message, "budget"));
+	/* the best guesses, with probabilities, best first, summing below 1 */
+	assert_true(r.ntop == BISECT_TOP);
+	double sum = 0;
+
+	for (size_t i = 0; i < r.ntop; i++) {
+		sum += r.top[i].prob;
+		if (i)
+			assert_true(r.top[i].prob <= r.top[i - 1].prob);
+	}
+	assert_true(sum < 1 && r.culprit_prob < 0.95);
+	assert_int_equal(r.culprit_first, r.top[0].first);
+}
+
+static void test_bad_options(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+
+	(void)state;
+	script_init(&s);
+	bisect_opts_init(&o);
+	assert_int_equal(bisect_run(&r, 1, &o, scripted, &s, NULL, NULL), -EINVAL);
+	o.confidence = 1.0;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), -EINVAL);
+	assert_int_equal(s.calls, 0);
+}
+
+static void test_simulator_is_deterministic_and_beats_fixed(void **state)
+{
+	struct bisect_sim_opts so = { .commits = 300, .trials = 60, .seed = 42,
+				      .history = SIM_FLAKY };
+	struct bisect_sim_stats a, b, git;
+	struct bisect_opts o;
+
+	(void)state;
+	bisect_opts_init(&o);
+	o.check_runs = 0;
+	assert_int_equal(bisect_sim_run(&a, &so, &o), 0);
+	assert_int_equal(bisect_sim_run(&b, &so, &o), 0);
+	assert_int_equal(a.correct, b.correct);
+	assert_int_equal(a.confident, b.confident);
+	assert_int_equal(a.runs_max, b.runs_max);
+	assert_true(a.runs_sum == b.runs_sum);
+	o.strategy = BISECT_BINARY;
+	o.fixed_repeats = 1;
+	assert_int_equal(bisect_sim_run(&git, &so, &o), 0);
+	/* on "stalled in 7 of 9" one run per step is mostly wrong;
+	 * the probabilistic bisection mostly right */
+	assert_true(git.correct < so.trials / 2);
+	assert_true(a.correct >= so.trials * 9 / 10);
+	/* skips in the simulated history are reported, never evidence */
+	so.skip_rate = 0.1;
+	o = (struct bisect_opts){ 0 };
+	bisect_opts_init(&o);
+	assert_int_equal(bisect_sim_run(&a, &so, &o), 0);
+	assert_true(a.correct + a.in_range >= so.trials * 8 / 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean_history_all_strategies),
+		cmocka_unit_test(test_flaky_history),
+		cmocka_unit_test(test_skips_next_to_culprit_give_a_range),
+		cmocka_unit_test(test_endpoints_that_do_not_differ),
+		cmocka_unit_test(test_find_fix),
+		cmocka_unit_test(test_replay_reproduces),
+		cmocka_unit_test(test_culprit_failing_the_check_is_reported),
+		cmocka_unit_test(test_budget_spent_gives_candidates),
+		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_simulator_is_deterministic_and_beats_fixed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,230 @@
+/* test_job.c - job files, expansion, run order, storing. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "db.h"
+#include "job.h"
+#include "util.h"
+#include "testutil.h"
+
+/* The sketch from DESIGN.md, "Job files". */
+static const char design_ini[] =
+	"[job]\n"
+	"name = dying-cgwb-foreign-flush\n"
+	"tree = /src/linux            ; a git repository\n"
+	"base = v6.12.117             ; any commit-ish\n"
+	"series = v5.mbox v6.mbox     ; each is one variant: base + that revision\n"
+	"repeat = 3\n"
+	"\n"
+	"[workload]\n"
+	"type = wb-handover           ; agent workload\n"
+	"rate_mbps = 250\n"
+	"nfiles = 1000\n"
+	"pod_max = 4G\n"
+	"measure_s = 120\n"
+	"\n"
+	"[matrix]\n"
+	"fs = ext4 xfs\n"
+	"mode = removed alive\n";
+
+static void test_design_sketch(void **state)
+{
+	(void)state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	struct job_variant *v = NULL;
+
+	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
+	assert_string_equal(s->name, "dying-cgwb-foreign-flush");
+	assert_string_equal(s->base, "v6.12.117");
+	assert_int_equal(s->nseries, 2);
+	assert_int_equal(s->repeat, 3);
+	assert_int_equal(s->nknobs, 4);
+	assert_int_equal(job_ncells(s), 4);
+	char *c = job_cell_text(s, 0);
+	assert_string_equal(c, "fs=ext4 mode=removed");
+	free(c);
+	c = job_cell_text(s, 3);
+	assert_string_equal(c, "fs=xfs mode=alive");
+	free(c);
+	char *p = job_cell_params(s, 1);
+	assert_string_equal(p, "{\"fs\":\"ext4\",\"measure_s\":\"120\",\"mode\":\"alive\","
+			    "\"nfiles\":\"1000\",\"pod_max\":\"4G\",\"rate_mbps\":\"250\","
+			    "\"workload\":\"wb-handover\"}");
+	assert_non_null(strstr(p, "\"mode\":\"alive\""));
+	assert_non_null(strstr(p, "\"workload\":\"wb-handover\""));
+	free(p);
+	size_t nv = job_variants(s, &v);
+	assert_int_equal(nv, 3);
+	assert_string_equal(v[0].name, "base (v6.12.117)");
+	assert_string_equal(v[1].name, "+ v5");
+	assert_string_equal(v[2].kind, "series");
+	job_variants_free(v, nv);
+	assert_int_equal(job_spec_check(s, &err), 0);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
+static void expect_error(const char *ini, const char *want)
+{
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	int r = job_spec_parse_ini(s, ini, "job.ini", &err);
+	if (!r)
+		r = job_spec_check(s, &err);
+	assert_int_equal(r, -EINVAL);
+	if (!strstr(buf_str(&err), want))
+		fprintf(stderr, "error was: %s\n", buf_str(&err));
+	assert_non_null(strstr(buf_str(&err), want));
+	job_spec_free(s);
+	buf_release(&err);
+}
+
+static void test_errors_name_key_and_line(void **state)
+{
+	(void)state;
+	expect_error("[job]\nbase = v1\nrate = 3\n", "job.ini:3: unknown key 'rate' in [job]");
+	expect_error("[job]\nbase = v1\n[matrix]\nfs = ext4\nmode =\n",
+		     "job.ini:5: empty list for 'mode' in [matrix]");
+	expect_error("[job]\nbase = v1\n[matrix]\nfs = , ,\n",
+		     "job.ini:4: empty list for 'fs' in [matrix]");
+	expect_error("[jobs]\nbase = v1\n", "job.ini:2: unknown section [jobs]");
+	expect_error("[job]\nrepeat = three\n", "job.ini:2: 'repeat' must be a whole number >= 1");
+	expect_error("[job]\nbase = v1\nthis line is not ini\n", "job.ini:3: expected 'key = value'");
+	expect_error("[job]\nseries = a.mbox\n", "a series needs a kernel tree and a base");
+	/* found by fuzz_job: a value that is not UTF-8 cannot be stored as JSON */
+	expect_error("[job]\nbase = v1\n[matrix]\nfs = ext4\xef\x02\n",
+		     "job.ini:4: key or value in [matrix] is not valid UTF-8");
+	expect_error("[job]\nrepeat = 2\n", "nothing to compare");
+	/* 2 variants x 101 x 10 cells x 5 repeats = 10,100 runs */
+	expect_error("[job]\nbase = v1\ntree = /t\nseries = a.mbox\nrepeat = 5\n[matrix]\n"
+		     "a = 1 2 3 4 5 6 7 8 9 10\n"
+		     "b = 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26"
+		     " 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51"
+		     " 52 53 54 55 56 57 58 59 60 61 62 63 64 65 66 67 68 69 70 71 72 73 74 75 76"
+		     " 77 78 79 80 81 82 83 84 85 86 87 88 89 90 91 92 93 94 95 96 97 98 99 100\n",
+		     "over 10000 runs");
+}
+
+static void test_prefixes_aa_and_prebuilt(void **state)
+{
+	(void)state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	struct job_variant *v = NULL;
+
+	assert_int_equal(job_spec_parse_ini(s,
+		"[job]\ntree=/t\nbase=v6.12.117\nseries=x/wb-v6.mbox\npatches=1-3\nprefixes=yes\naa=yes\n",
+		"j", &err), 0);
+	size_t nv = job_variants(s, &v);
+	assert_int_equal(nv, 5);
+	assert_string_equal(v[0].name, "base (v6.12.117)");
+	assert_string_equal(v[1].name, "base (v6.12.117) A/A");
+	assert_string_equal(v[2].name, "+ wb-v6 1");
+	assert_string_equal(v[3].name, "+ wb-v6 1-2");
+	assert_string_equal(v[4].name, "+ wb-v6 1-3");
+	assert_string_equal(v[3].patches, "1-2");
+	job_variants_free(v, nv);
+	job_spec_free(s);
+
+	s = job_spec_new();
+	assert_int_equal(job_spec_parse_ini(s,
+		"[job]\nkernels = /boot/vmlinuz-6.12.107 /boot/vmlinuz-6.12.117\n", "j", &err), 0);
+	nv = job_variants(s, &v);
+	assert_int_equal(nv, 2);
+	assert_string_equal(v[0].name, "vmlinuz-6.12.107");
+	assert_string_equal(v[1].kernel, "/boot/vmlinuz-6.12.117");
+	job_variants_free(v, nv);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
+static void test_json_round_trip(void **state)
+{
+	(void)state;
+	struct job_spec *s = job_spec_new(), *t = job_spec_new();
+	struct buf err = BUF_INIT;
+
+	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
+	assert_int_equal(job_spec_set(s, "sysctl", "vm.dirty_expire_centisecs", "500", &err), 0);
+	s->seed = 42;
+	char *a = job_spec_to_json(s);
+	assert_int_equal(job_spec_from_json(t, a, &err), 0);
+	char *b = job_spec_to_json(t);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	job_spec_free(s);
+	job_spec_free(t);
+	buf_release(&err);
+}
+
+/* Stored before anything runs, in interleaved order: for each repeat, for
+ * each (shuffled) cell, every variant. */
+static void test_store_interleaved(void **state)
+{
+	struct tmpdir *td = *state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	int64_t job, n;
+	char *path = xasprintf("%s/kc.db", td->path);
+
+	assert_int_equal(db_open(&db, path), 0);
+	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
+	s->seed = 7;
+	assert_int_equal(job_store(db, s, &job, &err), 0);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs", NULL), 0);
+	assert_int_equal(n, 3 * 4 * 3);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM variants", NULL), 0);
+	assert_int_equal(n, 3);
+	/* each consecutive triple of runs is one cell and repeat, variants 0,1,2 */
+	assert_int_equal(db_query_int64(db, &n,
+		"SELECT count(*) FROM runs r JOIN variants v ON v.id = r.variant_id"
+		" WHERE v.idx != (r.seq - 1) % 3", NULL), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(db_query_int64(db, &n,
+		"SELECT count(DISTINCT (r.seq - 1) / 3 || r.cell || r.repeat_idx) FROM runs r", NULL), 0);
+	assert_int_equal(n, 12);
+	/* repeats in order: every repeat-1 run comes before any repeat-2 run */
+	assert_int_equal(db_query_int64(db, &n,
+		"SELECT max(seq) < (SELECT min(seq) FROM runs WHERE repeat_idx = 2) FROM runs"
+		" WHERE repeat_idx = 1", NULL), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(db_query_int64(db, &n,
+		"SELECT count(*) FROM runs WHERE status = 'pending' AND fs IN ('ext4','xfs')"
+		" AND params_json LIKE '%\"workload\":\"wb-handover\"%'", NULL), 0);
+	assert_int_equal(n, 36);
+	assert_int_equal(db_query_int64(db, &n, "SELECT seed FROM jobs", NULL), 0);
+	assert_int_equal(n, 7);
+	/* the same seed gives the same order */
+	int64_t job2, same;
+	assert_int_equal(job_store(db, s, &job2, &err), 0);
+	assert_int_equal(db_query_int64(db, &same,
+		"SELECT count(*) FROM runs a JOIN runs b ON a.seq = b.seq AND a.cell = b.cell"
+		" AND a.job_id = 1 AND b.job_id = 2", NULL), 0);
+	assert_int_equal(same, 36);
+	db_close(db);
+	free(path);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_design_sketch),
+		cmocka_unit_test(test_errors_name_key_and_line),
+		cmocka_unit_test(test_prefixes_aa_and_prebuilt),
+		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test_setup_teardown(test_store_interleaved, tmpdir_setup, tmpdir_teardown),
+	};
+	return cmocka_run_group_tests_name("job", tests, NULL, NULL);
+}

@@ -1,0 +1,190 @@
+/* test_report.c - the cover-letter table from a store filled by ingest,
+ * against golden files in tests/fixtures/report/ (set KC_UPDATE_GOLDEN=1
+ * to rewrite them after a deliberate format change, then review the diff). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "db.h"
+#include "ingest.h"
+#include "report.h"
+#include "util.h"
+#include "testutil.h"
+
+#ifndef FIXTURES
+#define FIXTURES "tests/fixtures"
+#endif
+
+static struct db *open_db(struct tmpdir *td)
+{
+	struct db *db = NULL;
+	char *path = xasprintf("%s/kc.db", td->path);
+	assert_int_equal(db_open(&db, path), 0);
+	free(path);
+	return db;
+}
+
+/* Store one fixture stream as a run of variant in cell. */
+static int64_t add_run(struct db *db, int64_t job, const char *variant,
+		       const char *stream, const char *status_override)
+{
+	int64_t v, run;
+	char *path = xasprintf(FIXTURES "/streams/%s", stream), *text = NULL;
+	size_t len;
+	struct ingest *in = NULL;
+	const char *cell = "fs=ext4 workload=wb-handover rate_mbps=250 measure_s=120";
+	const char *params = "{\"fs\":\"ext4\",\"measure_s\":\"120\",\"rate_mbps\":\"250\","
+			     "\"workload\":\"wb-handover\"}";
+
+	assert_int_equal(read_file(&text, &len, path, 1 << 24), 0);
+	assert_int_equal(db_variant_get(db, &v, job, variant), 0);
+	assert_int_equal(db_run_create(db, &run, job, v, cell, 0, "ext4", params), 0);
+	assert_int_equal(ingest_open(&in, db, run), 0);
+	assert_int_equal(ingest_feed(in, text, len), 0);
+	assert_int_equal(ingest_close(in, NULL), 0);
+	if (status_override)
+		assert_int_equal(db_run_set_status(db, run, status_override, "watchdog fired"), 0);
+	free(text);
+	free(path);
+	return run;
+}
+
+static void check_golden(const char *name, const char *got)
+{
+	char *path = xasprintf(FIXTURES "/report/%s", name), *want = NULL;
+	size_t len;
+
+	if (getenv("KC_UPDATE_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(got, f);
+		fclose(f);
+	}
+	assert_int_equal(read_file(&want, &len, path, 1 << 20), 0);
+	if (strcmp(want, got))
+		fprintf(stderr, "--- %s (golden)\n%s--- got\n%s", path, want, got);
+	assert_string_equal(want, got);
+	free(want);
+	free(path);
+}
+
+static int64_t seed_job(struct db *db)
+{
+	int64_t job;
+	assert_int_equal(db_job_create(db, &job, "dying-cgwb", "compare", NULL), 0);
+	add_run(db, job, "base (v6.12.117)", "lag-85.3.jsonl", NULL);
+	add_run(db, job, "+ v6 2/3", "lag-1.0.jsonl", NULL);
+	add_run(db, job, "base (v6.12.117)", "lag-46.9.jsonl", NULL);
+	add_run(db, job, "+ v6 2/3", "lag-1.2.jsonl", NULL);
+	add_run(db, job, "base (v6.12.117)", "lag-52.1.jsonl", NULL);
+	add_run(db, job, "+ v6 2/3", "lag-1.2.jsonl", NULL);
+	return job;
+}
+
+static void test_cover_letter_formats(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job = seed_job(db);
+	static const struct { enum report_format fmt; const char *golden; } cases[] = {
+		{ REPORT_TEXT, "cover.txt" },
+		{ REPORT_MARKDOWN, "cover.md" },
+		{ REPORT_CSV, "cover.csv" },
+		{ REPORT_JSON, "cover.json" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct report *rep = NULL;
+		struct buf out = BUF_INIT;
+		assert_int_equal(report_build(&rep, db, job, NULL), 0);
+		assert_int_equal(report_format(&out, rep, cases[i].fmt), 0);
+		check_golden(cases[i].golden, buf_str(&out));
+		report_free(rep);
+		buf_release(&out);
+	}
+	/* the text table fits an email: no line over 80 columns */
+	struct report *rep = NULL;
+	struct buf out = BUF_INIT;
+	assert_int_equal(report_build(&rep, db, job, NULL), 0);
+	report_format(&out, rep, REPORT_TEXT);
+	for (char *line = out.ptr, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		assert_true(n <= 80);
+	}
+	assert_non_null(strstr(out.ptr, "-97.7% (p=0.10, MWU)"));
+	assert_non_null(strstr(out.ptr, "stalled (worst lag > 5s): base 3 of 3, + v6 2/3 0 of 3"));
+	report_free(rep);
+	buf_release(&out);
+	db_close(db);
+}
+
+/* A failed variant is shown with its reason and the others still report;
+ * a timed-out run shows its status and carries no value; an incomplete
+ * run's value comes from its samples and is marked; 4 against 4 can reach
+ * p < 0.05, so no note then. */
+static void test_failures_and_partial_runs(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job, vfail;
+	struct report *rep = NULL;
+	struct buf out = BUF_INIT;
+
+	assert_int_equal(db_job_create(db, &job, "mixed", "compare", NULL), 0);
+	add_run(db, job, "base", "lag-85.3.jsonl", NULL);
+	add_run(db, job, "base", "lag-46.9.jsonl", NULL);
+	add_run(db, job, "base", "lag-52.1.jsonl", NULL);
+	add_run(db, job, "base", "incomplete-30.jsonl", NULL);
+	add_run(db, job, "+ v6 2/3", "lag-1.0.jsonl", NULL);
+	add_run(db, job, "+ v6 2/3", "lag-1.2.jsonl", NULL);
+	add_run(db, job, "+ v6 2/3", "lag-1.2.jsonl", NULL);
+	add_run(db, job, "+ v6 2/3", "lag-1.0.jsonl", NULL);
+	add_run(db, job, "+ v6 2/3", "lag-1.0.jsonl", "timeout");
+	assert_int_equal(db_variant_get(db, &vfail, job, "+ v6 1/3"), 0);
+	assert_int_equal(db_exec(db, "UPDATE variants SET status = 'apply-failed', error ="
+		" 'cannot apply patch 1/3 ''writeback: clear the old wb''s dirty IO state'':"
+		" fs/fs-writeback.c hunk @@ -566,6 +566,12 @@' WHERE name = '+ v6 1/3'"), 0);
+
+	assert_int_equal(report_build(&rep, db, job, NULL), 0);
+	assert_int_equal(report_format(&out, rep, REPORT_TEXT), 0);
+	const char *t = buf_str(&out);
+	/* the incomplete run stored 19 s of a lag triangle peaking at 30 s
+	 * (t = 15) and no summary: its value is the max of its samples */
+	assert_non_null(strstr(t, "30.0s*"));
+	assert_non_null(strstr(t, "timeout"));
+	assert_non_null(strstr(t, "* incomplete run"));
+	assert_non_null(strstr(t, "  + v6 1/3  apply-failed\n"));
+	assert_non_null(strstr(t, "+ v6 1/3: apply-failed: cannot apply patch 1/3"));
+	assert_non_null(strstr(t, "stalled (worst lag > 5s): base 4 of 4, + v6 2/3 0 of 4"));
+	assert_null(strstr(t, "cannot reach p < 0.05"));
+	/* 4 against 4, separated: p = 2/70 = 0.029 */
+	assert_non_null(strstr(t, "-97.8% (p=0.03, MWU)"));
+	report_free(rep);
+
+	/* a threshold and another metric from the summary */
+	struct report_opts ro = { .metric = "mean_lag_s", .threshold = 20, .has_threshold = true };
+	buf_reset(&out);
+	assert_int_equal(report_build(&rep, db, job, &ro), 0);
+	assert_int_equal(report_format(&out, rep, REPORT_TEXT), 0);
+	assert_non_null(strstr(buf_str(&out), "Mean lag behind schedule over 120s"));
+	assert_non_null(strstr(buf_str(&out), "stalled (mean lag > 20s): base 3 of 4"));
+	report_free(rep);
+	buf_release(&out);
+
+	assert_int_equal(report_build(&rep, db, 999, NULL), -ENOENT);
+	db_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_cover_letter_formats, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_failures_and_partial_runs, tmpdir_setup, tmpdir_teardown),
+	};
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}
