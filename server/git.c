@@ -556,6 +556,8 @@ struct apply_track {
 	char file[512];
 	char hunk[256];
 	int hunk_no;
+	git_tree *tree;     /* the pre-image, to refuse creating existing files */
+	bool exists;
 };
 
 static int track_delta(const git_diff_delta *d, void *payload)
@@ -566,6 +568,18 @@ static int track_delta(const git_diff_delta *d, void *payload)
 	snprintf(t->file, sizeof(t->file), "%s", path ? path : "?");
 	t->hunk[0] = '\0';
 	t->hunk_no = 0;
+	/* libgit2 lets a new-file patch overwrite an existing file; git apply
+	 * refuses ("already exists in index"), and so do we. */
+	if (d->status == GIT_DELTA_ADDED && t->tree && path) {
+		git_tree_entry *e = NULL;
+		if (git_tree_entry_bypath(&e, t->tree, path) == 0) {
+			git_tree_entry_free(e);
+			t->exists = true;
+			git_error_set_str(GIT_ERROR_PATCH, "file already exists");
+			return GIT_EEXISTS;
+		}
+		git_error_clear();
+	}
 	return 0;
 }
 
@@ -943,6 +957,7 @@ static int apply_text(struct repo *r, git_index **out_idx, git_tree *tree,
 	opts.delta_cb = track_delta;
 	opts.hunk_cb = track_hunk;
 	opts.payload = t;
+	t->tree = tree;
 	if (check_only)
 		opts.flags = GIT_APPLY_CHECK;
 	rc = git_apply_to_tree(&idx, r->g, tree, diff, &opts);
@@ -1034,7 +1049,10 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 				      p->k, p->m, p->subject ? p->subject : "");
 			goto out;
 		}
-		if (*t.hunk)
+		if (t.exists)
+			ret = set_err(-ENOEXEC, "cannot apply patch %d/%d '%s': %s already exists",
+				      p->k, p->m, p->subject ? p->subject : "", t.file);
+		else if (*t.hunk)
 			ret = set_err(-ENOEXEC, "cannot apply patch %d/%d '%s': %s hunk #%d %s does not match",
 				      p->k, p->m, p->subject ? p->subject : "", t.file,
 				      t.hunk_no, t.hunk);

@@ -156,6 +156,17 @@ static void test_resolve(void **state)
 	struct apply_patch p2 = { 1, 1, "two blobs", "Dev One", "dev1@example.org", 1700000000, 0,
 				  "two blobs\n", buf_str(&diff), NULL };
 	assert_int_equal(repo_apply_patch(fx->r, other, fx->base, &p2, NULL), 0);
+	/* new files already there: the reverse (a deletion) applies */
+	char again[KC_OID_HEX];
+	assert_int_equal(repo_apply_patch(fx->r, again, other, &p2, NULL), -EALREADY);
+	/* creating a file that exists with other content: refused by name */
+	struct apply_patch p3 = p2;
+	struct apply_failure f3;
+	p3.diff = "diff --git a/src/main.c b/src/main.c\nnew file mode 100644\n--- /dev/null\n"
+		  "+++ b/src/main.c\n@@ -0,0 +1 @@\n+int other;\n";
+	assert_int_equal(repo_apply_patch(fx->r, again, fx->base, &p3, &f3), -ENOEXEC);
+	assert_string_equal(f3.file, "src/main.c");
+	assert_non_null(strstr(repo_errmsg(), "src/main.c already exists"));
 	char txt[12];
 	snprintf(txt, sizeof(txt), "x%d\n", a);
 	kc_hash_buf(h2, txt, strlen(txt));
