@@ -558,6 +558,7 @@ struct apply_track {
 	int hunk_no;
 	git_tree *tree;     /* the pre-image, to refuse creating existing files */
 	bool exists;
+	bool deleted_differs;
 };
 
 static int track_delta(const git_diff_delta *d, void *payload)
@@ -936,6 +937,65 @@ verbatim:
 	return buf_detach(&o);
 }
 
+
+/*
+ * libgit2 removes a file for a deletion patch without looking at its
+ * content (apply.c, apply_one(): no hunks are applied to a deleted file),
+ * while git apply requires the content to be exactly the patch's '-'
+ * lines. Check that here for every deletion in text; false (with t->file
+ * set) when a file to delete is missing or differs.
+ */
+static bool deletions_match(git_repository *g, git_tree *tree, const char *text,
+			    struct apply_track *t)
+{
+	const char *p = text;
+	char *old_path = NULL;
+	bool ok = true;
+
+	while (*p && ok) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		const char *next = nl ? nl + 1 : p + n;
+
+		if (!strncmp(p, "--- a/", 6)) {
+			free(old_path);
+			old_path = xstrndup(p + 6, n - 6);
+			old_path[strcspn(old_path, "\t")] = '\0';
+		} else if (!strncmp(p, "+++ /dev/null", 13) && old_path) {
+			struct buf want = BUF_INIT;
+			git_blob *b;
+			const char *q = next;
+
+			/* the '-' lines of its hunk(s) are the whole file */
+			while (*q && strncmp(q, "diff --git ", 11)) {
+				const char *qn = strchr(q, '\n');
+				size_t ql = qn ? (size_t)(qn - q) : strlen(q);
+
+				if (*q == '-') {
+					buf_append(&want, q + 1, ql - 1);
+					buf_puts(&want, "\n");
+				} else if (*q == '\\' && want.len) {
+					want.ptr[--want.len] = '\0';   /* no newline at end */
+				} else if (*q != '@') {
+					break;
+				}
+				q = qn ? qn + 1 : q + ql;
+			}
+			b = tree_blob(g, tree, old_path);
+			if (!b || (size_t)git_blob_rawsize(b) != want.len ||
+			    memcmp(git_blob_rawcontent(b), want.ptr ? want.ptr : "", want.len)) {
+				snprintf(t->file, sizeof(t->file), "%s", old_path);
+				ok = false;
+			}
+			git_blob_free(b);
+			buf_release(&want);
+		}
+		p = next;
+	}
+	free(old_path);
+	return ok;
+}
+
 /* Apply diff text to tree; *out_idx gets the result unless check_only. */
 static int apply_text(struct repo *r, git_index **out_idx, git_tree *tree,
 		      const char *text, bool check_only, struct apply_track *t,
@@ -958,6 +1018,12 @@ static int apply_text(struct repo *r, git_index **out_idx, git_tree *tree,
 	opts.hunk_cb = track_hunk;
 	opts.payload = t;
 	t->tree = tree;
+	if (!deletions_match(r->g, tree, text, t)) {
+		git_diff_free(diff);
+		git_error_set_str(GIT_ERROR_PATCH, "file to delete differs from the patch");
+		t->deleted_differs = true;
+		return GIT_EAPPLYFAIL;
+	}
 	if (check_only)
 		opts.flags = GIT_APPLY_CHECK;
 	rc = git_apply_to_tree(&idx, r->g, tree, diff, &opts);
@@ -1051,6 +1117,9 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 		}
 		if (t.exists)
 			ret = set_err(-ENOEXEC, "cannot apply patch %d/%d '%s': %s already exists",
+				      p->k, p->m, p->subject ? p->subject : "", t.file);
+		else if (t.deleted_differs)
+			ret = set_err(-ENOEXEC, "cannot apply patch %d/%d '%s': %s to delete is missing or differs from the patch",
 				      p->k, p->m, p->subject ? p->subject : "", t.file);
 		else if (*t.hunk)
 			ret = set_err(-ENOEXEC, "cannot apply patch %d/%d '%s': %s hunk #%d %s does not match",

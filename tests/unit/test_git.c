@@ -167,6 +167,18 @@ static void test_resolve(void **state)
 	assert_int_equal(repo_apply_patch(fx->r, again, fx->base, &p3, &f3), -ENOEXEC);
 	assert_string_equal(f3.file, "src/main.c");
 	assert_non_null(strstr(repo_errmsg(), "src/main.c already exists"));
+	/* deleting a file: only when its content is what the patch removes */
+	p3.diff = "diff --git a/src/main.c b/src/main.c\ndeleted file mode 100644\n--- a/src/main.c\n"
+		  "+++ /dev/null\n@@ -1 +0,0 @@\n-int other;\n";
+	assert_int_equal(repo_apply_patch(fx->r, again, fx->base, &p3, &f3), -ENOEXEC);
+	assert_non_null(strstr(repo_errmsg(), "src/main.c to delete"));
+	p3.diff = "diff --git a/src/main.c b/src/main.c\ndeleted file mode 100644\n--- a/src/main.c\n"
+		  "+++ /dev/null\n@@ -1 +0,0 @@\n-int main_v = 1;\n";
+	assert_int_equal(repo_apply_patch(fx->r, again, fx->base, &p3, &f3), 0);
+	assert_int_equal(repo_resolve(fx->r, c, again), 0);
+	char *spec = xasprintf("%s:src/main.c", again);
+	assert_int_equal(repo_resolve(fx->r, c, spec), -ENOENT);
+	free(spec);
 	char txt[12];
 	snprintf(txt, sizeof(txt), "x%d\n", a);
 	kc_hash_buf(h2, txt, strlen(txt));
