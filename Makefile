@@ -4,6 +4,8 @@
 #   make test       what CI runs: unit tests, then integration tests
 #   make test-asan  the unit tests under -fsanitize=address,undefined
 #   make bench      benchmarks (numbers go into closing notes)
+#   make check-kernel  slow: import linux-source-6.12, check the real mail
+#                   cases' apply results, build three kernels
 #   make bench-bisect  the bisection strategies on simulated histories
 #   make deps       apt-get every build, test and run dependency (root)
 #
@@ -147,6 +149,11 @@ unit: all $(UNIT_TESTS) $(AGENT_TESTS)
 integration: all
 	$(Q)B=$(B) sh tests/integration/run.sh
 
+# Slow (a real kernel import and three kernel builds; tens of minutes on 2
+# cores), so not part of `make test`.
+check-kernel: all
+	$(Q)B=$(B) sh tests/kernel/check-kernel.sh
+
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined unit
 
@@ -188,7 +195,8 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	libinih-dev libcmocka-dev nettle-dev libgmime-3.0-dev chromium nodejs \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
-	linux-image-6.12.117+deb12-cloud-amd64-unsigned
+	linux-image-6.12.117+deb12-cloud-amd64-unsigned \
+	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

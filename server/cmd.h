@@ -41,9 +41,14 @@ int cmd_canary(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_token(int argc, char **argv);
 int cmd_series(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_build(int argc, char **argv);
 
 /* `kcanary series apply ...` (argv[0] is "apply"): defined with the tree
  * code; cmd_series.c has a weak default that says it is not built in. */
 int series_cmd_apply(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 #endif

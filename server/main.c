@@ -26,6 +26,8 @@ const struct cmd commands[] = {
 	{ "serve",   cmd_serve,   "serve the JSON API and the comparison pages" },
 	{ "token",   cmd_token,   "create, list or remove API bearer tokens" },
 	{ "series",  cmd_series,  "show (or apply) patch series read from mail" },
+	{ "tree",    cmd_tree,    "import a source release into a kernel tree, resolve revisions" },
+	{ "build",   cmd_build,   "build the base and each series revision: one kernel per variant" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },
 	{ NULL, NULL, NULL },
