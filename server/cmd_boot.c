@@ -83,10 +83,6 @@ int cmd_boot(int argc, char **argv)
 	const char *knobs[MAX_LIST + 1] = { NULL }, *sysctls[MAX_LIST + 1] = { NULL };
 	size_t nknobs = 0, nsysctls = 0;
 	double watchdog_s = 0, setup_s = -1;
-	/* wb-handover's phases, for the default watchdog (agent defaults). */
-	struct { const char *knob; double s; } phases[] = {
-		{ "measure_s", 120 }, { "old_s", 30 }, { "settle_s", 3 }, { "pod_hop", 0 },
-	};
 	uint64_t memory = 2ULL << 30, disk = 4ULL << 30;
 	unsigned long vcpus = 2;
 	bool console = false;
@@ -140,16 +136,11 @@ int cmd_boot(int argc, char **argv)
 				return 2;
 			}
 			if (knob) {
+				double ignored;
 				knobs[nknobs++] = v;
-				for (size_t p = 0; p < sizeof(phases) / sizeof(*phases); p++) {
-					size_t kl = strlen(phases[p].knob);
-					if (strncmp(v, phases[p].knob, kl) || v[kl] != '=')
-						continue;
-					if (parse_duration_s(&phases[p].s, eq + 1)) {
-						fprintf(stderr, "kcanary boot: --set '%s': %s is not a duration\n",
-							v, phases[p].knob);
-						return 2;
-					}
+				if (runner_workload_s(&ignored, knobs, err, sizeof(err))) {
+					fprintf(stderr, "kcanary boot: --set %s\n", err);
+					return 2;
 				}
 			} else {
 				sysctls[nsysctls++] = v;
@@ -198,11 +189,11 @@ int cmd_boot(int argc, char **argv)
 		snprintf(ai.why, sizeof(ai.why), "--accel %s", accel_arg);
 	}
 	if (setup_s < 0)
-		setup_s = ai.accel == VM_ACCEL_KVM ? 60 : 180;
+		setup_s = runner_setup_allowance_s(ai.accel);
 	if (watchdog_s <= 0) {
-		watchdog_s = setup_s;
-		for (size_t p = 0; p < sizeof(phases) / sizeof(*phases); p++)
-			watchdog_s += phases[p].s;
+		double work_s = 0;
+		runner_workload_s(&work_s, knobs, err, sizeof(err));
+		watchdog_s = setup_s + work_s;
 	}
 	print_banner(stderr, &ai);
 

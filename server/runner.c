@@ -540,3 +540,37 @@ out:
 	free(tail);
 	return store_rc;
 }
+
+int runner_workload_s(double *out, const char *const *knobs, char *err, size_t size)
+{
+	/* wb-handover's phases and the agent's defaults (agent/wb_handover.c) */
+	struct { const char *knob; double s; } phases[] = {
+		{ "measure_s", 120 }, { "old_s", 30 }, { "settle_s", 3 }, { "pod_hop", 0 },
+	};
+	double total = 0;
+
+	for (size_t i = 0; knobs && knobs[i]; i++) {
+		const char *eq = strchr(knobs[i], '=');
+		if (!eq)
+			continue;
+		for (size_t p = 0; p < sizeof(phases) / sizeof(*phases); p++) {
+			size_t kl = strlen(phases[p].knob);
+			if ((size_t)(eq - knobs[i]) != kl || strncmp(knobs[i], phases[p].knob, kl))
+				continue;
+			if (parse_duration_s(&phases[p].s, eq + 1)) {
+				snprintf(err, size, "knob '%s': %s is not a duration", knobs[i],
+					 phases[p].knob);
+				return -EINVAL;
+			}
+		}
+	}
+	for (size_t p = 0; p < sizeof(phases) / sizeof(*phases); p++)
+		total += phases[p].s;
+	*out = total;
+	return 0;
+}
+
+double runner_setup_allowance_s(enum vm_accel accel)
+{
+	return accel == VM_ACCEL_KVM ? 60 : 180;
+}

@@ -62,6 +62,18 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 	       const struct runner_opts *opts);
 
 /*
+ * runner_workload_s - how long wb-handover's phases take with these knobs
+ * (NULL-ended "key=value" list; the agent's defaults for the rest):
+ * old_s + settle_s + pod_hop + measure_s. A knob whose value is not a
+ * duration is reported in err (size bytes) and gives -EINVAL.
+ */
+int runner_workload_s(double *out, const char *const *knobs, char *err, size_t size);
+
+/* The setup allowance a watchdog adds to the workload's time: boot, mkfs
+ * and teardown, 180 s under TCG and 60 s with KVM. */
+double runner_setup_allowance_s(enum vm_accel accel);
+
+/*
  * runner_signals_install - catch SIGINT and SIGTERM so that a running
  * runner_run() tears its guest down and stores the run as 'interrupted'.
  * A second signal gets the default action. runner_interrupted() says
