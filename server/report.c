@@ -377,7 +377,7 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 			buf_printf(b, "| %s |", rv->v->name);
 		else
 			buf_printf(b, "  %-*s", (int)label_w + 2, rv->v->name);
-		if (variant_failed(rv) && !rv->nruns) {
+		if (variant_failed(rv)) {   /* its runs never started: say why instead */
 			if (markdown) {
 				buf_printf(b, " %s |", rv->v->status);
 				for (size_t i = 1; i < cell->max_runs + 2; i++)
@@ -405,7 +405,10 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 			buf_printf(b, "%9s\n", v);
 	}
 	buf_puts(b, "\n");
-	if (r->has_threshold) {
+	bool any_values = false;
+	for (size_t j = 0; j < nvar; j++)
+		any_values |= cell->vars[j].nvalues > 0;
+	if (r->has_threshold && any_values) {
 		char t[48], sn[128];
 		snprintf(t, sizeof(t), "%g%s", r->threshold,
 			 r->unit && !strcmp(r->unit, "s") ? "s" : "");
