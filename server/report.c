@@ -281,6 +281,10 @@ static void fmt_run(char *out, size_t size, const struct report *r,
 		fmt_value(out, size - 1, run->value, r->unit);
 		if (run->derived || strcmp(run->status, "ok"))
 			strcat(out, "*");
+	} else if (!strcmp(run->status, "interrupted")) {
+		snprintf(out, size, "intr.");   /* footnoted below the table */
+	} else if (!strcmp(run->status, "kernel-panic")) {
+		snprintf(out, size, "panic");
 	} else {
 		snprintf(out, size, "%s", run->status);
 	}
@@ -472,6 +476,13 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	if (any_star)
 		buf_printf(b, "* incomplete run: value from the samples it stored\n%s",
 			   markdown ? "\n" : "");
+	bool any_intr = false;
+	for (size_t j = 0; j < nvar; j++)
+		for (size_t i = 0; i < cell->vars[j].nruns; i++)
+			any_intr |= !strcmp(cell->vars[j].runs[i].run->status, "interrupted");
+	if (any_intr)
+		buf_printf(b, "intr.: the coordinator stopped during the run; a fresh repeat"
+			   " replaced it\n%s", markdown ? "\n" : "");
 }
 
 /* Return-value histograms name their keys by errno ("-2" -> "-ENOENT"). */
