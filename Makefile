@@ -71,7 +71,7 @@ NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/de
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all test unit integration test-asan bench bench-bisect deps clean check-kernel fuzz-%
+.PHONY: demo demo-quick all test unit integration test-asan bench bench-bisect deps clean check-kernel fuzz-%
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -157,6 +157,13 @@ check-kernel: all
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined unit
 
+# The main job on real kernels (README): see tools/demo.sh.
+demo: deps all
+	$(Q)B=$(B) sh tools/demo.sh full
+
+demo-quick: deps all
+	$(Q)B=$(B) sh tools/demo.sh quick
+
 bench: all
 	$(Q)B=$(B) sh bench/run.sh
 
@@ -196,6 +203,7 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned \
+	linux-image-6.12.107+deb12-cloud-amd64-unsigned \
 	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
