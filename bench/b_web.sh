@@ -48,7 +48,7 @@ SELECT id, NULL, 'cgroup_writeback_by_id', '-2', CASE variant_id WHEN 1 THEN 900
 COMMIT;
 SQL
 
-"$KC" serve --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
+"$KC" serve --no-exec --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 pid=$!
 url=
 for _ in $(seq 50); do

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "compare.h"
+#include "db.h"
 #include "http.h"
 #include "log.h"
 #include "util.h"
@@ -32,7 +34,14 @@ static void usage(FILE *f)
 		"                      next to the build directory, else\n"
 		"                      /usr/share/kcanary/web)\n"
 		"  --threads N         requests served at once (default 4), each thread\n"
-		"                      with its own store connection\n");
+		"                      with its own store connection\n"
+		"  --no-exec           only queue submitted jobs; do not carry them out\n"
+		"  --connect URI       libvirt URI for the guests of queued jobs\n"
+		"\n"
+		"Submitted compare jobs (POST /api/v1/jobs) are carried out one at a time,\n"
+		"oldest first, with the same executor as 'kcanary compare'. At start, jobs\n"
+		"left building or running by a coordinator that died are resumed: their\n"
+		"running runs become 'interrupted' and a fresh repeat replaces each.\n");
 }
 
 static bool is_dir(const char *p)
@@ -66,7 +75,10 @@ static char *default_web_dir(void)
 
 int cmd_serve(int argc, char **argv)
 {
-	const char *listen = "127.0.0.1:8080";
+	const char *listen = "127.0.0.1:8080", *uri = NULL;
+	bool exec = true;
+	struct compare_worker *worker = NULL;
+	char *home = NULL;
 	unsigned long threads = HTTP_DEFAULT_THREADS;
 	char *web = NULL, *db_path = NULL;
 	struct http_server *srv = NULL;
@@ -88,6 +100,10 @@ int cmd_serve(int argc, char **argv)
 			cmd_home = argv[++i];
 		else if (!strncmp(a, "--home=", 7))
 			cmd_home = a + 7;
+		else if (!strcmp(a, "--no-exec"))
+			exec = false;
+		else if (!strcmp(a, "--connect") && i + 1 < argc)
+			uri = argv[++i];
 		else if (!strcmp(a, "--threads") && i + 1 < argc) {
 			char *end;
 			threads = strtoul(argv[++i], &end, 10);
@@ -134,11 +150,19 @@ int cmd_serve(int argc, char **argv)
 		       http_server_port(srv), db_path);
 		fflush(stdout);
 	}
+	if (exec) {
+		home = cmd_home ? xstrdup(cmd_home) : kc_home();
+		struct compare_opts co = { .home = home, .uri = uri };
+		if (compare_worker_start(&worker, db_path, &co))
+			log_err("cannot start the job queue: submitted jobs stay pending");
+	}
 	if (sigwait(&sigs, &sig) == 0)
 		log_info("signal %d: stopping", sig);
 	ret = 0;
 out:
+	compare_worker_stop(worker);
 	http_server_stop(srv);
+	free(home);
 	free(db_path);
 	free(web);
 	return ret;

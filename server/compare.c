@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <stdarg.h>
@@ -249,6 +250,38 @@ static void fmt_run_value(char *out, size_t size, struct db *db, int64_t run_id,
 		out[0] = '\0';
 }
 
+static bool job_cancelled(struct db *db, int64_t job_id)
+{
+	char *owner = NULL, *status = NULL;
+	bool c = db_job_owner(db, job_id, &owner, &status) == 0 && !strcmp(status, "cancelled");
+	free(owner);
+	free(status);
+	return c;
+}
+
+/* "pid@host" of this process. */
+static char *owner_id(void)
+{
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	return xasprintf("%d@%s", (int)getpid(), host);
+}
+
+/* Is the coordinator owner (pid@host) alive? Only this host's can be
+ * checked; another host's counts as alive. */
+static bool owner_alive(const char *owner)
+{
+	char host[256] = "";
+	const char *at = owner ? strchr(owner, '@') : NULL;
+	if (!at)
+		return false;
+	gethostname(host, sizeof(host) - 1);
+	if (strcmp(at + 1, host))
+		return true;
+	int pid = atoi(owner);
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
 static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		   const struct compare_opts *o, const char *db_path, struct buf *err)
 {
@@ -284,6 +317,12 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		struct live live = { 0 };
 
 		settings_from_params(&rs, params);
+		if (job_cancelled(db, job_id)) {
+			say(o, "job %lld was cancelled: %zu runs not started", (long long)job_id, n - i);
+			json_decref(params);
+			settings_release(&rs);
+			break;
+		}
 		snprintf(label, sizeof(label), "run %d/%d %s %s r%d", done + 1, total, p->variant,
 			 p->cell && *p->cell ? p->cell : "-", p->repeat_idx);
 		say(o, "%s", label);
@@ -371,15 +410,31 @@ int compare_execute(struct db *db, int64_t job_id, const struct compare_opts *o,
 		    struct buf *err)
 {
 	struct job_spec *spec = job_spec_new();
-	char *spec_json = NULL, *db_path = NULL;
+	char *spec_json = NULL, *db_path = NULL, *me = owner_id();
+	char *owner = NULL, *status = NULL;
 	int r;
 
+	if ((r = db_job_owner(db, job_id, &owner, &status))) {
+		buf_printf(err, "no job %lld in the store", (long long)job_id);
+		goto out;
+	}
+	if (!strcmp(status, "cancelled")) {
+		buf_printf(err, "job %lld was cancelled", (long long)job_id);
+		r = -ECANCELED;
+		goto out;
+	}
+	if (owner && strcmp(owner, me) && owner_alive(owner)) {
+		buf_printf(err, "job %lld is being carried out by %s", (long long)job_id, owner);
+		r = -EBUSY;
+		goto out;
+	}
 	if ((r = db_job_spec(db, job_id, &spec_json)) ||
 	    (r = job_spec_from_json(spec, spec_json, err) ? -EINVAL : 0)) {
 		if (!err->len)
 			buf_printf(err, "cannot read job %lld: %s", (long long)job_id, db_errmsg(db));
 		goto out;
 	}
+	db_job_set_owner(db, job_id, me);
 	db_path = xasprintf("%s/kcanary.db", o->home);
 	db_job_set_status(db, job_id, "building", NULL);
 	if ((r = resolve_kernels(db, job_id, spec, o, err)))
@@ -388,18 +443,24 @@ int compare_execute(struct db *db, int64_t job_id, const struct compare_opts *o,
 	r = run_all(db, job_id, spec, o, db_path, err);
 	if (r == -EINTR) {
 		db_job_set_status(db, job_id, "interrupted", buf_str(err));
-		goto out;
+		goto done;
 	}
 	if (r)
 		goto fail;
-	db_job_set_status(db, job_id, "done", NULL);
-	goto out;
+	if (!job_cancelled(db, job_id))
+		db_job_set_status(db, job_id, "done", NULL);
+	goto done;
 fail:
 	db_job_set_status(db, job_id, "failed", buf_str(err));
+done:
+	db_job_set_owner(db, job_id, NULL);
 out:
 	job_spec_free(spec);
 	free(spec_json);
 	free(db_path);
+	free(me);
+	free(owner);
+	free(status);
 	return r;
 }
 
@@ -488,12 +549,121 @@ int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct 
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
-	int r = db_job_interrupt_running(db, job_id, &ids, &n);
+	char *owner = NULL, *status = NULL;
+	int r;
 
+	if ((r = db_job_owner(db, job_id, &owner, &status))) {
+		buf_printf(err, "no job %lld in the store", (long long)job_id);
+		return r;
+	}
+	if (owner && owner_alive(owner)) {
+		buf_printf(err, "job %lld is being carried out by %s: nothing to resume",
+			   (long long)job_id, owner);
+		free(owner);
+		free(status);
+		return -EBUSY;
+	}
+	free(owner);
+	free(status);
+	r = db_job_interrupt_running(db, job_id, &ids, &n);
 	if (r)
 		buf_printf(err, "cannot mark interrupted runs: %s", db_errmsg(db));
 	free(ids);
 	if (n_interrupted)
 		*n_interrupted = n;
 	return r;
+}
+
+/* ---- the queue of `kcanary serve` ---- */
+
+struct compare_worker {
+	pthread_t thread;
+	struct compare_opts opts;
+	char *db_path;
+	volatile bool stop;
+};
+
+/* Jobs left building or running by a coordinator that died: resume them
+ * first (their running runs become interrupted, fresh repeats added). */
+static void resume_orphans(struct db *db, struct compare_worker *w)
+{
+	static const char *const states[] = { "building", "running" };
+
+	for (size_t s = 0; s < 2; s++) {
+		int64_t *ids = NULL;
+		size_t n = 0;
+		if (db_jobs_with_status(db, states[s], &ids, &n, 1000))
+			continue;
+		for (size_t i = 0; i < n && !w->stop; i++) {
+			struct buf err = BUF_INIT;
+			size_t k = 0;
+			if (compare_resume(db, ids[i], &k, &err) == 0) {
+				log_warn("job %lld was left %s by a coordinator that stopped: resuming"
+					 " (%zu interrupted runs rescheduled)", (long long)ids[i], states[s], k);
+				db_job_set_status(db, ids[i], "pending", NULL);
+			}
+			buf_release(&err);
+		}
+		free(ids);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct compare_worker *w = arg;
+	struct db *db = NULL;
+
+	if (db_open(&db, w->db_path)) {
+		log_err("job queue: cannot open the store '%s'", w->db_path);
+		return NULL;
+	}
+	resume_orphans(db, w);
+	while (!w->stop) {
+		int64_t *ids = NULL;
+		size_t n = 0;
+		if (db_jobs_with_status(db, "pending", &ids, &n, 1) == 0 && n) {
+			struct buf err = BUF_INIT;
+			log_info("job queue: carrying out job %lld", (long long)ids[0]);
+			int r = compare_execute(db, ids[0], &w->opts, &err);
+			if (r && r != -EINTR)
+				log_warn("job %lld: %s", (long long)ids[0], buf_str(&err));
+			buf_release(&err);
+			free(ids);
+			continue;
+		}
+		free(ids);
+		for (int i = 0; i < 20 && !w->stop; i++)
+			usleep(100000);
+	}
+	db_close(db);
+	return NULL;
+}
+
+int compare_worker_start(struct compare_worker **out, const char *db_path,
+			 const struct compare_opts *o)
+{
+	struct compare_worker *w = xcalloc(1, sizeof(*w));
+	int r;
+
+	w->opts = *o;
+	w->opts.quiet = true;
+	w->db_path = xstrdup(db_path);
+	if ((r = pthread_create(&w->thread, NULL, worker_main, w))) {
+		free(w->db_path);
+		free(w);
+		return -r;
+	}
+	*out = w;
+	return 0;
+}
+
+void compare_worker_stop(struct compare_worker *w)
+{
+	if (!w)
+		return;
+	w->stop = true;
+	runner_request_stop();
+	pthread_join(w->thread, NULL);
+	free(w->db_path);
+	free(w);
 }

@@ -56,4 +56,17 @@ int compare_check_knobs(const struct job_spec *spec, const char *agent, struct b
  */
 int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct buf *err);
 
+/*
+ * compare_worker_start - the job queue of `kcanary serve`: a thread with
+ * its own store connection that first resumes jobs whose coordinator died,
+ * then carries out pending compare jobs one at a time, oldest first, with
+ * the same executor as `kcanary compare`. Cancelled jobs stop before their
+ * next run. compare_worker_stop() interrupts the run in progress (stored
+ * as 'interrupted', resumed at the next start) and joins the thread.
+ */
+struct compare_worker;
+int compare_worker_start(struct compare_worker **out, const char *db_path,
+			 const struct compare_opts *o);
+void compare_worker_stop(struct compare_worker *w);
+
 #endif

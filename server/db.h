@@ -159,6 +159,17 @@ void db_variant_rows_free(struct db_variant_row *v, size_t n);
 /* The job's stored spec (jobs.spec_json), a new string. */
 int db_job_spec(struct db *db, int64_t job_id, char **out);
 
+/* db_job_set_owner - record (or with NULL clear) the job's coordinator. */
+int db_job_set_owner(struct db *db, int64_t job_id, const char *owner);
+/* db_job_owner - the job's coordinator ("pid@host", new string, NULL when
+ * none) and status (new string). */
+int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status);
+/*
+ * db_jobs_with_status - ids of compare jobs in status (oldest first), at
+ * most max. *out is new (caller frees).
+ */
+int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max);
+
 /* ---- record writer for one run (db_writer.c), used by ingest.c ---- */
 
 /*

@@ -140,3 +140,65 @@ int db_job_spec(struct db *db, int64_t job_id, char **out)
 	sqlite3_finalize(st);
 	return r;
 }
+
+int db_job_set_owner(struct db *db, int64_t job_id, const char *owner)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET owner = ? WHERE id = ?")))
+		return r;
+	db_bind_text_or_null(st, 1, owner);
+	sqlite3_bind_int64(st, 2, job_id);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, "set job owner");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT owner, status FROM jobs WHERE id = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*owner = col_text(st, 0);
+		*status = col_text(st, 1);
+		r = 0;
+	} else {
+		r = r == SQLITE_DONE ? -ENOENT : db_fail(db, "job owner");
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *ids = NULL;
+	size_t k = 0;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT id FROM jobs WHERE kind = 'compare' AND status = ?"
+			    " ORDER BY id LIMIT ?")))
+		return r;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, max);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		ids = xrealloc(ids, (k + 1) * sizeof(*ids));
+		ids[k++] = sqlite3_column_int64(st, 0);
+	}
+	if (r != SQLITE_DONE) {
+		free(ids);
+		r = db_fail(db, "jobs by status");
+	} else {
+		r = 0;
+		*out = ids;
+		*n = k;
+	}
+	sqlite3_finalize(st);
+	return r;
+}

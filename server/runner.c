@@ -60,6 +60,16 @@ bool runner_interrupted(void)
 	return sig_seen != 0;
 }
 
+void runner_request_stop(void)
+{
+	char c = SIGTERM;
+
+	sig_seen = SIGTERM;
+	if (sig_pipe[1] >= 0 && write(sig_pipe[1], &c, 1) < 0) {
+		/* the flag alone is enough: the loop polls it */
+	}
+}
+
 /* ---- console ---- */
 
 int runner_console_tail(char **out, const char *path, int nlines)

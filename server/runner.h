@@ -82,6 +82,11 @@ double runner_setup_allowance_s(enum vm_accel accel);
 int runner_signals_install(void);
 bool runner_interrupted(void);
 
+/* runner_request_stop - as if SIGTERM had arrived: a running runner_run()
+ * tears its guest down and stores the run as 'interrupted'. For a thread
+ * that runs jobs inside `kcanary serve`, which takes the signals itself. */
+void runner_request_stop(void);
+
 /*
  * runner_console_tail - the last nlines lines of the file at path, as a new
  * string (at most the last 256 KiB are read). *out is NULL when the file is

@@ -36,7 +36,7 @@ export KCANARY_HOME=$tmp/home
 sh tests/fixtures/web-job.sh "$KC" "$tmp/streams"
 
 : >"$tmp/serve.out"   # exists before the server's child opens it
-"$KC" serve --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$out/serve.log" &
+"$KC" serve --no-exec --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$out/serve.log" &
 pid=$!
 url=
 for _ in $(seq 50); do
