@@ -26,7 +26,7 @@ SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover
 endif
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
-SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle
+SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle zlib
 AGENT_PKGS  := libbpf jansson libcurl zlib
 TEST_PKGS   := cmocka
 
