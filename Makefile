@@ -27,7 +27,7 @@ endif
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
 SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle zlib
-AGENT_PKGS  := libbpf jansson libcurl zlib
+AGENT_PKGS  := libbpf jansson libcurl zlib libmicrohttpd
 TEST_PKGS   := cmocka
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define LOG_MODULE "main"
+#include "daemon.h"
 #include "knob.h"
 #include "log.h"
 #include "probes.h"
@@ -34,6 +35,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kcanary-agent run WORKLOAD [knob=value ...] [--out DEST] [--require-probes] [-v|-q]\n"
+		"       kcanary-agent daemon --server URL --token-file FILE [...] (see daemon --help)\n"
 		"       kcanary-agent list\n"
 		"       kcanary-agent --help\n"
 		"\n"
@@ -263,6 +265,8 @@ int main(int argc, char **argv)
 		return cmd_list();
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1, started_s);
-	fprintf(stderr, "kcanary-agent: error: unknown command '%s' (expected run or list; see kcanary-agent --help)\n", argv[1]);
+	if (!strcmp(argv[1], "daemon"))
+		return daemon_main(argc - 1, argv + 1, find_workload);
+	fprintf(stderr, "kcanary-agent: error: unknown command '%s' (expected run, daemon or list; see kcanary-agent --help)\n", argv[1]);
 	return 2;
 }

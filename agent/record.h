@@ -48,6 +48,15 @@ int rec_open(struct rec_out **out, const char *spec, char *err, size_t errlen);
 /* rec_open_fd - a stream on an fd the caller keeps (tests, pipes). */
 struct rec_out *rec_open_fd(int fd);
 
+/*
+ * rec_open_sink - a stream whose records go to fn(ud, line, len) instead
+ * of an fd: line is one record without its newline, borrowed for the call.
+ * fn returns 0 or -errno, which rec_emit() returns. (The daemon queues
+ * records this way, daemon.c.)
+ */
+typedef int rec_sink_fn(void *ud, const char *line, size_t len);
+struct rec_out *rec_open_sink(rec_sink_fn *fn, void *ud);
+
 /* rec_close - close (stdout and rec_open_fd fds are left open) and free.
  * NULL is fine. */
 void rec_close(struct rec_out *r);
