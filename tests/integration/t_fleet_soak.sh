@@ -5,7 +5,10 @@
 # each agent numbered is stored exactly once: the agents' own counts
 # (their final stats line) against the store's rows. Half the agents also
 # run the `command` workload every 3 s (cgroup=0: this host has no cgroup
-# v2 memory controller), so workload runs cross the restart too.
+# v2 memory controller), so workload runs cross the restart too. Agent 1
+# is stopped while the server is down (its records wait in its spool file)
+# and started again on the same spool: its two processes together must
+# account for every record of soak-1.
 # Bounded: about 40 s. SOAK_S=N runs longer.
 set -eu
 B=${B:-build}
@@ -56,6 +59,15 @@ start_server 0
 port=${url##*:}
 echo "server $url"
 
+start_agent() { # i, extra args...
+	i=$1
+	shift
+	"$AG" daemon --server "$url" --token-file "$tmp/token" --host-id "soak-$i" \
+		--labels "cohort=c$((i % 2)),slot=s$i" --interval 100ms --heartbeat 1s \
+		"$@" >>"$out/agent$i.out" 2>>"$out/agent$i.log" &
+	apid=$!
+}
+
 t0=$(date +%s)
 i=1
 while [ $i -le $N ]; do
@@ -67,10 +79,10 @@ while [ $i -le $N ]; do
 	else
 		set --
 	fi
-	"$AG" daemon --server "$url" --token-file "$tmp/token" --host-id "soak-$i" \
-		--labels "cohort=c$((i % 2)),slot=s$i" --interval 100ms --heartbeat 1s \
-		$spool --drain 20s "$@" >"$out/agent$i.out" 2>"$out/agent$i.log" &
-	apids="$apids $!"
+	drain=20s
+	[ $i -eq 1 ] && drain=1s   # stopped while the server is away: gives up soon
+	start_agent $i $spool --drain $drain "$@"
+	[ $i -eq 1 ] && a1=$apid || apids="$apids $apid"
 	i=$((i + 1))
 done
 
@@ -80,9 +92,19 @@ kill -9 "$spid"
 wait "$spid" 2>/dev/null || :
 spid=
 echo "server killed (SIGKILL) after ${half}s; agents spool for 4s"
-sleep 4
+sleep 2
+# agent 1 stops while the server is away: what it could not send stays in its spool
+kill -TERM "$a1"
+wait "$a1" || fail "agent 1 exited with status $?"
+a1_pending=$(sed -n 's/.* pending=\([0-9]*\).*/\1/p' "$out/agent1.out")
+[ "${a1_pending:-0}" -gt 0 ] || fail "agent 1 stopped with nothing spooled: $(cat "$out/agent1.out")"
+echo "agent 1 stopped with $a1_pending records in its spool file"
+sleep 2
 start_server "$port"
 echo "server restarted on the same port"
+i=1
+start_agent 1 --spool "$tmp/agent1.spool" --drain 20s
+apids="$apids $apid"
 sleep "$half"
 
 for p in $apids; do kill -TERM "$p"; done
@@ -97,11 +119,20 @@ q() { sqlite3 "$db" "$1"; }
 total=0 dups=0 wl_runs=0
 i=1
 while [ $i -le $N ]; do
-	line=$(grep '^kcanary-agent daemon: stats ' "$out/agent$i.out") ||
+	line=$(grep '^kcanary-agent daemon: stats ' "$out/agent$i.out" | tail -1) ||
 		{ cat "$out/agent$i.log"; fail "agent $i printed no stats line"; }
 	get() { echo "$line" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
 	produced=$(get produced) samples=$(get samples) pending=$(get pending)
 	acked=$(get acked_seq) dropped=$(get dropped) next=$(get next_seq)
+	if [ $i -eq 1 ]; then   # two processes: add up the first one's counts
+		first=$(grep '^kcanary-agent daemon: stats ' "$out/agent1.out" | head -1)
+		produced=$((produced + $(echo "$first" | sed -n 's/.* produced=\([0-9]*\).*/\1/p')))
+		samples=$((samples + $(echo "$first" | sed -n 's/.* samples=\([0-9]*\).*/\1/p')))
+		first_next=$(echo "$first" | sed -n 's/.* next_seq=\([0-9]*\).*/\1/p')
+		# the second process numbered on after the spooled records
+		[ $((next - $(get produced))) -eq "$first_next" ] ||
+			fail "agent 1's second process did not go on from seq $first_next: $line"
+	fi
 	[ "$pending" -eq 0 ] || fail "agent $i still has $pending records queued: $line"
 	[ "$dropped" -eq 0 ] || fail "agent $i dropped $dropped records: $line"
 	h="(SELECT id FROM hosts WHERE name = 'soak-$i')"
