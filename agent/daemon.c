@@ -44,7 +44,6 @@
 #include "util.h"
 #include "workload.h"
 
-#define KC_AGENT_VERSION "0.1.0"
 #define MAX_LABELS 32
 #define MAX_WL_METRICS 64
 #define BACKOFF_MIN_S 0.5

@@ -23,7 +23,6 @@
 #include "util.h"
 #include "workload.h"
 
-#define KC_AGENT_VERSION "0.1.0"
 
 static const struct workload *const workloads[] = {
 	&wl_wb_handover,

@@ -23,6 +23,9 @@
 #ifndef KC_RECORD_H
 #define KC_RECORD_H
 
+/* The agent's version, as hello records and registrations give it. */
+#define KC_AGENT_VERSION "0.1.0"
+
 #include <jansson.h>
 #include <stdint.h>
 

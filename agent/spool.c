@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,27 +62,34 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* Keep next_seq below the reservation in PATH.seq (tmp + rename). */
-static int reserve(struct spool *s)
+/* PATH.seq: "<reserved> <acked>\n" (tmp + rename; fsync'd when sync). */
+static int write_state(struct spool *s, bool sync)
 {
-	char *tmp;
-	char text[32];
+	char *tmp = xasprintf("%s.tmp", s->seq_path);
+	char text[64];
 	int fd, r = 0;
 
-	if (!s->seq_path || s->next_seq < s->reserved_seq)
-		return 0;
-	s->reserved_seq = s->next_seq + SPOOL_SEQ_BLOCK;
-	tmp = xasprintf("%s.tmp", s->seq_path);
-	snprintf(text, sizeof(text), "%" PRId64 "\n", s->reserved_seq);
+	snprintf(text, sizeof(text), "%" PRId64 " %" PRId64 "\n", s->reserved_seq, s->acked_seq);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, text, strlen(text)) || fsync(fd) || rename(tmp, s->seq_path))
+	if (fd < 0 || write_all(fd, text, strlen(text)) || (sync && fsync(fd)) ||
+	    rename(tmp, s->seq_path))
 		r = -errno;
 	if (fd >= 0)
 		close(fd);
 	if (r)
-		log_err("cannot write the sequence reservation '%s': %s", s->seq_path, strerror(-r));
+		log_err("cannot write the sequence state '%s': %s", s->seq_path, strerror(-r));
 	free(tmp);
 	return r;
+}
+
+/* Keep next_seq below the reservation in PATH.seq, written (and synced)
+ * before a number beyond the last reservation is used. */
+static int reserve(struct spool *s)
+{
+	if (!s->seq_path || s->next_seq < s->reserved_seq)
+		return 0;
+	s->reserved_seq = s->next_seq + SPOOL_SEQ_BLOCK;
+	return write_state(s, true);
 }
 
 /* Rewrite the file with the queue only. */
@@ -182,6 +190,10 @@ static int load(struct spool *s)
 			json_decref(o);
 			continue;
 		}
+		if (seq <= s->acked_seq) {   /* stored already: its ack came before we stopped */
+			json_decref(o);
+			continue;
+		}
 		struct entry e = { .seq = seq, .run = xstrdup(run), .line = xstrndup(line, llen),
 				   .len = llen, .env_len = (size_t)(nl - p) };
 		enqueue(s, &e);
@@ -207,7 +219,9 @@ int spool_open(struct spool **out, const char *path, uint64_t max_bytes)
 		s->path = xstrdup(path);
 		s->seq_path = xasprintf("%s.seq", path);
 		if (read_file(&text, &len, s->seq_path, 64) == 0) {
-			s->reserved_seq = strtoll(text, NULL, 10);
+			char *end;
+			s->reserved_seq = strtoll(text, &end, 10);
+			s->acked_seq = strtoll(end, NULL, 10);
 			if (s->reserved_seq > s->next_seq)
 				s->next_seq = s->reserved_seq;
 		}
@@ -228,7 +242,8 @@ int spool_open(struct spool **out, const char *path, uint64_t max_bytes)
 			log_info("spool '%s': %zu records from before (seq %" PRId64 "..%" PRId64 ")",
 				 s->path, s->n - s->head, s->v[s->head].seq, s->v[s->n - 1].seq);
 	}
-	s->acked_seq = (s->n > s->head ? s->v[s->head].seq : s->next_seq) - 1;
+	if (s->n > s->head)
+		s->acked_seq = s->v[s->head].seq - 1;
 	*out = s;
 	return 0;
 fail:
@@ -336,9 +351,23 @@ static int drop_through(struct spool *s, int64_t seq)
 
 int spool_ack(struct spool *s, int64_t acked_seq)
 {
-	if (acked_seq > s->acked_seq)
-		s->acked_seq = acked_seq;
-	return drop_through(s, acked_seq);
+	int r = drop_through(s, acked_seq);
+
+	if (r || acked_seq <= s->acked_seq)
+		return r;
+	s->acked_seq = acked_seq;
+	/* so a restart does not resend what the server has (it would drop it) */
+	return s->seq_path ? write_state(s, false) : 0;
+}
+
+/* The server's word on what it has, which may be less than we thought
+ * (a store that was reset): kept in PATH.seq at once. */
+static int set_acked(struct spool *s, int64_t acked_seq)
+{
+	if (acked_seq == s->acked_seq)
+		return 0;
+	s->acked_seq = acked_seq;
+	return s->seq_path ? write_state(s, false) : 0;
 }
 
 int spool_expect(struct spool *s, int64_t expected_seq)
@@ -349,7 +378,8 @@ int spool_expect(struct spool *s, int64_t expected_seq)
 		return -EINVAL;
 	if ((r = drop_through(s, expected_seq - 1)))
 		return r;
-	s->acked_seq = expected_seq - 1;
+	if ((r = set_acked(s, expected_seq - 1)))
+		return r;
 	if (s->head == s->n) {
 		s->next_seq = expected_seq;
 		return reserve(s);
@@ -364,7 +394,10 @@ int spool_rebase(struct spool *s, int64_t expected_seq)
 {
 	int r;
 
-	s->acked_seq = expected_seq - 1;
+	/* the state first: a crash before the rewrite leaves the old numbers
+	 * with a lower acked mark, which a 409 renumbers again */
+	if ((r = set_acked(s, expected_seq - 1)))
+		return r;
 	if (s->head == s->n) {
 		s->next_seq = expected_seq;
 		return reserve(s);

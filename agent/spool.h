@@ -9,9 +9,12 @@
  * (docs/api.md). The spool file holds the envelopes of the queue, one per
  * line, appended as records are queued and rewritten when acknowledged
  * ones make up half of it (truncated when all are). Next to it,
- * PATH.seq holds a reservation of sequence numbers (blocks of
- * SPOOL_SEQ_BLOCK), so a restarted agent never reuses one, even with an
- * empty spool. Without a path the queue lives in memory only.
+ * PATH.seq holds "<reserved> <acked>": a reservation of sequence numbers
+ * (blocks of SPOOL_SEQ_BLOCK, written with fsync before a number past it
+ * is used), so a restarted agent never reuses one, even with an empty
+ * spool; and the highest number acknowledged, so it does not resend those
+ * (were it lost, the server would drop them as duplicates). Without a path
+ * the queue lives in memory only.
  *
  * The bound (max_bytes, of envelope text) is on the queue: a record that
  * would pass it is dropped and counted, not queued, and gets no number

@@ -136,7 +136,7 @@ void api_agent_register(struct api *api, struct http_req *req, struct http_resp 
 	}
 	if (token_allows(resp, req, host))
 		goto out;
-	labels_text = json_dumps(labels ? labels : json_object(), JSON_COMPACT | JSON_SORT_KEYS);
+	labels_text = labels ? json_dumps(labels, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
 	if ((r = db_host_register(api->db, &h, host, kernel, boot, labels_text, version,
 				     *req->token ? req->token : NULL))) {
 		api_db_error(resp, api, r, "cannot register the host");
