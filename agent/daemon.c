@@ -514,6 +514,19 @@ static int send_batch(struct daemon *d, double now)
 		spool_expect(d->spool, reply_int(reply, "expected_seq", 1));
 		d->server_up = true;
 		r = 0;   /* resend at once, renumbered or trimmed */
+	} else if (status == 413) {
+		/* too large for the server: smaller batches, and a single record
+		 * that is too large on its own is dropped (the gap heals by 409) */
+		if (n > 1) {
+			d->batch_max = n / 2;
+			log_warn("batch of %zu records refused as too large; sending %zu at a time",
+				 n, d->batch_max);
+		} else {
+			log_err("a record was refused as too large and is dropped: %s", err);
+			spool_drop_first(d->spool);
+			d->dropped++;
+		}
+		r = 0;
 	} else if (status == 404) {
 		d->registered = false;   /* the store forgot us: register again */
 		r = -EAGAIN;

@@ -420,6 +420,14 @@ int spool_rebase(struct spool *s, int64_t expected_seq)
 	return reserve(s);
 }
 
+int spool_drop_first(struct spool *s)
+{
+	if (s->head == s->n)
+		return 0;
+	s->dropped++;
+	return drop_through(s, s->v[s->head].seq);
+}
+
 void spool_stats(const struct spool *s, struct spool_stats *out)
 {
 	out->queued = s->queued;

@@ -84,6 +84,13 @@ int spool_expect(struct spool *s, int64_t expected_seq);
  */
 int spool_rebase(struct spool *s, int64_t first_seq);
 
+/*
+ * spool_drop_first - drop the first queued record without the server
+ * having it (it refused it: too large), counted in dropped. The hole it
+ * leaves is healed like any gap: the server's 409 renumbers the queue.
+ */
+int spool_drop_first(struct spool *s);
+
 void spool_stats(const struct spool *s, struct spool_stats *out);
 
 #endif
