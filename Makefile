@@ -4,6 +4,8 @@
 #   make test       what CI runs: unit tests, then integration tests
 #   make test-asan  the unit tests under -fsanitize=address,undefined
 #   make bench      benchmarks (numbers go into closing notes)
+#   make check-kernel  slow: import linux-source-6.12, check the real mail
+#                   cases' apply results, build three kernels
 #   make bench-bisect  the bisection strategies on simulated histories
 #   make deps       apt-get every build, test and run dependency (root)
 #
@@ -26,7 +28,7 @@ SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover
 endif
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
-SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle zlib
+SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle gmime-3.0 zlib
 AGENT_PKGS  := libbpf jansson libcurl zlib libmicrohttpd
 TEST_PKGS   := cmocka
 
@@ -46,7 +48,7 @@ TEST_LIBS     := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 COMMON_SRCS := server/log.c server/util.c
 
 SERVER_SRCS := $(filter-out server/main.c $(COMMON_SRCS),$(wildcard server/*.c))
-SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o
+SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o $(B)/gen/init_script.o
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(B)/%.o)
 AGENT_SRCS  := $(filter-out agent/main.c $(wildcard agent/*.bpf.c),$(wildcard agent/*.c))
 AGENT_OBJS  := $(AGENT_SRCS:%.c=$(B)/%.o)
@@ -85,6 +87,15 @@ $(B)/gen/schema_sql.c: $(SCHEMA) tools/embed-schema.sh
 	$(Q)sh tools/embed-schema.sh $(SCHEMA) > $@
 
 $(B)/gen/schema_sql.o: $(B)/gen/schema_sql.c
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The guest's /init is compiled in too (server/image.h).
+$(B)/gen/init_script.c: kernels/init tools/embed-file.sh
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)sh tools/embed-file.sh image_init_script kernels/init > $@
+
+$(B)/gen/init_script.o: $(B)/gen/init_script.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 ifeq ($(NO_PROBES),1)
@@ -138,6 +149,11 @@ unit: all $(UNIT_TESTS) $(AGENT_TESTS)
 integration: all
 	$(Q)B=$(B) sh tests/integration/run.sh
 
+# Slow (a real kernel import and three kernel builds; tens of minutes on 2
+# cores), so not part of `make test`.
+check-kernel: all
+	$(Q)B=$(B) sh tests/kernel/check-kernel.sh
+
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined unit
 
@@ -176,9 +192,38 @@ clean:
 DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libvirt-dev \
 	libbpf-dev libelf-dev zlib1g-dev libmicrohttpd-dev libjansson-dev \
-	libinih-dev libcmocka-dev nettle-dev chromium nodejs prometheus curl \
+	libinih-dev libcmocka-dev nettle-dev libgmime-3.0-dev chromium nodejs prometheus curl \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
-	linux-image-6.12.117+deb12-cloud-amd64-unsigned
+	linux-image-6.12.117+deb12-cloud-amd64-unsigned \
+	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# libFuzzer over the mail → series parser (clang; not part of make test).
+#   make fuzz-mbox FUZZ_SECONDS=600
+# New inputs go to build-fuzz/corpus-mbox; `make fuzz-mbox-merge` folds the
+# ones that add coverage into the kept corpus tests/fuzz/mbox/.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_B := build-fuzz
+FUZZ_SRCS := server/mbox.c server/series.c server/util.c server/log.c tests/fuzz/fuzz_mbox.c
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -g -O1 -std=gnu11 $(WARN) -D_GNU_SOURCE -Iserver \
+	$(shell $(PKG_CONFIG) --cflags gmime-3.0)
+.PHONY: fuzz-mbox fuzz-mbox-merge
+
+$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/util.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(shell $(PKG_CONFIG) --libs gmime-3.0)
+
+fuzz-mbox: $(FUZZ_B)/fuzz_mbox
+	@mkdir -p $(FUZZ_B)/corpus-mbox
+	$(FUZZ_B)/fuzz_mbox -max_total_time=$(FUZZ_SECONDS) -max_len=48000 -rss_limit_mb=2048 \
+		-timeout=10 -dict=tests/fuzz/mbox.dict -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_B)/ \
+		$(FUZZ_B)/corpus-mbox tests/fuzz/mbox tests/fixtures/mail
+
+fuzz-mbox-merge: $(FUZZ_B)/fuzz_mbox
+	@mkdir -p $(FUZZ_B)/merged-mbox
+	$(FUZZ_B)/fuzz_mbox -merge=1 -max_len=48000 $(FUZZ_B)/merged-mbox tests/fuzz/mbox $(FUZZ_B)/corpus-mbox

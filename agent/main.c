@@ -36,6 +36,7 @@ static void usage(FILE *f)
 		"usage: kcanary-agent run WORKLOAD [knob=value ...] [--out DEST] [--require-probes] [-v|-q]\n"
 		"       kcanary-agent daemon --server URL --token-file FILE [...] (see daemon --help)\n"
 		"       kcanary-agent list\n"
+		"       kcanary-agent check WORKLOAD [knob=value ...]\n"
 		"       kcanary-agent --help\n"
 		"\n"
 		"Runs WORKLOAD (see 'kcanary-agent list' for workloads and their knobs) and\n"
@@ -49,6 +50,9 @@ static void usage(FILE *f)
 		"pauses, writeback:flush_foreign, writeback:inode_switch_wbs) load when\n"
 		"the kernel allows; otherwise a probes_unavailable record says which are\n"
 		"missing and the run goes on, unless --require-probes is given.\n"
+		"\n"
+		"'check' only parses WORKLOAD's knobs (exit 0, or 2 with the error): the\n"
+		"coordinator uses it to refuse a bad knob before it builds anything.\n"
 		"\n"
 		"Needs root and cgroup v2 with the memory (and, for wb-handover, io)\n"
 		"controller; the test directory must not be on tmpfs.\n"
@@ -247,6 +251,32 @@ static int cmd_run(int argc, char **argv, double started_s)
 	return 0;
 }
 
+/* kcanary-agent check WORKLOAD knob=value...: parse, touch nothing. */
+static int cmd_check(int argc, char **argv)
+{
+	const struct workload *w;
+	struct knobs k = { NULL, 0, NULL };
+	char err[1024];
+	int ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!(w = find_workload(argv[1]))) {
+		fprintf(stderr, "kcanary-agent: error: unknown workload '%s' (see 'kcanary-agent list')\n",
+			argv[1]);
+		return 2;
+	}
+	ret = knobs_parse(&k, w->name, w->knobs, w->nknobs, argc - 2, argv + 2, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "kcanary-agent: error: %s\n", err);
+		return 2;
+	}
+	knobs_release(&k);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double started_s = clock_mono_s();
@@ -262,6 +292,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "list"))
 		return cmd_list();
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1, started_s);
 	if (!strcmp(argv[1], "daemon"))

@@ -32,11 +32,26 @@ int cmd_help(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_rerun(int argc, char **argv);
+int cmd_boot(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_canary(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_token(int argc, char **argv);
+int cmd_series(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+
+/* `kcanary series apply ...` (argv[0] is "apply"): defined with the tree
+ * code; cmd_series.c has a weak default that says it is not built in. */
+int series_cmd_apply(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 #endif

@@ -88,6 +88,14 @@ int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
 			const char *patches, const char *spec_json);
 
 /*
+ * db_variant_set_result - what became of a variant before its runs: status
+ * ok, apply-failed or build-failed, the error (may be NULL), the commit it
+ * resolved to and its kernel (0: none).
+ */
+int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
+			  const char *error, const char *commit_oid, int64_t kernel_id);
+
+/*
  * db_variant_get - id of the variant named name in job, creating it at the
  * next idx when missing (the first variant created is the baseline).
  */
@@ -121,6 +129,35 @@ int db_run_set_status(struct db *db, int64_t run_id, const char *status,
  * when *n is 0). One transaction.
  */
 int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n);
+
+/* A run waiting to be booted, with what booting it needs. */
+struct db_pending_run {
+	int64_t id, seq, variant_id, kernel_id;
+	int repeat_idx;
+	char *variant, *cell, *fs, *params_json, *image_path, *modules_dir;
+};
+
+/*
+ * db_job_pending_runs - the job's pending runs whose variant has a kernel
+ * (status ok), in run order. *out has *n entries; free with
+ * db_pending_runs_free(). Also counts all runs (*total) and finished ones
+ * (*done) for progress lines.
+ */
+int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
+			size_t *n, int *total, int *done);
+void db_pending_runs_free(struct db_pending_run *v, size_t n);
+
+/* A variant as stored: name, spec (JSON) and status. */
+struct db_variant_row {
+	int64_t id;
+	int idx;
+	char *name, *status, *spec_json;
+};
+int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, size_t *n);
+void db_variant_rows_free(struct db_variant_row *v, size_t n);
+
+/* The job's stored spec (jobs.spec_json), a new string. */
+int db_job_spec(struct db *db, int64_t job_id, char **out);
 
 /* ---- record writer for one run (db_writer.c), used by ingest.c ---- */
 

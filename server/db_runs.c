@@ -278,3 +278,26 @@ fail:
 	free(ids);
 	return r;
 }
+
+int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
+			  const char *error, const char *commit_oid, int64_t kernel_id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE variants SET status = ?, error = ?, commit_oid = coalesce(?, commit_oid),"
+			    " kernel_id = CASE WHEN ? > 0 THEN ? ELSE kernel_id END WHERE id = ?")))
+		return r;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 2, error);
+	db_bind_text_or_null(st, 3, commit_oid);
+	sqlite3_bind_int64(st, 4, kernel_id);
+	sqlite3_bind_int64(st, 5, kernel_id);
+	sqlite3_bind_int64(st, 6, variant_id);
+	r = step_done(db, st, "update variant");
+	if (!r && sqlite3_changes(db->h) == 0)
+		r = -ENOENT;
+	sqlite3_finalize(st);
+	return r;
+}

@@ -379,8 +379,12 @@ size_t job_variants(const struct job_spec *s, struct job_variant **out)
 
 	if (s->nkernels) {
 		for (size_t i = 0; i < s->nkernels; i++) {
+			/* named by file, without the "vmlinuz-" every image has */
 			char *copy = xstrdup(s->kernels[i]);
-			add_variant(&v, &n, basename(copy), "prebuilt", NULL, NULL, NULL, s->kernels[i]);
+			const char *name = basename(copy);
+			if (!strncmp(name, "vmlinuz-", 8) && name[8])
+				name += 8;
+			add_variant(&v, &n, name, "prebuilt", NULL, NULL, NULL, s->kernels[i]);
 			free(copy);
 		}
 	} else if (s->base) {
@@ -438,6 +442,10 @@ int job_spec_check(const struct job_spec *s, struct buf *err)
 	if (s->nseries && (!s->tree || !s->base)) {
 		buf_puts(err, "a series needs a kernel tree and a base: set 'tree' and 'base' in"
 			 " [job] (or --repo and --base)");
+		goto out;
+	}
+	if (s->base && !s->nkernels && !s->tree) {
+		buf_puts(err, "a base needs a kernel tree: set 'tree' in [job] (or --repo)");
 		goto out;
 	}
 	if (s->nseries && s->nkernels) {

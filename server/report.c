@@ -305,6 +305,35 @@ static bool variant_failed(const struct rep_variant *rv)
 	return strcmp(rv->v->status, "ok") && strcmp(rv->v->status, "pending");
 }
 
+/* Append line and a newline, wrapped at 80 columns after ", " with a
+ * six-space indent (no wrapping in markdown, where the viewer wraps). */
+static void append_wrapped(struct buf *b, const char *line, bool markdown)
+{
+	size_t col = 0, width = 80;
+	const char *p = line;
+
+	if (markdown || strlen(line) <= width) {
+		buf_printf(b, "%s\n", line);
+		return;
+	}
+	while (*p) {
+		const char *next = strstr(p, ", ");
+		size_t piece = next ? (size_t)(next - p) + 1 : strlen(p);
+		if (col && col + piece + 1 > width) {
+			buf_puts(b, "\n      ");
+			col = 6;
+			if (*p == ' ') {
+				p++;
+				piece--;
+			}
+		}
+		buf_append(b, p, piece);
+		col += piece;
+		p += piece;
+	}
+	buf_puts(b, "\n");
+}
+
 /* Smallest per-variant n compared against the baseline in a cell. */
 static void min_pair(const struct rep_cell *cell, size_t nvar, size_t *nx, size_t *ny)
 {
@@ -380,18 +409,22 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		char t[48], sn[128];
 		snprintf(t, sizeof(t), "%g%s", r->threshold,
 			 r->unit && !strcmp(r->unit, "s") ? "s" : "");
-		buf_printf(b, "%s (%s %s %s):", r->better == BETTER_LOWER ? "stalled" : "below",
+		struct buf line = BUF_INIT;
+		buf_printf(&line, "%s (%s %s %s):", r->better == BETTER_LOWER ? "stalled" : "below",
 			   metric_short(r->metric), r->better == BETTER_LOWER ? ">" : "<", t);
 		for (size_t j = 0, first = 1; j < nvar; j++) {
 			const struct rep_variant *rv = &cell->vars[j];
 			if (!rv->nvalues)
 				continue;
 			short_name(sn, sizeof(sn), rv->v->name);
-			buf_printf(b, "%s %s %zu of %zu", first ? "" : ",", sn, rv->k_worse,
+			buf_printf(&line, "%s %s %zu of %zu", first ? "" : ",", sn, rv->k_worse,
 				   rv->nvalues);
 			first = 0;
 		}
-		buf_puts(b, markdown ? "\n\n" : "\n");
+		append_wrapped(b, buf_str(&line), markdown);
+		buf_release(&line);
+		if (markdown)
+			buf_puts(b, "\n");
 	}
 	/* the effect with its uncertainty, one line per compared variant */
 	for (size_t j = 1; j < nvar; j++) {
@@ -405,8 +438,15 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		fmt_value(hi, sizeof(hi), rv->hl_hi, r->unit);
 		char bn[128];
 		short_name(bn, sizeof(bn), r->d.variants[0].name);
-		buf_printf(b, "shift vs %s (Hodges-Lehmann, 95%% CI): %s %s [%s, %s]\n%s",
-			   bn, sn, a, lo, hi, markdown ? "\n" : "");
+		char head[256], tail[256];
+		snprintf(head, sizeof(head), "shift vs %s (Hodges-Lehmann, 95%% CI):", bn);
+		snprintf(tail, sizeof(tail), "%s %s [%s, %s]", sn, a, lo, hi);
+		if (markdown || strlen(head) + 1 + strlen(tail) <= 80)
+			buf_printf(b, "%s %s\n", head, tail);
+		else
+			buf_printf(b, "%s\n      %s\n", head, tail);
+		if (markdown)
+			buf_puts(b, "\n");
 	}
 	size_t nx, ny;
 	if (nvar > 1 && cell->vars[0].nvalues) {
@@ -484,29 +524,46 @@ static void text_report(struct buf *b, const struct report *r, bool markdown)
 		}
 	}
 	if (r->d.nprobes) {
+		/* the evidence lines: cgroup_writeback_by_id return values (a
+		 * foreign flush that missed a dying wb is -ENOENT) and
+		 * balance_dirty_pages pauses; every probe is in the JSON */
+		bool *has = xcalloc(r->d.nvariants + 1, sizeof(*has));
+		for (size_t i = 0; i < r->d.nprobes; i++)
+			for (size_t j = 0; j < r->d.nvariants; j++)
+				if (r->d.variants[j].id == r->d.probes[i].variant_id)
+					has[j] = true;
 		buf_puts(b, "\n");
-		const char *pname = NULL, *pkey = NULL;
 		for (size_t i = 0; i < r->d.nprobes; i++) {
 			const struct db_report_probe *p = &r->d.probes[i];
-			bool same = pname && !strcmp(pname, p->name) && !strcmp(pkey, p->key);
-			if (!same) {
-				if (pname)
-					buf_puts(b, "\n");
-				char k[64];
-				probe_key(k, sizeof(k), p->name, p->key);
-				buf_printf(b, "%s %s:", p->name, k);
-				pname = p->name;
-				pkey = p->key;
+			if (strcmp(p->name, "cgroup_writeback_by_id") &&
+			    !(!strcmp(p->name, "balance_dirty_pages") && !strcmp(p->key, "pauses")))
+				continue;
+			if (i && !strcmp(r->d.probes[i - 1].name, p->name) &&
+			    !strcmp(r->d.probes[i - 1].key, p->key))
+				continue;   /* one line per (name, key) */
+			struct buf line = BUF_INIT;
+			char k[64];
+			probe_key(k, sizeof(k), p->name, p->key);
+			buf_printf(&line, "%s %s:", p->name, k);
+			for (size_t j = 0, first = 1; j < r->d.nvariants; j++) {
+				if (!has[j])
+					continue;
+				long long count = 0;
+				for (size_t q = i; q < r->d.nprobes && !strcmp(r->d.probes[q].name, p->name) &&
+				     !strcmp(r->d.probes[q].key, p->key); q++)
+					if (r->d.probes[q].variant_id == r->d.variants[j].id)
+						count = (long long)r->d.probes[q].count;
+				char sn[128], cnt[40];
+				short_name(sn, sizeof(sn), r->d.variants[j].name);
+				fmt_count(cnt, sizeof(cnt), count);
+				buf_printf(&line, "%s %s %s", first ? "" : ",", sn, cnt);
+				first = 0;
 			}
-			char sn[128] = "?";
-			for (size_t j = 0; j < r->d.nvariants; j++)
-				if (r->d.variants[j].id == p->variant_id)
-					short_name(sn, sizeof(sn), r->d.variants[j].name);
-			char cnt[40];
-			fmt_count(cnt, sizeof(cnt), (long long)p->count);
-			buf_printf(b, "%s %s %s", same ? "," : "", sn, cnt);
+			append_wrapped(b, buf_str(&line), markdown);
+			buf_release(&line);
 		}
-		buf_puts(b, markdown ? "\n\n" : "\n");
+		free(has);
+		buf_puts(b, markdown ? "\n" : "");
 	}
 	if (r->any_tcg)
 		buf_puts(b, "\nguests ran under TCG (software emulation): timings are not"

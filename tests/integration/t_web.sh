@@ -35,6 +35,7 @@ fi
 export KCANARY_HOME=$tmp/home
 sh tests/fixtures/web-job.sh "$KC" "$tmp/streams"
 
+: >"$tmp/serve.out"   # exists before the server's child opens it
 "$KC" serve --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$out/serve.log" &
 pid=$!
 url=

@@ -1,0 +1,254 @@
+/* cmd_series.c - kcanary series: `show` prints the series read from mail
+ * (series.h); `apply` is series_cmd_apply(), defined with the tree code.
+ */
+#define LOG_MODULE "series"
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cmd.h"
+#include "log.h"
+#include "series.h"
+
+/* The apply side lives with the tree code; this default answers when the
+ * binary was linked without it. */
+__attribute__((weak)) int series_cmd_apply(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "kcanary series apply: not built into this kcanary\n");
+	return 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kcanary series show [--format text|json] FILE...\n"
+		"       kcanary series apply --repo DIR --base REV FILE... [--patches K]\n"
+		"\n"
+		"show: read patch mails (mbox, .eml, .patch files) as git am and b4 do\n"
+		"and print each revision of each series: name, version, base-commit,\n"
+		"prerequisites, and per patch k/M, author, date, subject, files touched\n"
+		"and trailers. A mailbox with several revisions gives one series per vN.\n"
+		"Exit 0 when every file parsed, 1 on a parse error (a missing or\n"
+		"duplicated patch, no patches), 2 on a usage error.\n"
+		"\n"
+		"  --format text|json   output format (default text)\n"
+		"\n"
+		"apply: see 'kcanary series apply --help'.\n");
+}
+
+/* "2026-10-02 21:40:45 +0000" in the mail's own zone (git log's style). */
+static void format_date(char *out, size_t size, int64_t date_s, int tz_min, bool iso)
+{
+	time_t t = (time_t)(date_s + (int64_t)tz_min * 60);
+	struct tm tm;
+	int a = tz_min < 0 ? -tz_min : tz_min;
+	char d[40];
+
+	gmtime_r(&t, &tm);
+	strftime(d, sizeof(d), iso ? "%Y-%m-%dT%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &tm);
+	if (iso)
+		snprintf(out, size, "%s%c%02d:%02d", d, tz_min < 0 ? '-' : '+', a / 60, a % 60);
+	else
+		snprintf(out, size, "%s %c%02d%02d", d, tz_min < 0 ? '-' : '+', a / 60, a % 60);
+}
+
+static void print_text(struct series **v, size_t n)
+{
+	char date[64];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct series *s = v[i];
+		if (i)
+			printf("\n");
+		printf("series %s v%d%s: %zu patch%s\n", s->name, s->version, s->rfc ? " (RFC)" : "",
+		       s->npatches, s->npatches == 1 ? "" : "es");
+		if (*s->prefix_tags)
+			printf("  tags:          %s\n", s->prefix_tags);
+		printf("  cover:         %s\n", s->cover_subject ? s->cover_subject : "(none)");
+		printf("  base-commit:   %s\n", s->base_commit ? s->base_commit : "(none)");
+		if (s->change_id)
+			printf("  change-id:     %s\n", s->change_id);
+		for (size_t j = 0; j < s->nprereq; j++)
+			printf("  prerequisite:  %s\n", s->prerequisite_patch_ids[j]);
+		for (size_t j = 0; j < s->npatches; j++) {
+			const struct patch *p = &s->patches[j];
+			format_date(date, sizeof(date), p->date_s, p->tz_offset_min, false);
+			printf("  [%d/%d] %s\n", p->k, p->m, p->subject);
+			printf("        author:  %s <%s>\n", p->author_name, p->author_email);
+			printf("        date:    %s\n", date);
+			printf("        source:  %s\n", p->source);
+			for (size_t f = 0; f < p->nfiles; f++)
+				printf("        %s %s\n", f ? "        " : "files:  ", p->files[f]);
+			for (size_t t = 0; t < p->ntrailers; t++)
+				printf("        %s: %s\n", p->trailers[t].key, p->trailers[t].value);
+			if (p->warning)
+				printf("        warning: %s\n", p->warning);
+			if (p->corrupt)
+				printf("        corrupt: %s\n", p->corrupt);
+		}
+	}
+}
+
+/* A JSON string of s; bytes that are not UTF-8 (a diff of a Latin-1 file,
+ * a path) become U+FFFD so that the string is never dropped. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	struct buf b = BUF_INIT;
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (j)
+		return j;
+	while (*p) {
+		size_t n = *p < 0x80 ? 1 : (*p >> 5) == 6 ? 2 : (*p >> 4) == 14 ? 3 :
+			   (*p >> 3) == 30 ? 4 : 0;
+		bool ok = n > 0;
+		for (size_t i = 1; ok && i < n; i++)
+			ok = (p[i] & 0xc0) == 0x80;
+		if (ok && n > 1) {
+			/* no overlong forms, surrogates or values past U+10FFFF */
+			unsigned cp = n == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu) :
+				      n == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu) :
+				      (p[0] & 0x07u) << 18 | (p[1] & 0x3fu) << 12 |
+				      (p[2] & 0x3fu) << 6 | (p[3] & 0x3fu);
+			ok = (n == 2 && cp >= 0x80) || (n == 3 && cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff)) ||
+			     (n == 4 && cp >= 0x10000 && cp <= 0x10ffff);
+		}
+		if (ok) {
+			buf_append(&b, p, n);
+			p += n;
+		} else {
+			buf_puts(&b, "\xef\xbf\xbd");
+			p++;
+		}
+	}
+	j = json_string(buf_str(&b));
+	buf_release(&b);
+	return j ? j : json_string("");
+}
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? jstr(s) : json_null();
+}
+
+static int print_json(struct series **v, size_t n)
+{
+	json_t *arr = json_array();
+	char date[64];
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct series *s = v[i];
+		json_t *pre = json_array(), *patches = json_array();
+		for (size_t j = 0; j < s->nprereq; j++)
+			json_array_append_new(pre, jstr(s->prerequisite_patch_ids[j]));
+		for (size_t j = 0; j < s->npatches; j++) {
+			const struct patch *p = &s->patches[j];
+			json_t *files = json_array(), *tr = json_array();
+			for (size_t f = 0; f < p->nfiles; f++)
+				json_array_append_new(files, jstr(p->files[f]));
+			for (size_t t = 0; t < p->ntrailers; t++)
+				json_array_append_new(tr, json_pack("{s:o, s:o}",
+					"key", jstr(p->trailers[t].key), "value", jstr(p->trailers[t].value)));
+			format_date(date, sizeof(date), p->date_s, p->tz_offset_min, true);
+			json_array_append_new(patches, json_pack(
+				"{s:i, s:i, s:o, s:o, s:o, s:s, s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+				" s:o, s:o}",
+				"k", p->k, "m", p->m, "subject", jstr(p->subject),
+				"author_name", jstr(p->author_name), "author_email", jstr(p->author_email),
+				"date", date, "date_s", (json_int_t)p->date_s,
+				"tz_offset_min", p->tz_offset_min,
+				"message_id", jstr(p->message_id), "message", jstr(p->message),
+				"files", files, "trailers", tr,
+				"warning", jstr_or_null(p->warning), "corrupt", jstr_or_null(p->corrupt),
+				"source", jstr(p->source), "notes", jstr(p->notes), "diff", jstr(p->diff)));
+		}
+		json_array_append_new(arr, json_pack(
+			"{s:o, s:i, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
+			"name", jstr(s->name), "version", s->version, "rfc", s->rfc,
+			"prefix_tags", jstr(s->prefix_tags),
+			"cover_subject", jstr_or_null(s->cover_subject),
+			"base_commit", jstr_or_null(s->base_commit),
+			"change_id", jstr_or_null(s->change_id),
+			"prerequisite_patch_ids", pre, "patches", patches));
+	}
+	ret = json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	printf("\n");
+	json_decref(arr);
+	return ret;
+}
+
+static int series_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct series **v = NULL;
+	struct buf err = BUF_INIT;
+	bool json = false;
+	size_t n = 0;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!strcmp(optarg, "json"))
+				json = true;
+			else if (strcmp(optarg, "text")) {
+				fprintf(stderr, "kcanary series show: unknown format '%s' "
+					"(expected text or json)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "kcanary series show: no FILE given\n");
+		usage(stderr);
+		return 2;
+	}
+	ret = series_load(&v, &n, argv + optind, (size_t)(argc - optind), &err);
+	if (ret < 0) {
+		fprintf(stderr, "kcanary series show: %s\n", buf_str(&err));
+		buf_release(&err);
+		return 1;
+	}
+	if (json)
+		ret = print_json(v, n) ? 1 : 0;
+	else
+		print_text(v, n);
+	series_free_all(v, n);
+	buf_release(&err);
+	return ret;
+}
+
+int cmd_series(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "show"))
+		return series_show(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "apply"))
+		return series_cmd_apply(argc - 1, argv + 1);
+	fprintf(stderr, "kcanary series: unknown subcommand '%s' (expected show or apply)\n",
+		argv[1]);
+	return 2;
+}

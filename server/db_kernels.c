@@ -1,0 +1,165 @@
+/* db_kernels.c - built kernel images in the store (see db_kernels.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_internal.h"
+#include "db_kernels.h"
+#include "util.h"
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+int db_kernel_find(struct db *db, struct db_kernel *out, const char *tree_oid,
+		   const char *config_hash)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT id, tree_oid, config_hash, release, image_path, config_path,"
+			    " system_map_path, build_log_path, build_status, build_error,"
+			    " coalesce(build_s, -1) FROM kernels WHERE tree_oid = ? AND config_hash = ?")))
+		return r;
+	sqlite3_bind_text(st, 1, tree_oid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, config_hash, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		memset(out, 0, sizeof(*out));
+		out->id = sqlite3_column_int64(st, 0);
+		out->tree_oid = col_text(st, 1);
+		out->config_hash = col_text(st, 2);
+		out->release = col_text(st, 3);
+		out->image_path = col_text(st, 4);
+		out->config_path = col_text(st, 5);
+		out->system_map_path = col_text(st, 6);
+		out->build_log_path = col_text(st, 7);
+		out->build_status = col_text(st, 8);
+		out->build_error = col_text(st, 9);
+		out->build_s = sqlite3_column_double(st, 10);
+		r = 0;
+	} else if (rc == SQLITE_DONE) {
+		snprintf(db->err, sizeof(db->err), "no kernel built from tree %.12s with config %.12s",
+			 tree_oid, config_hash);
+		r = -ENOENT;
+	} else {
+		r = db_fail(db, "select kernel");
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_kernel_begin(struct db *db, int64_t *out_id, const char *tree_oid,
+		    const char *config_hash)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "INSERT INTO kernels (source, tree_oid, config_hash, build_status)"
+			    " VALUES ('build', ?1, ?2, 'building')"
+			    " ON CONFLICT (tree_oid, config_hash) DO UPDATE SET"
+			    " build_status = 'building', build_error = NULL, build_s = NULL,"
+			    " image_path = NULL, system_map_path = NULL"
+			    " RETURNING id")))
+		return r;
+	sqlite3_bind_text(st, 1, tree_oid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, config_hash, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out_id = sqlite3_column_int64(st, 0);
+		r = 0;
+	} else {
+		r = db_fail(db, "insert kernel");
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_kernel_finish(struct db *db, int64_t id, const char *status,
+		     const struct db_kernel *k)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE kernels SET build_status = ?, release = ?, image_path = ?,"
+			    " config_path = ?, system_map_path = ?, build_log_path = ?,"
+			    " build_error = ?, build_s = ? WHERE id = ?")))
+		return r;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 2, k->release);
+	db_bind_text_or_null(st, 3, k->image_path);
+	db_bind_text_or_null(st, 4, k->config_path);
+	db_bind_text_or_null(st, 5, k->system_map_path);
+	db_bind_text_or_null(st, 6, k->build_log_path);
+	db_bind_text_or_null(st, 7, k->build_error);
+	if (k->build_s >= 0)
+		sqlite3_bind_double(st, 8, k->build_s);
+	else
+		sqlite3_bind_null(st, 8);
+	sqlite3_bind_int64(st, 9, id);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		r = db_fail(db, "update kernel");
+		if (sqlite3_extended_errcode(db->h) == SQLITE_CONSTRAINT_CHECK)
+			r = -EINVAL;
+	} else if (sqlite3_changes(db->h) == 0) {
+		snprintf(db->err, sizeof(db->err), "no kernel with id %lld", (long long)id);
+		r = -ENOENT;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_kernel_release(struct db_kernel *k)
+{
+	if (!k)
+		return;
+	free(k->tree_oid);
+	free(k->config_hash);
+	free(k->release);
+	free(k->image_path);
+	free(k->config_path);
+	free(k->system_map_path);
+	free(k->build_log_path);
+	free(k->build_status);
+	free(k->build_error);
+	memset(k, 0, sizeof(*k));
+}
+
+int db_variant_set_build(struct db *db, int64_t variant_id, const char *base_rev,
+			 const char *commit_oid, const char *patches, int64_t kernel_id,
+			 const char *status, const char *error)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE variants SET base_rev = ?, commit_oid = ?, patches = ?,"
+			    " kernel_id = ?, status = ?, error = ? WHERE id = ?")))
+		return r;
+	db_bind_text_or_null(st, 1, base_rev);
+	db_bind_text_or_null(st, 2, commit_oid);
+	db_bind_text_or_null(st, 3, patches);
+	if (kernel_id > 0)
+		sqlite3_bind_int64(st, 4, kernel_id);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_text(st, 5, status, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 6, error);
+	sqlite3_bind_int64(st, 7, variant_id);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		r = db_fail(db, "update variant");
+		if (sqlite3_extended_errcode(db->h) == SQLITE_CONSTRAINT_CHECK)
+			r = -EINVAL;
+	} else if (sqlite3_changes(db->h) == 0) {
+		snprintf(db->err, sizeof(db->err), "no variant with id %lld", (long long)variant_id);
+		r = -ENOENT;
+	}
+	sqlite3_finalize(st);
+	return r;
+}

@@ -1,0 +1,167 @@
+/* git.h - kernel trees through libgit2: open, resolve, import a source
+ * tarball, apply one mailed patch as a commit, check out a commit.
+ *
+ * git.c is the only file that includes <git2.h>; nothing here runs a `git`
+ * process. Object ids cross this interface as 40-char hex strings (char
+ * [KC_OID_HEX], NUL-terminated).
+ *
+ * Errors: functions return 0 or a negative errno and leave one message,
+ * git-style ("unknown revision 'v9.9': …"), in repo_errmsg() (per thread,
+ * valid until the next call into this module from that thread).
+ * Not thread-safe per repo: use one struct repo from one thread.
+ */
+#ifndef KC_GIT_H
+#define KC_GIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KC_OID_HEX 41
+
+struct repo;
+
+/* The last error message of this thread (borrowed, never NULL). */
+const char *repo_errmsg(void);
+
+/*
+ * repo_open - open the repository at path (a work tree or a .git dir).
+ * With create set, a missing repository is initialised (path is made).
+ * Either way, gc.auto is set to 0 in the repository's config so a `git`
+ * run by hand later does not start a background gc that competes with a
+ * kernel build (see notes/kbuild.md). -ENOENT when path is not a
+ * repository and create is false. Free with repo_close().
+ */
+int repo_open(struct repo **out, const char *path, bool create);
+void repo_close(struct repo *r);
+
+/* The work tree (borrowed, ends without '/'), or NULL for a bare repo. */
+const char *repo_workdir(const struct repo *r);
+
+/*
+ * repo_resolve - the commit a commit-ish names: tag, branch, full or
+ * abbreviated sha, or any revparse expression (v6.12~2, HEAD^). Writes the
+ * commit id to out. -ENOENT when nothing matches, -EINVAL when the name is
+ * ambiguous (an abbreviated sha matching several objects, or a name that
+ * is both a tag and a branch pointing at different commits), -ENOTDIR when
+ * it names something that is not a commit.
+ */
+int repo_resolve(struct repo *r, char out[KC_OID_HEX], const char *rev);
+
+/* repo_commit_tree - the tree id of commit commit_hex. */
+int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_hex);
+
+/*
+ * struct import_result - what repo_import_tarball did.
+ * commit: the import commit; noop: this tarball (same content, by its git
+ * blob id) was imported before and nothing changed; version: the kernel
+ * version read from the tree's Makefile ("6.12.117"), "" when not found;
+ * tag: the tag set ("" when none).
+ */
+struct import_result {
+	char commit[KC_OID_HEX];
+	bool noop;
+	char version[64];
+	char tag[256];
+};
+
+/*
+ * repo_import_tarball - import a kernel source release tarball as one
+ * commit on refs/heads/kcanary/import (parent: the previous import), with
+ * author and committer "kcanary import" dated by the tarball's mtime, then
+ * check it out (HEAD on that branch).
+ *
+ * The work tree is emptied (everything but .git) and the tarball unpacked
+ * into it by `tar` (first path component stripped, mtimes kept); the index
+ * is rebuilt from every file there without consulting ignore rules (Debian's
+ * linux-source tarball ships a .gitignore that ignores every top-level entry). The commit
+ * message records the tarball's blob id; importing a tarball whose id is
+ * already on the import branch is a no-op (the tree is not touched) that
+ * returns that commit. tag may be NULL: the tag is then "v<version>" from
+ * the tree's Makefile when that can be read. A tag that exists and points
+ * elsewhere is an error (-EEXIST).
+ */
+int repo_import_tarball(struct repo *r, struct import_result *out,
+			const char *tarball, const char *tag);
+
+/*
+ * repo_checkout - make the work tree, index and HEAD (detached) match
+ * commit_hex, forcibly: local changes to tracked files are lost, untracked
+ * files are left. Files whose content does not change are not rewritten
+ * (their mtimes stay), so make rebuilds only what a patch touched.
+ */
+int repo_checkout(struct repo *r, const char *commit_hex);
+
+/* repo_branch_set - create or move refs/heads/<name> to commit_hex. */
+int repo_branch_set(struct repo *r, const char *name, const char *commit_hex);
+
+/*
+ * struct apply_patch - one mailed patch, as the series parser gives it.
+ * message: the commit message; when it does not start with subject, the
+ * commit message is "subject\n\nmessage". diff: the patch text from its
+ * first "diff --git" line (what `git apply` would read). date_s: seconds
+ * since the epoch; tz_offset_min: the Date header's offset. All borrowed.
+ */
+struct apply_patch {
+	int k, m;
+	const char *subject;
+	const char *author_name;
+	const char *author_email;
+	int64_t date_s;
+	int tz_offset_min;
+	const char *message;
+	const char *diff;
+	const char *corrupt;   /* NULL, or why the parser found the diff
+				* damaged: the patch is refused with it */
+};
+
+/*
+ * struct apply_failure - where a patch did not apply. file: the path of the
+ * failing file; hunk: the failing hunk's "@@ -a,b +c,d @@ …" header ("" when
+ * the file itself was the problem, e.g. missing); hunk_no: 1-based hunk
+ * index within the file (0 when none); detail: libgit2's message.
+ */
+struct apply_failure {
+	char file[512];
+	char hunk[256];
+	int hunk_no;
+	char detail[256];
+};
+
+/*
+ * repo_apply_patch - apply p on top of commit parent_hex as a new commit
+ * (author and committer: the mail's author and date, so the same patch on
+ * the same parent always gives the same commit id) and write its id to
+ * out. Nothing is checked out. Context must match exactly: hunks may move
+ * (offsets) but never fuzz.
+ *
+ * Returns 0 when applied; -EALREADY when it does not apply but its reverse
+ * does (already applied; out gets parent_hex); -ENOEXEC when it does not
+ * apply (fail says where, repo_errmsg() says "'<file>' hunk <header> does
+ * not match"); -EBADMSG when the diff does not parse (corrupt or
+ * whitespace-damaged patch); -EINVAL for a patch with no diff.
+ * fail may be NULL.
+ */
+int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_hex,
+		     const struct apply_patch *p, struct apply_failure *fail);
+
+/*
+ * repo_commit_info - author "Name <email>", author time (seconds since the
+ * epoch), its offset in minutes and the message of commit hex; strings are
+ * new (caller frees). Any out may be NULL.
+ */
+int repo_commit_info(struct repo *r, const char *hex, char **out_author,
+		     int64_t *out_time, int *out_tz_min, char **out_message);
+
+/* repo_commit_parent - the first parent of commit hex; -ENOENT for a root. */
+int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex);
+
+/*
+ * kc_hash_buf / kc_hash_file - the git blob id of bytes / of a file's
+ * content (what `git hash-object` prints), as 40 hex digits. Used as the
+ * config hash and the tarball identity, so a user can check them by hand.
+ */
+int kc_hash_buf(char out[KC_OID_HEX], const void *data, size_t len);
+int kc_hash_file(char out[KC_OID_HEX], const char *path);
+
+#endif

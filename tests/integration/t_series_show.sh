@@ -1,0 +1,42 @@
+#!/bin/sh
+# t_series_show.sh - `kcanary series show` on the fixture mails: text and
+# JSON output, exit codes for a parse error and a usage error.
+K=${B:-build}/kcanary
+M=tests/fixtures/mail
+out=$(mktemp) err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+fail() { echo "FAIL: $*"; head -c 2000 "$out"; cat "$err"; exit 1; }
+
+$K series show $M/wb-dying-cgwb-flush-v6.mbox >"$out" 2>"$err" || fail "show v6 exited $?"
+grep -q '^series wb-dying-cgwb-flush v6: 3 patches$' "$out" || fail "v6 header"
+grep -q '^  base-commit:   168a8c13159c6e3f0f08da6f8fa2f633a91ba9fd$' "$out" || fail "v6 base-commit"
+grep -q '^  \[2/3\] writeback: let foreign flushes reach dying cgwbs$' "$out" || fail "v6 2/3"
+grep -q '^        date:    2026-10-02 21:40:46 +0000$' "$out" || fail "v6 2/3 date"
+[ "$(grep -c '^        Signed-off-by: Liz Fong-Jones <lizf@honeycomb.io>$' "$out")" = 3 ] ||
+	fail "v6 trailers"
+
+# three revisions at once, one series per vN; the accented reviewer in UTF-8
+$K series show --format json $M/A2-memcg-cleanup-next-v1/*.eml $M/A2-memcg-cleanup-next-v2/*.eml \
+	>"$out" 2>"$err" || fail "show A2 exited $?"
+[ "$(grep -c '"version": ' "$out")" = 2 ] || fail "A2: two revisions"
+grep -A3 '"version": 2' "$out" | grep -q '"rfc": false' || fail "A2 v2"
+[ "$(grep -c '"k": ' "$out")" = 9 ] || fail "A2: 5 + 4 patches"
+[ "$(grep -c '"author_email": "dev12@example.com"' "$out")" = 9 ] || fail "A2 in-body From"
+grep -q '"value": "Karel Nov\\u00E1k <dev17@example.org>"' "$out" || fail "A2 accented reviewer"
+grep -q '"diff": "diff --git a/mm/memcontrol.c b/mm/memcontrol.c\\n' "$out" || fail "A2 diff"
+
+# a missing patch is an error naming it; a report has no patches
+$K series show $M/C7a-body-line-From/01.eml >"$out" 2>"$err" && fail "C7a alone should fail"
+grep -q "patch 1/2 of .* is missing" "$err" || fail "C7a message"
+$K series show $M/D1-lkp-vm-scalability-regression/01.eml >"$out" 2>"$err"
+[ $? = 1 ] || fail "D1 exit code"
+grep -q "no patches in '.*D1-lkp-vm-scalability-regression/01.eml'" "$err" || fail "D1 message"
+
+# usage errors exit 2; --help exits 0
+$K series show --format yaml $M/C2-base64-singlepart-crlf/01.eml >"$out" 2>"$err"
+[ $? = 2 ] || fail "bad format exit code"
+$K series show >"$out" 2>"$err"
+[ $? = 2 ] || fail "no FILE exit code"
+$K series --help >"$out" 2>"$err" || fail "--help"
+grep -q "usage: kcanary series show" "$out" || fail "--help text"
+echo "ok"

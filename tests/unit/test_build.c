@@ -1,0 +1,217 @@
+/* test_build.c - builds on the fake kernel: config merge and option check,
+ * build dir reuse, cache hit, a failing build's first error. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "build.h"
+#include "db.h"
+#include "db_kernels.h"
+#include "git.h"
+#include "util.h"
+#include "testutil.h"
+#include "fakekernel.h"
+
+struct fx {
+	struct tmpdir td;
+	struct repo *r;
+	struct db *db;
+	char base[KC_OID_HEX];
+	char *home, *frag, *frag_bad;
+};
+
+static int fx_setup(void **state)
+{
+	struct tmpdir *td;
+	struct fx *fx;
+	struct import_result ir;
+	char *tb, *repo, *dbp;
+
+	if (tmpdir_setup((void **)&td))
+		return -1;
+	fx = calloc(1, sizeof(*fx));
+	fx->td = *td;
+	free(td);
+	repo = xasprintf("%s/linux", fx->td.path);
+	fx->home = xasprintf("%s/home", fx->td.path);
+	dbp = xasprintf("%s/kcanary.db", fx->home);
+	tb = fk_tarball(fx->td.path, "3", NULL);
+	if (repo_open(&fx->r, repo, true) || repo_import_tarball(fx->r, &ir, tb, NULL) ||
+	    db_open(&fx->db, dbp))
+		return -1;
+	memcpy(fx->base, ir.commit, KC_OID_HEX);
+	fx->frag = xasprintf("%s/guest.config", fx->td.path);
+	fk_write(fx->td.path, "guest.config", "CONFIG_GUEST=y\nCONFIG_64BIT=y\n# CONFIG_MODULES is not set\n");
+	fx->frag_bad = xasprintf("%s/wish.config", fx->td.path);
+	fk_write(fx->td.path, "wish.config", "CONFIG_IMPOSSIBLE=y\n");
+	free(tb);
+	free(repo);
+	free(dbp);
+	*state = fx;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *fx = *state;
+	struct tmpdir *td = malloc(sizeof(*td));
+
+	repo_close(fx->r);
+	db_close(fx->db);
+	free(fx->home);
+	free(fx->frag);
+	free(fx->frag_bad);
+	*td = fx->td;
+	free(fx);
+	return tmpdir_teardown((void **)&td);
+}
+
+static char *patch_commit(struct fx *fx, const char *file, int at, const char *old,
+			  const char *new_line)
+{
+	char c[KC_OID_HEX];
+	char *d = xasprintf("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -%d +%d,2 @@\n-%s\n+%s\n+%s\n",
+			    file, file, file, file, at, at, old, old, new_line);
+	struct apply_patch p = { 1, 1, "test change", "Dev One", "dev1@example.org",
+				 1700000000, 0, "test change\n", d, NULL };
+
+	if (repo_apply_patch(fx->r, c, fx->base, &p, NULL))
+		fail_msg("apply: %s", repo_errmsg());
+	free(d);
+	return xstrdup(c);
+}
+
+static void test_build_cache_and_reuse(void **state)
+{
+	struct fx *fx = *state;
+	const char *frags[] = { fx->frag };
+	struct build_spec spec = { .home = fx->home, .base_hex = fx->base, .fragments = frags,
+				   .nfragments = 1, .jobs = 1, .label = "base" };
+	struct build_result res;
+	char *cfg = NULL;
+
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec), 0);
+	if (!res.ok)
+		fail_msg("build: %s", res.error);
+	assert_false(res.cache_hit);
+	assert_int_equal(res.files_compiled, 2);       /* main.c, mm.c */
+	assert_non_null(res.kernel.image_path);
+	assert_int_equal(access(res.kernel.image_path, R_OK), 0);
+	assert_int_equal(access(res.kernel.system_map_path, R_OK), 0);
+	assert_int_equal(access(res.kernel.build_log_path, R_OK), 0);
+	assert_string_equal(res.kernel.build_status, "ok");
+	assert_true(res.kernel.build_s >= 0);
+	/* the merged config: tinyconfig + fragment, checked and hashed */
+	assert_int_equal(read_file(&cfg, NULL, res.kernel.config_path, 1 << 20), 0);
+	assert_non_null(strstr(cfg, "CONFIG_GUEST=y\n"));
+	char h[KC_OID_HEX];
+	assert_int_equal(kc_hash_file(h, res.kernel.config_path), 0);
+	assert_string_equal(h, res.config_hash);
+	char *dir1 = xstrdup(res.build_dir);
+	build_result_release(&res);
+
+	/* the same (tree, config) again: a cache hit, nothing compiled */
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec), 0);
+	assert_true(res.ok);
+	assert_true(res.cache_hit);
+	assert_int_equal(res.files_compiled, 0);
+	build_result_release(&res);
+
+	/* a variant touching one .c file: same build dir, one file compiled */
+	char *v = patch_commit(fx, "src/mm.c", 60, "int v60 = 60;", "int v61 = 61;");
+	spec.label = "variant";
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, v, &spec), 0);
+	assert_true(res.ok);
+	assert_false(res.cache_hit);
+	assert_string_equal(res.build_dir, dir1);
+	assert_int_equal(res.files_compiled, 1);
+	int64_t n = 0;
+	assert_int_equal(db_query_int64(fx->db, &n,
+		"SELECT count(*) FROM kernels WHERE build_status = 'ok'", NULL), 0);
+	assert_int_equal(n, 2);
+	build_result_release(&res);
+	free(v);
+	free(dir1);
+	free(cfg);
+}
+
+static void test_build_failure_shows_first_error(void **state)
+{
+	struct fx *fx = *state;
+	const char *frags[] = { fx->frag };
+	struct build_spec spec = { .home = fx->home, .base_hex = fx->base, .fragments = frags,
+				   .nfragments = 1, .jobs = 1 };
+	struct build_result res;
+	char *v = patch_commit(fx, "src/main.c", 1, "int main_v = 1;", "#error broken on purpose");
+	char *log = NULL;
+
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, v, &spec), 0);
+	assert_false(res.ok);
+	assert_non_null(res.error);
+	assert_non_null(strstr(res.error, "src/main.c:2:2: error: #error broken on purpose"));
+	assert_string_equal(res.where, "src/main.c:2");
+	assert_string_equal(res.kernel.build_status, "failed");
+	assert_string_equal(res.kernel.build_error, res.error);
+	/* the whole log is kept */
+	assert_int_equal(read_file(&log, NULL, res.kernel.build_log_path, 1 << 20), 0);
+	assert_non_null(strstr(log, "#error broken on purpose"));
+	assert_non_null(strstr(log, "CC      src/main.o"));
+	free(log);
+	build_result_release(&res);
+	free(v);
+}
+
+static void test_missing_option_is_named(void **state)
+{
+	struct fx *fx = *state;
+	const char *frags[] = { fx->frag, fx->frag_bad };
+	struct build_spec spec = { .home = fx->home, .base_hex = fx->base, .fragments = frags,
+				   .nfragments = 2, .jobs = 1 };
+	struct build_result res;
+
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec), 0);
+	assert_false(res.ok);
+	assert_non_null(strstr(res.error, "CONFIG_IMPOSSIBLE=y (wish.config; got: is not set)"));
+	assert_null(strstr(res.error, "CONFIG_GUEST"));
+	build_result_release(&res);
+}
+
+static void test_first_error_parse(void **state)
+{
+	char *where = NULL, *e;
+
+	(void)state;
+	e = build_first_error("  CC      fs/a.o\n/src/linux/fs/fs-writeback.c:853:9: error: implicit declaration of function 'x'\n"
+			      "/src/linux/fs/b.c:1:1: error: later\nmake[2]: *** [x] Error 1\n",
+			      "/src/linux/", &where);
+	assert_string_equal(e, "fs/fs-writeback.c:853:9: error: implicit declaration of function 'x'");
+	assert_string_equal(where, "fs/fs-writeback.c:853");
+	free(e);
+	free(where);
+	e = build_first_error("ld: vmlinux.o: in function `f':\nld: a.c:(.text+0x1): undefined reference to `g'\n",
+			      NULL, &where);
+	assert_non_null(strstr(e, "undefined reference to `g'"));
+	assert_null(where);
+	free(e);
+	e = build_first_error("make[1]: *** [Makefile:1] Error 2\n", NULL, &where);
+	assert_string_equal(e, "make[1]: *** [Makefile:1] Error 2");
+	free(e);
+	assert_null(build_first_error("all good\n", NULL, &where));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_build_cache_and_reuse, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_build_failure_shows_first_error, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_missing_option_is_named, fx_setup, fx_teardown),
+		cmocka_unit_test(test_first_error_parse),
+	};
+	return cmocka_run_group_tests_name("build", tests, NULL, NULL);
+}
