@@ -39,7 +39,7 @@ mkdir -p "$KCANARY_HOME"
 spid=$!
 url=
 for _ in $(seq 100); do
-	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out")
+	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out" 2>/dev/null || :)
 	[ -n "$url" ] && break
 	sleep 0.1
 done

@@ -39,7 +39,7 @@ mkdir -p "$KCANARY_HOME"
 spid=$!
 url=
 for _ in $(seq 100); do
-	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out")
+	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out" 2>/dev/null || :)
 	[ -n "$url" ] && break
 	sleep 0.1
 done
@@ -66,14 +66,19 @@ targets=
 for i in 1 2 3 4 5 6 7 8; do
 	t=
 	for _ in $(seq 50); do
-		t=$(sed -n 's|.*metrics on http://\(127.0.0.1:[0-9]*\)/metrics|\1|p' "$out/agent$i.log")
+		t=$(sed -n 's|.*metrics on http://\(127.0.0.1:[0-9]*\)/metrics|\1|p' "$out/agent$i.log" 2>/dev/null || :)
 		[ -n "$t" ] && break
 		sleep 0.1
 	done
 	[ -n "$t" ] || { cat "$out/agent$i.log"; fail "agent $i did not say where /metrics is"; }
 	targets="$targets${targets:+, }'$t'"
 done
-curl -sf "http://${t}/metrics" >"$out/metrics-agent8.txt" || fail "GET /metrics of agent 8"
+for _ in $(seq 50); do   # the first sample comes within --interval
+	curl -sf "http://${t}/metrics" >"$out/metrics-agent8.txt" || fail "GET /metrics of agent 8"
+	grep -q '^kcanary_dirty_pages{host="prom-8",kernel="6.12.117",half="b"} ' "$out/metrics-agent8.txt" &&
+		break
+	sleep 0.1
+done
 grep -q '^kcanary_dirty_pages{host="prom-8",kernel="6.12.117",half="b"} ' "$out/metrics-agent8.txt" ||
 	fail "no kcanary_dirty_pages with the host's labels in /metrics"
 
@@ -112,7 +117,7 @@ echo "prometheus $("$PROM" --version 2>&1 | head -1 | cut -d' ' -f3) on $prom_ur
 # let it gather 22 s of samples
 up=0
 for _ in $(seq 60); do
-	up=$(curl -sf "$prom_url/api/v1/query?query=sum(up)" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
+	up=$(curl -sf "$prom_url/api/v1/query?query=sum(up)" 2>/dev/null | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')
 	[ "${up:-0}" -eq 8 ] && break
 	sleep 0.5
 done

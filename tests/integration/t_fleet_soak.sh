@@ -47,7 +47,7 @@ start_server() {
 	spid=$!
 	url=
 	for _ in $(seq 100); do
-		url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out")
+		url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out" 2>/dev/null || :)
 		[ -n "$url" ] && return 0
 		kill -0 "$spid" 2>/dev/null || break
 		sleep 0.1
