@@ -691,6 +691,17 @@ static int parse_labels(struct daemon *d, const char *text)
 			break;
 		}
 		*eq = '\0';
+		/* the server's own selectors and /metrics' own labels */
+		static const char *const reserved[] = { "kernel", "variant", "job", "host", "fs",
+			"status", "since", "workload", "metric", "ret", "instance", NULL };
+		for (int i = 0; reserved[i]; i++)
+			if (!strcmp(tok, reserved[i])) {
+				fprintf(stderr, "kcanary-agent daemon: --labels: '%s' is a label of its own"
+					" (a cohort selector or a /metrics label): choose another name\n", tok);
+				r = -EINVAL;
+			}
+		if (r)
+			break;
 		d->label_k[d->nlabels] = xstrdup(tok);
 		d->label_v[d->nlabels++] = xstrdup(eq + 1);
 	}
