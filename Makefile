@@ -28,8 +28,8 @@ SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover
 endif
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
-SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle gmime-3.0
-AGENT_PKGS  := libbpf jansson libcurl zlib
+SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle gmime-3.0 zlib
+AGENT_PKGS  := libbpf jansson libcurl zlib libmicrohttpd
 TEST_PKGS   := cmocka
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -199,7 +199,7 @@ clean:
 DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libvirt-dev \
 	libbpf-dev libelf-dev zlib1g-dev libmicrohttpd-dev libjansson-dev \
-	libinih-dev libcmocka-dev nettle-dev libgmime-3.0-dev chromium nodejs \
+	libinih-dev libcmocka-dev nettle-dev libgmime-3.0-dev chromium nodejs prometheus curl \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned \

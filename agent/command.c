@@ -5,7 +5,9 @@
  * the agent's stderr, unchanged; the script's stderr is the agent's.
  *
  * Cgroup: kcanary-cmd/run under the cgroup2 root, memory.max = mem_max
- * (a stale kcanary-cmd from a crashed run is removed first).
+ * (a stale kcanary-cmd from a crashed run is removed first); cgroup=0
+ * runs it where the agent runs instead, for fleet hosts without a cgroup v2
+ * memory controller (nor root): the script still gets probes and records.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +33,7 @@ static const struct knob_def knobs[] = {
 	{ "dir", KNOB_STRING, "path", ".", "its working directory (checked like wb-handover's: not tmpfs)", NULL },
 	{ "mem_max", KNOB_SIZE_MAX, "bytes", "max", "memory.max of its cgroup", NULL },
 	{ "timeout_s", KNOB_SECONDS, "s", "0", "kill it after this long (0: no limit)", NULL },
+	{ "cgroup", KNOB_BOOL, "", "1", "run it in a cgroup of its own (0: in the agent's; mem_max unused)", NULL },
 };
 
 struct cmd_args {
@@ -86,6 +90,15 @@ static int cmd_check(struct wl_ctx *ctx)
 		snprintf(ctx->err, sizeof(ctx->err), "knob 'cmd' is empty: pass cmd='./my-reproducer.sh'");
 		return -EINVAL;
 	}
+	if (!knobs_bool(ctx->knobs, "cgroup")) {
+		struct stat st;
+		const char *dir = knobs_str(ctx->knobs, "dir");
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(ctx->err, sizeof(ctx->err), "directory '%s' (knob dir) does not exist", dir);
+			return -ENOENT;
+		}
+		return 0;
+	}
 	ret = wl_check_common(ctx, &cgroot, "memory", knobs_str(ctx->knobs, "dir"));
 	free(cgroot);
 	return ret;
@@ -108,6 +121,8 @@ static int cmd_run(struct wl_ctx *ctx)
 	ret = cmd_check(ctx);
 	if (ret < 0)
 		return ret;
+	if (!knobs_bool(k, "cgroup"))
+		goto spawn;
 	ret = wl_check_common(ctx, &cgroot, "memory", knobs_str(k, "dir"));
 	if (ret < 0)
 		return ret;
@@ -129,6 +144,7 @@ static int cmd_run(struct wl_ctx *ctx)
 		snprintf(ctx->err, sizeof(ctx->err), "cannot set up cgroup '%s': %s", cg, strerror(-ret));
 		goto out;
 	}
+spawn:
 	if (pipe(pipefd) < 0) {
 		ret = -errno;
 		snprintf(ctx->err, sizeof(ctx->err), "cannot make a pipe: %s", strerror(errno));

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define LOG_MODULE "main"
+#include "daemon.h"
 #include "knob.h"
 #include "log.h"
 #include "probes.h"
@@ -22,7 +23,6 @@
 #include "util.h"
 #include "workload.h"
 
-#define KC_AGENT_VERSION "0.1.0"
 
 static const struct workload *const workloads[] = {
 	&wl_wb_handover,
@@ -34,6 +34,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kcanary-agent run WORKLOAD [knob=value ...] [--out DEST] [--require-probes] [-v|-q]\n"
+		"       kcanary-agent daemon --server URL --token-file FILE [...] (see daemon --help)\n"
 		"       kcanary-agent list\n"
 		"       kcanary-agent check WORKLOAD [knob=value ...]\n"
 		"       kcanary-agent --help\n"
@@ -295,6 +296,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1, started_s);
-	fprintf(stderr, "kcanary-agent: error: unknown command '%s' (expected run or list; see kcanary-agent --help)\n", argv[1]);
+	if (!strcmp(argv[1], "daemon"))
+		return daemon_main(argc - 1, argv + 1, find_workload);
+	fprintf(stderr, "kcanary-agent: error: unknown command '%s' (expected run, daemon or list; see kcanary-agent --help)\n", argv[1]);
 	return 2;
 }

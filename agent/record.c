@@ -17,7 +17,18 @@
 struct rec_out {
 	int fd;
 	int owned;
+	rec_sink_fn *sink;   /* instead of fd, when set */
+	void *sink_ud;
 };
+
+struct rec_out *rec_open_sink(rec_sink_fn *fn, void *ud)
+{
+	struct rec_out *r = rec_open_fd(-1);
+
+	r->sink = fn;
+	r->sink_ud = ud;
+	return r;
+}
 
 int rec_find_port(char **out, const char *sysfs_root, const char *name)
 {
@@ -132,6 +143,11 @@ int rec_emit(struct rec_out *r, json_t *obj)
 	if (!s)
 		return -EIO;
 	len = strlen(s);
+	if (r->sink) {
+		ret = r->sink(r->sink_ud, s, len);
+		free(s);
+		return ret;
+	}
 	s = realloc(s, len + 2);
 	if (!s)
 		return -ENOMEM;

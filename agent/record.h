@@ -23,6 +23,9 @@
 #ifndef KC_RECORD_H
 #define KC_RECORD_H
 
+/* The agent's version, as hello records and registrations give it. */
+#define KC_AGENT_VERSION "0.1.0"
+
 #include <jansson.h>
 #include <stdint.h>
 
@@ -47,6 +50,15 @@ int rec_open(struct rec_out **out, const char *spec, char *err, size_t errlen);
 
 /* rec_open_fd - a stream on an fd the caller keeps (tests, pipes). */
 struct rec_out *rec_open_fd(int fd);
+
+/*
+ * rec_open_sink - a stream whose records go to fn(ud, line, len) instead
+ * of an fd: line is one record without its newline, borrowed for the call.
+ * fn returns 0 or -errno, which rec_emit() returns. (The daemon queues
+ * records this way, daemon.c.)
+ */
+typedef int rec_sink_fn(void *ud, const char *line, size_t len);
+struct rec_out *rec_open_sink(rec_sink_fn *fn, void *ud);
 
 /* rec_close - close (stdout and rec_open_fd fds are left open) and free.
  * NULL is fine. */

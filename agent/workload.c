@@ -166,7 +166,7 @@ pid_t wl_spawn(const char *cg, int (*fn)(void *arg), void *arg)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		signal(SIGINT, SIG_IGN);   /* the agent decides when we stop */
 		signal(SIGTERM, SIG_DFL);
-		r = cg_move(cg, 0);
+		r = cg ? cg_move(cg, 0) : 0;
 		if (r < 0) {
 			fprintf(stderr, "kcanary-agent: cannot move into cgroup '%s': %s\n", cg, strerror(-r));
 			_exit(126);

@@ -73,7 +73,8 @@ int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controlle
 		    const char *dir);
 
 /*
- * wl_spawn - fork a child that moves itself into cgroup cg, then runs
+ * wl_spawn - fork a child that moves itself into cgroup cg (NULL: stays
+ * in the agent's), then runs
  * fn(arg) and _exits with its return value. It is SIGKILLed if the agent
  * dies. Returns the pid or -errno.
  */

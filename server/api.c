@@ -21,7 +21,8 @@ enum api_auth { OPEN, TOKEN };
 
 /*
  * Path segments: "{job}" is a job id or name (resolved like
- * `kcanary report JOB`), "{id}" a positive number. To add a route: one
+ * `kcanary report JOB`), "{id}" a positive number, "{host}" a fleet host's
+ * name (req->name; api_fleet.c checks it). To add a route: one
  * row here, the handler in an api_*.c file, declared in api.h, and its
  * section in docs/api.md.
  */
@@ -45,6 +46,10 @@ static const struct api_route {
 	{ "GET",  "/api/v1/runs/{id}/probes",        OPEN,  api_run_probes },
 	{ "GET",  "/api/v1/runs/{id}/console",       OPEN,  api_run_console },
 	{ "GET",  "/api/v1/kernels/{id}/build-log",  OPEN,  api_kernel_build_log },
+	{ "GET",  "/api/v1/hosts",                   OPEN,  api_hosts_list },
+	{ "POST", "/api/v1/agents/register",         TOKEN, api_agent_register },
+	{ "POST", "/api/v1/agents/{host}/heartbeat", TOKEN, api_agent_heartbeat },
+	{ "POST", "/api/v1/agents/{host}/records",   TOKEN, api_agent_records },
 };
 
 void api_json(struct http_resp *resp, int status, json_t *v)
@@ -139,11 +144,13 @@ static bool match(const char *pattern, const char *path, char *seg, size_t segsz
 	return !*pattern && !*path;
 }
 
-/* 0 when the request carries "Authorization: Bearer <a stored token>". */
+/* 0 when the request carries "Authorization: Bearer <a stored token>";
+ * the token's name goes to req->token. */
 static int check_token(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	char *name = req->token;
 	const char *h = http_header(req, "Authorization");
-	char hash[TOKEN_HASH_HEX + 1], name[128];
+	char hash[TOKEN_HASH_HEX + 1];
 	int r;
 
 	if (!h || strncasecmp(h, "Bearer ", 7)) {
@@ -153,7 +160,7 @@ static int check_token(struct api *api, struct http_req *req, struct http_resp *
 		return -EACCES;
 	}
 	token_hash(hash, h + 7);
-	r = db_token_find(api->db, name, sizeof(name), hash);
+	r = db_token_find(api->db, name, sizeof(req->token), hash);
 	if (r == -ENOENT) {
 		http_resp_header(resp, "WWW-Authenticate",
 				 "Bearer realm=\"kcanary\", error=\"invalid_token\"");
@@ -164,7 +171,11 @@ static int check_token(struct api *api, struct http_req *req, struct http_resp *
 		api_db_error(resp, api, r, "cannot check the token");
 		return r;
 	}
-	log_info("%s %s by token '%s'", req->method, req->path, name);
+	/* agents post every few seconds: their requests only at debug level */
+	if (strncmp(req->path, "/api/v1/agents/", 15))
+		log_info("%s %s by token '%s'", req->method, req->path, name);
+	else
+		log_debug("%s %s by token '%s'", req->method, req->path, name);
 	return 0;
 }
 
@@ -198,6 +209,7 @@ void api_handle(struct api *api, struct http_req *req, struct http_resp *resp)
 	if (hit->auth == TOKEN && check_token(api, req, resp))
 		return;
 	req->id = 0;
+	req->name = NULL;
 	if (strstr(hit->pattern, "{job}")) {
 		r = db_job_resolve(api->db, &req->id, seg);
 		if (r == -ENOENT) {
@@ -210,6 +222,8 @@ void api_handle(struct api *api, struct http_req *req, struct http_resp *resp)
 		}
 	} else if (strstr(hit->pattern, "{id}")) {
 		req->id = strtoll(seg, NULL, 10);
+	} else if (strstr(hit->pattern, "{host}")) {
+		req->name = seg;
 	}
 	hit->fn(api, req, resp);
 	if (!resp->status)

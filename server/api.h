@@ -78,6 +78,11 @@ api_fn api_run_samples;
 api_fn api_run_probes;
 api_fn api_run_console;
 api_fn api_kernel_build_log;
+/* api_fleet.c: fleet agents and hosts */
+api_fn api_hosts_list;
+api_fn api_agent_register;
+api_fn api_agent_heartbeat;
+api_fn api_agent_records;
 
 /* The curves of a job (run_id 0) or of one run: ?metric= (default lag_s),
  * ?max_points= (default 0: every point). In api_jobs.c. */

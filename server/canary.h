@@ -227,6 +227,8 @@ struct canary_cohorts {
 	const char *control, *canary;
 	size_t control_runs, canary_runs;
 	size_t control_hosts, canary_hosts;	/* values per host; 0: per run */
+	const char *unit;			/* what runs counts: NULL "runs", or
+						 * "samples" (Prometheus) */
 };
 
 /*

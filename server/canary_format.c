@@ -47,12 +47,13 @@ void canary_format_text(struct buf *out, const struct canary_verdict *v,
 
 	upper(res, canary_result_name(v->result), sizeof(res));
 	buf_printf(out, "canary verdict: %s (%s)\n", res, v->reason);
-	buf_printf(out, "  control: %s (%zu runs", c->control, c->control_runs);
+	const char *unit = c->unit ? c->unit : "runs";
+	buf_printf(out, "  control: %s (%zu %s", c->control, c->control_runs, unit);
 	if (c->control_hosts)
-		buf_printf(out, " on %zu hosts", c->control_hosts);
-	buf_printf(out, ")\n  canary:  %s (%zu runs", c->canary, c->canary_runs);
+		buf_printf(out, " on %zu %s", c->control_hosts, c->unit ? "series" : "hosts");
+	buf_printf(out, ")\n  canary:  %s (%zu %s", c->canary, c->canary_runs, unit);
 	if (c->canary_hosts)
-		buf_printf(out, " on %zu hosts", c->canary_hosts);
+		buf_printf(out, " on %zu %s", c->canary_hosts, c->unit ? "series" : "hosts");
 	buf_puts(out, ")\n");
 	buf_printf(out, "  score %s of 100 (pass >= %.0f, marginal >= %.0f); alpha %.3g per test\n\n",
 		   num(a, sizeof(a), isnan(v->score) ? NAN : round(v->score * 10) / 10),

@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "db.h"
 #include "db_canary.h"
+#include "prometheus.h"
 #include "stats.h"
 #include "util.h"
 
@@ -24,6 +25,7 @@
 static const char usage_text[] =
 	"usage: kcanary canary --control SEL --canary SEL [--metric SPEC]... [--job J]\n"
 	"                      [--window DUR] [--per-host]\n"
+	"                      [--prometheus URL --query NAME=PROMQL... [--step DUR]]\n"
 	"                      [--format text|json] [--alpha A] [--pass N] [--marginal N]\n"
 	"                      [--tolerance F] [--spread-tolerance F] [--no-spread]\n"
 	"                      [--min-runs N] [--nodata ignore|fail|pass] [--seed S]\n"
@@ -83,6 +85,20 @@ static const char usage_text[] =
 	"  --seed S           seed of the permutations and bootstrap (same seed, same\n"
 	"                     output)\n"
 	"  --format FMT       text (default) or json\n"
+	"  --prometheus URL   take the values from a Prometheus server's HTTP API\n"
+	"                     instead of the store: /api/v1/query_range over --window\n"
+	"                     every --step (default 15s), or /api/v1/query now\n"
+	"                     without --window. Every sample of every series is a\n"
+	"                     value (--per-host: the median of each series)\n"
+	"  --query NAME=PROMQL\n"
+	"                     a metric from Prometheus, repeatable; PROMQL holds\n"
+	"                     $cohort where each cohort's selectors go as label\n"
+	"                     matchers: k=v becomes k=\"v\", a glob k=~\"regex\",\n"
+	"                     kernel=R kernel=~\"R([+-].*)?\" (R or R with a local\n"
+	"                     version, as in the store), e.g. --query\n"
+	"                     'x_s=kcanary_workload_sample{metric=\"x_s\",$cohort}'.\n"
+	"                     --metric NAME,OPTIONS sets its options (default\n"
+	"                     direction: either)\n"
 	"\n"
 	"simulate             the judge on simulated cohorts of per-host worst lag from\n"
 	"                     the seed's good-kernel distribution: the A/A pass rate\n"
@@ -438,6 +454,148 @@ out:
 	return r;
 }
 
+struct prom_args {
+	const char *url;
+	char **names, **exprs;		/* --query NAME=PROMQL */
+	size_t n;
+	double step_s;
+};
+
+/* The verdict with values from Prometheus (--prometheus): each --query
+ * per cohort, then the judge as for the store. Returns the exit status. */
+static int prometheus_verdict(const struct prom_args *pa, const char *control,
+			      const char *canary, struct metric_spec *specs, size_t nspecs,
+			      const struct canary_opts *co, double window_s, bool by_host,
+			      bool json, double tolerance, double spread_tol, bool no_spread,
+			      bool has_nodata, enum canary_nodata nodata)
+{
+	const char *cohort_text[2] = { control, canary }, *which[2] = { "control", "canary" };
+	char *match[2] = { NULL, NULL }, err[1024];
+	struct canary_metric_input *in = xcalloc(pa->n, sizeof(*in));
+	struct prom_result *res = xcalloc(2 * pa->n, sizeof(*res));
+	struct metric_spec *ms = xcalloc(pa->n, sizeof(*ms));
+	double *weights = xcalloc(pa->n, sizeof(*weights)), end_s = clock_wall_s();
+	struct canary_verdict v = { 0 };
+	struct buf out = BUF_INIT;
+	size_t nvals[2] = { 0, 0 }, nseries[2] = { 0, 0 };
+	int ret = 2;
+
+	for (int c = 0; c < 2; c++) {
+		struct db_selector *sel = NULL;
+		size_t nsel = 0;
+		char *perr = NULL;
+		int r = db_selectors_parse(&sel, &nsel, cohort_text[c], &perr);
+		if (!r && (r = prom_matchers(&match[c], sel, nsel, err, sizeof(err))))
+			perr = xstrdup(err);
+		db_selectors_free(sel, nsel);
+		if (r) {
+			fprintf(stderr, "kcanary canary: --%s '%s': %s\n", which[c], cohort_text[c], perr);
+			free(perr);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < pa->n; i++) {
+		struct metric_spec *m = NULL;
+		for (size_t k = 0; k < nspecs && !m; k++)
+			if (!strcmp(specs[k].name, pa->names[i]))
+				m = &specs[k];
+		if (m)
+			ms[i] = *m;
+		else
+			canary_metric_config_default(&ms[i].cfg, pa->names[i]);
+		if (!m || !m->has_direction)
+			ms[i].cfg.direction = CANARY_DIR_EITHER;
+		if ((!m || !m->has_tolerance) && !isnan(tolerance))
+			ms[i].cfg.tolerance = tolerance;
+		if ((!m || !m->has_spread_tol) && !isnan(spread_tol))
+			ms[i].cfg.spread_tolerance = spread_tol;
+		if ((!m || !m->has_nodata) && has_nodata)
+			ms[i].cfg.nodata = nodata;
+		if (no_spread)
+			ms[i].cfg.spread_check = false;
+		ms[i].cfg.name = pa->names[i];
+		for (int c = 0; c < 2; c++) {
+			struct buf q = BUF_INIT;
+			const char *p = pa->exprs[i], *hit;
+			while ((hit = strstr(p, "$cohort"))) {
+				buf_append(&q, p, (size_t)(hit - p));
+				buf_puts(&q, match[c]);
+				p = hit + 7;
+			}
+			buf_puts(&q, p);
+			struct prom_result *pr = &res[2 * i + c];
+			int r = prom_query(pr, pa->url, buf_str(&q), end_s, window_s, pa->step_s,
+					   err, sizeof(err));
+			if (r) {
+				fprintf(stderr, "kcanary canary: --query '%s': %s\n", pa->names[i], err);
+				buf_release(&q);
+				ret = 4;
+				goto out;
+			}
+			buf_release(&q);
+			size_t n = pr->n;
+			if (by_host) {   /* one value per series: its median */
+				double *tmp = xmalloc((pr->nseries ? pr->nseries : 1) * sizeof(*tmp));
+				double *grp = xmalloc((n ? n : 1) * sizeof(*grp));
+				size_t k = 0;
+				for (size_t s = 0; s < pr->nseries; s++) {
+					size_t ng = 0;
+					for (size_t j = 0; j < n; j++)
+						if (pr->series_of[j] == s)
+							grp[ng++] = pr->values[j];
+					if (ng)
+						tmp[k++] = stats_median(grp, ng);
+				}
+				memcpy(pr->values, tmp, k * sizeof(*tmp));
+				n = k;
+				free(tmp);
+				free(grp);
+			}
+			if (c == 0) {
+				in[i].control = pr->values;
+				in[i].ncontrol = n;
+			} else {
+				in[i].canary = pr->values;
+				in[i].ncanary = n;
+			}
+			if (pr->n > nvals[c])
+				nvals[c] = pr->n;
+			if (pr->nseries > nseries[c])
+				nseries[c] = pr->nseries;
+		}
+		in[i].cfg = ms[i].cfg;
+		weights[i] = ms[i].cfg.weight;
+	}
+	if (canary_judge(&v, in, pa->n, co)) {
+		fprintf(stderr, "kcanary canary: invalid judge settings\n");
+		goto out;
+	}
+	struct canary_cohorts cc = {
+		.control = control, .canary = canary, .control_runs = nvals[0],
+		.canary_runs = nvals[1], .control_hosts = nseries[0], .canary_hosts = nseries[1],
+		.unit = "samples",
+	};
+	if (json)
+		canary_format_json(&out, &v, &cc, weights);
+	else
+		canary_format_text(&out, &v, &cc, weights);
+	fputs(buf_str(&out), stdout);
+	ret = v.result == CANARY_RESULT_PASS ? 0 : v.result == CANARY_RESULT_MARGINAL ?
+	      EXIT_MARGINAL : 1;
+out:
+	canary_verdict_release(&v);
+	buf_release(&out);
+	for (size_t i = 0; i < 2 * pa->n; i++)
+		prom_result_release(&res[i]);
+	free(res);
+	free(in);
+	free(ms);
+	free(weights);
+	free(match[0]);
+	free(match[1]);
+	return ret;
+}
+
 int cmd_canary(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -457,6 +615,9 @@ int cmd_canary(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "per-host", no_argument, NULL, 'H' },
+		{ "prometheus", required_argument, NULL, 'p' },
+		{ "query", required_argument, NULL, 'q' },
+		{ "step", required_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -479,6 +640,7 @@ int cmd_canary(int argc, char **argv)
 	double **vals = NULL, *weights = NULL;
 	struct canary_verdict v = { 0 };
 	struct buf out = BUF_INIT;
+	struct prom_args pa = { .step_s = 15 };
 	int c, ret = 2;
 
 	if (argc > 1 && !strcmp(argv[1], "simulate"))
@@ -563,6 +725,28 @@ int cmd_canary(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case 'p': pa.url = optarg; break;
+		case 'q': {
+			const char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !strstr(eq + 1, "$cohort")) {
+				fprintf(stderr, "kcanary canary: --query '%s': expected NAME=PROMQL with"
+					" $cohort where the cohort's label matchers go, as in "
+					"'x_s=kcanary_workload_sample{metric=\"x_s\",$cohort}'\n", optarg);
+				goto out;
+			}
+			pa.names = xrealloc(pa.names, (pa.n + 1) * sizeof(*pa.names));
+			pa.exprs = xrealloc(pa.exprs, (pa.n + 1) * sizeof(*pa.exprs));
+			pa.names[pa.n] = xstrndup(optarg, (size_t)(eq - optarg));
+			pa.exprs[pa.n++] = xstrdup(eq + 1);
+			break;
+		}
+		case 'x':
+			if (parse_duration_s(&pa.step_s, optarg) || !(pa.step_s > 0)) {
+				fprintf(stderr, "kcanary canary: --step '%s': expected a duration (15s)\n",
+					optarg);
+				goto out;
+			}
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			ret = 0;
@@ -571,6 +755,15 @@ int cmd_canary(int argc, char **argv)
 			fputs(usage_text, stderr);
 			goto out;
 		}
+	}
+	if (!pa.url != !pa.n) {
+		fprintf(stderr, "kcanary canary: %s\n", pa.url ? "--prometheus needs at least one --query"
+			: "--query needs --prometheus URL");
+		goto out;
+	}
+	if (pa.url && job) {
+		fprintf(stderr, "kcanary canary: --job selects runs in the store, not Prometheus series\n");
+		goto out;
 	}
 	if (!control || !canary || optind != argc) {
 		fprintf(stderr, "kcanary canary: %s\n", !control ? "--control is required" :
@@ -584,6 +777,11 @@ int cmd_canary(int argc, char **argv)
 		goto out;
 	}
 
+	if (pa.url) {
+		ret = prometheus_verdict(&pa, control, canary, specs, nspecs, &co, window_s, by_host,
+					 json, tolerance, spread_tol, no_spread, has_nodata, nodata);
+		goto out;
+	}
 	ret = EXIT_NO_VERDICT;
 	dbpath = cmd_db_path();
 	if (db_open(&db, dbpath)) {
@@ -706,5 +904,11 @@ out:
 		db_strings_free(can_hosts, ncan);
 	db_close(db);
 	free(dbpath);
+	for (size_t i = 0; i < pa.n; i++) {
+		free(pa.names[i]);
+		free(pa.exprs[i]);
+	}
+	free(pa.names);
+	free(pa.exprs);
 	return ret;
 }

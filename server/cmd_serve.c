@@ -25,6 +25,8 @@ static void usage(FILE *f)
 		"pages of the store in DIR/kcanary.db until SIGINT or SIGTERM.\n"
 		"Reading is open to anyone who can connect; submitting and cancelling\n"
 		"jobs needs 'Authorization: Bearer <token>' (kcanary token create).\n"
+		"Fleet agents (kcanary-agent daemon) post their records to\n"
+		"/api/v1/agents/ with a token too (one per fleet, or agent:HOST per host).\n"
 		"\n"
 		"  --listen HOST:PORT  address to bind, numeric (default 127.0.0.1:8080,\n"
 		"                      loopback only); port 0 picks a free port; the\n"

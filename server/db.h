@@ -178,6 +178,8 @@ int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t
  * (one transaction). Metric names are interned in the metrics table.
  * Insert-only: a summary metric already stored for the run is kept and the
  * new value ignored (-EEXIST), so a later ingest never rewrites data.
+ * Begun while the connection is already inside a transaction (the caller's
+ * db_begin()), a batch joins it: commit and rollback are then the caller's.
  */
 struct db_writer;
 

@@ -32,6 +32,8 @@ struct http_req {
 	const char *body;          /* request body, NUL-terminated ("" if none) */
 	size_t body_len;
 	int64_t id;                /* the {id} captured by the route, or 0 */
+	const char *name;          /* the {host} captured by the route, or NULL */
+	char token[128];           /* name of the bearer token checked, or "" */
 	void *conn;                /* opaque: for http_query()/http_header() */
 };
 

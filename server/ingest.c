@@ -19,6 +19,7 @@ struct ingest {
 	struct ingest_stats st;
 	struct buf partial;      /* bytes after the last newline */
 	int64_t batch;           /* records in the open transaction */
+	int64_t line_base;       /* lines of the run stored before this ingest */
 	bool failed;             /* a store error happened: stop writing */
 };
 
@@ -36,6 +37,39 @@ int ingest_open(struct ingest **out, struct db *db, int64_t run_id)
 	return 0;
 fail:
 	db_writer_close(in->w);
+	free(in);
+	return r;
+}
+
+int ingest_open_at(struct ingest **out, struct db *db, int64_t run_id, int64_t line_no)
+{
+	struct ingest *in = xcalloc(1, sizeof(*in));
+	int r;
+
+	in->db = db;
+	in->line_base = line_no;
+	if ((r = db_writer_open(&in->w, db, run_id))) {
+		free(in);
+		return r;
+	}
+	*out = in;
+	return 0;
+}
+
+int ingest_detach(struct ingest *in, struct ingest_stats *stats_out)
+{
+	int r = 0;
+
+	if (!in)
+		return 0;
+	if (in->partial.len)
+		r = ingest_line(in, in->partial.ptr, in->partial.len);
+	if (!r)
+		r = ingest_flush(in);
+	if (stats_out)
+		*stats_out = in->st;
+	db_writer_close(in->w);
+	buf_release(&in->partial);
 	free(in);
 	return r;
 }
@@ -68,7 +102,7 @@ static int keep_raw(struct ingest *in, const char *reason, const char *line, siz
 	in->st.bad_lines++;
 	if (len > 65536)
 		len = 65536;   /* a raw line is evidence, not data: keep its head */
-	return db_writer_raw(in->w, in->st.lines, reason, line, len);
+	return db_writer_raw(in->w, in->line_base + in->st.lines, reason, line, len);
 }
 
 static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
