@@ -1,5 +1,5 @@
 /* db_fleet.c - fleet hosts, their sequence state and stream runs in the
- * store (schema/006_fleet.sql; see db_fleet.h). */
+ * store (schema/008_fleet.sql; see db_fleet.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

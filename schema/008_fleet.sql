@@ -1,4 +1,4 @@
--- 006_fleet.sql: fleet hosts running `kcanary-agent daemon` (docs/api.md,
+-- 008_fleet.sql: fleet hosts running `kcanary-agent daemon` (docs/api.md,
 -- "Agents"), their record sequence state, and which run each of their
 -- streams is stored in.
 
