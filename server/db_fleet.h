@@ -1,4 +1,4 @@
-/* db_fleet.h - fleet hosts in the store (schema/006_fleet.sql): who
+/* db_fleet.h - fleet hosts in the store (schema/008_fleet.sql): who
  * registered, the per-agent record sequence state, and the run each of a
  * host's streams is stored in. Queries live in db_fleet.c; errors follow
  * db.h (0 or -errno, db_errmsg() says why). The record batches themselves
