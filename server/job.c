@@ -142,6 +142,38 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		strv_free(s->series, s->nseries);
 		s->nseries = split_list(&s->series, value);
 	} else if (!strcmp(key, "patches")) {
+		/* b4's -P forms: "2", "1-2", "1,3", "2-"; a series has at most a few
+		 * hundred patches, so numbers stop at 999 (a typo must not expand
+		 * into thousands of prefix variants) */
+		const char *p = value;
+		bool ok = *p != '\0';
+		while (ok && *p) {
+			char *end;
+			long k = strtol(p, &end, 10);
+			if (end == p || k < 1 || k > 999) {
+				ok = false;
+				break;
+			}
+			p = end;
+			if (*p == '-') {
+				p++;
+				if (*p >= '0' && *p <= '9') {
+					k = strtol(p, &end, 10);
+					if (k < 1 || k > 999)
+						ok = false;
+					p = end;
+				}
+			}
+			if (*p == ',')
+				p++;
+			else if (*p)
+				ok = false;
+		}
+		if (!ok) {
+			buf_printf(err, "'patches' must be like 2, 1-2, 1,3 or 2- (patch numbers 1 to"
+				   " 999), not '%s'", value);
+			return -EINVAL;
+		}
 		set_str(&s->patches, value);
 	} else if (!strcmp(key, "prefixes")) {
 		return set_bool(&s->prefixes, key, value, err);
