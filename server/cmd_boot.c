@@ -179,6 +179,10 @@ int cmd_boot(int argc, char **argv)
 		return 2;
 	}
 
+	if (access(kernel, R_OK)) {
+		fprintf(stderr, "kcanary boot: --kernel '%s': %s\n", kernel, strerror(errno));
+		return 1;
+	}
 	vm_accel_probe(&ai, NULL);
 	if (accel_arg) {
 		if (strcmp(accel_arg, "kvm") && strcmp(accel_arg, "tcg")) {

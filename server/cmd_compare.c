@@ -337,6 +337,18 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		fprintf(stderr, "kcanary %s: %s\n", argv[0], db_errmsg(db));
 		goto out;
 	}
+	{
+		int64_t is_compare = 0;
+		char id[32];
+		snprintf(id, sizeof(id), "%lld", (long long)job_id);
+		db_query_int64(db, &is_compare, "SELECT count(*) FROM jobs WHERE id = ? AND kind = 'compare'", id);
+		if (!is_compare) {
+			fprintf(stderr, "kcanary %s: job '%s' is not a compare job (it was made by ingest,"
+				" boot, build or the fleet): nothing to %s\n", argv[0], job, argv[0]);
+			ret = 2;
+			goto out;
+		}
+	}
 	if (rerun) {
 		struct job_spec *spec = job_spec_new();
 		char *json = NULL;
@@ -355,8 +367,11 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		fprintf(stderr, "job %lld stored as a rerun of '%s'\n", (long long)job_id, job);
 	} else {
 		size_t n = 0;
-		if (compare_resume(db, job_id, &n, &err)) {
+		int rr = compare_resume(db, job_id, &n, &err);
+		if (rr) {
 			fprintf(stderr, "kcanary resume: %s\n", buf_str(&err));
+			if (rr == -EBUSY || rr == -EINVAL)
+				ret = 2;
 			goto out;
 		}
 		fprintf(stderr, "job %lld: %zu interrupted run%s rescheduled\n", (long long)job_id, n,

@@ -250,6 +250,15 @@ static void fmt_run_value(char *out, size_t size, struct db *db, int64_t run_id,
 		out[0] = '\0';
 }
 
+static bool job_is_compare(struct db *db, int64_t job_id)
+{
+	int64_t n = 0;
+	char id[32];
+	snprintf(id, sizeof(id), "%lld", (long long)job_id);
+	return db_query_int64(db, &n, "SELECT count(*) FROM jobs WHERE id = ? AND kind = 'compare'",
+			      id) == 0 && n == 1;
+}
+
 static bool job_cancelled(struct db *db, int64_t job_id)
 {
 	char *owner = NULL, *status = NULL;
@@ -381,6 +390,9 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		fmt_run_value(val, sizeof(val), db, p->id, spec->metric);
 		say(o, "  %s%s%s%s", res.status, val, res.error[0] ? ": " : "", res.error);
 		done++;
+		if (!strcmp(res.status, "interrupted"))
+			/* the run is kept as it was; a fresh repeat waits for resume */
+			db_run_reschedule(db, p->id);
 		if (runner_interrupted()) {
 			r = -EINTR;
 			buf_puts(err, "interrupted: the run in progress is stored as 'interrupted';"
@@ -416,6 +428,12 @@ int compare_execute(struct db *db, int64_t job_id, const struct compare_opts *o,
 
 	if ((r = db_job_owner(db, job_id, &owner, &status))) {
 		buf_printf(err, "no job %lld in the store", (long long)job_id);
+		goto out;
+	}
+	if (!job_is_compare(db, job_id)) {
+		buf_printf(err, "job %lld is not a compare job: only compare jobs (kcanary compare,"
+			   " POST /api/v1/jobs) can be carried out", (long long)job_id);
+		r = -EINVAL;
 		goto out;
 	}
 	if (!strcmp(status, "cancelled")) {
@@ -555,6 +573,13 @@ int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct 
 	if ((r = db_job_owner(db, job_id, &owner, &status))) {
 		buf_printf(err, "no job %lld in the store", (long long)job_id);
 		return r;
+	}
+	if (!job_is_compare(db, job_id)) {
+		buf_printf(err, "job %lld is not a compare job: only compare jobs can be resumed",
+			   (long long)job_id);
+		free(owner);
+		free(status);
+		return -EINVAL;
 	}
 	if (owner && owner_alive(owner)) {
 		buf_printf(err, "job %lld is being carried out by %s: nothing to resume",

@@ -130,6 +130,11 @@ int db_run_set_status(struct db *db, int64_t run_id, const char *status,
  */
 int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n);
 
+/* db_run_reschedule - a fresh pending run like run_id (same variant, cell
+ * and params), with the next repeat index, at the end of the run order:
+ * what an interrupted run gets. */
+int db_run_reschedule(struct db *db, int64_t run_id);
+
 /* A run waiting to be booted, with what booting it needs. */
 struct db_pending_run {
 	int64_t id, seq, variant_id, kernel_id;
@@ -223,9 +228,10 @@ struct db_report_variant {
 	char *name, *status, *error;
 };
 
-struct db_report_probe {   /* final probe totals per variant */
+struct db_report_probe {   /* final probe totals per variant and cell, summed
+			    * over its usable (ok, incomplete) runs */
 	int64_t variant_id;
-	char *name, *key;
+	char *name, *key, *cell;
 	int64_t count;
 };
 

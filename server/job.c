@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job.h"
 #include "log.h"
@@ -487,6 +488,24 @@ int job_spec_check(const struct job_spec *s, struct buf *err)
 	if (!nv) {
 		buf_puts(err, "nothing to compare: give a base (and series) or prebuilt kernels");
 		goto out;
+	}
+	for (size_t i = 0; i < s->nkernels; i++) {
+		if (access(s->kernels[i], R_OK)) {
+			buf_printf(err, "kernel image '%s': %s", s->kernels[i], strerror(errno));
+			goto out;
+		}
+	}
+	for (size_t d = 0; d < s->ndims; d++) {
+		if (strcmp(s->dims[d].key, "fs"))
+			continue;
+		for (size_t i = 0; i < s->dims[d].nvalues; i++) {
+			const char *fs = s->dims[d].values[i];
+			if (strcmp(fs, "ext4") && strcmp(fs, "xfs") && strcmp(fs, "btrfs")) {
+				buf_printf(err, "filesystem '%s' in fs: the guest image formats ext4, xfs"
+					   " or btrfs", fs);
+				goto out;
+			}
+		}
 	}
 	if (ncells == SIZE_MAX || ncells * nv * (size_t)s->repeat > JOB_MAX_RUNS) {
 		buf_printf(err, "the job has %zu variants x %zu matrix cells x %d repeats, over"

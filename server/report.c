@@ -89,7 +89,7 @@ static void fmt_value(char *out, size_t size, double v, const char *unit)
 	if (isnan(v))
 		snprintf(out, size, "-");
 	else if (unit && !strcmp(unit, "s"))
-		snprintf(out, size, fabs(v) >= 1000 ? "%.0fs" : "%.1fs", v);
+		snprintf(out, size, fabs(v) >= 99999.5 ? "%.2gs" : fabs(v) >= 1000 ? "%.0fs" : "%.1fs", v);
 	else if (unit && *unit)
 		snprintf(out, size, "%.4g %s", v, unit);
 	else
@@ -259,6 +259,14 @@ void report_free(struct report *r)
 	free(r);
 }
 
+size_t report_nvalues(const struct report *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->d.nruns; i++)
+		n += r->d.runs[i].has_value;
+	return n;
+}
+
 int report_format_parse(enum report_format *out, const char *name)
 {
 	static const char *const names[] = { "text", "markdown", "csv", "json" };
@@ -338,6 +346,11 @@ static void append_wrapped(struct buf *b, const char *line, bool markdown)
 	buf_puts(b, "\n");
 }
 
+static size_t base_n(const struct rep_cell *cell)
+{
+	return cell->vars[0].nvalues;
+}
+
 /* Smallest per-variant n compared against the baseline in a cell. */
 static void min_pair(const struct rep_cell *cell, size_t nvar, size_t *nx, size_t *ny)
 {
@@ -348,6 +361,94 @@ static void min_pair(const struct rep_cell *cell, size_t nvar, size_t *nx, size_
 		    (!*ny || stats_mwu_min_p(*nx, cell->vars[j].nvalues) >
 			     stats_mwu_min_p(*nx, *ny)))
 			*ny = cell->vars[j].nvalues;
+}
+
+/* Return-value histograms name their keys by errno ("-2" -> "-ENOENT"). */
+static void probe_key(char *out, size_t size, const char *name, const char *key)
+{
+	char *end;
+	long v = strtol(key, &end, 10);
+	const char *en = NULL;
+
+	if (!strcmp(name, "cgroup_writeback_by_id") && *key && !*end && v < 0 && v > -4096)
+		en = strerrorname_np((int)-v);
+	if (en)
+		snprintf(out, size, "-%s", en);
+	else
+		snprintf(out, size, "%s", key);
+}
+
+/* 41211 -> "41,211", as cover letters write counts. */
+static void fmt_count(char *out, size_t size, long long n)
+{
+	char digits[32];
+	int len = snprintf(digits, sizeof(digits), "%lld", n < 0 ? -n : n);
+	size_t o = 0;
+
+	if (n < 0 && o + 1 < size)
+		out[o++] = '-';
+	for (int i = 0; i < len && o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+}
+
+static void probe_lines(struct buf *b, const struct report *r, const char *cellname,
+			bool markdown)
+{
+	if (r->d.nprobes) {
+		/* the evidence lines: cgroup_writeback_by_id return values (a
+		 * foreign flush that missed a dying wb is -ENOENT) and
+		 * balance_dirty_pages pauses; every probe is in the JSON */
+		bool *has = xcalloc(r->d.nvariants + 1, sizeof(*has));
+		for (size_t i = 0; i < r->d.nprobes; i++)
+			for (size_t j = 0; j < r->d.nvariants; j++)
+				if (r->d.variants[j].id == r->d.probes[i].variant_id &&
+				    !strcmp(r->d.probes[i].cell ? r->d.probes[i].cell : "", cellname))
+					has[j] = true;
+		bool any = false;
+		for (size_t j = 0; j < r->d.nvariants; j++)
+			any |= has[j];
+		if (any)
+			buf_puts(b, "\n");
+		for (size_t i = 0; i < r->d.nprobes; i++) {
+			const struct db_report_probe *p = &r->d.probes[i];
+			if (strcmp(p->cell ? p->cell : "", cellname))
+				continue;
+			if (strcmp(p->name, "cgroup_writeback_by_id") &&
+			    !(!strcmp(p->name, "balance_dirty_pages") && !strcmp(p->key, "pauses")))
+				continue;
+			if (i && !strcmp(r->d.probes[i - 1].name, p->name) &&
+			    !strcmp(r->d.probes[i - 1].key, p->key) &&
+			    !strcmp(r->d.probes[i - 1].cell ? r->d.probes[i - 1].cell : "", cellname))
+				continue;   /* one line per (name, key) */
+			struct buf line = BUF_INIT;
+			char k[64];
+			probe_key(k, sizeof(k), p->name, p->key);
+			buf_printf(&line, "%s %s:", p->name, k);
+			for (size_t j = 0, first = 1; j < r->d.nvariants; j++) {
+				if (!has[j])
+					continue;
+				long long count = 0;
+				for (size_t q = i; q < r->d.nprobes && !strcmp(r->d.probes[q].name, p->name) &&
+				     !strcmp(r->d.probes[q].key, p->key) &&
+				     !strcmp(r->d.probes[q].cell ? r->d.probes[q].cell : "", cellname); q++)
+					if (r->d.probes[q].variant_id == r->d.variants[j].id)
+						count = (long long)r->d.probes[q].count;
+				char sn[128], cnt[40];
+				short_name(sn, sizeof(sn), r->d.variants[j].name);
+				fmt_count(cnt, sizeof(cnt), count);
+				buf_printf(&line, "%s %s %s", first ? "" : ",", sn, cnt);
+				first = 0;
+			}
+			append_wrapped(b, buf_str(&line), markdown);
+			buf_release(&line);
+		}
+		free(has);
+		buf_puts(b, markdown ? "\n" : "");
+	}
 }
 
 static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
@@ -371,9 +472,9 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		buf_printf(b, "%s:\n\n  %-*s", cell->title, (int)label_w + 2, "");
 		for (size_t i = 0; i < cell->max_runs; i++) {
 			snprintf(v, sizeof(v), "run %zu", i + 1);
-			buf_printf(b, "%8s", v);
+			buf_printf(b, " %7s", v);
 		}
-		buf_printf(b, "%9s\n", "median");
+		buf_printf(b, " %8s\n", "median");
 	}
 	for (size_t j = 0; j < nvar; j++) {
 		const struct rep_variant *rv = &cell->vars[j];
@@ -397,16 +498,16 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 				fmt_run(v, sizeof(v), r, rv->runs[i].run);
 			else
 				v[0] = '\0';
-			buf_printf(b, markdown ? " %s |" : "%8s", v);
+			buf_printf(b, markdown ? " %s |" : " %7s", v);
 		}
 		fmt_value(v, sizeof(v), rv->sum.median, r->unit);
 		fmt_change(ch, sizeof(ch), rv);
 		if (markdown)
 			buf_printf(b, " %s | %s |\n", v, ch);
 		else if (*ch)
-			buf_printf(b, "%9s   %s\n", v, ch);
+			buf_printf(b, " %8s   %s\n", v, ch);
 		else
-			buf_printf(b, "%9s\n", v);
+			buf_printf(b, " %8s\n", v);
 	}
 	buf_puts(b, "\n");
 	bool any_values = false;
@@ -446,8 +547,14 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		char bn[128];
 		short_name(bn, sizeof(bn), r->d.variants[0].name);
 		char head[256], tail[256];
-		snprintf(head, sizeof(head), "shift vs %s (Hodges-Lehmann, 95%% CI):", bn);
-		snprintf(tail, sizeof(tail), "%s %s [%s, %s]", sn, a, lo, hi);
+		bool ci = base_n(cell) >= 3 && rv->nvalues >= 3;
+		/* a percentile bootstrap interval means little with fewer runs */
+		snprintf(head, sizeof(head), "shift vs %s (Hodges-Lehmann%s):", bn,
+			 ci ? ", 95% CI" : "");
+		if (ci)
+			snprintf(tail, sizeof(tail), "%s %s [%s, %s]", sn, a, lo, hi);
+		else
+			snprintf(tail, sizeof(tail), "%s %s (no CI with fewer than 3 runs a side)", sn, a);
 		if (markdown || strlen(head) + 1 + strlen(tail) <= 80)
 			buf_printf(b, "%s %s\n", head, tail);
 		else
@@ -460,17 +567,18 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		min_pair(cell, nvar, &nx, &ny);
 		if (ny && stats_mwu_min_p(nx, ny) >= 0.05) {
 			size_t need = stats_runs_needed(0.05);
-			buf_printf(b, "note: %zu runs against %zu cannot reach p < 0.05 (two-sided"
-				   " Mann-Whitney U;\n      smallest possible p = %.2f); %zu against"
-				   " %zu can.\n%s", nx, ny, stats_mwu_min_p(nx, ny), need, need,
-				   markdown ? "\n" : "");
+			buf_printf(b, "note: %zu run%s against %zu cannot reach p < 0.05 (two-sided"
+				   " Mann-Whitney U;\n      without ties the smallest possible p is %.2f);"
+				   " %zu against %zu can.\n%s", nx, nx == 1 ? "" : "s", ny,
+				   stats_mwu_min_p(nx, ny), need, need, markdown ? "\n" : "");
 		}
 	}
 	bool any_star = false;
 	for (size_t j = 0; j < nvar; j++)
 		for (size_t i = 0; i < cell->vars[j].nruns; i++) {
 			const struct db_report_run *run = cell->vars[j].runs[i].run;
-			if (run->has_value && (run->derived || !strcmp(run->status, "incomplete")))
+			bool usable = !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
+			if (usable && run->has_value && (run->derived || !strcmp(run->status, "incomplete")))
 				any_star = true;
 		}
 	if (any_star)
@@ -483,38 +591,7 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	if (any_intr)
 		buf_printf(b, "intr.: the coordinator stopped during the run; a fresh repeat"
 			   " replaced it\n%s", markdown ? "\n" : "");
-}
-
-/* Return-value histograms name their keys by errno ("-2" -> "-ENOENT"). */
-static void probe_key(char *out, size_t size, const char *name, const char *key)
-{
-	char *end;
-	long v = strtol(key, &end, 10);
-	const char *en = NULL;
-
-	if (!strcmp(name, "cgroup_writeback_by_id") && *key && !*end && v < 0 && v > -4096)
-		en = strerrorname_np((int)-v);
-	if (en)
-		snprintf(out, size, "-%s", en);
-	else
-		snprintf(out, size, "%s", key);
-}
-
-/* 41211 -> "41,211", as cover letters write counts. */
-static void fmt_count(char *out, size_t size, long long n)
-{
-	char digits[32];
-	int len = snprintf(digits, sizeof(digits), "%lld", n < 0 ? -n : n);
-	size_t o = 0;
-
-	if (n < 0 && o + 1 < size)
-		out[o++] = '-';
-	for (int i = 0; i < len && o + 2 < size; i++) {
-		if (i && (len - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = digits[i];
-	}
-	out[o] = '\0';
+	probe_lines(b, r, cell->cell, markdown);
 }
 
 static void text_report(struct buf *b, const struct report *r, bool markdown)
@@ -537,51 +614,9 @@ static void text_report(struct buf *b, const struct report *r, bool markdown)
 				   v->error ? v->error : "");
 		}
 	}
-	if (r->d.nprobes) {
-		/* the evidence lines: cgroup_writeback_by_id return values (a
-		 * foreign flush that missed a dying wb is -ENOENT) and
-		 * balance_dirty_pages pauses; every probe is in the JSON */
-		bool *has = xcalloc(r->d.nvariants + 1, sizeof(*has));
-		for (size_t i = 0; i < r->d.nprobes; i++)
-			for (size_t j = 0; j < r->d.nvariants; j++)
-				if (r->d.variants[j].id == r->d.probes[i].variant_id)
-					has[j] = true;
-		buf_puts(b, "\n");
-		for (size_t i = 0; i < r->d.nprobes; i++) {
-			const struct db_report_probe *p = &r->d.probes[i];
-			if (strcmp(p->name, "cgroup_writeback_by_id") &&
-			    !(!strcmp(p->name, "balance_dirty_pages") && !strcmp(p->key, "pauses")))
-				continue;
-			if (i && !strcmp(r->d.probes[i - 1].name, p->name) &&
-			    !strcmp(r->d.probes[i - 1].key, p->key))
-				continue;   /* one line per (name, key) */
-			struct buf line = BUF_INIT;
-			char k[64];
-			probe_key(k, sizeof(k), p->name, p->key);
-			buf_printf(&line, "%s %s:", p->name, k);
-			for (size_t j = 0, first = 1; j < r->d.nvariants; j++) {
-				if (!has[j])
-					continue;
-				long long count = 0;
-				for (size_t q = i; q < r->d.nprobes && !strcmp(r->d.probes[q].name, p->name) &&
-				     !strcmp(r->d.probes[q].key, p->key); q++)
-					if (r->d.probes[q].variant_id == r->d.variants[j].id)
-						count = (long long)r->d.probes[q].count;
-				char sn[128], cnt[40];
-				short_name(sn, sizeof(sn), r->d.variants[j].name);
-				fmt_count(cnt, sizeof(cnt), count);
-				buf_printf(&line, "%s %s %s", first ? "" : ",", sn, cnt);
-				first = 0;
-			}
-			append_wrapped(b, buf_str(&line), markdown);
-			buf_release(&line);
-		}
-		free(has);
-		buf_puts(b, markdown ? "\n" : "");
-	}
 	if (r->any_tcg)
-		buf_puts(b, "\nguests ran under TCG (software emulation): timings are not"
-			 " host performance numbers\n");
+		buf_puts(b, "\nguests ran under TCG (software emulation): not host performance"
+			 " numbers\n");
 }
 
 static void csv_field(struct buf *b, const char *s)
@@ -667,9 +702,9 @@ static json_t *json_report(const struct report *r)
 	json_t *probes = json_array();
 	for (size_t i = 0; i < r->d.nprobes; i++) {
 		const struct db_report_probe *p = &r->d.probes[i];
-		json_array_append_new(probes, json_pack("{s:I,s:s,s:s,s:I}",
-			"variant_id", (json_int_t)p->variant_id, "name", p->name, "key", p->key,
-			"count", (json_int_t)p->count));
+		json_array_append_new(probes, json_pack("{s:I,s:s,s:s,s:s,s:I}",
+			"variant_id", (json_int_t)p->variant_id, "cell", p->cell ? p->cell : "",
+			"name", p->name, "key", p->key, "count", (json_int_t)p->count));
 	}
 	struct buf text = BUF_INIT;
 	text_report(&text, r, false);
