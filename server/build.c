@@ -67,11 +67,8 @@ static char **make_envp(void)
 	return envp;
 }
 
-/*
- * Run argv in dir with stdout and stderr into log_fd; when lines is set,
- * each output line is also passed to on_line. Returns the exit status (0
- * ok, > 0 failed), or a negative errno when it could not run.
- */
+/* A make run being watched: files compiled ("  CC" lines), the expected
+ * total, the progress line on a TTY, and its CPU time at the end. */
 struct run_ctx {
 	const struct build_spec *spec;
 	int ncc, expected;
@@ -101,6 +98,12 @@ static void on_line(struct run_ctx *c, const char *line)
 	}
 }
 
+/*
+ * Run argv (in dir when not NULL) with stdout and stderr into log_fd and
+ * stdin from /dev/null; with ctx, each output line also goes to on_line()
+ * and ctx->cpu_s gets the CPU time. Returns the exit status (0 ok, > 0
+ * failed), or a negative errno when it could not run.
+ */
 static int run(char *const argv[], const char *dir, int log_fd, struct run_ctx *ctx)
 {
 	posix_spawn_file_actions_t fa;
