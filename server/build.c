@@ -2,6 +2,7 @@
  * config), artefacts cached by (tree oid, config hash) (see build.h). */
 #define LOG_MODULE "build"
 #include <errno.h>
+#include <glob.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -67,11 +68,8 @@ static char **make_envp(void)
 	return envp;
 }
 
-/*
- * Run argv in dir with stdout and stderr into log_fd; when lines is set,
- * each output line is also passed to on_line. Returns the exit status (0
- * ok, > 0 failed), or a negative errno when it could not run.
- */
+/* A make run being watched: files compiled ("  CC" lines), the expected
+ * total, the progress line on a TTY, and its CPU time at the end. */
 struct run_ctx {
 	const struct build_spec *spec;
 	int ncc, expected;
@@ -101,6 +99,12 @@ static void on_line(struct run_ctx *c, const char *line)
 	}
 }
 
+/*
+ * Run argv (in dir when not NULL) with stdout and stderr into log_fd and
+ * stdin from /dev/null; with ctx, each output line also goes to on_line()
+ * and ctx->cpu_s gets the CPU time. Returns the exit status (0 ok, > 0
+ * failed), or a negative errno when it could not run.
+ */
 static int run(char *const argv[], const char *dir, int log_fd, struct run_ctx *ctx)
 {
 	posix_spawn_file_actions_t fa;
@@ -305,6 +309,29 @@ static int read_int_file(const char *path)
 	return v;
 }
 
+/* Files a full build of this config compiles, for the progress line: what
+ * this build dir counted last time, else what any build dir of the same
+ * config (another base) counted; 0 when unknown. */
+static int expected_files(const char *home, const char *build_dir, const char *cfgkey)
+{
+	char *own = xasprintf("%s/.kcanary-files", build_dir);
+	char *pat = xasprintf("%s/build/*-%.12s/.kcanary-files", home, cfgkey);
+	int n = read_int_file(own);
+	glob_t g;
+
+	if (n <= 0 && glob(pat, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			int v = read_int_file(g.gl_pathv[i]);
+			if (v > n)
+				n = v;
+		}
+		globfree(&g);
+	}
+	free(own);
+	free(pat);
+	return n;
+}
+
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -492,7 +519,7 @@ int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 		char *mv[] = { (char *)make, (char *)"-C", (char *)src, o_arg, jobs, cc_arg,
 			       (char *)"LOCALVERSION=", (char *)"bzImage", NULL };
 		struct run_ctx ctx = { .spec = spec, .t0 = clock_mono_s(),
-				       .expected = read_int_file(ncc_path),
+				       .expected = expected_files(spec->home, out->build_dir, cfgkey),
 				       .tty = spec->progress && isatty(2) };
 
 		log_info("make %s %s bzImage in %s (log: %s)", o_arg, jobs, src, k.build_log_path);
@@ -506,7 +533,7 @@ int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 			fprintf(stderr, "\r\033[K");
 		free(o_arg);
 		k.build_s = out->build_s;
-		if (rc == 0 && ctx.ncc > ctx.expected) {
+		if (rc == 0 && ctx.ncc > read_int_file(ncc_path)) {
 			char num[32];
 			snprintf(num, sizeof(num), "%d\n", ctx.ncc);
 			write_text(ncc_path, num);

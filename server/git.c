@@ -464,16 +464,24 @@ int repo_import_tarball(struct repo *r, struct import_result *out,
 		ret = set_err(-EIO, "cannot read %s: %s", IMPORT_BRANCH, gerr());
 		goto out;
 	}
+	if (parent && git_oid_equal(git_commit_tree_id(parent), &tree_oid)) {
+		/* another tarball of the same tree (recompressed, renamed) */
+		res.noop = true;
+		git_oid_tostr(res.commit, sizeof(res.commit), &parent_oid);
+		goto tag;
+	}
 	if (git_signature_new(&sig, "kcanary import", "kcanary@localhost",
 			      (git_time_t)st.st_mtime, 0) < 0) {
 		ret = set_err(-EIO, "cannot make signature: %s", gerr());
 		goto out;
 	}
 	base = strrchr(tarball, '/') ? strrchr(tarball, '/') + 1 : tarball;
-	msg = xasprintf("Import %s%s%s\n\nSource release tarball %s imported by kcanary.\n\n"
-			TARBALL_TRAILER "%s\n",
-			*res.version ? "Linux " : "", *res.version ? res.version : base,
-			*res.version ? "" : "", base, blob_hex);
+	{
+		char *title = *res.version ? xasprintf("Linux %s", res.version) : xstrdup(base);
+		msg = xasprintf("Import %s\n\nSource release tarball %s imported by kcanary.\n\n"
+				TARBALL_TRAILER "%s\n", title, base, blob_hex);
+		free(title);
+	}
 	parents[0] = parent;
 	if (git_commit_create(&commit_oid, r->g, NULL, sig, sig, NULL, msg, tree,
 			      parent ? 1 : 0, parents) < 0) {

@@ -77,7 +77,8 @@ struct import_result {
  * linux-source tarball ships a .gitignore that ignores every top-level entry). The commit
  * message records the tarball's blob id; importing a tarball whose id is
  * already on the import branch is a no-op (the tree is not touched) that
- * returns that commit. tag may be NULL: the tag is then "v<version>" from
+ * returns that commit; a different tarball of the same tree as the last
+ * import is a no-op too (after unpacking). tag may be NULL: the tag is then "v<version>" from
  * the tree's Makefile when that can be read. A tag that exists and points
  * elsewhere is an error (-EEXIST).
  */

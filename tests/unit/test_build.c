@@ -135,6 +135,25 @@ static void test_build_cache_and_reuse(void **state)
 	assert_int_equal(db_query_int64(fx->db, &n,
 		"SELECT count(*) FROM kernels WHERE build_status = 'ok'", NULL), 0);
 	assert_int_equal(n, 2);
+	/* the full build's file count is kept for the progress line */
+	char *cnt_path = xasprintf("%s/.kcanary-files", dir1), *cnt = NULL;
+	assert_int_equal(read_file(&cnt, NULL, cnt_path, 64), 0);
+	assert_string_equal(cnt, "2\n");
+	free(cnt);
+	free(cnt_path);
+	/* variants' build outcome in the store; statuses are a closed set */
+	int64_t job = 0, vid = 0;
+	assert_int_equal(db_job_create(fx->db, &job, "build", "adhoc", NULL), 0);
+	assert_int_equal(db_variant_get(fx->db, &vid, job, "base"), 0);
+	assert_int_equal(db_variant_set_build(fx->db, vid, "v1.2.3", v, NULL, res.kernel.id,
+					      "ok", NULL), 0);
+	assert_int_equal(db_variant_set_build(fx->db, vid, "v1.2.3", v, NULL, 0, "exploded",
+					      NULL), -EINVAL);
+	assert_int_equal(db_variant_set_build(fx->db, 9999, "v1.2.3", v, NULL, 0, "ok", NULL),
+			 -ENOENT);
+	assert_int_equal(db_query_int64(fx->db, &n,
+		"SELECT count(*) FROM variants WHERE status = 'ok' AND kernel_id IS NOT NULL", NULL), 0);
+	assert_int_equal(n, 1);
 	build_result_release(&res);
 	free(v);
 	free(dir1);

@@ -84,6 +84,16 @@ static void test_import(void **state)
 	assert_string_equal(ir.commit, fx->base);
 	assert_string_equal(ir.version, "1.2.3");
 
+	/* the same tree packed again (another tarball): also a no-op */
+	char *cmd = xasprintf("tar -C '%s/src-3' -cJf '%s/again.tar.xz' linux-1.2", fx->td.path, fx->td.path);
+	char *again = xasprintf("%s/again.tar.xz", fx->td.path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(repo_import_tarball(fx->r, &ir, again, NULL), 0);
+	assert_true(ir.noop);
+	assert_string_equal(ir.commit, fx->base);
+	free(cmd);
+	free(again);
+
 	/* the next release: a commit on top of the previous import */
 	assert_int_equal(repo_import_tarball(fx->r, &ir, tb4, "rel-4"), 0);
 	assert_false(ir.noop);
