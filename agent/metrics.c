@@ -80,42 +80,23 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 int metrics_start(struct metrics **out, const char *listen)
 {
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai = NULL;
-	char host[128], *port, *end;
+	struct sockaddr_storage addr;
+	unsigned addr_len;
 	struct metrics *m;
 	const union MHD_DaemonInfo *info;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 
-	if (strlen(listen) >= sizeof(host))
+	if (parse_listen(&addr, &addr_len, listen))
 		return -EINVAL;
-	strcpy(host, listen);
-	port = strrchr(host, ':');
-	if (!port || port == host)
-		return -EINVAL;
-	*port++ = '\0';
-	if (!*port || strtoul(port, &end, 10) > 65535 || *end)
-		return -EINVAL;
-	if (host[0] == '[') {
-		size_t n = strlen(host);
-		if (host[n - 1] != ']')
-			return -EINVAL;
-		host[n - 1] = '\0';
-		memmove(host, host + 1, n - 1);
-	}
-	if (getaddrinfo(host, port, &hints, &ai) || !ai)
-		return -EINVAL;
-	if (ai->ai_family == AF_INET6)
+	if (addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	m = xcalloc(1, sizeof(*m));
 	pthread_mutex_init(&m->lock, NULL);
 	m->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m,
 				MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, m,
-				MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
 				MHD_OPTION_END);
-	freeaddrinfo(ai);
 	if (!m->d) {
 		int r = errno ? -errno : -EADDRINUSE;
 		pthread_mutex_destroy(&m->lock);

@@ -116,22 +116,6 @@ void rec_close(struct rec_out *r)
 	free(r);
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int rec_emit(struct rec_out *r, json_t *obj)
 {
 	/* 9 significant digits: "0.1" stays "0.1", ms over a day are kept */

@@ -47,21 +47,6 @@ static char *envelope(const struct entry *e, size_t *len)
 	return s;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* PATH.seq: "<reserved> <acked>\n" (tmp + rename; fsync'd when sync). */
 static int write_state(struct spool *s, bool sync)
 {

@@ -100,22 +100,6 @@ static int child_fail(struct wb_shm *shm, const char *what, const char *path, in
 	return 1;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The paced writer, in its own cgroup: appends block bytes to each file in
  * turn, sleeping when ahead of schedule, and publishes the byte count. */
 static int writer_main(void *arg)

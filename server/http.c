@@ -270,43 +270,6 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	log_warn("libmicrohttpd: %s", msg);
 }
 
-/* Parse "host:port" or "[v6]:port" with a numeric host. */
-static int parse_listen(struct sockaddr_storage *out, socklen_t *len_out,
-			const char *listen)
-{
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai = NULL;
-	char host[128], *port, *end;
-	int r = -EINVAL;
-
-	if (strlen(listen) >= sizeof(host))
-		return -EINVAL;
-	strcpy(host, listen);
-	port = strrchr(host, ':');
-	if (!port || port == host)
-		return -EINVAL;
-	*port++ = '\0';
-	if (!*port || strtoul(port, &end, 10) > 65535 || *end)
-		return -EINVAL;
-	if (host[0] == '[') {
-		size_t n = strlen(host);
-		if (host[n - 1] != ']')
-			return -EINVAL;
-		host[n - 1] = '\0';
-		memmove(host, host + 1, n - 1);
-	}
-	if (getaddrinfo(host, port, &hints, &ai) || !ai)
-		return -EINVAL;
-	if (ai->ai_addrlen <= sizeof(*out)) {
-		memcpy(out, ai->ai_addr, ai->ai_addrlen);
-		*len_out = ai->ai_addrlen;
-		r = 0;
-	}
-	freeaddrinfo(ai);
-	return r;
-}
-
 int http_server_start(struct http_server **out, const struct http_opts *opts)
 {
 	const char *listen = opts->listen ? opts->listen : "127.0.0.1:8080";

@@ -1,5 +1,8 @@
 /* util.c - see util.h. */
 #include <ctype.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -311,5 +314,57 @@ int read_file(char **out, size_t *len_out, const char *path, size_t max_bytes)
 out:
 	buf_release(&b);
 	fclose(f);
+	return r;
+}
+
+int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int parse_listen(struct sockaddr_storage *out, unsigned *len_out, const char *listen)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai = NULL;
+	char host[128], *port, *end;
+	int r = -EINVAL;
+
+	if (strlen(listen) >= sizeof(host))
+		return -EINVAL;
+	strcpy(host, listen);
+	port = strrchr(host, ':');
+	if (!port || port == host)
+		return -EINVAL;
+	*port++ = '\0';
+	if (!*port || strtoul(port, &end, 10) > 65535 || *end)
+		return -EINVAL;
+	if (host[0] == '[') {
+		size_t n = strlen(host);
+		if (host[n - 1] != ']')
+			return -EINVAL;
+		host[n - 1] = '\0';
+		memmove(host, host + 1, n - 1);
+	}
+	if (getaddrinfo(host, port, &hints, &ai) || !ai)
+		return -EINVAL;
+	if (ai->ai_addrlen <= sizeof(*out)) {
+		memcpy(out, ai->ai_addr, ai->ai_addrlen);
+		*len_out = (unsigned)ai->ai_addrlen;
+		r = 0;
+	}
+	freeaddrinfo(ai);
 	return r;
 }

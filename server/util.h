@@ -74,6 +74,17 @@ int parse_size(uint64_t *out, const char *s, bool allow_max);
  */
 int parse_duration_s(double *out, const char *s);
 
+/* write(2) all of p, retrying on EINTR and short writes; 0 or -errno. */
+int write_all(int fd, const void *p, size_t len);
+
+struct sockaddr_storage;
+/*
+ * parse_listen - "host:port" or "[v6]:port" with a numeric host (no name
+ * lookups: a server binds where it is told) into out (*len_out bytes).
+ * Port 0 is allowed. -EINVAL for anything else.
+ */
+int parse_listen(struct sockaddr_storage *out, unsigned *len_out, const char *listen);
+
 /* mkdir -p; 0 or -errno. */
 int mkdir_p(const char *path, unsigned mode);
 
