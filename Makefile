@@ -17,6 +17,7 @@ CC ?= cc
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
+comma := ,
 SANITIZE ?=
 ifeq ($(SANITIZE),)
 B := build
@@ -25,11 +26,10 @@ else
 B := build-$(subst $(comma),-,$(SANITIZE))
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-comma := ,
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
-SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih gmime-3.0
-AGENT_PKGS  := libbpf jansson libcurl zlib
+SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle gmime-3.0 zlib
+AGENT_PKGS  := libbpf jansson libcurl zlib libmicrohttpd
 TEST_PKGS   := cmocka
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -48,7 +48,7 @@ TEST_LIBS     := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 COMMON_SRCS := server/log.c server/util.c
 
 SERVER_SRCS := $(filter-out server/main.c $(COMMON_SRCS),$(wildcard server/*.c))
-SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o
+SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o $(B)/gen/init_script.o
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(B)/%.o)
 AGENT_SRCS  := $(filter-out agent/main.c $(wildcard agent/*.bpf.c),$(wildcard agent/*.c))
 AGENT_OBJS  := $(AGENT_SRCS:%.c=$(B)/%.o)
@@ -58,9 +58,20 @@ AGENT_TESTS := $(patsubst tests/agent/%.c,$(B)/tests/agent_%,$(wildcard tests/ag
 
 SCHEMA := $(sort $(wildcard schema/*.sql))
 
+# The agent's BPF probes (agent/probes.bpf.c): vmlinux.h from kernel BTF
+# (tools/gen-vmlinux-h.sh: /sys/kernel/btf/vmlinux, else the .BTF of a
+# /boot/vmlinuz-*), the object by clang -target bpf, the skeleton by
+# bpftool, all in $(B)/gen and never committed. Without a BTF source,
+# clang or bpftool the agent builds without probes (NO_PROBES=1 forces it)
+# and says so at run time with a probes_unavailable record.
+BPF_CLANG ?= clang
+BPFTOOL ?= bpftool
+NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/dev/null 2>&1; } && \
+	command -v $(BPFTOOL) >/dev/null 2>&1 && command -v $(BPF_CLANG) >/dev/null 2>&1 && echo 0 || echo 1)
+
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all test unit integration test-asan bench bench-bisect deps clean check-kernel fuzz-%
+.PHONY: demo demo-quick all test unit integration test-asan bench bench-bisect deps clean check-kernel fuzz-%
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -77,6 +88,35 @@ $(B)/gen/schema_sql.c: $(SCHEMA) tools/embed-schema.sh
 
 $(B)/gen/schema_sql.o: $(B)/gen/schema_sql.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The guest's /init is compiled in too (server/image.h).
+$(B)/gen/init_script.c: kernels/init tools/embed-file.sh
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)sh tools/embed-file.sh image_init_script kernels/init > $@
+
+$(B)/gen/init_script.o: $(B)/gen/init_script.c
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+ifeq ($(NO_PROBES),1)
+$(B)/agent/probes.o: ALL_CFLAGS += -DKC_NO_PROBES
+else
+$(B)/gen/vmlinux.h: tools/gen-vmlinux-h.sh
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)sh tools/gen-vmlinux-h.sh $@
+
+$(B)/gen/probes.bpf.o: agent/probes.bpf.c agent/probes.h $(B)/gen/vmlinux.h
+	@$(if $(Q),echo "  BPF     $<")
+	$(Q)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+		-I$(B)/gen -Iagent -c -o $@ $<
+
+$(B)/gen/probes.skel.h: $(B)/gen/probes.bpf.o
+	@$(if $(Q),echo "  SKEL    $@")
+	$(Q)$(BPFTOOL) gen skeleton $< name probes_bpf > $@
+
+$(B)/agent/probes.o: $(B)/gen/probes.skel.h
+endif
 
 $(B)/libkcanary.a: $(SERVER_OBJS) $(COMMON_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -117,6 +157,13 @@ check-kernel: all
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined unit
 
+# The main job on real kernels (README): see tools/demo.sh.
+demo: deps all
+	$(Q)B=$(B) sh tools/demo.sh full
+
+demo-quick: deps all
+	$(Q)B=$(B) sh tools/demo.sh quick
+
 bench: all
 	$(Q)B=$(B) sh bench/run.sh
 
@@ -127,6 +174,9 @@ bench-bisect: all
 deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_PKGS)
+	@# Debian's npm (the browser test's npm ci), unless the installed nodejs
+	@# already bundles one (NodeSource's conflicts with Debian's npm).
+	command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends npm
 
 # libFuzzer targets: make fuzz-ingest [FUZZ_SECONDS=600]. The corpus in
 # tests/fuzz/<name>/ is kept; new inputs land in build-fuzz/corpus-<name>.
@@ -149,10 +199,11 @@ clean:
 DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libvirt-dev \
 	libbpf-dev libelf-dev zlib1g-dev libmicrohttpd-dev libjansson-dev \
-	libinih-dev libcmocka-dev libgmime-3.0-dev \
+	libinih-dev libcmocka-dev nettle-dev libgmime-3.0-dev chromium nodejs prometheus curl \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned \
+	linux-image-6.12.107+deb12-cloud-amd64-unsigned \
 	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
@@ -179,7 +230,7 @@ fuzz-mbox: $(FUZZ_B)/fuzz_mbox
 	$(FUZZ_B)/fuzz_mbox -max_total_time=$(FUZZ_SECONDS) -max_len=48000 -rss_limit_mb=2048 \
 		-timeout=10 -dict=tests/fuzz/mbox.dict -print_final_stats=1 \
 		-artifact_prefix=$(FUZZ_B)/ \
-		$(FUZZ_B)/corpus-mbox tests/fuzz/mbox
+		$(FUZZ_B)/corpus-mbox tests/fuzz/mbox tests/fixtures/mail
 
 fuzz-mbox-merge: $(FUZZ_B)/fuzz_mbox
 	@mkdir -p $(FUZZ_B)/merged-mbox

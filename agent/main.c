@@ -1,13 +1,303 @@
-/* main.c - kcanary-agent entry point (the workload runner in a guest). */
+/* main.c - kcanary-agent: runs a workload in a test guest (or on a fleet
+ * host) and streams its records (record.h). The workloads are registered
+ * in workloads[] below; to add one, write agent/<name>.c defining a
+ * struct workload (workload.h) and add a row.
+ *
+ * Exit codes: 0 done; 1 the workload failed while running; 2 bad usage,
+ * bad knobs or a precondition (root, cgroup v2, controllers, test dir).
+ */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define LOG_MODULE "main"
+#include "daemon.h"
+#include "knob.h"
+#include "log.h"
+#include "probes.h"
+#include "record.h"
+#include "util.h"
+#include "workload.h"
+
+
+static const struct workload *const workloads[] = {
+	&wl_wb_handover,
+	&wl_command,
+};
+#define NWORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kcanary-agent run WORKLOAD [knob=value ...] [--out DEST] [--require-probes] [-v|-q]\n"
+		"       kcanary-agent daemon --server URL --token-file FILE [...] (see daemon --help)\n"
+		"       kcanary-agent list\n"
+		"       kcanary-agent check WORKLOAD [knob=value ...]\n"
+		"       kcanary-agent --help\n"
+		"\n"
+		"Runs WORKLOAD (see 'kcanary-agent list' for workloads and their knobs) and\n"
+		"writes its records, one JSON object per line, to DEST:\n"
+		"  -                 stdout (the default)\n"
+		"  PATH              a file (truncated) or a character device\n"
+		"  port:NAME         the virtio-serial port named NAME (found under\n"
+		"                    /sys/class/virtio-ports, as guests have no udev)\n"
+		"\n"
+		"Probes (BPF: cgroup_writeback_by_id return values, balance_dirty_pages\n"
+		"pauses, writeback:flush_foreign, writeback:inode_switch_wbs) load when\n"
+		"the kernel allows; otherwise a probes_unavailable record says which are\n"
+		"missing and the run goes on, unless --require-probes is given.\n"
+		"\n"
+		"'check' only parses WORKLOAD's knobs (exit 0, or 2 with the error): the\n"
+		"coordinator uses it to refuse a bad knob before it builds anything.\n"
+		"\n"
+		"Needs root and cgroup v2 with the memory (and, for wb-handover, io)\n"
+		"controller; the test directory must not be on tmpfs.\n"
+		"Exit status: 0 done, 1 the workload failed, 2 bad usage or a precondition.\n");
+}
+
+static const struct workload *find_workload(const char *name)
+{
+	for (size_t i = 0; i < NWORKLOADS; i++)
+		if (!strcmp(workloads[i]->name, name))
+			return workloads[i];
+	return NULL;
+}
+
+static int cmd_list(void)
+{
+	for (size_t i = 0; i < NWORKLOADS; i++) {
+		const struct workload *w = workloads[i];
+
+		printf("%s%s: %s\n", i ? "\n" : "", w->name, w->summary);
+		printf("  %-14s %-9s %-6s %-8s %s\n", "knob", "type", "unit", "default", "meaning");
+		for (size_t k = 0; k < w->nknobs; k++) {
+			const struct knob_def *d = &w->knobs[k];
+
+			printf("  %-14s %-9s %-6s %-8s %s", d->name, knob_type_name(d->type),
+			       d->unit, *d->def ? d->def : "\"\"", d->help);
+			if (d->type == KNOB_ENUM) {
+				printf(" [");
+				for (size_t c = 0; d->choices[c]; c++)
+					printf("%s%s", c ? "|" : "", d->choices[c]);
+				printf("]");
+			}
+			printf("\n");
+		}
+		if (w->notes)
+			printf("%s\n", w->notes);
+	}
+	printf("\nSizes take K, M, G, T (binary) suffixes; seconds take s, m, h; bools 0/1.\n");
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	wl_stop = sig;
+}
+
+static json_t *params_json(const struct knobs *k)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < k->n; i++)
+		json_object_set_new(o, k->defs[i].name, json_string(k->vals[i].text));
+	return o;
+}
+
+static int emit_hello(struct rec_out *rec, const struct workload *w, const struct knobs *k,
+		      const char *probes_state, double startup_s)
+{
+	struct utsname u;
+	char *fs = NULL, *opts = NULL;
+	const char *dir = NULL;
+	json_t *o;
+
+	uname(&u);
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(k->defs[i].name, "dir"))
+			dir = k->vals[i].text;
+	if (dir)
+		wl_fs_of(&fs, &opts, dir);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", "hello",
+		      "agent_version", KC_AGENT_VERSION, "kernel_release", u.release,
+		      "host", u.nodename, "workload", w->name);
+	if (dir) {
+		json_object_set_new(o, "dir", json_string(dir));
+		json_object_set_new(o, "fs_type", fs ? json_string(fs) : json_null());
+		json_object_set_new(o, "mount_options", opts ? json_string(opts) : json_null());
+	}
+	json_object_set_new(o, "params", params_json(k));
+	json_object_set_new(o, "probes", json_string(probes_state));
+	json_object_set_new(o, "startup_s", json_real(rec_ms(startup_s)));
+	free(fs);
+	free(opts);
+	return rec_emit(rec, o);
+}
+
+/* A one-line error: on stderr and, when the stream is open, as a record. */
+static int die(struct rec_out *rec, int code, const char *msg)
+{
+	fprintf(stderr, "kcanary-agent: error: %s\n", msg);
+	if (rec)
+		rec_error(rec, msg);
+	rec_close(rec);
+	return code;
+}
+
+static int cmd_run(int argc, char **argv, double started_s)
+{
+	const struct workload *w;
+	const char *out_spec = NULL;
+	bool require_probes = false;
+	char **kargv = xcalloc((size_t)argc + 1, sizeof(*kargv));
+	int kargc = 0, ret;
+	struct rec_out *rec = NULL;
+	struct knobs k = { NULL, 0, NULL };
+	struct wl_ctx ctx;
+	char err[1024], missing[256], reason[256];
+	struct sigaction sa;
+	struct probes *probes = NULL;
+	const char *probes_state = "loaded";
+
+	memset(&ctx, 0, sizeof(ctx));
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+			out_spec = argv[++i];
+		} else if (!strncmp(argv[i], "--out=", 6)) {
+			out_spec = argv[i] + 6;
+		} else if (!strcmp(argv[i], "--require-probes")) {
+			require_probes = true;
+		} else if (!strcmp(argv[i], "-v")) {
+			log_level = LOG_DEBUG;
+		} else if (!strcmp(argv[i], "-q")) {
+			log_level = LOG_ERROR;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			free(kargv);
+			return 0;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "kcanary-agent: error: unknown option '%s' (see kcanary-agent --help)\n", argv[i]);
+			free(kargv);
+			return 2;
+		} else {
+			kargv[kargc++] = argv[i];
+		}
+	}
+	if (kargc < 1) {
+		usage(stderr);
+		free(kargv);
+		return 2;
+	}
+	if (rec_open(&rec, out_spec, err, sizeof(err)) < 0) {
+		free(kargv);
+		return die(NULL, 2, err);
+	}
+	w = find_workload(kargv[0]);
+	if (!w) {
+		snprintf(err, sizeof(err), "unknown workload '%s' (see 'kcanary-agent list')", kargv[0]);
+		free(kargv);
+		return die(rec, 2, err);
+	}
+	ret = knobs_parse(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, err, sizeof(err));
+	free(kargv);
+	if (ret < 0)
+		return die(rec, 2, err);
+
+	ctx.rec = rec;
+	ctx.knobs = &k;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;     /* no SA_RESTART: sleeps end early */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	ret = w->check(&ctx);
+	if (ret < 0) {
+		emit_hello(rec, w, &k, "not loaded", clock_mono_s() - started_s);
+		knobs_release(&k);
+		return die(rec, 2, ctx.err);
+	}
+	ret = probes_open(&probes, missing, sizeof(missing), reason, sizeof(reason));
+	if (ret < 0)
+		probes_state = "unavailable";
+	else if (missing[0])
+		probes_state = "partial";
+	emit_hello(rec, w, &k, probes_state, clock_mono_s() - started_s);
+	if (missing[0]) {
+		rec_emit(rec, json_pack("{s:s, s:f, s:s, s:s}", "type", "probes_unavailable",
+					"t", 0.0, "missing", missing, "reason", reason));
+		log_warn("probes unavailable: %s: %s", missing, reason);
+		if (require_probes) {
+			snprintf(err, sizeof(err), "probes unavailable (%s): %s; run without --require-probes to go on without them",
+				 missing, reason);
+			probes_close(probes);
+			knobs_release(&k);
+			return die(rec, 2, err);
+		}
+	}
+	ctx.probes = probes;
+	ctx.t0_s = clock_mono_s();
+	ret = w->run(&ctx);
+	probes_close(probes);
+	knobs_release(&k);
+	if (ret < 0)
+		return die(rec, 1, ctx.err[0] ? ctx.err : strerror(-ret));
+	rec_done(rec);
+	rec_close(rec);
+	return 0;
+}
+
+/* kcanary-agent check WORKLOAD knob=value...: parse, touch nothing. */
+static int cmd_check(int argc, char **argv)
+{
+	const struct workload *w;
+	struct knobs k = { NULL, 0, NULL };
+	char err[1024];
+	int ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!(w = find_workload(argv[1]))) {
+		fprintf(stderr, "kcanary-agent: error: unknown workload '%s' (see 'kcanary-agent list')\n",
+			argv[1]);
+		return 2;
+	}
+	ret = knobs_parse(&k, w->name, w->knobs, w->nknobs, argc - 2, argv + 2, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "kcanary-agent: error: %s\n", err);
+		return 2;
+	}
+	knobs_release(&k);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: kcanary-agent run WORKLOAD [knob=value ...]\n");
+	double started_s = clock_mono_s();
+
+	log_set_prog("kcanary-agent");
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
 		return 0;
 	}
-	fprintf(stderr, "kcanary-agent: no workloads are built in yet\n");
+	if (!strcmp(argv[1], "list"))
+		return cmd_list();
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1, started_s);
+	if (!strcmp(argv[1], "daemon"))
+		return daemon_main(argc - 1, argv + 1, find_workload);
+	fprintf(stderr, "kcanary-agent: error: unknown command '%s' (expected run, daemon or list; see kcanary-agent --help)\n", argv[1]);
 	return 2;
 }

@@ -3,6 +3,7 @@
 #define LOG_MODULE "build"
 #include <errno.h>
 #include <glob.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -619,4 +620,41 @@ void build_result_release(struct build_result *res)
 	free(res->error);
 	free(res->where);
 	memset(res, 0, sizeof(*res));
+}
+
+/* kernels/ of this kcanary: $KCANARY_KERNELS_DIR, else next to the binary
+ * (build/kcanary -> kernels/), else ./kernels. New string. */
+char *build_kernels_dir(void)
+{
+	const char *env = getenv("KCANARY_KERNELS_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			char *d = xasprintf("%s/../kernels", exe);
+			char *g = xasprintf("%s/guest.config", d);
+			bool ok = access(g, R_OK) == 0;
+			free(g);
+			if (ok)
+				return d;
+			free(d);
+		}
+	}
+	return xstrdup("kernels");
+}
+
+char *build_fragment_path(const char *kdir, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strchr(name, '/') || (n > 7 && !strcmp(name + n - 7, ".config")))
+		return xstrdup(name);
+	return xasprintf("%s/%s.config", kdir, name);
 }

@@ -86,4 +86,15 @@ void build_result_release(struct build_result *res);
  */
 char *build_first_error(const char *log, const char *prefix, char **where);
 
+/*
+ * build_kernels_dir - the kernels/ directory of this kcanary (config
+ * fragments): $KCANARY_KERNELS_DIR, else ../kernels next to the binary when
+ * it holds guest.config, else ./kernels. New string; caller frees.
+ */
+char *build_kernels_dir(void);
+
+/* build_fragment_path - NAME (kernels/NAME.config) or a path as given.
+ * New string; caller frees. */
+char *build_fragment_path(const char *kdir, const char *name);
+
 #endif

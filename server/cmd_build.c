@@ -55,43 +55,6 @@ static void usage(FILE *f)
 		"Exit 0 when every variant has a kernel, 1 otherwise, 2 on usage.\n");
 }
 
-/* kernels/ of this kcanary: $KCANARY_KERNELS_DIR, else next to the binary
- * (build/kcanary -> kernels/), else ./kernels. New string. */
-static char *kernels_dir(void)
-{
-	const char *env = getenv("KCANARY_KERNELS_DIR");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env)
-		return xstrdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			char *d = xasprintf("%s/../kernels", exe);
-			char *g = xasprintf("%s/guest.config", d);
-			bool ok = access(g, R_OK) == 0;
-			free(g);
-			if (ok)
-				return d;
-			free(d);
-		}
-	}
-	return xstrdup("kernels");
-}
-
-static char *fragment_path(const char *kdir, const char *name)
-{
-	size_t n = strlen(name);
-
-	if (strchr(name, '/') || (n > 7 && !strcmp(name + n - 7, ".config")))
-		return xstrdup(name);
-	return xasprintf("%s/%s.config", kdir, name);
-}
-
 struct variant_row {
 	char *name;
 	char commit[KC_OID_HEX];
@@ -182,15 +145,15 @@ int cmd_build(int argc, char **argv)
 		goto out;
 	}
 
-	kdir = kernels_dir();
+	kdir = build_kernels_dir();
 	frags = xcalloc(nfrag + 8, sizeof(*frags));
 	{
 		size_t n = 0;
 		if (defaults)
 			for (size_t i = 0; build_default_fragments[i]; i++)
-				frags[n++] = fragment_path(kdir, build_default_fragments[i]);
+				frags[n++] = build_fragment_path(kdir, build_default_fragments[i]);
 		for (size_t i = 0; i < nfrag; i++)
-			frags[n++] = fragment_path(kdir, frag_names[i]);
+			frags[n++] = build_fragment_path(kdir, frag_names[i]);
 		nfrag = n;
 	}
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "db.h"
@@ -119,12 +120,27 @@ int cmd_ingest(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	{
+		struct stat stb;
+		if (fstat(fileno(f), &stb) == 0 && S_ISDIR(stb.st_mode)) {
+			fprintf(stderr, "kcanary ingest: '%s' is a directory: expected a record"
+				" stream file (or - for stdin)\n", file);
+			goto out;
+		}
+	}
 	ret = 1;
 	dbpath = cmd_db_path();
 	if (db_open(&db, dbpath))
 		goto out;
 	bool created = false;
-	if ((r = db_job_resolve(db, &job_id, job)) == -ENOENT) {
+	r = db_job_resolve(db, &job_id, job);
+	if (r == -ENOENT && job[strspn(job, "0123456789")] == '\0') {
+		/* an all-digit JOB is an id: a mistyped id must not make a job */
+		fprintf(stderr, "kcanary ingest: no job with id %s; give a name to start a new job\n", job);
+		ret = 2;
+		goto out;
+	}
+	if (r == -ENOENT) {
 		r = db_job_create(db, &job_id, job, "adhoc", NULL);
 		created = !r;
 	}
@@ -140,6 +156,8 @@ int cmd_ingest(int argc, char **argv)
 			db_errmsg(db));
 		goto out;
 	}
+	/* an ingested variant has what it needs: its runs are its results */
+	db_variant_set_result(db, variant_id, "ok", NULL, NULL, 0);
 	if (ingest_open(&in, db, run_id)) {
 		fprintf(stderr, "kcanary ingest: %s\n", db_errmsg(db));
 		goto out;

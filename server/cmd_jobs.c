@@ -55,11 +55,13 @@ int cmd_jobs(int argc, char **argv)
 	}
 	printf("%5s  %-28s %-8s %-11s %9s %7s  %s\n", "id", "name", "kind", "status", "runs",
 	       "failed", "started");
-	for (size_t i = 0; i < n; i++)
-		printf("%5lld  %-28.28s %-8s %-11s %4d/%-4d %7d  %s\n", (long long)rows[i].id,
-		       rows[i].name, rows[i].kind, rows[i].status, rows[i].runs_done,
-		       rows[i].runs_total, rows[i].runs_failed,
+	for (size_t i = 0; i < n; i++) {
+		char runs[32];
+		snprintf(runs, sizeof(runs), "%d/%d", rows[i].runs_done, rows[i].runs_total);
+		printf("%5lld  %-28.28s %-8s %-11s %9s %7d  %s\n", (long long)rows[i].id,
+		       rows[i].name, rows[i].kind, rows[i].status, runs, rows[i].runs_failed,
 		       rows[i].started_at ? rows[i].started_at : "-");
+	}
 	db_jobs_free(rows, n);
 	db_close(db);
 	return 0;

@@ -99,6 +99,12 @@ int cmd_report(int argc, char **argv)
 			db_errmsg(db));
 		goto out;
 	}
+	if (ro.metric && !report_nvalues(rep)) {
+		fprintf(stderr, "kcanary report: no run of job '%s' has a value of metric '%s'"
+			" (the agent's summary names them, e.g. worst_lag_s, mean_lag_s,"
+			" lag_over_1s_s, written_bytes, rate_mbps)\n", argv[optind], ro.metric);
+		goto out;
+	}
 	report_format(&out, rep, fmt);
 	fputs(buf_str(&out), stdout);
 	ret = 0;

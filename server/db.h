@@ -88,6 +88,14 @@ int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
 			const char *patches, const char *spec_json);
 
 /*
+ * db_variant_set_result - what became of a variant before its runs: status
+ * ok, apply-failed or build-failed, the error (may be NULL), the commit it
+ * resolved to and its kernel (0: none).
+ */
+int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
+			  const char *error, const char *commit_oid, int64_t kernel_id);
+
+/*
  * db_variant_get - id of the variant named name in job, creating it at the
  * next idx when missing (the first variant created is the baseline).
  */
@@ -122,6 +130,51 @@ int db_run_set_status(struct db *db, int64_t run_id, const char *status,
  */
 int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n);
 
+/* db_run_reschedule - a fresh pending run like run_id (same variant, cell
+ * and params), with the next repeat index, at the end of the run order:
+ * what an interrupted run gets. */
+int db_run_reschedule(struct db *db, int64_t run_id);
+
+/* A run waiting to be booted, with what booting it needs. */
+struct db_pending_run {
+	int64_t id, seq, variant_id, kernel_id;
+	int repeat_idx;
+	char *variant, *cell, *fs, *params_json, *image_path, *modules_dir;
+};
+
+/*
+ * db_job_pending_runs - the job's pending runs whose variant has a kernel
+ * (status ok), in run order. *out has *n entries; free with
+ * db_pending_runs_free(). Also counts all runs (*total) and finished ones
+ * (*done) for progress lines.
+ */
+int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
+			size_t *n, int *total, int *done);
+void db_pending_runs_free(struct db_pending_run *v, size_t n);
+
+/* A variant as stored: name, spec (JSON) and status. */
+struct db_variant_row {
+	int64_t id;
+	int idx;
+	char *name, *status, *spec_json;
+};
+int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, size_t *n);
+void db_variant_rows_free(struct db_variant_row *v, size_t n);
+
+/* The job's stored spec (jobs.spec_json), a new string. */
+int db_job_spec(struct db *db, int64_t job_id, char **out);
+
+/* db_job_set_owner - record (or with NULL clear) the job's coordinator. */
+int db_job_set_owner(struct db *db, int64_t job_id, const char *owner);
+/* db_job_owner - the job's coordinator ("pid@host", new string, NULL when
+ * none) and status (new string). */
+int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status);
+/*
+ * db_jobs_with_status - ids of compare jobs in status (oldest first), at
+ * most max. *out is new (caller frees).
+ */
+int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max);
+
 /* ---- record writer for one run (db_writer.c), used by ingest.c ---- */
 
 /*
@@ -130,6 +183,8 @@ int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_
  * (one transaction). Metric names are interned in the metrics table.
  * Insert-only: a summary metric already stored for the run is kept and the
  * new value ignored (-EEXIST), so a later ingest never rewrites data.
+ * Begun while the connection is already inside a transaction (the caller's
+ * db_begin()), a batch joins it: commit and rollback are then the caller's.
  */
 struct db_writer;
 
@@ -173,9 +228,10 @@ struct db_report_variant {
 	char *name, *status, *error;
 };
 
-struct db_report_probe {   /* final probe totals per variant */
+struct db_report_probe {   /* final probe totals per variant and cell, summed
+			    * over its usable (ok, incomplete) runs */
 	int64_t variant_id;
-	char *name, *key;
+	char *name, *key, *cell;
 	int64_t count;
 };
 

@@ -144,12 +144,13 @@ static int load_probes(struct db *db, struct db_report_data *d)
 	int r;
 
 	if ((r = db_prepare(db, &st,
-			    "SELECT variant_id, name, key, sum(c) FROM ("
-			    "  SELECT r.variant_id, p.run_id, p.name, p.key,"
+			    "SELECT variant_id, name, key, sum(c), cell FROM ("
+			    "  SELECT r.variant_id, r.cell, p.run_id, p.name, p.key,"
 			    "   coalesce(max(CASE WHEN p.t_s IS NULL THEN p.count END), max(p.count)) AS c"
 			    "  FROM probes p JOIN runs r ON r.id = p.run_id WHERE r.job_id = ?"
+			    "  AND r.status IN ('ok', 'incomplete')"
 			    "  GROUP BY p.run_id, p.name, p.key)"
-			    " GROUP BY variant_id, name, key ORDER BY name, key, variant_id")))
+			    " GROUP BY cell, variant_id, name, key ORDER BY cell, name, key, variant_id")))
 		return r;
 	sqlite3_bind_int64(st, 1, d->job_id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -159,6 +160,7 @@ static int load_probes(struct db *db, struct db_report_data *d)
 		p->name = col_text(st, 1);
 		p->key = col_text(st, 2);
 		p->count = sqlite3_column_int64(st, 3);
+		p->cell = col_text(st, 4);
 	}
 	r = r == SQLITE_DONE ? 0 : db_fail(db, "select probes");
 	sqlite3_finalize(st);
@@ -200,6 +202,7 @@ void db_report_release(struct db_report_data *d)
 	for (size_t i = 0; i < d->nprobes; i++) {
 		free(d->probes[i].name);
 		free(d->probes[i].key);
+		free(d->probes[i].cell);
 	}
 	free(d->variants);
 	free(d->runs);

@@ -219,6 +219,30 @@ int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
 	return r;
 }
 
+/* A fresh pending run of the same variant and cell, next repeat index, at
+ * the end of the job's run order. */
+#define RESCHEDULE_SQL \
+	"INSERT INTO runs (job_id, variant_id, kernel_id, cell, fs, params_json," \
+	" repeat_idx, seq)" \
+	" SELECT job_id, variant_id, kernel_id, cell, fs, params_json," \
+	"  (SELECT max(repeat_idx) + 1 FROM runs x WHERE x.variant_id = r.variant_id" \
+	"   AND x.cell = r.cell)," \
+	"  (SELECT max(seq) + 1 FROM runs y WHERE y.job_id = r.job_id)" \
+	" FROM runs r WHERE r.id = ?"
+
+int db_run_reschedule(struct db *db, int64_t run_id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, RESCHEDULE_SQL)))
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	r = step_done(db, st, "schedule fresh repeat");
+	sqlite3_finalize(st);
+	return r;
+}
+
 int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n)
 {
 	sqlite3_stmt *sel = NULL, *ins = NULL;
@@ -232,14 +256,7 @@ int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_
 		return r;
 	if ((r = db_prepare(db, &sel, "SELECT id FROM runs WHERE job_id = ? AND status = 'running'"
 			    " ORDER BY seq")) ||
-	    (r = db_prepare(db, &ins,
-			    "INSERT INTO runs (job_id, variant_id, kernel_id, cell, fs, params_json,"
-			    " repeat_idx, seq)"
-			    " SELECT job_id, variant_id, kernel_id, cell, fs, params_json,"
-			    "  (SELECT max(repeat_idx) + 1 FROM runs x WHERE x.variant_id = r.variant_id"
-			    "   AND x.cell = r.cell),"
-			    "  (SELECT max(seq) + 1 FROM runs y WHERE y.job_id = r.job_id)"
-			    " FROM runs r WHERE r.id = ?")))
+	    (r = db_prepare(db, &ins, RESCHEDULE_SQL)))
 		goto fail;
 	sqlite3_bind_int64(sel, 1, job_id);
 	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
@@ -276,5 +293,28 @@ fail:
 	sqlite3_finalize(ins);
 	db_rollback(db);
 	free(ids);
+	return r;
+}
+
+int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
+			  const char *error, const char *commit_oid, int64_t kernel_id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE variants SET status = ?, error = ?, commit_oid = coalesce(?, commit_oid),"
+			    " kernel_id = CASE WHEN ? > 0 THEN ? ELSE kernel_id END WHERE id = ?")))
+		return r;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 2, error);
+	db_bind_text_or_null(st, 3, commit_oid);
+	sqlite3_bind_int64(st, 4, kernel_id);
+	sqlite3_bind_int64(st, 5, kernel_id);
+	sqlite3_bind_int64(st, 6, variant_id);
+	r = step_done(db, st, "update variant");
+	if (!r && sqlite3_changes(db->h) == 0)
+		r = -ENOENT;
+	sqlite3_finalize(st);
 	return r;
 }

@@ -84,6 +84,10 @@ int db_writer_begin(struct db_writer *w)
 {
 	if (w->in_tx)
 		return 0;
+	/* inside the caller's transaction (fleet batches, db_fleet.c): the
+	 * caller commits or rolls back, together with its own rows */
+	if (!sqlite3_get_autocommit(w->db->h))
+		return 0;
 	if (db_begin(w->db))
 		return -EIO;
 	w->in_tx = true;

@@ -19,6 +19,7 @@ struct ingest {
 	struct ingest_stats st;
 	struct buf partial;      /* bytes after the last newline */
 	int64_t batch;           /* records in the open transaction */
+	int64_t line_base;       /* lines of the run stored before this ingest */
 	bool failed;             /* a store error happened: stop writing */
 };
 
@@ -36,6 +37,39 @@ int ingest_open(struct ingest **out, struct db *db, int64_t run_id)
 	return 0;
 fail:
 	db_writer_close(in->w);
+	free(in);
+	return r;
+}
+
+int ingest_open_at(struct ingest **out, struct db *db, int64_t run_id, int64_t line_no)
+{
+	struct ingest *in = xcalloc(1, sizeof(*in));
+	int r;
+
+	in->db = db;
+	in->line_base = line_no;
+	if ((r = db_writer_open(&in->w, db, run_id))) {
+		free(in);
+		return r;
+	}
+	*out = in;
+	return 0;
+}
+
+int ingest_detach(struct ingest *in, struct ingest_stats *stats_out)
+{
+	int r = 0;
+
+	if (!in)
+		return 0;
+	if (in->partial.len)
+		r = ingest_line(in, in->partial.ptr, in->partial.len);
+	if (!r)
+		r = ingest_flush(in);
+	if (stats_out)
+		*stats_out = in->st;
+	db_writer_close(in->w);
+	buf_release(&in->partial);
 	free(in);
 	return r;
 }
@@ -68,7 +102,7 @@ static int keep_raw(struct ingest *in, const char *reason, const char *line, siz
 	in->st.bad_lines++;
 	if (len > 65536)
 		len = 65536;   /* a raw line is evidence, not data: keep its head */
-	return db_writer_raw(in->w, in->st.lines, reason, line, len);
+	return db_writer_raw(in->w, in->line_base + in->st.lines, reason, line, len);
 }
 
 static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
@@ -94,8 +128,27 @@ static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
 		if (r && r != -EEXIST)
 			return r;
 	}
-	/* optional final probe counts: {"name": {"key": count, ...}, ...} */
-	if (json_is_object(probes)) {
+	/* optional final probe counts, as [{"name":…,"key":…,"count":…}, …]
+	 * (what kcanary-agent sends) or {"name": {"key": count, …}, …} */
+	if (json_is_array(probes)) {
+		size_t i;
+		json_array_foreach(probes, i, v) {
+			const char *name = get_str(v, "name");
+			json_t *key = json_object_get(v, "key"), *count = json_object_get(v, "count");
+			char keybuf[32];
+			const char *ks = json_string_value(key);
+			if (json_is_integer(key)) {
+				snprintf(keybuf, sizeof(keybuf), "%" JSON_INTEGER_FORMAT,
+					 json_integer_value(key));
+				ks = keybuf;
+			}
+			if (!name || !json_is_integer(count))
+				continue;
+			if ((r = db_writer_probe(in->w, NAN, name, ks ? ks : "", json_integer_value(count))))
+				return r;
+			in->st.probes++;
+		}
+	} else if (json_is_object(probes)) {
 		const char *pk;
 		json_t *pv;
 		json_object_foreach(probes, k, v) {

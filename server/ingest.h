@@ -72,6 +72,25 @@ int ingest_flush(struct ingest *in);
  */
 int ingest_close(struct ingest *in, struct ingest_stats *stats_out);
 
+/*
+ * ingest_open_at - go on storing records of run_id, a run fed over several
+ * calls (a fleet agent's stream arrives in batches, server/fleet.c): like
+ * ingest_open(), but the run's status is left alone and raw lines are
+ * numbered after line_no (the lines of the run stored before). Opened while
+ * the caller holds a transaction (db_begin()), the records join it: ingest
+ * then neither commits nor rolls back, so the caller stores them together
+ * with its own rows, or not at all. End with ingest_detach().
+ */
+int ingest_open_at(struct ingest **out, struct db *db, int64_t run_id, int64_t line_no);
+
+/*
+ * ingest_detach - store a partial last line as it is (the caller hands over
+ * whole lines), flush, and free in without finishing the run: status and
+ * counters (runs.records, bad_lines) are the caller's to set. stats_out (may
+ * be NULL) gets this ingest's counters. 0 or -EIO.
+ */
+int ingest_detach(struct ingest *in, struct ingest_stats *stats_out);
+
 /* ingest_stats - the counters so far (borrowed, valid until close). */
 const struct ingest_stats *ingest_stats(const struct ingest *in);
 

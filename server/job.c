@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job.h"
 #include "log.h"
@@ -142,6 +143,38 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		strv_free(s->series, s->nseries);
 		s->nseries = split_list(&s->series, value);
 	} else if (!strcmp(key, "patches")) {
+		/* b4's -P forms: "2", "1-2", "1,3", "2-"; a series has at most a few
+		 * hundred patches, so numbers stop at 999 (a typo must not expand
+		 * into thousands of prefix variants) */
+		const char *p = value;
+		bool ok = *p != '\0';
+		while (ok && *p) {
+			char *end;
+			long k = strtol(p, &end, 10);
+			if (end == p || k < 1 || k > 999) {
+				ok = false;
+				break;
+			}
+			p = end;
+			if (*p == '-') {
+				p++;
+				if (*p >= '0' && *p <= '9') {
+					k = strtol(p, &end, 10);
+					if (k < 1 || k > 999)
+						ok = false;
+					p = end;
+				}
+			}
+			if (*p == ',')
+				p++;
+			else if (*p)
+				ok = false;
+		}
+		if (!ok) {
+			buf_printf(err, "'patches' must be like 2, 1-2, 1,3 or 2- (patch numbers 1 to"
+				   " 999), not '%s'", value);
+			return -EINVAL;
+		}
 		set_str(&s->patches, value);
 	} else if (!strcmp(key, "prefixes")) {
 		return set_bool(&s->prefixes, key, value, err);
@@ -379,8 +412,12 @@ size_t job_variants(const struct job_spec *s, struct job_variant **out)
 
 	if (s->nkernels) {
 		for (size_t i = 0; i < s->nkernels; i++) {
+			/* named by file, without the "vmlinuz-" every image has */
 			char *copy = xstrdup(s->kernels[i]);
-			add_variant(&v, &n, basename(copy), "prebuilt", NULL, NULL, NULL, s->kernels[i]);
+			const char *name = basename(copy);
+			if (!strncmp(name, "vmlinuz-", 8) && name[8])
+				name += 8;
+			add_variant(&v, &n, name, "prebuilt", NULL, NULL, NULL, s->kernels[i]);
 			free(copy);
 		}
 	} else if (s->base) {
@@ -440,6 +477,10 @@ int job_spec_check(const struct job_spec *s, struct buf *err)
 			 " [job] (or --repo and --base)");
 		goto out;
 	}
+	if (s->base && !s->nkernels && !s->tree) {
+		buf_puts(err, "a base needs a kernel tree: set 'tree' in [job] (or --repo)");
+		goto out;
+	}
 	if (s->nseries && s->nkernels) {
 		buf_puts(err, "'kernels' (prebuilt images) and 'series' cannot be mixed in one job");
 		goto out;
@@ -447,6 +488,24 @@ int job_spec_check(const struct job_spec *s, struct buf *err)
 	if (!nv) {
 		buf_puts(err, "nothing to compare: give a base (and series) or prebuilt kernels");
 		goto out;
+	}
+	for (size_t i = 0; i < s->nkernels; i++) {
+		if (access(s->kernels[i], R_OK)) {
+			buf_printf(err, "kernel image '%s': %s", s->kernels[i], strerror(errno));
+			goto out;
+		}
+	}
+	for (size_t d = 0; d < s->ndims; d++) {
+		if (strcmp(s->dims[d].key, "fs"))
+			continue;
+		for (size_t i = 0; i < s->dims[d].nvalues; i++) {
+			const char *fs = s->dims[d].values[i];
+			if (strcmp(fs, "ext4") && strcmp(fs, "xfs") && strcmp(fs, "btrfs")) {
+				buf_printf(err, "filesystem '%s' in fs: the guest image formats ext4, xfs"
+					   " or btrfs", fs);
+				goto out;
+			}
+		}
 	}
 	if (ncells == SIZE_MAX || ncells * nv * (size_t)s->repeat > JOB_MAX_RUNS) {
 		buf_printf(err, "the job has %zu variants x %zu matrix cells x %d repeats, over"

@@ -15,14 +15,26 @@
 #endif
 
 const struct cmd commands[] = {
-	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
-	{ "report",  cmd_report,  "print a job's cover-letter table" },
-	{ "series",  cmd_series,  "show (or apply) patch series read from mail" },
-	{ "tree",    cmd_tree,    "import a source release into a kernel tree, resolve revisions" },
-	{ "build",   cmd_build,   "build the base and each series revision: one kernel per variant" },
-	{ "jobs",    cmd_jobs,    "list jobs with their progress" },
+	/* compare kernels */
+	{ "compare", cmd_compare, "build, boot and run each variant; print the cover-letter table" },
+	{ "resume",  cmd_resume,  "carry on a compare job whose coordinator stopped" },
+	{ "rerun",   cmd_rerun,   "run a stored compare job again with the same spec" },
 	{ "status",  cmd_status,  "show a job's progress" },
+	{ "jobs",    cmd_jobs,    "list jobs with their progress" },
+	{ "report",  cmd_report,  "print a job's cover-letter table" },
+	/* the pieces */
+	{ "tree",    cmd_tree,    "import a source release into a kernel tree, resolve revisions" },
+	{ "series",  cmd_series,  "show (or apply) patch series read from mail" },
+	{ "build",   cmd_build,   "build the base and each series revision: one kernel per variant" },
+	{ "boot",    cmd_boot,    "boot a kernel in a guest and store one run" },
+	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
+	/* other questions */
 	{ "bisect",  cmd_bisect,  "find the commit where a metric changed (replay, simulate)" },
+	{ "canary",  cmd_canary,  "judge a canary kernel's runs against the control's" },
+	/* service and setup */
+	{ "serve",   cmd_serve,   "serve the JSON API and the comparison pages" },
+	{ "token",   cmd_token,   "create, list or remove API bearer tokens" },
+	{ "doctor",  cmd_doctor,  "check KVM, libvirt, the channel and the images" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },
 	{ NULL, NULL, NULL },

@@ -89,7 +89,7 @@ static void fmt_value(char *out, size_t size, double v, const char *unit)
 	if (isnan(v))
 		snprintf(out, size, "-");
 	else if (unit && !strcmp(unit, "s"))
-		snprintf(out, size, fabs(v) >= 1000 ? "%.0fs" : "%.1fs", v);
+		snprintf(out, size, fabs(v) >= 99999.5 ? "%.2gs" : fabs(v) >= 1000 ? "%.0fs" : "%.1fs", v);
 	else if (unit && *unit)
 		snprintf(out, size, "%.4g %s", v, unit);
 	else
@@ -259,6 +259,14 @@ void report_free(struct report *r)
 	free(r);
 }
 
+size_t report_nvalues(const struct report *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->d.nruns; i++)
+		n += r->d.runs[i].has_value;
+	return n;
+}
+
 int report_format_parse(enum report_format *out, const char *name)
 {
 	static const char *const names[] = { "text", "markdown", "csv", "json" };
@@ -281,6 +289,10 @@ static void fmt_run(char *out, size_t size, const struct report *r,
 		fmt_value(out, size - 1, run->value, r->unit);
 		if (run->derived || strcmp(run->status, "ok"))
 			strcat(out, "*");
+	} else if (!strcmp(run->status, "interrupted")) {
+		snprintf(out, size, "intr.");   /* footnoted below the table */
+	} else if (!strcmp(run->status, "kernel-panic")) {
+		snprintf(out, size, "panic");
 	} else {
 		snprintf(out, size, "%s", run->status);
 	}
@@ -305,6 +317,40 @@ static bool variant_failed(const struct rep_variant *rv)
 	return strcmp(rv->v->status, "ok") && strcmp(rv->v->status, "pending");
 }
 
+/* Append line and a newline, wrapped at 80 columns after ", " with a
+ * six-space indent (no wrapping in markdown, where the viewer wraps). */
+static void append_wrapped(struct buf *b, const char *line, bool markdown)
+{
+	size_t col = 0, width = 80;
+	const char *p = line;
+
+	if (markdown || strlen(line) <= width) {
+		buf_printf(b, "%s\n", line);
+		return;
+	}
+	while (*p) {
+		const char *next = strstr(p, ", ");
+		size_t piece = next ? (size_t)(next - p) + 1 : strlen(p);
+		if (col && col + piece + 1 > width) {
+			buf_puts(b, "\n      ");
+			col = 6;
+			if (*p == ' ') {
+				p++;
+				piece--;
+			}
+		}
+		buf_append(b, p, piece);
+		col += piece;
+		p += piece;
+	}
+	buf_puts(b, "\n");
+}
+
+static size_t base_n(const struct rep_cell *cell)
+{
+	return cell->vars[0].nvalues;
+}
+
 /* Smallest per-variant n compared against the baseline in a cell. */
 static void min_pair(const struct rep_cell *cell, size_t nvar, size_t *nx, size_t *ny)
 {
@@ -315,120 +361,6 @@ static void min_pair(const struct rep_cell *cell, size_t nvar, size_t *nx, size_
 		    (!*ny || stats_mwu_min_p(*nx, cell->vars[j].nvalues) >
 			     stats_mwu_min_p(*nx, *ny)))
 			*ny = cell->vars[j].nvalues;
-}
-
-static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
-		      bool markdown)
-{
-	size_t nvar = r->d.nvariants, label_w = 8;
-	char v[64], ch[64];
-
-	for (size_t j = 0; j < nvar; j++)
-		if (strlen(cell->vars[j].v->name) > label_w)
-			label_w = strlen(cell->vars[j].v->name);
-	if (markdown) {
-		buf_printf(b, "**%s**\n\n| variant |", cell->title);
-		for (size_t i = 0; i < cell->max_runs; i++)
-			buf_printf(b, " run %zu |", i + 1);
-		buf_puts(b, " median | change |\n|---|");
-		for (size_t i = 0; i < cell->max_runs; i++)
-			buf_puts(b, "--:|");
-		buf_puts(b, "--:|---|\n");
-	} else {
-		buf_printf(b, "%s:\n\n  %-*s", cell->title, (int)label_w + 2, "");
-		for (size_t i = 0; i < cell->max_runs; i++) {
-			snprintf(v, sizeof(v), "run %zu", i + 1);
-			buf_printf(b, "%8s", v);
-		}
-		buf_printf(b, "%9s\n", "median");
-	}
-	for (size_t j = 0; j < nvar; j++) {
-		const struct rep_variant *rv = &cell->vars[j];
-		if (markdown)
-			buf_printf(b, "| %s |", rv->v->name);
-		else
-			buf_printf(b, "  %-*s", (int)label_w + 2, rv->v->name);
-		if (variant_failed(rv) && !rv->nruns) {
-			if (markdown) {
-				buf_printf(b, " %s |", rv->v->status);
-				for (size_t i = 1; i < cell->max_runs + 2; i++)
-					buf_puts(b, " |");
-				buf_puts(b, "\n");
-			} else {
-				buf_printf(b, "%s\n", rv->v->status);
-			}
-			continue;
-		}
-		for (size_t i = 0; i < cell->max_runs; i++) {
-			if (i < rv->nruns)
-				fmt_run(v, sizeof(v), r, rv->runs[i].run);
-			else
-				v[0] = '\0';
-			buf_printf(b, markdown ? " %s |" : "%8s", v);
-		}
-		fmt_value(v, sizeof(v), rv->sum.median, r->unit);
-		fmt_change(ch, sizeof(ch), rv);
-		if (markdown)
-			buf_printf(b, " %s | %s |\n", v, ch);
-		else if (*ch)
-			buf_printf(b, "%9s   %s\n", v, ch);
-		else
-			buf_printf(b, "%9s\n", v);
-	}
-	buf_puts(b, "\n");
-	if (r->has_threshold) {
-		char t[48], sn[128];
-		snprintf(t, sizeof(t), "%g%s", r->threshold,
-			 r->unit && !strcmp(r->unit, "s") ? "s" : "");
-		buf_printf(b, "%s (%s %s %s):", r->better == BETTER_LOWER ? "stalled" : "below",
-			   metric_short(r->metric), r->better == BETTER_LOWER ? ">" : "<", t);
-		for (size_t j = 0, first = 1; j < nvar; j++) {
-			const struct rep_variant *rv = &cell->vars[j];
-			if (!rv->nvalues)
-				continue;
-			short_name(sn, sizeof(sn), rv->v->name);
-			buf_printf(b, "%s %s %zu of %zu", first ? "" : ",", sn, rv->k_worse,
-				   rv->nvalues);
-			first = 0;
-		}
-		buf_puts(b, markdown ? "\n\n" : "\n");
-	}
-	/* the effect with its uncertainty, one line per compared variant */
-	for (size_t j = 1; j < nvar; j++) {
-		const struct rep_variant *rv = &cell->vars[j];
-		char a[32], lo[32], hi[32], sn[128];
-		if (!rv->has_cmp)
-			continue;
-		short_name(sn, sizeof(sn), rv->v->name);
-		fmt_value(a, sizeof(a), rv->hl, r->unit);
-		fmt_value(lo, sizeof(lo), rv->hl_lo, r->unit);
-		fmt_value(hi, sizeof(hi), rv->hl_hi, r->unit);
-		char bn[128];
-		short_name(bn, sizeof(bn), r->d.variants[0].name);
-		buf_printf(b, "shift vs %s (Hodges-Lehmann, 95%% CI): %s %s [%s, %s]\n%s",
-			   bn, sn, a, lo, hi, markdown ? "\n" : "");
-	}
-	size_t nx, ny;
-	if (nvar > 1 && cell->vars[0].nvalues) {
-		min_pair(cell, nvar, &nx, &ny);
-		if (ny && stats_mwu_min_p(nx, ny) >= 0.05) {
-			size_t need = stats_runs_needed(0.05);
-			buf_printf(b, "note: %zu runs against %zu cannot reach p < 0.05 (two-sided"
-				   " Mann-Whitney U;\n      smallest possible p = %.2f); %zu against"
-				   " %zu can.\n%s", nx, ny, stats_mwu_min_p(nx, ny), need, need,
-				   markdown ? "\n" : "");
-		}
-	}
-	bool any_star = false;
-	for (size_t j = 0; j < nvar; j++)
-		for (size_t i = 0; i < cell->vars[j].nruns; i++) {
-			const struct db_report_run *run = cell->vars[j].runs[i].run;
-			if (run->has_value && (run->derived || !strcmp(run->status, "incomplete")))
-				any_star = true;
-		}
-	if (any_star)
-		buf_printf(b, "* incomplete run: value from the samples it stored\n%s",
-			   markdown ? "\n" : "");
 }
 
 /* Return-value histograms name their keys by errno ("-2" -> "-ENOENT"). */
@@ -463,6 +395,205 @@ static void fmt_count(char *out, size_t size, long long n)
 	out[o] = '\0';
 }
 
+static void probe_lines(struct buf *b, const struct report *r, const char *cellname,
+			bool markdown)
+{
+	if (r->d.nprobes) {
+		/* the evidence lines: cgroup_writeback_by_id return values (a
+		 * foreign flush that missed a dying wb is -ENOENT) and
+		 * balance_dirty_pages pauses; every probe is in the JSON */
+		bool *has = xcalloc(r->d.nvariants + 1, sizeof(*has));
+		for (size_t i = 0; i < r->d.nprobes; i++)
+			for (size_t j = 0; j < r->d.nvariants; j++)
+				if (r->d.variants[j].id == r->d.probes[i].variant_id &&
+				    !strcmp(r->d.probes[i].cell ? r->d.probes[i].cell : "", cellname))
+					has[j] = true;
+		bool any = false;
+		for (size_t j = 0; j < r->d.nvariants; j++)
+			any |= has[j];
+		if (any)
+			buf_puts(b, "\n");
+		for (size_t i = 0; i < r->d.nprobes; i++) {
+			const struct db_report_probe *p = &r->d.probes[i];
+			if (strcmp(p->cell ? p->cell : "", cellname))
+				continue;
+			if (strcmp(p->name, "cgroup_writeback_by_id") &&
+			    !(!strcmp(p->name, "balance_dirty_pages") && !strcmp(p->key, "pauses")))
+				continue;
+			if (i && !strcmp(r->d.probes[i - 1].name, p->name) &&
+			    !strcmp(r->d.probes[i - 1].key, p->key) &&
+			    !strcmp(r->d.probes[i - 1].cell ? r->d.probes[i - 1].cell : "", cellname))
+				continue;   /* one line per (name, key) */
+			struct buf line = BUF_INIT;
+			char k[64];
+			probe_key(k, sizeof(k), p->name, p->key);
+			buf_printf(&line, "%s %s:", p->name, k);
+			for (size_t j = 0, first = 1; j < r->d.nvariants; j++) {
+				if (!has[j])
+					continue;
+				long long count = 0;
+				for (size_t q = i; q < r->d.nprobes && !strcmp(r->d.probes[q].name, p->name) &&
+				     !strcmp(r->d.probes[q].key, p->key) &&
+				     !strcmp(r->d.probes[q].cell ? r->d.probes[q].cell : "", cellname); q++)
+					if (r->d.probes[q].variant_id == r->d.variants[j].id)
+						count = (long long)r->d.probes[q].count;
+				char sn[128], cnt[40];
+				short_name(sn, sizeof(sn), r->d.variants[j].name);
+				fmt_count(cnt, sizeof(cnt), count);
+				buf_printf(&line, "%s %s %s", first ? "" : ",", sn, cnt);
+				first = 0;
+			}
+			append_wrapped(b, buf_str(&line), markdown);
+			buf_release(&line);
+		}
+		free(has);
+		buf_puts(b, markdown ? "\n" : "");
+	}
+}
+
+static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
+		      bool markdown)
+{
+	size_t nvar = r->d.nvariants, label_w = 8;
+	char v[64], ch[64];
+
+	for (size_t j = 0; j < nvar; j++)
+		if (strlen(cell->vars[j].v->name) > label_w)
+			label_w = strlen(cell->vars[j].v->name);
+	if (markdown) {
+		buf_printf(b, "**%s**\n\n| variant |", cell->title);
+		for (size_t i = 0; i < cell->max_runs; i++)
+			buf_printf(b, " run %zu |", i + 1);
+		buf_puts(b, " median | change |\n|---|");
+		for (size_t i = 0; i < cell->max_runs; i++)
+			buf_puts(b, "--:|");
+		buf_puts(b, "--:|---|\n");
+	} else {
+		buf_printf(b, "%s:\n\n  %-*s", cell->title, (int)label_w + 2, "");
+		for (size_t i = 0; i < cell->max_runs; i++) {
+			snprintf(v, sizeof(v), "run %zu", i + 1);
+			buf_printf(b, " %7s", v);
+		}
+		buf_printf(b, " %8s\n", "median");
+	}
+	for (size_t j = 0; j < nvar; j++) {
+		const struct rep_variant *rv = &cell->vars[j];
+		if (markdown)
+			buf_printf(b, "| %s |", rv->v->name);
+		else
+			buf_printf(b, "  %-*s", (int)label_w + 2, rv->v->name);
+		if (variant_failed(rv)) {   /* its runs never started: say why instead */
+			if (markdown) {
+				buf_printf(b, " %s |", rv->v->status);
+				for (size_t i = 1; i < cell->max_runs + 2; i++)
+					buf_puts(b, " |");
+				buf_puts(b, "\n");
+			} else {
+				buf_printf(b, "%s\n", rv->v->status);
+			}
+			continue;
+		}
+		for (size_t i = 0; i < cell->max_runs; i++) {
+			if (i < rv->nruns)
+				fmt_run(v, sizeof(v), r, rv->runs[i].run);
+			else
+				v[0] = '\0';
+			buf_printf(b, markdown ? " %s |" : " %7s", v);
+		}
+		fmt_value(v, sizeof(v), rv->sum.median, r->unit);
+		fmt_change(ch, sizeof(ch), rv);
+		if (markdown)
+			buf_printf(b, " %s | %s |\n", v, ch);
+		else if (*ch)
+			buf_printf(b, " %8s   %s\n", v, ch);
+		else
+			buf_printf(b, " %8s\n", v);
+	}
+	buf_puts(b, "\n");
+	bool any_values = false;
+	for (size_t j = 0; j < nvar; j++)
+		any_values |= cell->vars[j].nvalues > 0;
+	if (r->has_threshold && any_values) {
+		char t[48], sn[128];
+		snprintf(t, sizeof(t), "%g%s", r->threshold,
+			 r->unit && !strcmp(r->unit, "s") ? "s" : "");
+		struct buf line = BUF_INIT;
+		buf_printf(&line, "%s (%s %s %s):", r->better == BETTER_LOWER ? "stalled" : "below",
+			   metric_short(r->metric), r->better == BETTER_LOWER ? ">" : "<", t);
+		for (size_t j = 0, first = 1; j < nvar; j++) {
+			const struct rep_variant *rv = &cell->vars[j];
+			if (!rv->nvalues)
+				continue;
+			short_name(sn, sizeof(sn), rv->v->name);
+			buf_printf(&line, "%s %s %zu of %zu", first ? "" : ",", sn, rv->k_worse,
+				   rv->nvalues);
+			first = 0;
+		}
+		append_wrapped(b, buf_str(&line), markdown);
+		buf_release(&line);
+		if (markdown)
+			buf_puts(b, "\n");
+	}
+	/* the effect with its uncertainty, one line per compared variant */
+	for (size_t j = 1; j < nvar; j++) {
+		const struct rep_variant *rv = &cell->vars[j];
+		char a[32], lo[32], hi[32], sn[128];
+		if (!rv->has_cmp)
+			continue;
+		short_name(sn, sizeof(sn), rv->v->name);
+		fmt_value(a, sizeof(a), rv->hl, r->unit);
+		fmt_value(lo, sizeof(lo), rv->hl_lo, r->unit);
+		fmt_value(hi, sizeof(hi), rv->hl_hi, r->unit);
+		char bn[128];
+		short_name(bn, sizeof(bn), r->d.variants[0].name);
+		char head[256], tail[256];
+		bool ci = base_n(cell) >= 3 && rv->nvalues >= 3;
+		/* a percentile bootstrap interval means little with fewer runs */
+		snprintf(head, sizeof(head), "shift vs %s (Hodges-Lehmann%s):", bn,
+			 ci ? ", 95% CI" : "");
+		if (ci)
+			snprintf(tail, sizeof(tail), "%s %s [%s, %s]", sn, a, lo, hi);
+		else
+			snprintf(tail, sizeof(tail), "%s %s (no CI with fewer than 3 runs a side)", sn, a);
+		if (markdown || strlen(head) + 1 + strlen(tail) <= 80)
+			buf_printf(b, "%s %s\n", head, tail);
+		else
+			buf_printf(b, "%s\n      %s\n", head, tail);
+		if (markdown)
+			buf_puts(b, "\n");
+	}
+	size_t nx, ny;
+	if (nvar > 1 && cell->vars[0].nvalues) {
+		min_pair(cell, nvar, &nx, &ny);
+		if (ny && stats_mwu_min_p(nx, ny) >= 0.05) {
+			size_t need = stats_runs_needed(0.05);
+			buf_printf(b, "note: %zu run%s against %zu cannot reach p < 0.05 (two-sided"
+				   " Mann-Whitney U;\n      without ties the smallest possible p is %.2f);"
+				   " %zu against %zu can.\n%s", nx, nx == 1 ? "" : "s", ny,
+				   stats_mwu_min_p(nx, ny), need, need, markdown ? "\n" : "");
+		}
+	}
+	bool any_star = false;
+	for (size_t j = 0; j < nvar; j++)
+		for (size_t i = 0; i < cell->vars[j].nruns; i++) {
+			const struct db_report_run *run = cell->vars[j].runs[i].run;
+			bool usable = !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
+			if (usable && run->has_value && (run->derived || !strcmp(run->status, "incomplete")))
+				any_star = true;
+		}
+	if (any_star)
+		buf_printf(b, "* incomplete run: value from the samples it stored\n%s",
+			   markdown ? "\n" : "");
+	bool any_intr = false;
+	for (size_t j = 0; j < nvar; j++)
+		for (size_t i = 0; i < cell->vars[j].nruns; i++)
+			any_intr |= !strcmp(cell->vars[j].runs[i].run->status, "interrupted");
+	if (any_intr)
+		buf_printf(b, "intr.: the coordinator stopped during the run; a fresh repeat"
+			   " replaced it\n%s", markdown ? "\n" : "");
+	probe_lines(b, r, cell->cell, markdown);
+}
+
 static void text_report(struct buf *b, const struct report *r, bool markdown)
 {
 	if (!r->ncells)
@@ -483,34 +614,9 @@ static void text_report(struct buf *b, const struct report *r, bool markdown)
 				   v->error ? v->error : "");
 		}
 	}
-	if (r->d.nprobes) {
-		buf_puts(b, "\n");
-		const char *pname = NULL, *pkey = NULL;
-		for (size_t i = 0; i < r->d.nprobes; i++) {
-			const struct db_report_probe *p = &r->d.probes[i];
-			bool same = pname && !strcmp(pname, p->name) && !strcmp(pkey, p->key);
-			if (!same) {
-				if (pname)
-					buf_puts(b, "\n");
-				char k[64];
-				probe_key(k, sizeof(k), p->name, p->key);
-				buf_printf(b, "%s %s:", p->name, k);
-				pname = p->name;
-				pkey = p->key;
-			}
-			char sn[128] = "?";
-			for (size_t j = 0; j < r->d.nvariants; j++)
-				if (r->d.variants[j].id == p->variant_id)
-					short_name(sn, sizeof(sn), r->d.variants[j].name);
-			char cnt[40];
-			fmt_count(cnt, sizeof(cnt), (long long)p->count);
-			buf_printf(b, "%s %s %s", same ? "," : "", sn, cnt);
-		}
-		buf_puts(b, markdown ? "\n\n" : "\n");
-	}
 	if (r->any_tcg)
-		buf_puts(b, "\nguests ran under TCG (software emulation): timings are not"
-			 " host performance numbers\n");
+		buf_puts(b, "\nguests ran under TCG (software emulation): not host performance"
+			 " numbers\n");
 }
 
 static void csv_field(struct buf *b, const char *s)
@@ -596,9 +702,9 @@ static json_t *json_report(const struct report *r)
 	json_t *probes = json_array();
 	for (size_t i = 0; i < r->d.nprobes; i++) {
 		const struct db_report_probe *p = &r->d.probes[i];
-		json_array_append_new(probes, json_pack("{s:I,s:s,s:s,s:I}",
-			"variant_id", (json_int_t)p->variant_id, "name", p->name, "key", p->key,
-			"count", (json_int_t)p->count));
+		json_array_append_new(probes, json_pack("{s:I,s:s,s:s,s:s,s:I}",
+			"variant_id", (json_int_t)p->variant_id, "cell", p->cell ? p->cell : "",
+			"name", p->name, "key", p->key, "count", (json_int_t)p->count));
 	}
 	struct buf text = BUF_INIT;
 	text_report(&text, r, false);

@@ -45,6 +45,10 @@ void report_free(struct report *r);
  */
 int report_format(struct buf *out, const struct report *r, enum report_format fmt);
 
+/* How many runs have a value of the report's metric (0: the metric is
+ * not among the job's results, or no run has finished). */
+size_t report_nvalues(const struct report *r);
+
 /* Parse "text", "markdown", "csv", "json"; -EINVAL otherwise. */
 int report_format_parse(enum report_format *out, const char *name);
 

@@ -210,17 +210,70 @@ size_t stats_runs_needed(double alpha)
 	return n;
 }
 
+/* k-th smallest of v[0..n) (0-based), reordering v: Hoare's quickselect
+ * (Hoare 1961, CACM 4(7):321, "Algorithm 65: FIND"), expected O(n). */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		double pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+/* Median of v[0..n) in O(n), reordering v. */
+static double median_select(double *v, size_t n)
+{
+	double a = select_kth(v, n, n / 2);
+	if (n % 2)
+		return a;
+	/* the lower middle is the largest of the lower half, which select_kth
+	 * left in v[0 .. n/2) */
+	double b = v[0];
+	for (size_t i = 1; i < n / 2; i++)
+		if (v[i] > b)
+			b = v[i];
+	return (a + b) / 2;
+}
+
+static double hl_into(double *d, const double *x, size_t nx, const double *y, size_t ny)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < nx; i++)
+		for (size_t j = 0; j < ny; j++)
+			d[k++] = y[j] - x[i];
+	return median_select(d, k);
+}
+
 double stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny)
 {
 	if (!nx || !ny)
 		return NAN;
 	double *d = xmalloc(nx * ny * sizeof(*d));
-	size_t k = 0;
-	for (size_t i = 0; i < nx; i++)
-		for (size_t j = 0; j < ny; j++)
-			d[k++] = y[j] - x[i];
-	qsort(d, k, sizeof(*d), cmp_double);
-	double m = median_sorted(d, k);
+	double m = hl_into(d, x, nx, y, ny);
 	free(d);
 	return m;
 }
@@ -248,6 +301,15 @@ static double quantile_sorted(const double *s, size_t n, double q)
 	return s[lo] + (h - (double)lo) * (s[hi] - s[lo]);
 }
 
+unsigned stats_bootstrap_resamples(unsigned b, size_t nx, size_t ny)
+{
+	double work = (double)nx * (double)ny;
+	if (work * b <= STATS_BOOTSTRAP_WORK)
+		return b;
+	double fit = STATS_BOOTSTRAP_WORK / work;
+	return fit < 200 ? 200 : (unsigned)fit;
+}
+
 void stats_hl_bootstrap_ci(double *lo, double *hi, const double *x, size_t nx,
 			   const double *y, size_t ny, unsigned b, double alpha,
 			   uint64_t seed)
@@ -256,7 +318,9 @@ void stats_hl_bootstrap_ci(double *lo, double *hi, const double *x, size_t nx,
 		*lo = *hi = NAN;
 		return;
 	}
+	b = stats_bootstrap_resamples(b, nx, ny);
 	double *bx = xmalloc(nx * sizeof(*bx)), *by = xmalloc(ny * sizeof(*by));
+	double *d = xmalloc(nx * ny * sizeof(*d));
 	double *shift = xmalloc(b * sizeof(*shift));
 	uint64_t st = seed;
 
@@ -265,12 +329,13 @@ void stats_hl_bootstrap_ci(double *lo, double *hi, const double *x, size_t nx,
 			bx[j] = x[stats_rand64(&st) % nx];
 		for (size_t j = 0; j < ny; j++)
 			by[j] = y[stats_rand64(&st) % ny];
-		shift[i] = stats_hodges_lehmann(bx, nx, by, ny);
+		shift[i] = hl_into(d, bx, nx, by, ny);
 	}
 	qsort(shift, b, sizeof(*shift), cmp_double);
 	*lo = quantile_sorted(shift, b, alpha / 2);
 	*hi = quantile_sorted(shift, b, 1 - alpha / 2);
 	free(bx);
 	free(by);
+	free(d);
 	free(shift);
 }

@@ -85,6 +85,22 @@ static const char good[] =
 	"\"probes\":{\"cgroup_writeback_by_id\":{\"-2\":1300}}}\n"
 	"{\"type\":\"done\",\"status\":\"ok\"}\n";
 
+/* kcanary-agent's summary lists final probe counts as an array */
+static void test_summary_probe_array(void **state)
+{
+	struct fx *f = *state;
+	struct ingest_stats st;
+	const char *text =
+		"{\"type\":\"summary\",\"metrics\":{\"worst_lag_s\":5.44},\"probes\":["
+		"{\"name\":\"cgroup_writeback_by_id\",\"key\":\"-2\",\"count\":3942},"
+		"{\"name\":\"balance_dirty_pages\",\"key\":\"pauses\",\"count\":17}]}\n"
+		"{\"type\":\"done\",\"status\":\"ok\"}\n";
+	ingest_text(f, text, 0, &st);
+	assert_int_equal(st.bad_lines, 0);
+	assert_int_equal(st.probes, 2);
+	assert_int_equal(q(f, "SELECT count FROM probes WHERE key = '-2' AND t_s IS NULL"), 3942);
+}
+
 static void test_good_stream_any_chunking(void **state)
 {
 	struct fx *f = *state;
@@ -217,6 +233,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_good_stream_any_chunking, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_stream, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_summary_probe_array, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_error_record_fails_run, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_rewritten, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_overlong_line, fx_setup, fx_teardown),

@@ -189,6 +189,28 @@ static void test_hodges_lehmann(void **state)
 	assert_true(lo >= 8 && hi <= 12);
 }
 
+/* The O(n) median agrees with sorting for odd and even counts, ties and
+ * negative values; the bootstrap budget caps big samples. */
+static void test_hl_select_and_budget(void **state)
+{
+	(void)state;
+	double x[] = { 3, -1, 4, 1, -5, 9, 2, 6 }, y[] = { 5, 3, 5, -8, 9, 7 };
+	/* 48 differences y - x; median by hand: sorted, the 24th and 25th are
+	 * 1 and 1 (computed with a sort below) */
+	double d[48];
+	size_t k = 0;
+	for (int i = 0; i < 8; i++)
+		for (int j = 0; j < 6; j++)
+			d[k++] = y[j] - x[i];
+	assert_float_equal(stats_hodges_lehmann(x, 8, y, 6), stats_median(d, 48), 1e-12);
+	assert_float_equal(stats_hodges_lehmann(x, 7, y, 6), stats_median(d, 42), 1e-12);
+	double same[] = { 2, 2, 2, 2 };
+	assert_float_equal(stats_hodges_lehmann(same, 4, same, 3), 0, 0);
+	assert_int_equal(stats_bootstrap_resamples(2000, 3, 3), 2000);
+	assert_int_equal(stats_bootstrap_resamples(2000, 250, 250), 320);
+	assert_int_equal(stats_bootstrap_resamples(2000, 1000, 1000), 200);
+}
+
 static void test_rng(void **state)
 {
 	(void)state;
@@ -211,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_mwu_normal),
 		cmocka_unit_test(test_min_p_and_runs_needed),
 		cmocka_unit_test(test_hodges_lehmann),
+		cmocka_unit_test(test_hl_select_and_budget),
 		cmocka_unit_test(test_rng),
 	};
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);

@@ -1,0 +1,255 @@
+/* command.c - the workload `command`: run a user's script (sh -c CMD) in a
+ * cgroup of its own and forward each stdout line "metric NAME VALUE" as a
+ * sample at the time it arrives, so teams can bring their own reproducer
+ * and still get probes, records and the store. Other stdout lines go to
+ * the agent's stderr, unchanged; the script's stderr is the agent's.
+ *
+ * Cgroup: kcanary-cmd/run under the cgroup2 root, memory.max = mem_max
+ * (a stale kcanary-cmd from a crashed run is removed first); cgroup=0
+ * runs it where the agent runs instead, for fleet hosts without a cgroup v2
+ * memory controller (nor root): the script still gets probes and records.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LOG_MODULE "command"
+#include "cgroup.h"
+#include "log.h"
+#include "probes.h"
+#include "record.h"
+#include "util.h"
+#include "workload.h"
+
+static const struct knob_def knobs[] = {
+	{ "cmd", KNOB_STRING, "", "", "shell command to run (sh -c); required", NULL },
+	{ "dir", KNOB_STRING, "path", ".", "its working directory (checked like wb-handover's: not tmpfs)", NULL },
+	{ "mem_max", KNOB_SIZE_MAX, "bytes", "max", "memory.max of its cgroup", NULL },
+	{ "timeout_s", KNOB_SECONDS, "s", "0", "kill it after this long (0: no limit)", NULL },
+	{ "cgroup", KNOB_BOOL, "", "1", "run it in a cgroup of its own (0: in the agent's; mem_max unused)", NULL },
+};
+
+struct cmd_args {
+	const char *cmd, *dir;
+	int out_fd;     /* write end of the stdout pipe */
+	int close_fd;   /* read end, closed in the child */
+};
+
+static int cmd_child(void *arg)
+{
+	struct cmd_args *a = arg;
+
+	close(a->close_fd);
+	if (dup2(a->out_fd, STDOUT_FILENO) < 0)
+		return 127;
+	close(a->out_fd);
+	if (chdir(a->dir) < 0) {
+		fprintf(stderr, "kcanary-agent: cannot enter '%s': %s\n", a->dir, strerror(errno));
+		return 127;
+	}
+	signal(SIGINT, SIG_DFL);
+	execl("/bin/sh", "sh", "-c", a->cmd, (char *)NULL);
+	fprintf(stderr, "kcanary-agent: cannot run /bin/sh: %s\n", strerror(errno));
+	return 127;
+}
+
+/* "metric NAME VALUE" -> a sample; anything else is passed to stderr. */
+static void handle_line(struct wl_ctx *ctx, char *line, long *n_metrics)
+{
+	char name[128];
+	char value[64];
+	char *end;
+	double v;
+
+	if (sscanf(line, "metric %127s %63s", name, value) == 2) {
+		v = strtod(value, &end);
+		if (!*end && isfinite(v)) {
+			rec_sample(ctx->rec, wl_t(ctx), name, v);
+			(*n_metrics)++;
+			return;
+		}
+		log_warn("ignoring metric line with a bad value: '%s'", line);
+		return;
+	}
+	fprintf(stderr, "%s\n", line);
+}
+
+static int cmd_check(struct wl_ctx *ctx)
+{
+	char *cgroot = NULL;
+	int ret;
+
+	if (!*knobs_str(ctx->knobs, "cmd")) {
+		snprintf(ctx->err, sizeof(ctx->err), "knob 'cmd' is empty: pass cmd='./my-reproducer.sh'");
+		return -EINVAL;
+	}
+	if (!knobs_bool(ctx->knobs, "cgroup")) {
+		struct stat st;
+		const char *dir = knobs_str(ctx->knobs, "dir");
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(ctx->err, sizeof(ctx->err), "directory '%s' (knob dir) does not exist", dir);
+			return -ENOENT;
+		}
+		return 0;
+	}
+	ret = wl_check_common(ctx, &cgroot, "memory", knobs_str(ctx->knobs, "dir"));
+	free(cgroot);
+	return ret;
+}
+
+static int cmd_run(struct wl_ctx *ctx)
+{
+	const struct knobs *k = ctx->knobs;
+	double timeout_s = knobs_double(k, "timeout_s");
+	char *cgroot = NULL, *top = NULL, *cg = NULL;
+	struct buf line = BUF_INIT_MAX(1 << 20);
+	int pipefd[2] = { -1, -1 };
+	struct cmd_args a;
+	pid_t pid = -1;
+	long n_metrics = 0;
+	int status = 0, ret;
+	double start, next_tick;
+	bool timed_out = false;
+
+	ret = cmd_check(ctx);
+	if (ret < 0)
+		return ret;
+	if (!knobs_bool(k, "cgroup"))
+		goto spawn;
+	ret = wl_check_common(ctx, &cgroot, "memory", knobs_str(k, "dir"));
+	if (ret < 0)
+		return ret;
+	top = xasprintf("%s/kcanary-cmd", cgroot);
+	cg = xasprintf("%s/run", top);
+	if (access(top, F_OK) == 0) {
+		log_warn("removing stale cgroup '%s' left by an earlier run", top);
+		cg_remove_tree(top, 10.0);
+	}
+	cg_enable(cgroot, "memory");
+	ret = cg_create(top);
+	if (!ret)
+		ret = cg_enable(top, "memory");
+	if (!ret)
+		ret = cg_create(cg);
+	if (!ret)
+		ret = cg_set_max(cg, knobs_u64(k, "mem_max"));
+	if (ret < 0) {
+		snprintf(ctx->err, sizeof(ctx->err), "cannot set up cgroup '%s': %s", cg, strerror(-ret));
+		goto out;
+	}
+spawn:
+	if (pipe(pipefd) < 0) {
+		ret = -errno;
+		snprintf(ctx->err, sizeof(ctx->err), "cannot make a pipe: %s", strerror(errno));
+		goto out;
+	}
+	a.cmd = knobs_str(k, "cmd");
+	a.dir = knobs_str(k, "dir");
+	a.out_fd = pipefd[1];
+	a.close_fd = pipefd[0];
+	rec_phase(ctx->rec, wl_t(ctx), "command");
+	start = clock_mono_s();
+	pid = wl_spawn(cg, cmd_child, &a);
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	if (pid < 0) {
+		ret = pid;
+		snprintf(ctx->err, sizeof(ctx->err), "cannot fork: %s", strerror(-ret));
+		goto out;
+	}
+	next_tick = ctx->t0_s + ceil(wl_t(ctx) + 1e-9);
+	for (;;) {
+		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
+		double now = clock_mono_s();
+		char chunk[4096];
+		ssize_t n;
+		int pr;
+
+		if (wl_stop) {
+			ret = -EINTR;
+			goto out;
+		}
+		if (timeout_s > 0 && now - start >= timeout_s) {
+			timed_out = true;
+			break;
+		}
+		if (now >= next_tick) {
+			probes_emit(ctx->probes, ctx->rec, next_tick - ctx->t0_s);
+			next_tick += 1.0;
+			continue;
+		}
+		pr = poll(&pfd, 1, (int)ceil((next_tick - now) * 1000.0));
+		if (pr <= 0)
+			continue;
+		n = read(pipefd[0], chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;   /* EOF: the command closed stdout (exited) */
+		for (ssize_t i = 0; i < n; i++) {
+			if (chunk[i] == '\n') {
+				handle_line(ctx, line.ptr ? line.ptr : (char *)"", &n_metrics);
+				buf_reset(&line);
+			} else if (buf_append(&line, &chunk[i], 1) < 0) {
+				log_warn("dropping a stdout line longer than 1 MiB");
+				buf_reset(&line);
+			}
+		}
+	}
+	if (line.len)
+		handle_line(ctx, line.ptr, &n_metrics);
+	ret = wl_reap(pid, timed_out ? 0.0 : 5.0, &status);
+	pid = -1;
+	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
+	rec_emit(ctx->rec, json_pack("{s:s, s:{s:i, s:f, s:I}}", "type", "summary", "metrics",
+				     "exit_status", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+				     "duration_s", rec_ms(clock_mono_s() - start),
+				     "metric_lines", (json_int_t)n_metrics));
+	if (timed_out) {
+		ret = -ETIMEDOUT;
+		snprintf(ctx->err, sizeof(ctx->err), "command timed out after %.0f s (timeout_s) and was killed", timeout_s);
+	} else if (ret == -ETIMEDOUT) {
+		snprintf(ctx->err, sizeof(ctx->err), "command closed its stdout but did not exit within 5 s; killed");
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		ret = -EIO;
+		if (WIFSIGNALED(status))
+			snprintf(ctx->err, sizeof(ctx->err), "command was killed by signal %d", WTERMSIG(status));
+		else
+			snprintf(ctx->err, sizeof(ctx->err), "command exited with status %d", WEXITSTATUS(status));
+	}
+out:
+	if (ret == -EINTR && !ctx->err[0])
+		snprintf(ctx->err, sizeof(ctx->err), "interrupted by signal %d", (int)wl_stop);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		wl_reap(pid, 5.0, NULL);
+	}
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (top)
+		cg_remove_tree(top, 10.0);
+	buf_release(&line);
+	free(cgroot);
+	free(top);
+	free(cg);
+	return ret;
+}
+
+const struct workload wl_command = {
+	.name = "command",
+	.summary = "run your own script in a cgroup; stdout lines 'metric NAME VALUE' become samples",
+	.notes = NULL,
+	.knobs = knobs,
+	.nknobs = sizeof(knobs) / sizeof(knobs[0]),
+	.check = cmd_check,
+	.run = cmd_run,
+};

@@ -1,0 +1,27 @@
+/* metrics.h - the daemon's read-only /metrics endpoint in Prometheus' text
+ * exposition format (version 0.0.4), for fleets that already scrape.
+ * libmicrohttpd on its own thread: metrics.c is the agent's only file
+ * including <microhttpd.h>. The daemon renders the whole text and hands it
+ * over with metrics_set(); requests get the latest text.
+ */
+#ifndef KC_METRICS_H
+#define KC_METRICS_H
+
+struct metrics;
+
+/*
+ * metrics_start - serve GET /metrics on listen ("127.0.0.1:9101",
+ * "[::1]:9101"; port 0 binds a free one, see metrics_port()). Anything
+ * else is 404, any other method 405. Returns 0, -EINVAL (not host:port
+ * with a numeric host) or -errno (cannot bind).
+ */
+int metrics_start(struct metrics **out, const char *listen);
+unsigned metrics_port(const struct metrics *m);
+
+/* metrics_set - the text to serve from now on (copied). Thread-safe. */
+void metrics_set(struct metrics *m, const char *text);
+
+/* metrics_stop - stop serving and free; NULL is fine. */
+void metrics_stop(struct metrics *m);
+
+#endif

@@ -1,0 +1,90 @@
+/* workload.h - what a workload is to the agent's command line: a name, a
+ * knob table, a precondition check and a run function, registered in
+ * workloads[] (main.c). Shared plumbing for workloads lives here too:
+ * the run context, the stop flag set by SIGINT/SIGTERM, sleeping in
+ * one-second ticks, the test directory's filesystem, and spawning a child
+ * process inside a cgroup.
+ */
+#ifndef KC_WORKLOAD_H
+#define KC_WORKLOAD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "knob.h"
+
+struct rec_out;
+struct probes;
+
+struct wl_ctx {
+	struct rec_out *rec;
+	const struct knobs *knobs;
+	struct probes *probes;   /* NULL when unavailable */
+	double t0_s;             /* workload start, clock_mono_s() */
+	char err[512];           /* set with the failing return */
+};
+
+struct workload {
+	const char *name;
+	const char *summary;     /* one line for `list` */
+	const char *notes;       /* more lines for `list`, may be NULL */
+	const struct knob_def *knobs;
+	size_t nknobs;
+	/* Preconditions before anything is changed: 0, or -errno with a
+	 * one-line message (problem and fix) in ctx->err. */
+	int (*check)(struct wl_ctx *ctx);
+	/* Run; emits phase/sample/probe/summary records. 0 or -errno with
+	 * ctx->err set. Must clean up its cgroups and children on every path. */
+	int (*run)(struct wl_ctx *ctx);
+};
+
+extern const struct workload wl_wb_handover;
+extern const struct workload wl_command;
+
+/* Set (to the signal number) by SIGINT/SIGTERM; workloads stop soon after. */
+extern volatile sig_atomic_t wl_stop;
+
+/* Seconds since the workload started. */
+double wl_t(const struct wl_ctx *ctx);
+
+/*
+ * wl_sleep_until - sleep until monotonic time until_s, emitting probe
+ * records at each whole second of workload time on the way. Returns 0,
+ * or -EINTR when wl_stop is set.
+ */
+int wl_sleep_until(struct wl_ctx *ctx, double until_s);
+
+/*
+ * wl_fs_of - filesystem type and mount options of the mount holding path
+ * (the longest matching mount point in /proc/self/mounts). Caller frees
+ * both. 0 or -errno.
+ */
+int wl_fs_of(char **type_out, char **opts_out, const char *path);
+
+/*
+ * wl_check_common - the preconditions shared by the workloads: running as
+ * root, a cgroup v2 hierarchy (its root in *cgroot_out, caller frees), the
+ * controllers ("memory io") available there, and dir (if not NULL) an
+ * existing directory not on tmpfs or ramfs. 0, or -errno with ctx->err.
+ */
+int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controllers,
+		    const char *dir);
+
+/*
+ * wl_spawn - fork a child that moves itself into cgroup cg (NULL: stays
+ * in the agent's), then runs
+ * fn(arg) and _exits with its return value. It is SIGKILLed if the agent
+ * dies. Returns the pid or -errno.
+ */
+pid_t wl_spawn(const char *cg, int (*fn)(void *arg), void *arg);
+
+/*
+ * wl_reap - wait for pid up to timeout_s (< 0: forever, but stop waiting
+ * when wl_stop is set), then SIGKILL and reap. *status_out (may be NULL)
+ * gets the waitpid status. 0, or -ETIMEDOUT when it had to be killed.
+ */
+int wl_reap(pid_t pid, double timeout_s, int *status_out);
+
+#endif

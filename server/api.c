@@ -1,0 +1,231 @@
+/* api.c - the route table of /api/v1/ and what every route shares: path
+ * matching, the bearer-token check for state-changing routes, JSON and
+ * error answers. Each route is documented in docs/api.md.
+ */
+#define LOG_MODULE "api"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api.h"
+#include "db.h"
+#include "db_api.h"
+#include "log.h"
+#include "token.h"
+#include "util.h"
+
+enum api_auth { OPEN, TOKEN };
+
+/*
+ * Path segments: "{job}" is a job id or name (resolved like
+ * `kcanary report JOB`), "{id}" a positive number, "{host}" a fleet host's
+ * name (req->name; api_fleet.c checks it). To add a route: one
+ * row here, the handler in an api_*.c file, declared in api.h, and its
+ * section in docs/api.md.
+ */
+static const struct api_route {
+	const char *method;
+	const char *pattern;
+	enum api_auth auth;
+	api_fn *fn;
+} routes[] = {
+	{ "GET",  "/api/v1/metrics",                 OPEN,  api_metrics },
+	{ "GET",  "/api/v1/jobs",                    OPEN,  api_jobs_list },
+	{ "POST", "/api/v1/jobs",                    TOKEN, api_jobs_submit },
+	{ "GET",  "/api/v1/jobs/{job}",              OPEN,  api_job_get },
+	{ "GET",  "/api/v1/jobs/{job}/variants",     OPEN,  api_job_variants },
+	{ "GET",  "/api/v1/jobs/{job}/runs",         OPEN,  api_job_runs },
+	{ "GET",  "/api/v1/jobs/{job}/samples",      OPEN,  api_job_samples },
+	{ "GET",  "/api/v1/jobs/{job}/report",       OPEN,  api_job_report },
+	{ "POST", "/api/v1/jobs/{job}/cancel",       TOKEN, api_job_cancel },
+	{ "GET",  "/api/v1/runs/{id}",               OPEN,  api_run_get },
+	{ "GET",  "/api/v1/runs/{id}/samples",       OPEN,  api_run_samples },
+	{ "GET",  "/api/v1/runs/{id}/probes",        OPEN,  api_run_probes },
+	{ "GET",  "/api/v1/runs/{id}/console",       OPEN,  api_run_console },
+	{ "GET",  "/api/v1/kernels/{id}/build-log",  OPEN,  api_kernel_build_log },
+	{ "GET",  "/api/v1/hosts",                   OPEN,  api_hosts_list },
+	{ "POST", "/api/v1/agents/register",         TOKEN, api_agent_register },
+	{ "POST", "/api/v1/agents/{host}/heartbeat", TOKEN, api_agent_heartbeat },
+	{ "POST", "/api/v1/agents/{host}/records",   TOKEN, api_agent_records },
+};
+
+void api_json(struct http_resp *resp, int status, json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(10));
+
+	json_decref(v);
+	buf_reset(&resp->body);
+	resp->status = s ? status : 500;
+	resp->content_type = "application/json";
+	buf_puts(&resp->body, s ? s : "{\"error\":\"cannot encode the answer\",\"status\":500}");
+	buf_puts(&resp->body, "\n");
+	free(s);
+}
+
+void api_error(struct http_resp *resp, int status, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	api_json(resp, status, json_pack("{s:s, s:i}", "error", msg, "status", status));
+}
+
+void api_text(struct http_resp *resp, int status, struct buf *text)
+{
+	buf_release(&resp->body);
+	resp->body = *text;
+	*text = (struct buf)BUF_INIT;
+	resp->status = status;
+	resp->content_type = "text/plain; charset=utf-8";
+}
+
+void api_db_error(struct http_resp *resp, struct api *api, int r, const char *what)
+{
+	if (r == -ENOENT) {
+		api_error(resp, 404, "%s", what);
+		return;
+	}
+	log_err("%s: %s", what, db_errmsg(api->db));
+	api_error(resp, 500, "store error: %s", db_errmsg(api->db));
+}
+
+int api_query_uint(struct http_resp *resp, const struct http_req *req,
+		   const char *key, long lo, long hi, long *out)
+{
+	const char *s = http_query(req, key);
+	char *end;
+	long v;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi) {
+		api_error(resp, 400, "query parameter '%s' is '%s': expected an integer in %ld..%ld",
+			  key, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Match path against pattern; on a match, *seg points at the text of
+ * its one placeholder segment (copied into segbuf). */
+static bool match(const char *pattern, const char *path, char *seg, size_t segsz)
+{
+	while (*pattern && *path) {
+		if (*pattern == '{') {
+			const char *pend = strchr(pattern, '}');
+			size_t n = strcspn(path, "/");
+			if (!pend || n == 0 || n >= segsz)
+				return false;
+			memcpy(seg, path, n);
+			seg[n] = '\0';
+			if (!strncmp(pattern, "{id}", 4))
+				for (size_t i = 0; i < n; i++)
+					if (seg[i] < '0' || seg[i] > '9')
+						return false;
+			pattern = pend + 1;
+			path += n;
+			continue;
+		}
+		if (*pattern++ != *path++)
+			return false;
+	}
+	/* a trailing slash is the same resource */
+	if (!*pattern && path[0] == '/' && !path[1])
+		return true;
+	return !*pattern && !*path;
+}
+
+/* 0 when the request carries "Authorization: Bearer <a stored token>";
+ * the token's name goes to req->token. */
+static int check_token(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	char *name = req->token;
+	const char *h = http_header(req, "Authorization");
+	char hash[TOKEN_HASH_HEX + 1];
+	int r;
+
+	if (!h || strncasecmp(h, "Bearer ", 7)) {
+		http_resp_header(resp, "WWW-Authenticate", "Bearer realm=\"kcanary\"");
+		api_error(resp, 401, "this endpoint changes state: send 'Authorization: Bearer <token>' "
+			  "(see 'kcanary token create')");
+		return -EACCES;
+	}
+	token_hash(hash, h + 7);
+	r = db_token_find(api->db, name, sizeof(req->token), hash);
+	if (r == -ENOENT) {
+		http_resp_header(resp, "WWW-Authenticate",
+				 "Bearer realm=\"kcanary\", error=\"invalid_token\"");
+		api_error(resp, 401, "the bearer token is not one of this store's tokens");
+		return -EACCES;
+	}
+	if (r) {
+		api_db_error(resp, api, r, "cannot check the token");
+		return r;
+	}
+	/* agents post every few seconds: their requests only at debug level */
+	if (strncmp(req->path, "/api/v1/agents/", 15))
+		log_info("%s %s by token '%s'", req->method, req->path, name);
+	else
+		log_debug("%s %s by token '%s'", req->method, req->path, name);
+	return 0;
+}
+
+void api_handle(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	char seg[256], allow[64] = "";
+	const struct api_route *hit = NULL;
+	int r;
+
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if (!match(routes[i].pattern, req->path, seg, sizeof(seg)))
+			continue;
+		if (!strcmp(routes[i].method, req->method) ||
+		    (!strcmp(req->method, "HEAD") && !strcmp(routes[i].method, "GET"))) {
+			hit = &routes[i];
+			break;
+		}
+		snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
+			 *allow ? ", " : "", routes[i].method);
+	}
+	if (!hit) {
+		if (*allow) {
+			http_resp_header(resp, "Allow", allow);
+			api_error(resp, 405, "method %s is not allowed on '%s' (allowed: %s)",
+				  req->method, req->path, allow);
+		} else {
+			api_error(resp, 404, "no API endpoint '%s' (see docs/api.md)", req->path);
+		}
+		return;
+	}
+	if (hit->auth == TOKEN && check_token(api, req, resp))
+		return;
+	req->id = 0;
+	req->name = NULL;
+	if (strstr(hit->pattern, "{job}")) {
+		r = db_job_resolve(api->db, &req->id, seg);
+		if (r == -ENOENT) {
+			api_error(resp, 404, "no job '%s' in the store", seg);
+			return;
+		}
+		if (r) {
+			api_db_error(resp, api, r, "cannot look up the job");
+			return;
+		}
+	} else if (strstr(hit->pattern, "{id}")) {
+		req->id = strtoll(seg, NULL, 10);
+	} else if (strstr(hit->pattern, "{host}")) {
+		req->name = seg;
+	}
+	hit->fn(api, req, resp);
+	if (!resp->status)
+		api_error(resp, 500, "the handler of '%s' gave no answer", hit->pattern);
+}

@@ -1,0 +1,328 @@
+/* api_jobs.c - /api/v1/jobs…: the jobs list, one job, its variants, runs,
+ * curves and report, submitting and cancelling (docs/api.md). */
+#define LOG_MODULE "api"
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "db.h"
+#include "db_api.h"
+#include "job.h"
+#include "log.h"
+#include "report.h"
+
+/* Report answers larger than this are refused (a job of 10,000 runs in
+ * csv is well under it). */
+#define API_MAX_REPORT_BYTES (16u << 20)
+
+void api_metrics(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	json_t *v;
+	int r;
+
+	(void)req;
+	if ((r = db_api_metrics(api->db, &v)))
+		return api_db_error(resp, api, r, "cannot list metrics");
+	api_json(resp, 200, json_pack("{s:o}", "metrics", v));
+}
+
+void api_jobs_list(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	long limit = 100;
+	json_t *v;
+	int r;
+
+	if (api_query_uint(resp, req, "limit", 1, 1000, &limit))
+		return;
+	if ((r = db_api_jobs(api->db, &v, (int)limit)))
+		return api_db_error(resp, api, r, "cannot list jobs");
+	api_json(resp, 200, json_pack("{s:o}", "jobs", v));
+}
+
+void api_job_get(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	json_t *v;
+	int r;
+
+	if ((r = db_api_job(api->db, &v, req->id)))
+		return api_db_error(resp, api, r, "no such job");
+	api_json(resp, 200, v);
+}
+
+void api_job_variants(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	json_t *v;
+	int r;
+
+	if ((r = db_api_variants(api->db, &v, req->id)))
+		return api_db_error(resp, api, r, "no such job");
+	api_json(resp, 200, json_pack("{s:I, s:o}", "job_id", (json_int_t)req->id, "variants", v));
+}
+
+void api_job_runs(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	json_t *v;
+	int r;
+
+	if ((r = db_api_runs(api->db, &v, req->id, http_query(req, "metric"))))
+		return api_db_error(resp, api, r, "no such job");
+	api_json(resp, 200, v);
+}
+
+void api_samples(struct api *api, struct http_req *req, struct http_resp *resp,
+		 int64_t job_id, int64_t run_id)
+{
+	const char *metric = http_query(req, "metric");
+	long max_points = 0;
+	json_t *v;
+	int r;
+
+	if (api_query_uint(resp, req, "max_points", 0, DB_API_MAX_POINTS, &max_points))
+		return;
+	r = db_api_samples(api->db, &v, job_id, run_id, metric ? metric : "lag_s", max_points);
+	if (r == -EINVAL)
+		return api_error(resp, 400, "%s", db_errmsg(api->db));
+	if (r)
+		return api_db_error(resp, api, r, run_id ? "no such run" : "no such job");
+	if (run_id)
+		json_object_set_new(v, "run_id", json_integer(run_id));
+	else
+		json_object_set_new(v, "job_id", json_integer(job_id));
+	api_json(resp, 200, v);
+}
+
+void api_job_samples(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	api_samples(api, req, resp, req->id, 0);
+}
+
+/*
+ * Built reports, shared by the server's threads, kept because building one is the expensive part of the
+ * comparison page (the Hodges-Lehmann bootstrap CI resamples n1 x n2
+ * differences; seconds for hundreds of runs). An entry is reused only
+ * while the job's fingerprint (db_api_job_fingerprint) is unchanged, so
+ * a live job's report follows its data; the oldest entry goes first.
+ */
+#define REPORT_CACHE_SLOTS 16
+
+struct report_cache {
+	struct {
+		char *key;              /* "job|format|metric|threshold" */
+		char *fingerprint;
+		char *body;
+		size_t len;
+		uint64_t used;          /* LRU clock */
+	} slot[REPORT_CACHE_SLOTS];
+	uint64_t clock;
+};
+
+void api_shared_init(struct api_shared *sh)
+{
+	pthread_mutex_init(&sh->lock, NULL);
+	sh->reports = NULL;
+}
+
+void api_shared_release(struct api_shared *sh)
+{
+	struct report_cache *c = sh->reports;
+
+	for (int i = 0; c && i < REPORT_CACHE_SLOTS; i++) {
+		free(c->slot[i].key);
+		free(c->slot[i].fingerprint);
+		free(c->slot[i].body);
+	}
+	free(c);
+	sh->reports = NULL;
+	pthread_mutex_destroy(&sh->lock);
+}
+
+/* The cached body for key at fingerprint, copied into out; -ENOENT if none. */
+static int cache_get(struct api *api, struct buf *out, const char *key, const char *fp)
+{
+	struct report_cache *c;
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&api->shared->lock);
+	c = api->shared->reports;
+	for (int i = 0; c && i < REPORT_CACHE_SLOTS; i++) {
+		if (!c->slot[i].key || strcmp(c->slot[i].key, key) ||
+		    strcmp(c->slot[i].fingerprint, fp))
+			continue;
+		c->slot[i].used = ++c->clock;
+		r = buf_append(out, c->slot[i].body, c->slot[i].len);
+		break;
+	}
+	pthread_mutex_unlock(&api->shared->lock);
+	return r;
+}
+
+static void cache_put(struct api *api, const char *key, const char *fp, const struct buf *body)
+{
+	struct report_cache *c;
+	int victim = 0;
+
+	pthread_mutex_lock(&api->shared->lock);
+	if (!(c = api->shared->reports))
+		c = api->shared->reports = xcalloc(1, sizeof(*c));
+	for (int i = 0; i < REPORT_CACHE_SLOTS; i++) {
+		if (c->slot[i].key && !strcmp(c->slot[i].key, key)) {
+			victim = i;
+			break;
+		}
+		if (c->slot[i].used < c->slot[victim].used)
+			victim = i;
+	}
+	free(c->slot[victim].key);
+	free(c->slot[victim].fingerprint);
+	free(c->slot[victim].body);
+	c->slot[victim].key = xstrdup(key);
+	c->slot[victim].fingerprint = xstrdup(fp);
+	c->slot[victim].body = xmalloc(body->len + 1);
+	memcpy(c->slot[victim].body, buf_str(body), body->len + 1);
+	c->slot[victim].len = body->len;
+	c->slot[victim].used = ++c->clock;
+	pthread_mutex_unlock(&api->shared->lock);
+}
+
+void api_job_report(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	const char *fmt_name = http_query(req, "format");
+	const char *thr = http_query(req, "threshold");
+	const char *metric = http_query(req, "metric");
+	struct report_opts opts = { .metric = metric };
+	enum report_format fmt = REPORT_JSON;
+	struct buf out = BUF_INIT_MAX(API_MAX_REPORT_BYTES);
+	struct report *rep = NULL;
+	char *fp = NULL, *key = NULL;
+	int r;
+
+	if (fmt_name && report_format_parse(&fmt, fmt_name))
+		return api_error(resp, 400, "report format '%s' is not one of text, markdown, csv, json",
+				 fmt_name);
+	if (thr) {
+		char *end;
+		opts.threshold = strtod(thr, &end);
+		if (!*thr || *end || !isfinite(opts.threshold))
+			return api_error(resp, 400, "query parameter 'threshold' is '%s': expected a number",
+					 thr);
+		opts.has_threshold = true;
+	}
+	if ((r = db_api_job_fingerprint(api->db, &fp, req->id)))
+		return api_db_error(resp, api, r, "no such job");
+	key = xasprintf("%lld|%d|%s|%s", (long long)req->id, (int)fmt, metric ? metric : "",
+			thr ? thr : "");
+	if (cache_get(api, &out, key, fp)) {
+		/* build once, keep every format: the page asks for text and json */
+		if ((r = report_build(&rep, api->db, req->id, &opts))) {
+			api_db_error(resp, api, r, "no such job");
+			goto out;
+		}
+		for (int f = REPORT_TEXT; f <= REPORT_JSON; f++) {
+			char *k = xasprintf("%lld|%d|%s|%s", (long long)req->id, f,
+					    metric ? metric : "", thr ? thr : "");
+			buf_reset(&out);
+			r = report_format(&out, rep, (enum report_format)f);
+			if (!r)
+				cache_put(api, k, fp, &out);
+			free(k);
+			if (r)
+				break;
+		}
+		buf_reset(&out);
+		if (!r)
+			r = report_format(&out, rep, fmt);
+		report_free(rep);
+		if (r) {
+			api_error(resp, 500, "the report is larger than %u bytes", API_MAX_REPORT_BYTES);
+			goto out;
+		}
+	}
+	api_text(resp, 200, &out);
+	if (fmt == REPORT_JSON)
+		resp->content_type = "application/json";
+	else if (fmt == REPORT_CSV)
+		resp->content_type = "text/csv; charset=utf-8";
+	else if (fmt == REPORT_MARKDOWN)
+		resp->content_type = "text/markdown; charset=utf-8";
+out:
+	buf_release(&out);
+	free(fp);
+	free(key);
+}
+
+void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	const char *ct = http_header(req, "Content-Type");
+	const char *p = req->body;
+	struct job_spec *spec = job_spec_new();
+	struct buf err = BUF_INIT;
+	json_t *job = NULL;
+	char loc[64];
+	int64_t id;
+	int r;
+
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	if (!*p) {
+		api_error(resp, 400, "the request has no body: send the job file (INI) or its JSON form");
+		goto out;
+	}
+	if (strlen(req->body) != req->body_len) {
+		api_error(resp, 400, "the job contains a NUL byte");
+		goto out;
+	}
+	/* the JSON form is what GET /api/v1/jobs/ID returns as "spec" */
+	if ((ct && strstr(ct, "json")) || *p == '{')
+		r = job_spec_from_json(spec, req->body, &err);
+	else
+		r = job_spec_parse_ini(spec, req->body, "job", &err);
+	if (!r)
+		r = job_spec_check(spec, &err);
+	if (r) {
+		api_error(resp, 400, "%s", buf_str(&err));
+		goto out;
+	}
+	/* Stored with its variants and pending runs, status pending. The
+	 * executor that runs queued jobs arrives with the compare-jobs issue;
+	 * nothing here pretends to run it. */
+	buf_reset(&err);
+	if ((r = job_store(api->db, spec, &id, &err))) {
+		if (r == -EINVAL || r == -EEXIST)
+			api_error(resp, 400, "cannot store the job: %s", buf_str(&err));
+		else
+			api_db_error(resp, api, r, "cannot store the job");
+		goto out;
+	}
+	if ((r = db_api_job(api->db, &job, id))) {
+		api_db_error(resp, api, r, "cannot read the job back");
+		goto out;
+	}
+	log_info("job %lld '%s' submitted, pending", (long long)id, spec->name);
+	snprintf(loc, sizeof(loc), "/api/v1/jobs/%lld", (long long)id);
+	http_resp_header(resp, "Location", loc);
+	api_json(resp, 201, job);
+out:
+	job_spec_free(spec);
+	buf_release(&err);
+}
+
+void api_job_cancel(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	char status[32] = "";
+	json_t *job;
+	int r;
+
+	r = db_job_cancel(api->db, req->id, status);
+	if (r == -EALREADY)
+		return api_error(resp, 409, "job %lld has already ended (%s); nothing to cancel",
+				 (long long)req->id, status);
+	if (r)
+		return api_db_error(resp, api, r, "no such job");
+	if ((r = db_api_job(api->db, &job, req->id)))
+		return api_db_error(resp, api, r, "cannot read the job back");
+	api_json(resp, 200, job);
+}

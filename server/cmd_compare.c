@@ -1,0 +1,395 @@
+/* cmd_compare.c - kcanary compare, resume and rerun: a compare job from a
+ * job file or flags, stored, carried out (compare.c) and reported. */
+#define LOG_MODULE "compare"
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "compare.h"
+#include "db.h"
+#include "job.h"
+#include "log.h"
+#include "report.h"
+#include "util.h"
+
+static const char compare_usage[] =
+	"usage: kcanary compare [JOB.ini] [options]\n"
+	"\n"
+	"Compare kernels on a workload: build (or take) one kernel per variant,\n"
+	"boot each in fresh guests, run the workload on each filesystem and\n"
+	"setting, repeat, and print the cover-letter table. Every job, variant\n"
+	"and run is stored before the first build, so 'kcanary resume JOB'\n"
+	"carries on after a crash and 'kcanary rerun JOB' repeats it exactly.\n"
+	"Runs interleave variants (base r1, rev r1, base r2, ...) with the matrix\n"
+	"shuffled by a stored seed, so that drift hits all variants alike.\n"
+	"\n"
+	"Variants (flags override the job file):\n"
+	"  --repo DIR            kernel tree (git repository; see 'kcanary tree')\n"
+	"  --base REV            base commit-ish: the first variant\n"
+	"  --series FILE[,FILE]  mbox of a series revision: one variant each\n"
+	"  --patches K           apply only patches K of each revision (2, 1-2)\n"
+	"  --prefixes            also each patch prefix 1..k (parent-commit baselines)\n"
+	"  --kernels IMG[,IMG]   prebuilt kernel images instead of a tree\n"
+	"  --aa                  a second copy of the first variant (noise floor)\n"
+	"  --config-fragment N   extra kernels/N.config (repeatable)\n"
+	"Workload and matrix:\n"
+	"  --workload NAME       agent workload (default wb-handover)\n"
+	"  --set KEY=V[,V...]    a knob; a list becomes a matrix dimension\n"
+	"  --sysctl KEY=V[,V..]  a sysctl in the guest; a list is a dimension\n"
+	"  --fs FS[,FS...]       filesystems (default ext4)\n"
+	"  --repeat N            runs per variant and cell (default 3)\n"
+	"Execution:\n"
+	"  --name NAME           job name (default 'compare')\n"
+	"  --seed N              run-order seed (default: from the clock, stored)\n"
+	"  --metric NAME         headline metric (default worst_lag_s)\n"
+	"  --watchdog DUR        per-run watchdog (default: the workload's phases\n"
+	"                        plus 180s under TCG, 60s with KVM)\n"
+	"  --vcpus N, --memory-mb N  guest size (default 2, 2048)\n"
+	"  --connect URI         libvirt URI (default $KCANARY_LIBVIRT_URI or qemu:///system)\n"
+	"  --accel kvm|tcg       force the accelerator (default: probe)\n"
+	"  --console             copy guest consoles to stderr\n"
+	"  --dry-run             print variants and runs, store nothing\n"
+	"  -q, --quiet           no progress lines\n"
+	"\n"
+	"Exit status: 0 when the job ran to its end, 1 on failure, 2 on usage,\n"
+	"130 when interrupted (the job stays resumable).\n";
+
+struct exec_flags {
+	const char *uri, *accel;
+	bool console, quiet, dry_run;
+};
+
+static int set_list(struct job_spec *s, const char *section, const char *kv, struct buf *err)
+{
+	const char *eq = strchr(kv, '=');
+	if (!eq || eq == kv) {
+		buf_printf(err, "'%s': expected KEY=VALUE", kv);
+		return -EINVAL;
+	}
+	char *key = xstrndup(kv, (size_t)(eq - kv));
+	const char *value = eq + 1;
+	int r;
+	if (strchr(value, ','))
+		r = job_spec_set(s, "matrix", !strcmp(section, "sysctl") ?
+				 (free(key), key = xasprintf("sysctl.%.*s", (int)(eq - kv), kv)) : key,
+				 value, err);
+	else
+		r = job_spec_set(s, section, key, value, err);
+	free(key);
+	return r;
+}
+
+static char *home_dir(void)
+{
+	return cmd_home ? xstrdup(cmd_home) : kc_home();
+}
+
+/* Carry a stored job out and print its report; shared by compare, resume
+ * and rerun. */
+static int execute_and_report(struct db *db, int64_t job_id, const struct exec_flags *f)
+{
+	char *home = home_dir();
+	struct compare_opts o = { .home = home, .uri = f->uri, .accel = f->accel,
+				  .console = f->console, .quiet = f->quiet };
+	struct buf err = BUF_INIT, out = BUF_INIT;
+	struct report *rep = NULL;
+	int r, rc;
+
+	r = compare_execute(db, job_id, &o, &err);
+	if (r && r != -EINTR)
+		fprintf(stderr, "kcanary compare: job %lld: %s\n", (long long)job_id, buf_str(&err));
+	if (report_build(&rep, db, job_id, NULL) == 0) {
+		report_format(&out, rep, REPORT_TEXT);
+		printf("\njob %lld\n\n%s", (long long)job_id, buf_str(&out));
+	}
+	if (r == -EINTR) {
+		fprintf(stderr, "kcanary compare: %s: kcanary resume %lld\n", buf_str(&err),
+			(long long)job_id);
+		rc = 130;
+	} else {
+		rc = r ? 1 : 0;
+	}
+	report_free(rep);
+	buf_release(&err);
+	buf_release(&out);
+	free(home);
+	return rc;
+}
+
+static struct db *open_store(void)
+{
+	struct db *db = NULL;
+	char *p = cmd_db_path();
+	db_open(&db, p);
+	free(p);
+	return db;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
+	       O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC,
+	       O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT, O_ACCEL, O_CONSOLE, O_DRY };
+	static const struct option opts[] = {
+		{ "repo", required_argument, NULL, O_REPO },
+		{ "base", required_argument, NULL, O_BASE },
+		{ "series", required_argument, NULL, O_SERIES },
+		{ "patches", required_argument, NULL, O_PATCHES },
+		{ "prefixes", no_argument, NULL, O_PREFIXES },
+		{ "kernels", required_argument, NULL, O_KERNELS },
+		{ "aa", no_argument, NULL, O_AA },
+		{ "config-fragment", required_argument, NULL, O_FRAG },
+		{ "workload", required_argument, NULL, O_WORKLOAD },
+		{ "set", required_argument, NULL, O_SET },
+		{ "sysctl", required_argument, NULL, O_SYSCTL },
+		{ "fs", required_argument, NULL, O_FS },
+		{ "repeat", required_argument, NULL, O_REPEAT },
+		{ "name", required_argument, NULL, O_NAME },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "metric", required_argument, NULL, O_METRIC },
+		{ "watchdog", required_argument, NULL, O_WATCHDOG },
+		{ "vcpus", required_argument, NULL, O_VCPUS },
+		{ "memory-mb", required_argument, NULL, O_MEM },
+		{ "connect", required_argument, NULL, O_CONNECT },
+		{ "accel", required_argument, NULL, O_ACCEL },
+		{ "console", no_argument, NULL, O_CONSOLE },
+		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct job_spec *spec = job_spec_new();
+	struct exec_flags f = { 0 };
+	struct buf err = BUF_INIT, frags = BUF_INIT;
+	struct db *db = NULL;
+	bool fs_given = false;
+	int c, ret = 2;
+	int64_t job_id;
+
+	/* the job file first, so that flags override it */
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' ) {
+			/* skip an option's value */
+			if (strchr(argv[i], '=') == NULL && i + 1 < argc && argv[i][1] == '-') {
+				for (const struct option *o = opts; o->name; o++)
+					if (!strcmp(argv[i] + 2, o->name) && o->has_arg == required_argument)
+						i++;
+			}
+			continue;
+		}
+		char *text = NULL;
+		int r = read_file(&text, NULL, argv[i], 1 << 20);
+		if (r) {
+			fprintf(stderr, "kcanary compare: cannot read job file '%s': %s\n", argv[i],
+				strerror(-r));
+			goto out;
+		}
+		r = job_spec_parse_ini(spec, text, argv[i], &err);
+		free(text);
+		if (r) {
+			fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+			goto out;
+		}
+		fs_given = true;   /* the file's matrix decides the filesystems */
+		break;
+	}
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+		int r = 0;
+		switch (c) {
+		case O_REPO: r = job_spec_set(spec, "job", "tree", optarg, &err); break;
+		case O_BASE: r = job_spec_set(spec, "job", "base", optarg, &err); break;
+		case O_SERIES: r = job_spec_set(spec, "job", "series", optarg, &err); break;
+		case O_PATCHES: r = job_spec_set(spec, "job", "patches", optarg, &err); break;
+		case O_PREFIXES: r = job_spec_set(spec, "job", "prefixes", "yes", &err); break;
+		case O_KERNELS: r = job_spec_set(spec, "job", "kernels", optarg, &err); break;
+		case O_AA: r = job_spec_set(spec, "job", "aa", "yes", &err); break;
+		case O_FRAG:
+			buf_printf(&frags, "%s%s", frags.len ? " " : "", optarg);
+			r = job_spec_set(spec, "job", "config", buf_str(&frags), &err);
+			break;
+		case O_WORKLOAD: r = job_spec_set(spec, "workload", "type", optarg, &err); break;
+		case O_SET: r = set_list(spec, "workload", optarg, &err); break;
+		case O_SYSCTL: r = set_list(spec, "sysctl", optarg, &err); break;
+		case O_FS:
+			r = job_spec_set(spec, "matrix", "fs", optarg, &err);
+			fs_given = true;
+			break;
+		case O_REPEAT: r = job_spec_set(spec, "job", "repeat", optarg, &err); break;
+		case O_NAME: r = job_spec_set(spec, "job", "name", optarg, &err); break;
+		case O_SEED: r = job_spec_set(spec, "job", "seed", optarg, &err); break;
+		case O_METRIC: r = job_spec_set(spec, "job", "metric", optarg, &err); break;
+		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
+		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
+		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;
+		case O_CONNECT: f.uri = optarg; break;
+		case O_ACCEL:
+			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
+				fprintf(stderr, "kcanary compare: --accel '%s': expected kvm or tcg\n", optarg);
+				goto out;
+			}
+			f.accel = optarg;
+			break;
+		case O_CONSOLE: f.console = true; break;
+		case O_DRY: f.dry_run = true; break;
+		case 'q': f.quiet = true; break;
+		case 'h':
+			fputs(compare_usage, stdout);
+			ret = 0;
+			goto out;
+		default:
+			fputs(compare_usage, stderr);
+			goto out;
+		}
+		if (r) {
+			fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+			goto out;
+		}
+	}
+	if (!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err))
+		goto out;
+	if (job_spec_check(spec, &err) || compare_check_knobs(spec, NULL, &err)) {
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+		goto out;
+	}
+	if (f.dry_run) {
+		struct job_variant *v = NULL;
+		size_t nv = job_variants(spec, &v), nc = job_ncells(spec);
+		printf("job '%s': %zu variants x %zu cells x %d repeats = %zu runs (seed %llu)\n",
+		       spec->name, nv, nc, spec->repeat, nv * nc * (size_t)spec->repeat,
+		       (unsigned long long)spec->seed);
+		for (size_t i = 0; i < nv; i++)
+			printf("  variant %zu: %s\n", i, v[i].name);
+		for (size_t i = 0; i < nc; i++) {
+			char *cell = job_cell_text(spec, i), *p = job_cell_params(spec, i);
+			printf("  cell %zu: %s  %s\n", i, cell, p);
+			free(cell);
+			free(p);
+		}
+		job_variants_free(v, nv);
+		ret = 0;
+		goto out;
+	}
+	ret = 1;
+	if (!(db = open_store()))
+		goto out;
+	if (job_store(db, spec, &job_id, &err)) {
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+		goto out;
+	}
+	if (!f.quiet)
+		fprintf(stderr, "job %lld '%s' stored: kcanary status %lld\n", (long long)job_id,
+			spec->name, (long long)job_id);
+	ret = execute_and_report(db, job_id, &f);
+out:
+	db_close(db);
+	job_spec_free(spec);
+	buf_release(&err);
+	buf_release(&frags);
+	return ret;
+}
+
+static int resume_or_rerun(int argc, char **argv, bool rerun)
+{
+	struct exec_flags f = { 0 };
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	const char *job = NULL;
+	int64_t job_id;
+	int ret = 2;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf(rerun ?
+			       "usage: kcanary rerun JOB [--connect URI] [--accel kvm|tcg] [-q]\n\n"
+			       "Store a new job with JOB's exact spec (same variants, matrix, repeats and\n"
+			       "run-order seed) and carry it out; prints the new job's report.\n" :
+			       "usage: kcanary resume JOB [--connect URI] [--accel kvm|tcg] [-q]\n\n"
+			       "Carry on a job whose coordinator stopped: runs left 'running' become\n"
+			       "'interrupted' (their samples are kept) and each gets a fresh repeat at\n"
+			       "the end; finished runs are never redone. Their guests were destroyed by\n"
+			       "libvirt when the coordinator's connection closed (autodestroy).\n");
+			return 0;
+		} else if (!strcmp(argv[i], "--connect") && i + 1 < argc) {
+			f.uri = argv[++i];
+		} else if (!strcmp(argv[i], "--accel") && i + 1 < argc) {
+			f.accel = argv[++i];
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			f.quiet = true;
+		} else if (!job && argv[i][0] != '-') {
+			job = argv[i];
+		} else {
+			fprintf(stderr, "kcanary %s: unexpected '%s'\n", argv[0], argv[i]);
+			return 2;
+		}
+	}
+	if (!job) {
+		fprintf(stderr, "kcanary %s: expected a JOB (id or name)\n", argv[0]);
+		return 2;
+	}
+	ret = 1;
+	if (!(db = open_store()))
+		goto out;
+	if (db_job_resolve(db, &job_id, job)) {
+		fprintf(stderr, "kcanary %s: %s\n", argv[0], db_errmsg(db));
+		goto out;
+	}
+	{
+		int64_t is_compare = 0;
+		char id[32];
+		snprintf(id, sizeof(id), "%lld", (long long)job_id);
+		db_query_int64(db, &is_compare, "SELECT count(*) FROM jobs WHERE id = ? AND kind = 'compare'", id);
+		if (!is_compare) {
+			fprintf(stderr, "kcanary %s: job '%s' is not a compare job (it was made by ingest,"
+				" boot, build or the fleet): nothing to %s\n", argv[0], job, argv[0]);
+			ret = 2;
+			goto out;
+		}
+	}
+	if (rerun) {
+		struct job_spec *spec = job_spec_new();
+		char *json = NULL;
+		int r = db_job_spec(db, job_id, &json);
+		if (!r)
+			r = job_spec_from_json(spec, json, &err);
+		if (!r)
+			r = job_store(db, spec, &job_id, &err);
+		free(json);
+		job_spec_free(spec);
+		if (r) {
+			fprintf(stderr, "kcanary rerun: job '%s': %s\n", job,
+				err.len ? buf_str(&err) : db_errmsg(db));
+			goto out;
+		}
+		fprintf(stderr, "job %lld stored as a rerun of '%s'\n", (long long)job_id, job);
+	} else {
+		size_t n = 0;
+		int rr = compare_resume(db, job_id, &n, &err);
+		if (rr) {
+			fprintf(stderr, "kcanary resume: %s\n", buf_str(&err));
+			if (rr == -EBUSY || rr == -EINVAL)
+				ret = 2;
+			goto out;
+		}
+		fprintf(stderr, "job %lld: %zu interrupted run%s rescheduled\n", (long long)job_id, n,
+			n == 1 ? "" : "s");
+	}
+	ret = execute_and_report(db, job_id, &f);
+out:
+	db_close(db);
+	buf_release(&err);
+	return ret;
+}
+
+int cmd_resume(int argc, char **argv)
+{
+	return resume_or_rerun(argc, argv, false);
+}
+
+int cmd_rerun(int argc, char **argv)
+{
+	return resume_or_rerun(argc, argv, true);
+}

@@ -1,0 +1,204 @@
+/* db_compare.c - what the compare executor reads (see db.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_internal.h"
+#include "util.h"
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
+			size_t *n, int *total, int *done)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_pending_run *v = NULL;
+	size_t k = 0;
+	int64_t t = 0, d = 0;
+	int r;
+	char id[32];
+
+	snprintf(id, sizeof(id), "%lld", (long long)job_id);
+	if ((r = db_query_int64(db, &t, "SELECT count(*) FROM runs WHERE job_id = ?", id)) ||
+	    (r = db_query_int64(db, &d, "SELECT count(*) FROM runs WHERE job_id = ?"
+				" AND status NOT IN ('pending', 'running')", id)))
+		return r;
+	if ((r = db_prepare(db, &st,
+			    "SELECT r.id, r.seq, r.variant_id, v.kernel_id, r.repeat_idx, v.name, r.cell,"
+			    " r.fs, r.params_json, k.image_path, k.modules_dir"
+			    " FROM runs r JOIN variants v ON v.id = r.variant_id"
+			    " JOIN kernels k ON k.id = v.kernel_id"
+			    " WHERE r.job_id = ? AND r.status = 'pending' AND v.status = 'ok'"
+			    " ORDER BY r.seq")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (k + 1) * sizeof(*v));
+		struct db_pending_run *p = &v[k++];
+		p->id = sqlite3_column_int64(st, 0);
+		p->seq = sqlite3_column_int64(st, 1);
+		p->variant_id = sqlite3_column_int64(st, 2);
+		p->kernel_id = sqlite3_column_int64(st, 3);
+		p->repeat_idx = sqlite3_column_int(st, 4);
+		p->variant = col_text(st, 5);
+		p->cell = col_text(st, 6);
+		p->fs = col_text(st, 7);
+		p->params_json = col_text(st, 8);
+		p->image_path = col_text(st, 9);
+		p->modules_dir = col_text(st, 10);
+	}
+	if (r != SQLITE_DONE) {
+		r = db_fail(db, "pending runs");
+		db_pending_runs_free(v, k);
+	} else {
+		r = 0;
+		*out = v;
+		*n = k;
+		*total = (int)t;
+		*done = (int)d;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_pending_runs_free(struct db_pending_run *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].variant);
+		free(v[i].cell);
+		free(v[i].fs);
+		free(v[i].params_json);
+		free(v[i].image_path);
+		free(v[i].modules_dir);
+	}
+	free(v);
+}
+
+int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_variant_row *v = NULL;
+	size_t k = 0;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT id, idx, name, status, spec_json FROM variants"
+			    " WHERE job_id = ? ORDER BY idx")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (k + 1) * sizeof(*v));
+		v[k].id = sqlite3_column_int64(st, 0);
+		v[k].idx = sqlite3_column_int(st, 1);
+		v[k].name = col_text(st, 2);
+		v[k].status = col_text(st, 3);
+		v[k].spec_json = col_text(st, 4);
+		k++;
+	}
+	if (r != SQLITE_DONE) {
+		r = db_fail(db, "variants");
+		db_variant_rows_free(v, k);
+	} else {
+		r = 0;
+		*out = v;
+		*n = k;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_variant_rows_free(struct db_variant_row *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].status);
+		free(v[i].spec_json);
+	}
+	free(v);
+}
+
+int db_job_spec(struct db *db, int64_t job_id, char **out)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT spec_json FROM jobs WHERE id = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*out = col_text(st, 0);
+		r = *out ? 0 : -ENOENT;
+	} else {
+		r = r == SQLITE_DONE ? -ENOENT : db_fail(db, "job spec");
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_set_owner(struct db *db, int64_t job_id, const char *owner)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET owner = ? WHERE id = ?")))
+		return r;
+	db_bind_text_or_null(st, 1, owner);
+	sqlite3_bind_int64(st, 2, job_id);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, "set job owner");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT owner, status FROM jobs WHERE id = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*owner = col_text(st, 0);
+		*status = col_text(st, 1);
+		r = 0;
+	} else {
+		r = r == SQLITE_DONE ? -ENOENT : db_fail(db, "job owner");
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *ids = NULL;
+	size_t k = 0;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT id FROM jobs WHERE kind = 'compare' AND status = ?"
+			    " ORDER BY id LIMIT ?")))
+		return r;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, max);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		ids = xrealloc(ids, (k + 1) * sizeof(*ids));
+		ids[k++] = sqlite3_column_int64(st, 0);
+	}
+	if (r != SQLITE_DONE) {
+		free(ids);
+		r = db_fail(db, "jobs by status");
+	} else {
+		r = 0;
+		*out = ids;
+		*n = k;
+	}
+	sqlite3_finalize(st);
+	return r;
+}

@@ -1,0 +1,105 @@
+/* db_guest.c - the guest runner's queries (see db_guest.h). */
+#include <errno.h>
+#include <stdio.h>
+
+#include "db_guest.h"
+#include "db_internal.h"
+
+int db_kernel_prebuilt(struct db *db, int64_t *out_id, const char *image_path,
+		       const char *release, const char *modules_dir)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT id FROM kernels WHERE source = 'prebuilt' AND image_path = ?1"
+			    " AND release IS ?2 AND modules_dir IS ?3 ORDER BY id LIMIT 1")))
+		return r;
+	sqlite3_bind_text(st, 1, image_path, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 2, release);
+	db_bind_text_or_null(st, 3, modules_dir);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out_id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, "select kernel");
+	if ((r = db_prepare(db, &st,
+			    "INSERT INTO kernels (source, release, image_path, modules_dir,"
+			    " build_status) VALUES ('prebuilt', ?1, ?2, ?3, 'ok')")))
+		return r;
+	db_bind_text_or_null(st, 1, release);
+	sqlite3_bind_text(st, 2, image_path, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 3, modules_dir);
+	if (sqlite3_step(st) == SQLITE_DONE)
+		*out_id = sqlite3_last_insert_rowid(db->h);
+	else
+		r = db_fail(db, "insert kernel");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_run_set_guest(struct db *db, int64_t run_id, const char *accel,
+		     const char *console_log_path, int64_t kernel_id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE runs SET accel = coalesce(?1, accel),"
+			    " console_log_path = coalesce(?2, console_log_path),"
+			    " kernel_id = CASE WHEN ?3 > 0 THEN ?3 ELSE kernel_id END"
+			    " WHERE id = ?4")))
+		return r;
+	db_bind_text_or_null(st, 1, accel);
+	db_bind_text_or_null(st, 2, console_log_path);
+	sqlite3_bind_int64(st, 3, kernel_id);
+	sqlite3_bind_int64(st, 4, run_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = db_fail(db, "update run");
+	else if (sqlite3_changes(db->h) == 0)
+		r = -ENOENT;
+	sqlite3_finalize(st);
+	if (r || kernel_id <= 0)
+		return r;
+	if ((r = db_prepare(db, &st,
+			    "UPDATE variants SET kernel_id = ?1 WHERE kernel_id IS NULL"
+			    " AND id = (SELECT variant_id FROM runs WHERE id = ?2)")))
+		return r;
+	sqlite3_bind_int64(st, 1, kernel_id);
+	sqlite3_bind_int64(st, 2, run_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = db_fail(db, "update variant");
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int set_text(struct db *db, int64_t run_id, const char *sql, const char *text)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, sql)))
+		return r;
+	db_bind_text_or_null(st, 1, text);
+	sqlite3_bind_int64(st, 2, run_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = db_fail(db, "update run");
+	else if (sqlite3_changes(db->h) == 0)
+		r = -ENOENT;
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json)
+{
+	return set_text(db, run_id, "UPDATE runs SET guest_json = ?1 WHERE id = ?2", json);
+}
+
+int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail)
+{
+	return set_text(db, run_id, "UPDATE runs SET console_tail = ?1 WHERE id = ?2", tail);
+}

@@ -1,0 +1,35 @@
+/* db_guest.h - what the guest runner stores about a run besides its records
+ * (db_guest.c): accelerator, console log and tail, the prebuilt kernel.
+ * Same rules as db.h: 0 or -errno, db_errmsg() says why.
+ */
+#ifndef KC_DB_GUEST_H
+#define KC_DB_GUEST_H
+
+#include <stdint.h>
+
+#include "db.h"
+
+/*
+ * db_kernel_prebuilt - id of the kernels row (source 'prebuilt') for the
+ * image at image_path, inserting it (with release and modules_dir, either
+ * may be NULL) when there is none.
+ */
+int db_kernel_prebuilt(struct db *db, int64_t *out_id, const char *image_path,
+		       const char *release, const char *modules_dir);
+
+/*
+ * db_run_set_guest - record how a run is booted: accel ("kvm", "tcg"),
+ * console_log_path, and kernel_id (0: leave as is; also set on the run's
+ * variant when it has none). -ENOENT when the run does not exist.
+ */
+int db_run_set_guest(struct db *db, int64_t run_id, const char *accel,
+		     const char *console_log_path, int64_t kernel_id);
+
+/* db_run_set_guest_json - store how the run's guest was booted (a JSON
+ * object as text; schema/003_guest.sql lists its fields). */
+int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json);
+
+/* db_run_set_console_tail - keep the console's last lines with the run. */
+int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail);
+
+#endif

@@ -1,0 +1,87 @@
+/* db_tokens.c - API tokens in the store: names and sha256 hashes only
+ * (schema/001's tokens table; see db_api.h and token.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_api.h"
+#include "db_internal.h"
+
+int db_token_add(struct db *db, const char *name, const char *hash_hex)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "INSERT INTO tokens (name, hash) VALUES (?, ?)")))
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, hash_hex, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		r = db_fail(db, "insert token");
+		if ((sqlite3_extended_errcode(db->h) & 0xff) == SQLITE_CONSTRAINT) {
+			snprintf(db->err, sizeof(db->err), "a token named '%s' already exists", name);
+			r = -EEXIST;
+		}
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_token_find(struct db *db, char *name, size_t size, const char *hash_hex)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	if ((r = db_prepare(db, &st, "SELECT name FROM tokens WHERE hash = ?")))
+		return r;
+	sqlite3_bind_text(st, 1, hash_hex, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(name, size, "%s", sqlite3_column_text(st, 0));
+	else
+		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, "find token");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_token_list(struct db *db, json_t **out)
+{
+	sqlite3_stmt *st = NULL;
+	json_t *a = json_array();
+	int r, rc;
+
+	if ((r = db_prepare(db, &st, "SELECT name, created_at FROM tokens ORDER BY id"))) {
+		json_decref(a);
+		return r;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, json_pack("{s:s, s:s}",
+			"name", (const char *)sqlite3_column_text(st, 0),
+			"created_at", (const char *)sqlite3_column_text(st, 1)));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		json_decref(a);
+		return db_fail(db, "list tokens");
+	}
+	*out = a;
+	return 0;
+}
+
+int db_token_remove(struct db *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "DELETE FROM tokens WHERE name = ?")))
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = db_fail(db, "remove token");
+	else if (sqlite3_changes(db->h) == 0) {
+		snprintf(db->err, sizeof(db->err), "no token named '%s'", name);
+		r = -ENOENT;
+	}
+	sqlite3_finalize(st);
+	return r;
+}

@@ -1,0 +1,71 @@
+/* gzip.c - see gzip.h: zlib's inflate with a cap on the output. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "gzip.h"
+
+int gzip_inflate(struct buf *out, const void *data, size_t len, size_t max_bytes,
+		 char *msg, size_t msglen)
+{
+	z_stream zs;
+	unsigned char chunk[65536];
+	size_t total = 0;
+	int zr, r = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	/* 16 + MAX_WBITS: gzip wrapper only (RFC 1952) */
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
+		snprintf(msg, msglen, "cannot start zlib's inflate");
+		return -ENOMEM;
+	}
+	zs.next_in = (unsigned char *)data;
+	zs.avail_in = (uInt)len;
+	if (len > 0xffffffffu) {
+		snprintf(msg, msglen, "body too large to inflate");
+		r = -EFBIG;
+		goto out;
+	}
+	for (;;) {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zr = inflate(&zs, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+			snprintf(msg, msglen, "not a valid gzip stream: %s", zs.msg ? zs.msg : "zlib error");
+			r = -EINVAL;
+			goto out;
+		}
+		size_t n = sizeof(chunk) - zs.avail_out;
+		if (total + n > max_bytes) {
+			snprintf(msg, msglen, "inflates to more than %zu bytes", max_bytes);
+			r = -EFBIG;
+			goto out;
+		}
+		if (n && buf_append(out, chunk, n)) {
+			snprintf(msg, msglen, "inflates to more than the buffer's limit");
+			r = -EFBIG;
+			goto out;
+		}
+		total += n;
+		if (zr == Z_STREAM_END) {
+			if (!zs.avail_in)
+				break;
+			/* another gzip member follows */
+			if (inflateReset(&zs) != Z_OK) {
+				snprintf(msg, msglen, "cannot restart zlib's inflate");
+				r = -EINVAL;
+				goto out;
+			}
+			continue;
+		}
+		if (zr == Z_BUF_ERROR || (!zs.avail_in && n == 0)) {
+			snprintf(msg, msglen, "truncated gzip stream");
+			r = -EINVAL;
+			goto out;
+		}
+	}
+out:
+	inflateEnd(&zs);
+	return r;
+}

@@ -1,0 +1,20 @@
+/* gzip.h - inflating gzip'd request bodies (agents' record batches). zlib
+ * behind one call: gzip.c is the server's only file including <zlib.h>. */
+#ifndef KC_GZIP_H
+#define KC_GZIP_H
+
+#include <stddef.h>
+
+#include "util.h"
+
+/*
+ * gzip_inflate - append the inflated bytes of the gzip stream data (len
+ * bytes; RFC 1952, concatenated members allowed) to out, at most
+ * max_bytes of them. Returns 0, -EFBIG when the output would exceed
+ * max_bytes (a zip bomb is cut off there, not inflated), or -EINVAL when
+ * data is not gzip or is corrupt or truncated (msg, size msglen, says how).
+ */
+int gzip_inflate(struct buf *out, const void *data, size_t len, size_t max_bytes,
+		 char *msg, size_t msglen);
+
+#endif

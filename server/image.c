@@ -1,0 +1,774 @@
+/* image.c - build and cache the guest initramfs; compose the kernel command
+ * line that carries a run's settings to /init (see image.h). */
+#define LOG_MODULE "image"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "image.h"
+#include "log.h"
+#include "util.h"
+
+/* Bump when the image layout changes, so old cached images are not used. */
+#define IMAGE_FORMAT 1
+
+const char *const image_filesystems[] = { "ext4", "xfs", "btrfs", NULL };
+
+/* crc32c-intel: libcrc32c asks for "crc32c" through the crypto API (a soft
+ * dependency, not in modules.dep); without it the generic C version runs. */
+const char *const image_wanted_modules[] = {
+	"*:virtio_pci", "*:virtio_console", "*:virtio_blk",
+	"ext4:crc32c_intel", "ext4:ext4",
+	"xfs:crc32c_intel", "xfs:xfs",
+	"btrfs:crc32c_intel", "btrfs:btrfs",
+	NULL,
+};
+
+static const char *const mkfs_tools[] = { "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", NULL };
+
+__attribute__((format(printf, 4, 5)))
+static int fail(char *err, size_t size, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (size) {
+		va_start(ap, fmt);
+		vsnprintf(err, size, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+char *image_default_agent(void)
+{
+	const char *env = getenv("KCANARY_AGENT");
+	char self[4096];
+	ssize_t n;
+
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return xstrdup("kcanary-agent");
+	self[n] = '\0';
+	*(strrchr(self, '/') + 1) = '\0';
+	return xasprintf("%skcanary-agent", self);
+}
+
+/* ---- kernel release from the bzImage header ---- */
+
+int image_kernel_release(char *out, size_t size, const char *path,
+			 char *err, size_t err_size)
+{
+	unsigned char hdr[0x240];
+	char ver[128];
+	ssize_t n;
+	int fd, r = 0;
+	unsigned off;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, err_size, -errno, "cannot open kernel image '%s': %s",
+			    path, strerror(errno));
+	n = pread(fd, hdr, sizeof(hdr), 0);
+	if (n < (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4)) {
+		r = fail(err, err_size, -EINVAL,
+			 "kernel image '%s' is not a bzImage: no 'HdrS' setup header at offset 0x202",
+			 path);
+		goto out;
+	}
+	off = (unsigned)(hdr[0x20e] | hdr[0x20f] << 8);
+	n = off ? pread(fd, ver, sizeof(ver) - 1, off + 0x200) : 0;
+	off += 0x200;
+	if (n <= 0) {
+		r = fail(err, err_size, -EINVAL,
+			 "kernel image '%s' is truncated: no version string at offset 0x%x",
+			 path, off);
+		goto out;
+	}
+	ver[n] = '\0';
+	ver[strcspn(ver, " ")] = '\0';
+	if (!ver[0]) {
+		r = fail(err, err_size, -EINVAL,
+			 "kernel image '%s' has an empty version string at offset 0x%x",
+			 path, off);
+		goto out;
+	}
+	snprintf(out, size, "%s", ver);
+out:
+	close(fd);
+	return r;
+}
+
+/* ---- command line ---- */
+
+static bool safe_byte(unsigned char c, bool list_item)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return true;
+	if (c == ',' && !list_item)
+		return true;
+	return strchr("._:/+=@^-", c) && c;
+}
+
+static void encode(struct buf *b, const char *s, bool list_item)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (safe_byte(*p, list_item))
+			buf_append(b, p, 1);
+		else
+			buf_printf(b, "%%%02X", *p);
+	}
+}
+
+static int add_list(struct buf *b, const char *name, const char *const *items,
+		    char *err, size_t err_size)
+{
+	if (!items || !items[0])
+		return 0;
+	buf_printf(b, " kc.%s=", name);
+	for (size_t i = 0; items[i]; i++) {
+		const char *eq = strchr(items[i], '=');
+
+		if (!eq || eq == items[i])
+			return fail(err, err_size, -EINVAL,
+				    "%s setting '%s' is not key=value", name, items[i]);
+		if (i)
+			buf_puts(b, ",");
+		encode(b, items[i], true);
+	}
+	return 0;
+}
+
+int image_cmdline(char **out, const struct guest_settings *s,
+		  char *err, size_t err_size)
+{
+	struct buf b = BUF_INIT;
+	const char *fs = s->fs ? s->fs : "ext4";
+	bool known = false;
+	int r;
+
+	for (size_t i = 0; image_filesystems[i]; i++)
+		known |= !strcmp(fs, image_filesystems[i]);
+	if (!known)
+		return fail(err, err_size, -EINVAL,
+			    "unknown filesystem '%s': expected ext4, xfs or btrfs", fs);
+	/* panic=-1: reboot at once on a panic, which the domain turns into
+	 * a stop (on_reboot=destroy); the console keeps the panic text. */
+	buf_puts(&b, "console=ttyS0 panic=-1 rdinit=/init");
+	buf_printf(&b, " kc.fs=%s", fs);
+	if (s->mkfs_opts && *s->mkfs_opts) {
+		buf_puts(&b, " kc.mkfs=");
+		encode(&b, s->mkfs_opts, false);
+	}
+	if (s->mount_opts && *s->mount_opts) {
+		buf_puts(&b, " kc.mnt=");
+		encode(&b, s->mount_opts, false);
+	}
+	if ((r = add_list(&b, "sysctl", s->sysctls, err, err_size)))
+		goto out;
+	buf_puts(&b, " kc.workload=");
+	encode(&b, s->workload ? s->workload : "wb-handover", false);
+	if ((r = add_list(&b, "knobs", s->knobs, err, err_size)))
+		goto out;
+	buf_puts(&b, " kc.port=");
+	encode(&b, s->port ? s->port : "kcanary", false);
+	if (s->extra && *s->extra)
+		buf_printf(&b, " %s", s->extra);
+	if (b.len >= IMAGE_CMDLINE_MAX) {
+		r = fail(err, err_size, -E2BIG,
+			 "kernel command line is %zu bytes, longer than the kernel's %d: fewer or shorter knobs",
+			 b.len, IMAGE_CMDLINE_MAX - 1);
+		goto out;
+	}
+	*out = buf_detach(&b);
+	return 0;
+out:
+	buf_release(&b);
+	return r;
+}
+
+/* ---- modules ---- */
+
+struct mod {
+	char *path;     /* as in modules.dep, relative to modules_dir */
+	char *name;     /* base name without .ko*, '-' as '_' */
+	char **deps;    /* indexes into the table, as names */
+	size_t ndeps;
+};
+
+static char *mod_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char *name = xstrdup(base ? base + 1 : path);
+	char *ko = strstr(name, ".ko");
+
+	if (ko)
+		*ko = '\0';
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+static void mods_free(struct mod *mods, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(mods[i].path);
+		free(mods[i].name);
+		for (size_t j = 0; j < mods[i].ndeps; j++)
+			free(mods[i].deps[j]);
+		free(mods[i].deps);
+	}
+	free(mods);
+}
+
+static int mods_parse(struct mod **out, size_t *out_n, const char *dep_path,
+		      char *err, size_t err_size)
+{
+	char *text = NULL, *save = NULL, *line;
+	struct mod *mods = NULL;
+	size_t n = 0, cap = 0, line_no = 0;
+	int r;
+
+	if ((r = read_file(&text, NULL, dep_path, 64 << 20)))
+		return fail(err, err_size, r, "cannot read '%s': %s", dep_path, strerror(-r));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *tok, *s2 = NULL;
+		struct mod *m;
+
+		line_no++;
+		if (!colon) {
+			r = fail(err, err_size, -EINVAL,
+				 "%s:%zu: expected 'path: deps...', got '%.60s'",
+				 dep_path, line_no, line);
+			goto out;
+		}
+		*colon = '\0';
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			mods = xrealloc(mods, cap * sizeof(*mods));
+		}
+		m = &mods[n++];
+		memset(m, 0, sizeof(*m));
+		m->path = xstrdup(line);
+		m->name = mod_name(line);
+		for (tok = strtok_r(colon + 1, " \t", &s2); tok; tok = strtok_r(NULL, " \t", &s2)) {
+			m->deps = xrealloc(m->deps, (m->ndeps + 1) * sizeof(*m->deps));
+			m->deps[m->ndeps++] = mod_name(tok);
+		}
+	}
+	*out = mods;
+	*out_n = n;
+	mods = NULL;
+	r = 0;
+out:
+	if (mods)
+		mods_free(mods, n);
+	free(text);
+	return r;
+}
+
+static struct mod *mods_find(struct mod *mods, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(mods[i].name, name))
+			return &mods[i];
+	return NULL;
+}
+
+struct order {
+	struct buf text;
+	char **sources;
+	size_t nsources;
+	const char *modules_dir;
+	char **done;        /* "tag:name" already emitted */
+	size_t ndone;
+};
+
+static bool order_has(struct order *o, const char *tag, const char *name)
+{
+	size_t tl = strlen(tag);
+
+	for (size_t i = 0; i < o->ndone; i++)
+		if (!strncmp(o->done[i], tag, tl) && o->done[i][tl] == ':' &&
+		    !strcmp(o->done[i] + tl + 1, name))
+			return true;
+	return false;
+}
+
+static void order_visit(struct order *o, struct mod *mods, size_t n,
+			const char *tag, struct mod *m, int depth)
+{
+	const char *base;
+	char *file, *ko;
+
+	if (depth > 64 || order_has(o, tag, m->name) ||
+	    (strcmp(tag, "*") && order_has(o, "*", m->name)))
+		return;
+	o->done = xrealloc(o->done, (o->ndone + 1) * sizeof(*o->done));
+	o->done[o->ndone++] = xasprintf("%s:%s", tag, m->name);
+	for (size_t i = 0; i < m->ndeps; i++) {
+		struct mod *d = mods_find(mods, n, m->deps[i]);
+		if (d)
+			order_visit(o, mods, n, tag, d, depth + 1);
+	}
+	base = strrchr(m->path, '/');
+	file = xstrdup(base ? base + 1 : m->path);
+	ko = strstr(file, ".ko");
+	if (ko)
+		ko[3] = '\0';
+	buf_printf(&o->text, "%s %s\n", tag, file);
+	free(file);
+	o->sources = xrealloc(o->sources, (o->nsources + 2) * sizeof(*o->sources));
+	o->sources[o->nsources++] = xasprintf("%s/%s", o->modules_dir, m->path);
+	o->sources[o->nsources] = NULL;
+}
+
+int image_module_order(char **out, char ***sources, const char *modules_dir,
+		       const char *const *wanted, char *err, size_t err_size)
+{
+	struct order o = { .text = BUF_INIT, .modules_dir = modules_dir };
+	struct mod *mods = NULL;
+	size_t n = 0;
+	char *dep_path = xasprintf("%s/modules.dep", modules_dir);
+	int r;
+
+	if ((r = mods_parse(&mods, &n, dep_path, err, err_size)))
+		goto out;
+	for (size_t i = 0; wanted[i]; i++) {
+		const char *colon = strchr(wanted[i], ':');
+		char *tag, *name;
+		struct mod *m;
+
+		if (!colon) {
+			r = fail(err, err_size, -EINVAL, "wanted module '%s' is not TAG:module",
+				 wanted[i]);
+			goto out;
+		}
+		tag = xstrndup(wanted[i], (size_t)(colon - wanted[i]));
+		name = mod_name(colon + 1);
+		m = mods_find(mods, n, name);
+		if (m)
+			order_visit(&o, mods, n, tag, m, 0);
+		else
+			log_debug("module '%s' is not in %s: built in or absent", name, dep_path);
+		free(tag);
+		free(name);
+	}
+	*out = buf_detach(&o.text);
+	if (sources) {
+		if (!o.sources)
+			o.sources = xcalloc(1, sizeof(*o.sources));
+		*sources = o.sources;
+		o.sources = NULL;
+	}
+	r = 0;
+out:
+	buf_release(&o.text);
+	for (size_t i = 0; o.sources && o.sources[i]; i++)
+		free(o.sources[i]);
+	free(o.sources);
+	for (size_t i = 0; i < o.ndone; i++)
+		free(o.done[i]);
+	free(o.done);
+	if (mods)
+		mods_free(mods, n);
+	free(dep_path);
+	return r;
+}
+
+/* ---- the image's file list ---- */
+
+enum entry_kind { ENTRY_COPY, ENTRY_TEXT, ENTRY_MODULE };
+
+struct entry {
+	enum entry_kind kind;
+	char *dst;           /* path inside the image, no leading slash */
+	char *src;           /* host path (COPY, MODULE) */
+	char *text;          /* contents (TEXT) */
+	unsigned mode;
+};
+
+struct entries {
+	struct entry *v;
+	size_t n;
+};
+
+static void entries_add(struct entries *e, enum entry_kind kind, const char *dst,
+			const char *src, const char *text, unsigned mode)
+{
+	struct entry *x;
+
+	while (*dst == '/')
+		dst++;
+	for (size_t i = 0; i < e->n; i++)
+		if (!strcmp(e->v[i].dst, dst))
+			return;
+	e->v = xrealloc(e->v, (e->n + 1) * sizeof(*e->v));
+	x = &e->v[e->n++];
+	x->kind = kind;
+	x->dst = xstrdup(dst);
+	x->src = src ? xstrdup(src) : NULL;
+	x->text = text ? xstrdup(text) : NULL;
+	x->mode = mode;
+}
+
+static void entries_free(struct entries *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->v[i].dst);
+		free(e->v[i].src);
+		free(e->v[i].text);
+	}
+	free(e->v);
+}
+
+/* Find an executable by name in the usual sbin/bin directories. */
+static char *find_tool(const char *name)
+{
+	static const char *const dirs[] = { "/usr/sbin", "/sbin", "/usr/bin", "/bin", NULL };
+
+	for (size_t i = 0; dirs[i]; i++) {
+		char *p = xasprintf("%s/%s", dirs[i], name);
+		if (access(p, X_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* Add the shared libraries `ldd` lists for bin (nothing for static ones). */
+static int add_ldd_closure(struct entries *e, const char *bin, char *err, size_t err_size)
+{
+	char *cmd, line[1024];
+	FILE *p;
+	int st;
+
+	if (strchr(bin, '\''))
+		return fail(err, err_size, -EINVAL, "path '%s' has a quote", bin);
+	cmd = xasprintf("ldd '%s' 2>&1", bin);
+	p = popen(cmd, "r");
+	free(cmd);
+	if (!p)
+		return fail(err, err_size, -errno, "cannot run ldd: %s", strerror(errno));
+	while (fgets(line, sizeof(line), p)) {
+		char *path = strstr(line, "=> /"), *end;
+
+		if (path)
+			path += 3;
+		else if ((path = strchr(line, '/')) && path > line &&
+			 strspn(line, " \t") != (size_t)(path - line))
+			path = NULL;
+		if (!path)
+			continue;
+		end = strstr(path, " (");
+		if (!end)
+			end = path + strcspn(path, "\n");
+		*end = '\0';
+		entries_add(e, ENTRY_COPY, path, path, NULL, 0755);
+	}
+	st = pclose(p);
+	/* ldd exits 1 for a static binary ("not a dynamic executable"). */
+	if (st == -1)
+		return fail(err, err_size, -EIO, "ldd '%s' failed", bin);
+	return 0;
+}
+
+static int add_binary(struct entries *e, const char *src, const char *dst,
+		      char *err, size_t err_size)
+{
+	if (access(src, X_OK))
+		return fail(err, err_size, -ENOENT, "cannot use '%s' in the guest image: %s",
+			    src, strerror(errno));
+	entries_add(e, ENTRY_COPY, dst, src, NULL, 0755);
+	return add_ldd_closure(e, src, err, err_size);
+}
+
+static int collect(struct entries *e, const struct image_spec *spec,
+		   char *err, size_t err_size)
+{
+	const char *busybox = spec->busybox_path ? spec->busybox_path : "/bin/busybox";
+	char *init = NULL, *order = NULL, **sources = NULL;
+	int r = 0;
+
+	if (spec->init_path) {
+		if ((r = read_file(&init, NULL, spec->init_path, 1 << 20)))
+			return fail(err, err_size, r, "cannot read init script '%s': %s",
+				    spec->init_path, strerror(-r));
+		entries_add(e, ENTRY_TEXT, "init", NULL, init, 0755);
+		free(init);
+	} else {
+		entries_add(e, ENTRY_TEXT, "init", NULL, image_init_script, 0755);
+	}
+	if (access(busybox, X_OK))
+		return fail(err, err_size, -ENOENT,
+			    "no busybox at '%s' (Debian: apt-get install busybox-static)", busybox);
+	entries_add(e, ENTRY_COPY, "bin/busybox", busybox, NULL, 0755);
+	if ((r = add_ldd_closure(e, busybox, err, err_size)))
+		return r;
+	if ((r = add_binary(e, spec->agent_path, "bin/kcanary-agent", err, err_size)))
+		return r;
+	for (size_t i = 0; mkfs_tools[i]; i++) {
+		char *p = find_tool(mkfs_tools[i]), *dst;
+
+		if (!p)
+			return fail(err, err_size, -ENOENT,
+				    "'%s' not found (Debian: apt-get install e2fsprogs xfsprogs btrfs-progs)",
+				    mkfs_tools[i]);
+		dst = xasprintf("sbin/%s", mkfs_tools[i]);
+		r = add_binary(e, p, dst, err, err_size);
+		free(dst);
+		free(p);
+		if (r)
+			return r;
+	}
+	if (access("/etc/mke2fs.conf", R_OK) == 0)
+		entries_add(e, ENTRY_COPY, "etc/mke2fs.conf", "/etc/mke2fs.conf", NULL, 0644);
+	if (spec->modules_dir) {
+		if ((r = image_module_order(&order, &sources, spec->modules_dir,
+					    image_wanted_modules, err, err_size)))
+			return r;
+		entries_add(e, ENTRY_TEXT, "lib/modules/kc/order", NULL, order, 0644);
+		for (size_t i = 0; sources[i]; i++) {
+			const char *base = strrchr(sources[i], '/') + 1;
+			char *file = xstrdup(base), *dst;
+
+			file[strstr(file, ".ko") + 3 - file] = '\0';
+			dst = xasprintf("lib/modules/kc/%s", file);
+			entries_add(e, ENTRY_MODULE, dst, sources[i], NULL, 0644);
+			free(dst);
+			free(file);
+			free(sources[i]);
+		}
+		free(sources);
+		free(order);
+	}
+	return 0;
+}
+
+/* FNV-1a, 64 bit (http://www.isthe.com/chongo/tech/comp/fnv/): a cache
+ * key, not a security hash. */
+static void fnv(uint64_t *h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++) {
+		*h ^= p[i];
+		*h *= 0x100000001b3ULL;
+	}
+}
+
+static int hash_file(uint64_t *h, const char *path)
+{
+	char chunk[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		fnv(h, chunk, (size_t)n);
+	close(fd);
+	return n < 0 ? -EIO : 0;
+}
+
+static int run_cmd(const char *const argv[], const char *out_path)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		if (out_path) {
+			int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || dup2(fd, 1) < 0)
+				_exit(127);
+		}
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+static int write_text(const char *path, const char *text, unsigned mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	size_t len = strlen(text);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static int parent_dir(const char *path)
+{
+	char *d = xstrdup(path), *slash = strrchr(d, '/');
+	int r = 0;
+
+	if (slash) {
+		*slash = '\0';
+		r = mkdir_p(d, 0755);
+	}
+	free(d);
+	return r;
+}
+
+static int stage_entry(const char *stage, const struct entry *x, char *err, size_t err_size)
+{
+	char *dst = xasprintf("%s/%s", stage, x->dst);
+	int r;
+
+	if ((r = parent_dir(dst)))
+		goto out;
+	switch (x->kind) {
+	case ENTRY_TEXT:
+		r = write_text(dst, x->text, x->mode);
+		break;
+	case ENTRY_COPY: {
+		const char *argv[] = { "cp", "-L", "--", x->src, dst, NULL };
+		r = run_cmd(argv, NULL);
+		break;
+	}
+	case ENTRY_MODULE: {
+		const char *tool = strstr(x->src, ".ko.xz") ? "xz" :
+				   strstr(x->src, ".ko.zst") ? "zstd" :
+				   strstr(x->src, ".ko.gz") ? "gzip" : NULL;
+		if (tool) {
+			const char *argv[] = { tool, "-dc", "--", x->src, NULL };
+			r = run_cmd(argv, dst);
+		} else {
+			const char *argv[] = { "cp", "-L", "--", x->src, dst, NULL };
+			r = run_cmd(argv, NULL);
+		}
+		break;
+	}
+	}
+	if (!r && chmod(dst, x->mode))
+		r = -errno;
+out:
+	if (r)
+		fail(err, err_size, r, "cannot put '%s' into the guest image as '/%s': %s",
+		     x->src ? x->src : "(text)", x->dst,
+		     r == -EIO ? "the copy or decompression failed" : strerror(-r));
+	free(dst);
+	return r;
+}
+
+int image_build(char **out_path, const struct image_spec *spec,
+		char *err, size_t err_size)
+{
+	struct entries e = { 0 };
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char *dir = NULL, *final = NULL, *stage = NULL, *tmp = NULL, *cmd = NULL;
+	int format = IMAGE_FORMAT, r;
+
+	if (!spec->agent_path)
+		return fail(err, err_size, -EINVAL, "no agent binary given for the guest image");
+	if ((r = collect(&e, spec, err, err_size)))
+		goto out;
+	fnv(&h, &format, sizeof(format));
+	for (size_t i = 0; i < e.n; i++) {
+		fnv(&h, e.v[i].dst, strlen(e.v[i].dst) + 1);
+		if (e.v[i].kind == ENTRY_TEXT) {
+			fnv(&h, e.v[i].text, strlen(e.v[i].text));
+		} else if ((r = hash_file(&h, e.v[i].src))) {
+			fail(err, err_size, r, "cannot read '%s' for the guest image: %s",
+			     e.v[i].src, strerror(-r));
+			goto out;
+		}
+	}
+	dir = xasprintf("%s/images", spec->home);
+	final = xasprintf("%s/%016llx.cpio.gz", dir, (unsigned long long)h);
+	if (access(final, R_OK) == 0) {
+		log_debug("guest image %s is cached", final);
+		goto done;
+	}
+	if ((r = mkdir_p(dir, 0755))) {
+		fail(err, err_size, r, "cannot create '%s': %s", dir, strerror(-r));
+		goto out;
+	}
+	if (strchr(dir, '\'')) {
+		r = fail(err, err_size, -EINVAL, "image directory '%s' has a quote", dir);
+		goto out;
+	}
+	stage = xasprintf("%s/stage.XXXXXX", dir);
+	if (!mkdtemp(stage)) {
+		r = fail(err, err_size, -errno, "cannot create a staging directory in '%s': %s",
+			 dir, strerror(errno));
+		free(stage);
+		stage = NULL;
+		goto out;
+	}
+	log_info("building guest image %s (%zu files)", final, e.n);
+	for (size_t i = 0; i < e.n; i++)
+		if ((r = stage_entry(stage, &e.v[i], err, err_size)))
+			goto out;
+	{
+		static const char *const dirs[] = { "proc", "sys", "dev", "tmp", "mnt", "sbin", "usr", NULL };
+		for (size_t i = 0; dirs[i]; i++) {
+			char *d = xasprintf("%s/%s", stage, dirs[i]);
+			mkdir_p(d, 0755);
+			free(d);
+		}
+	}
+	/* The kernel opens /dev/console before /init runs; without the node
+	 * init has no stdout (devtmpfs is mounted only later, by /init). */
+	{
+		char *con = xasprintf("%s/dev/console", stage), *nul = xasprintf("%s/dev/null", stage);
+		int a = mknod(con, S_IFCHR | 0600, makedev(5, 1));
+		int b = a ? a : mknod(nul, S_IFCHR | 0666, makedev(1, 3));
+		free(con);
+		free(nul);
+		if (a || b) {
+			r = fail(err, err_size, -errno,
+				 "cannot create /dev/console in the guest image (mknod needs root): %s",
+				 strerror(errno));
+			goto out;
+		}
+	}
+	tmp = xasprintf("%s.tmp.%d", final, (int)getpid());
+	cmd = xasprintf("cd '%s' && find . -mindepth 1 | LC_ALL=C sort | "
+			"cpio -o -H newc -R 0:0 --quiet | gzip -1 > '%s'", stage, tmp);
+	if (system(cmd) != 0) {
+		r = fail(err, err_size, -EIO, "cannot pack the guest image: '%s' failed", cmd);
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, final)) {
+		r = fail(err, err_size, -errno, "cannot rename '%s' to '%s': %s", tmp, final,
+			 strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+done:
+	*out_path = final;
+	final = NULL;
+	r = 0;
+out:
+	if (stage) {
+		const char *argv[] = { "rm", "-rf", "--", stage, NULL };
+		run_cmd(argv, NULL);
+	}
+	entries_free(&e);
+	free(dir);
+	free(final);
+	free(stage);
+	free(tmp);
+	free(cmd);
+	return r;
+}

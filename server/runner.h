@@ -1,0 +1,101 @@
+/* runner.h - boot one run in one guest and store what it sends.
+ *
+ * runner_run() takes a pending run from the store, makes its scratch disk
+ * and channel socket, starts a transient domain (vm.h) with the kernel and
+ * the guest image (image.h), connects to the agent's channel at once and
+ * feeds every byte to the store (ingest.h) as it arrives, and ends the run
+ * when the guest stops, when libvirt reports it paused (an emulation
+ * failure: the run fails at once as 'paused'), when the watchdog fires
+ * (destroyed; 'timeout', or 'kernel-panic' when the console shows one), or
+ * when the coordinator is interrupted (SIGINT/SIGTERM; 'interrupted').
+ * On every path the domain is destroyed, the scratch disk and socket are
+ * removed, and the console log is kept under $KCANARY_HOME/runs/<id>/ with
+ * its last RUNNER_TAIL_LINES lines stored in runs.console_tail.
+ */
+#ifndef KC_RUNNER_H
+#define KC_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "vm.h"
+
+#define RUNNER_TAIL_LINES 200
+
+struct runner_opts {
+	const char *uri;             /* libvirt URI, NULL: vm_default_uri() */
+	const char *home;            /* $KCANARY_HOME: runs/<id>/ goes there */
+	const char *kernel;          /* bzImage */
+	const char *initrd;          /* guest image (image_build) */
+	const char *cmdline;         /* image_cmdline() */
+	enum vm_accel accel;
+	unsigned vcpus;              /* 0: 2 */
+	uint64_t memory_mib;         /* 0: 2048 */
+	uint64_t disk_bytes;         /* scratch disk, sparse; 0: 4 GiB */
+	double watchdog_s;           /* from domain start to destroy; > 0 */
+	bool console;                /* copy the guest console to stderr live */
+	/* Called once the domain runs (for tests and benches: the name to
+	 * `virsh suspend`). May be NULL. */
+	void (*on_start)(const char *domain_name, void *arg);
+	void *on_start_arg;
+};
+
+struct runner_result {
+	char status[16];             /* as stored in runs.status */
+	char error[512];             /* as stored in runs.error, "" for none */
+	double boot_to_hello_s;      /* domain create to the hello record; < 0 none */
+	double wall_s;               /* domain create to the end of the run */
+	double create_mono_s;        /* clock_mono_s() when the create was asked; 0 none */
+	int64_t records;
+	int64_t samples;
+	int64_t probes;
+};
+
+/*
+ * runner_run - boot the run run_id (pending, in db) as opts says and wait
+ * for it to end. Returns 0 when the run was carried through and stored,
+ * whatever its status (see *out); a negative errno only when the store
+ * itself failed. out may not be NULL.
+ */
+int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
+	       const struct runner_opts *opts);
+
+/*
+ * runner_workload_s - how long wb-handover's phases take with these knobs
+ * (NULL-ended "key=value" list; the agent's defaults for the rest):
+ * old_s + settle_s + pod_hop + measure_s. A knob whose value is not a
+ * duration is reported in err (size bytes) and gives -EINVAL.
+ */
+int runner_workload_s(double *out, const char *const *knobs, char *err, size_t size);
+
+/* The setup allowance a watchdog adds to the workload's time: boot, mkfs
+ * and teardown, 180 s under TCG and 60 s with KVM. */
+double runner_setup_allowance_s(enum vm_accel accel);
+
+/*
+ * runner_signals_install - catch SIGINT and SIGTERM so that a running
+ * runner_run() tears its guest down and stores the run as 'interrupted'.
+ * A second signal gets the default action. runner_interrupted() says
+ * whether one arrived. Call from the main thread before runner_run().
+ */
+int runner_signals_install(void);
+bool runner_interrupted(void);
+
+/* runner_request_stop - as if SIGTERM had arrived: a running runner_run()
+ * tears its guest down and stores the run as 'interrupted'. For a thread
+ * that runs jobs inside `kcanary serve`, which takes the signals itself. */
+void runner_request_stop(void);
+
+/*
+ * runner_console_tail - the last nlines lines of the file at path, as a new
+ * string (at most the last 256 KiB are read). *out is NULL when the file is
+ * missing or empty. Returns 0 or -errno.
+ */
+int runner_console_tail(char **out, const char *path, int nlines);
+
+/* runner_find_panic - the "Kernel panic - not syncing: ..." line in text,
+ * copied to out (size bytes); false when there is none. */
+bool runner_find_panic(char *out, size_t size, const char *text);
+
+#endif

@@ -1,0 +1,60 @@
+/* token.c - API token secrets and their sha256 (see token.h). The only
+ * file that includes nettle. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <nettle/sha2.h>
+
+#include "token.h"
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+int token_generate(char *out, size_t size)
+{
+	uint8_t rnd[32];
+	size_t got = 0;
+
+	if (size < TOKEN_SECRET_LEN + 1)
+		return -EINVAL;
+	while (got < sizeof(rnd)) {
+		ssize_t n = getrandom(rnd + got, sizeof(rnd) - got, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		got += (size_t)n;
+	}
+	memcpy(out, "kct_", 4);
+	hex(out + 4, rnd, sizeof(rnd));
+	return 0;
+}
+
+void token_hash(char *out, const char *secret)
+{
+	struct sha256_ctx ctx;
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	size_t n;
+
+	while (*secret == ' ' || *secret == '\t')
+		secret++;
+	n = strlen(secret);
+	while (n && (secret[n - 1] == ' ' || secret[n - 1] == '\t' ||
+		     secret[n - 1] == '\r' || secret[n - 1] == '\n'))
+		n--;
+	sha256_init(&ctx);
+	sha256_update(&ctx, n, (const uint8_t *)secret);
+	sha256_digest(&ctx, sizeof(digest), digest);
+	hex(out, digest, sizeof(digest));
+}

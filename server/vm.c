@@ -1,0 +1,569 @@
+/* vm.c - the libvirt wrapper (see vm.h): the only file that includes
+ * libvirt. Turns libvirt errors into -errno plus one message, runs the
+ * event loop on its own thread, and queues lifecycle events per domain. */
+#define LOG_MODULE "vm"
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "log.h"
+#include "util.h"
+#include "vm.h"
+
+const char vm_tcg_warning[] =
+	"guests run under TCG (software emulation): timings are not performance numbers for this host";
+
+struct vm_domain {
+	struct vm_conn *conn;
+	virDomainPtr dom;
+	char *name;
+	int pipe[2];
+	struct vm_domain *next;
+};
+
+struct vm_conn {
+	virConnectPtr c;
+	int refs;                 /* the owner, and the event callback while registered */
+	int cb_id;
+	bool close_cb;
+	pthread_mutex_t lock;     /* guards doms (the event thread reads it) */
+	struct vm_domain *doms;
+};
+
+__attribute__((format(printf, 4, 5)))
+static int fail(char *err, size_t size, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (size) {
+		va_start(ap, fmt);
+		vsnprintf(err, size, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/* libvirt's last error on this thread, read at once. */
+static const char *virt_msg(void)
+{
+	const char *m = virGetLastErrorMessage();
+	return m ? m : "unknown libvirt error";
+}
+
+const char *vm_default_uri(void)
+{
+	const char *u = getenv("KCANARY_LIBVIRT_URI");
+	return u && *u ? u : "qemu:///system";
+}
+
+/* ---- accelerator ---- */
+
+const char *vm_accel_name(enum vm_accel accel)
+{
+	return accel == VM_ACCEL_KVM ? "kvm" : "tcg";
+}
+
+static char *rooted(const char *root, const char *path)
+{
+	return xasprintf("%s%s", root ? root : "", path);
+}
+
+static bool cpu_has_virt(const char *root)
+{
+	char *path = rooted(root, "/proc/cpuinfo"), *text = NULL, *line, *save = NULL;
+	bool found = false;
+
+	if (read_file(&text, NULL, path, 16 << 20) == 0) {
+		for (line = strtok_r(text, "\n", &save); line && !found;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (strncmp(line, "flags", 5))
+				continue;
+			found = strstr(line, " vmx") || strstr(line, " svm");
+		}
+	}
+	free(text);
+	free(path);
+	return found;
+}
+
+void vm_accel_probe(struct vm_accel_info *out, const char *root)
+{
+	const char *force = getenv("KCANARY_ACCEL");
+	char *kvm = rooted(root, "/dev/kvm"), *pvm = rooted(root, "/sys/module/kvm_pvm");
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	out->accel = VM_ACCEL_TCG;
+	if (force && (!strcmp(force, "kvm") || !strcmp(force, "tcg"))) {
+		out->accel = strcmp(force, "kvm") ? VM_ACCEL_TCG : VM_ACCEL_KVM;
+		snprintf(out->why, sizeof(out->why), "KCANARY_ACCEL=%s", force);
+	} else if (access(kvm, F_OK)) {
+		snprintf(out->why, sizeof(out->why), "no %s: no KVM on this host", kvm);
+	} else if (access(pvm, F_OK) == 0) {
+		snprintf(out->why, sizeof(out->why),
+			 "%s is PVM (kvm_pvm), a software hypervisor that cannot run a stock kernel",
+			 kvm);
+	} else if (!cpu_has_virt(root)) {
+		snprintf(out->why, sizeof(out->why),
+			 "no vmx or svm flag in /proc/cpuinfo: %s is not hardware KVM", kvm);
+	} else if ((fd = open(kvm, O_RDWR | O_CLOEXEC)) < 0) {
+		snprintf(out->why, sizeof(out->why), "cannot open %s: %s", kvm, strerror(errno));
+	} else {
+		close(fd);
+		out->accel = VM_ACCEL_KVM;
+		snprintf(out->why, sizeof(out->why), "hardware KVM (%s, vmx/svm)", kvm);
+	}
+	free(kvm);
+	free(pvm);
+}
+
+/* ---- domain XML ---- */
+
+static void xml_text(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': buf_puts(b, "&amp;"); break;
+		case '<': buf_puts(b, "&lt;"); break;
+		case '>': buf_puts(b, "&gt;"); break;
+		case '\'': buf_puts(b, "&apos;"); break;
+		case '"': buf_puts(b, "&quot;"); break;
+		default: buf_append(b, s, 1);
+		}
+	}
+}
+
+static void xml_line(struct buf *b, const char *before, const char *value, const char *after)
+{
+	buf_puts(b, before);
+	xml_text(b, value);
+	buf_puts(b, after);
+}
+
+int vm_domain_xml(char **out, const struct vm_spec *s, char *err, size_t err_size)
+{
+	struct buf b = BUF_INIT;
+	const struct { const char *name, *value; } req[] = {
+		{ "name", s->name }, { "kernel", s->kernel }, { "initrd", s->initrd },
+		{ "cmdline", s->cmdline }, { "disk_path", s->disk_path },
+		{ "console_path", s->console_path }, { "channel_path", s->channel_path },
+		{ "channel_name", s->channel_name },
+	};
+	bool kvm = s->accel == VM_ACCEL_KVM;
+
+	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++)
+		if (!req[i].value || !*req[i].value)
+			return fail(err, err_size, -EINVAL, "domain spec has no %s", req[i].name);
+	if (!s->vcpus || !s->memory_mib)
+		return fail(err, err_size, -EINVAL, "domain spec needs vcpus and memory (got %u, %llu MiB)",
+			    s->vcpus, (unsigned long long)s->memory_mib);
+	buf_printf(&b, "<domain type='%s'>\n", kvm ? "kvm" : "qemu");
+	xml_line(&b, "  <name>", s->name, "</name>\n");
+	buf_printf(&b, "  <memory unit='MiB'>%llu</memory>\n", (unsigned long long)s->memory_mib);
+	buf_printf(&b, "  <vcpu placement='static'>%u</vcpu>\n", s->vcpus);
+	buf_puts(&b, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n");
+	xml_line(&b, "    <kernel>", s->kernel, "</kernel>\n");
+	xml_line(&b, "    <initrd>", s->initrd, "</initrd>\n");
+	xml_line(&b, "    <cmdline>", s->cmdline, "</cmdline>\n");
+	buf_puts(&b, "  </os>\n  <features>\n    <acpi/>\n  </features>\n");
+	/* TCG: QEMU's "max" model (libvirt mode 'maximum'), since the default
+	 * qemu64 lacks SSE4.2 and friends that a stock kernel uses. */
+	buf_printf(&b, "  <cpu mode='%s' check='none'/>\n",
+		   kvm ? "host-passthrough" : "maximum");
+	buf_puts(&b, "  <clock offset='utc'/>\n"
+		 "  <on_poweroff>destroy</on_poweroff>\n"
+		 "  <on_reboot>destroy</on_reboot>\n"
+		 "  <on_crash>destroy</on_crash>\n"
+		 "  <devices>\n"
+		 "    <disk type='file' device='disk'>\n"
+		 "      <driver name='qemu' type='raw' cache='none' io='native'/>\n");
+	xml_line(&b, "      <source file='", s->disk_path, "'/>\n");
+	buf_puts(&b, "      <target dev='vda' bus='virtio'/>\n"
+		 "    </disk>\n"
+		 "    <serial type='file'>\n");
+	xml_line(&b, "      <source path='", s->console_path, "'/>\n");
+	buf_puts(&b, "      <target port='0'/>\n"
+		 "    </serial>\n"
+		 "    <channel type='unix'>\n");
+	xml_line(&b, "      <source mode='bind' path='", s->channel_path, "'/>\n");
+	xml_line(&b, "      <target type='virtio' name='", s->channel_name, "'/>\n");
+	buf_puts(&b, "    </channel>\n"
+		 "    <controller type='usb' model='none'/>\n"
+		 "    <memballoon model='none'/>\n"
+		 "  </devices>\n"
+		 "</domain>\n");
+	*out = buf_detach(&b);
+	return 0;
+}
+
+/* ---- event loop ---- */
+
+static pthread_once_t event_once = PTHREAD_ONCE_INIT;
+static int event_rc;
+
+static void virt_error_log(void *opaque, virErrorPtr e)
+{
+	(void)opaque;
+	/* Errors reach callers through virGetLastErrorMessage(); libvirt
+	 * would otherwise print each one to stderr as well. */
+	log_debug("libvirt: %s", e && e->message ? e->message : "?");
+}
+
+static void *event_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		if (virEventRunDefaultImpl() < 0)
+			log_warn("libvirt event loop: %s", virt_msg());
+	return NULL;
+}
+
+static void event_init(void)
+{
+	pthread_t t;
+
+	virSetErrorFunc(NULL, virt_error_log);
+	if (virInitialize() < 0 || virEventRegisterDefaultImpl() < 0) {
+		event_rc = -EIO;
+		return;
+	}
+	if (pthread_create(&t, NULL, event_thread, NULL)) {
+		event_rc = -EAGAIN;
+		return;
+	}
+	pthread_detach(t);
+}
+
+static void post(struct vm_domain *d, enum vm_event_kind kind, int detail)
+{
+	struct vm_event ev = { kind, detail };
+
+	if (write(d->pipe[1], &ev, sizeof(ev)) != (ssize_t)sizeof(ev))
+		log_warn("domain '%s': event queue full, event %d dropped", d->name, kind);
+}
+
+static int lifecycle_cb(virConnectPtr c, virDomainPtr dom, int event, int detail,
+			void *opaque)
+{
+	struct vm_conn *vc = opaque;
+	const char *name = virDomainGetName(dom);
+	enum vm_event_kind kind;
+
+	(void)c;
+	switch (event) {
+	case VIR_DOMAIN_EVENT_STARTED: kind = VM_EV_STARTED; break;
+	case VIR_DOMAIN_EVENT_SUSPENDED: kind = VM_EV_SUSPENDED; break;
+	case VIR_DOMAIN_EVENT_RESUMED: kind = VM_EV_RESUMED; break;
+	case VIR_DOMAIN_EVENT_STOPPED: kind = VM_EV_STOPPED; break;
+	case VIR_DOMAIN_EVENT_CRASHED: kind = VM_EV_STOPPED; break;
+	default: kind = VM_EV_OTHER;
+	}
+	pthread_mutex_lock(&vc->lock);
+	for (struct vm_domain *d = vc->doms; d && name; d = d->next)
+		if (!strcmp(d->name, name))
+			post(d, kind, detail);
+	pthread_mutex_unlock(&vc->lock);
+	return 0;
+}
+
+static void close_cb(virConnectPtr c, int reason, void *opaque)
+{
+	struct vm_conn *vc = opaque;
+
+	(void)c;
+	log_warn("libvirt connection closed (reason %d)", reason);
+	pthread_mutex_lock(&vc->lock);
+	for (struct vm_domain *d = vc->doms; d; d = d->next)
+		post(d, VM_EV_CONN_LOST, reason);
+	pthread_mutex_unlock(&vc->lock);
+}
+
+/* ---- connection ---- */
+
+/* The lifecycle callback may be running on the event thread while the
+ * owner closes the connection: libvirt calls cb_free once it never will
+ * again, and the last reference frees the struct. */
+static void conn_unref(struct vm_conn *c)
+{
+	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+	}
+}
+
+static void cb_free(void *opaque)
+{
+	conn_unref(opaque);
+}
+
+int vm_conn_open(struct vm_conn **out, const char *uri, char *err, size_t err_size)
+{
+	struct vm_conn *c;
+
+	pthread_once(&event_once, event_init);
+	if (event_rc)
+		return fail(err, err_size, event_rc, "cannot start libvirt's event loop: %s",
+			    virt_msg());
+	if (!uri)
+		uri = vm_default_uri();
+	c = xcalloc(1, sizeof(*c));
+	pthread_mutex_init(&c->lock, NULL);
+	c->refs = 1;
+	c->cb_id = -1;
+	c->c = virConnectOpen(uri);
+	if (!c->c) {
+		virErrorPtr e = virGetLastError();
+		bool refused = e && (e->code == VIR_ERR_SYSTEM_ERROR || e->code == VIR_ERR_NO_CONNECT);
+		int r = fail(err, err_size, refused ? -ECONNREFUSED : -EIO,
+			     "cannot connect to libvirt at '%s': %s%s", uri, virt_msg(),
+			     refused ? "\nhint: start a daemon with 'sudo tools/libvirtd-up.sh' "
+				       "(README.md, \"Guests and libvirt\")" : "");
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return r;
+	}
+	/* Keepalive lets a dead daemon be noticed (close callback). */
+	virConnectSetKeepAlive(c->c, 5, 3);
+	__atomic_add_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
+	c->cb_id = virConnectDomainEventRegisterAny(c->c, NULL, VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+						    VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), c, cb_free);
+	if (c->cb_id < 0) {
+		__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
+		int r = fail(err, err_size, -EIO, "cannot subscribe to domain events at '%s': %s",
+			     uri, virt_msg());
+		vm_conn_close(c);
+		return r;
+	}
+	/* No free callback: libvirt runs the close callback under the lock
+	 * that virConnectUnregisterCloseCallback() takes, so once that returns
+	 * it is not running (and it does not call a free callback there). */
+	c->close_cb = virConnectRegisterCloseCallback(c->c, close_cb, c, NULL) == 0;
+	*out = c;
+	return 0;
+}
+
+void vm_conn_close(struct vm_conn *c)
+{
+	if (!c)
+		return;
+	if (c->cb_id >= 0)
+		virConnectDomainEventDeregisterAny(c->c, c->cb_id);
+	if (c->close_cb)
+		virConnectUnregisterCloseCallback(c->c, close_cb);
+	virConnectClose(c->c);
+	conn_unref(c);
+}
+
+int vm_conn_driver(struct vm_conn *c, char *name, size_t name_size,
+		   bool *has_qemu, bool *has_kvm, char *err, size_t err_size)
+{
+	const char *type = virConnectGetType(c->c);
+	char *caps;
+
+	if (!type)
+		return fail(err, err_size, -EIO, "cannot ask libvirt for its driver: %s", virt_msg());
+	snprintf(name, name_size, "%s", type);
+	caps = virConnectGetCapabilities(c->c);
+	if (!caps)
+		return fail(err, err_size, -EIO, "cannot read libvirt's capabilities: %s", virt_msg());
+	*has_qemu = strstr(caps, "<domain type='qemu'") != NULL ||
+		    strstr(caps, "<domain type='test'") != NULL;
+	*has_kvm = strstr(caps, "<domain type='kvm'") != NULL;
+	free(caps);
+	return 0;
+}
+
+void vm_event_describe(char *out, size_t size, const struct vm_event *ev)
+{
+	static const char *const suspended[] = {
+		"paused", "paused for migration", "paused by a disk I/O error",
+		"paused by a watchdog", "restored paused", "paused from a snapshot",
+		"paused after a libvirt API error", "paused for post-copy",
+		"paused after failed post-copy",
+	};
+	static const char *const stopped[] = {
+		"shut down", "destroyed", "crashed", "migrated", "saved",
+		"failed (the emulator or libvirt failed)", "stopped for a snapshot",
+	};
+	int d = ev->detail;
+
+	switch (ev->kind) {
+	case VM_EV_STARTED: snprintf(out, size, "started"); break;
+	case VM_EV_RESUMED: snprintf(out, size, "resumed"); break;
+	case VM_EV_SUSPENDED:
+		snprintf(out, size, "suspended (%s)",
+			 d >= 0 && d < (int)(sizeof(suspended) / sizeof(*suspended)) ?
+			 suspended[d] : "paused");
+		break;
+	case VM_EV_STOPPED:
+		snprintf(out, size, "stopped (%s)",
+			 d >= 0 && d < (int)(sizeof(stopped) / sizeof(*stopped)) ?
+			 stopped[d] : "stopped");
+		break;
+	case VM_EV_CONN_LOST: snprintf(out, size, "libvirt connection lost"); break;
+	default: snprintf(out, size, "event %d", d);
+	}
+}
+
+/* ---- domains ---- */
+
+static void conn_unlink(struct vm_conn *c, struct vm_domain *d)
+{
+	pthread_mutex_lock(&c->lock);
+	for (struct vm_domain **p = &c->doms; *p; p = &(*p)->next) {
+		if (*p == d) {
+			*p = d->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+static struct vm_domain *domain_new(struct vm_conn *c, const char *name)
+{
+	struct vm_domain *d = xcalloc(1, sizeof(*d));
+
+	d->conn = c;
+	d->name = xstrdup(name);
+	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK)) {
+		free(d->name);
+		free(d);
+		return NULL;
+	}
+	pthread_mutex_lock(&c->lock);
+	d->next = c->doms;
+	c->doms = d;
+	pthread_mutex_unlock(&c->lock);
+	return d;
+}
+
+int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
+		    const char *xml, unsigned flags, char *err, size_t err_size)
+{
+	struct vm_domain *d = domain_new(c, name);
+	unsigned vflags = flags & VM_START_PAUSED ? VIR_DOMAIN_START_PAUSED : 0;
+	int r;
+
+	if (!d)
+		return fail(err, err_size, -errno, "cannot make an event pipe: %s", strerror(errno));
+
+	d->dom = virDomainCreateXML(c->c, xml, vflags | VIR_DOMAIN_START_AUTODESTROY);
+	if (!d->dom) {
+		virErrorPtr e = virGetLastError();
+		if (e && (e->code == VIR_ERR_INVALID_ARG || e->code == VIR_ERR_NO_SUPPORT ||
+			  e->code == VIR_ERR_OPERATION_UNSUPPORTED ||
+			  e->code == VIR_ERR_ARGUMENT_UNSUPPORTED)) {
+			log_debug("driver refuses autodestroy (%s); creating without", virt_msg());
+			d->dom = virDomainCreateXML(c->c, xml, vflags);
+		}
+	}
+	if (!d->dom) {
+		r = fail(err, err_size, -EIO, "cannot start guest '%s': %s", name, virt_msg());
+		vm_domain_free(d);
+		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+int vm_domain_lookup(struct vm_domain **out, struct vm_conn *c, const char *name,
+		     char *err, size_t err_size)
+{
+	struct vm_domain *d = domain_new(c, name);
+
+	if (!d)
+		return fail(err, err_size, -errno, "cannot make an event pipe: %s", strerror(errno));
+	d->dom = virDomainLookupByName(c->c, name);
+	if (!d->dom) {
+		vm_domain_free(d);
+		return fail(err, err_size, -ENOENT, "no guest '%s': %s", name, virt_msg());
+	}
+	*out = d;
+	return 0;
+}
+
+int vm_domain_event_fd(const struct vm_domain *d)
+{
+	return d->pipe[0];
+}
+
+int vm_domain_next_event(struct vm_domain *d, struct vm_event *ev)
+{
+	ssize_t n = read(d->pipe[0], ev, sizeof(*ev));
+
+	if (n == (ssize_t)sizeof(*ev))
+		return 0;
+	return -EAGAIN;
+}
+
+bool vm_domain_is_active(struct vm_domain *d)
+{
+	return d->dom && virDomainIsActive(d->dom) == 1;
+}
+
+void vm_domain_pause_reason(struct vm_domain *d, char *out, size_t size)
+{
+	static const char *const reasons[] = {
+		"unknown", "user", "migration", "save", "dump", "I/O error", "watchdog",
+		"from snapshot", "shutting down", "snapshot", "crashed", "starting up",
+		"post-copy", "post-copy failed", "API error",
+	};
+	int state = 0, reason = 0;
+
+	out[0] = '\0';
+	if (!d->dom || virDomainGetState(d->dom, &state, &reason, 0) < 0 ||
+	    state != VIR_DOMAIN_PAUSED)
+		return;
+	snprintf(out, size, "%s", reason >= 0 && reason < (int)(sizeof(reasons) / sizeof(*reasons)) ?
+		 reasons[reason] : "unknown");
+}
+
+int vm_domain_suspend(struct vm_domain *d, char *err, size_t err_size)
+{
+	if (virDomainSuspend(d->dom) < 0)
+		return fail(err, err_size, -EIO, "cannot pause guest '%s': %s", d->name, virt_msg());
+	return 0;
+}
+
+int vm_domain_destroy(struct vm_domain *d, char *err, size_t err_size)
+{
+	virErrorPtr e;
+
+	if (!d || !d->dom)
+		return 0;
+	if (virDomainDestroy(d->dom) == 0)
+		return 0;
+	e = virGetLastError();
+	/* Gone already: a transient domain that stopped no longer exists. */
+	if (e && (e->code == VIR_ERR_NO_DOMAIN || e->code == VIR_ERR_OPERATION_INVALID))
+		return 0;
+	if (!vm_domain_is_active(d))
+		return 0;
+	return fail(err, err_size, -EIO, "cannot destroy guest '%s': %s", d->name, virt_msg());
+}
+
+const char *vm_domain_name(const struct vm_domain *d)
+{
+	return d->name;
+}
+
+void vm_domain_free(struct vm_domain *d)
+{
+	if (!d)
+		return;
+	conn_unlink(d->conn, d);
+	if (d->dom)
+		virDomainFree(d->dom);
+	close(d->pipe[0]);
+	close(d->pipe[1]);
+	free(d->name);
+	free(d);
+}

@@ -1,0 +1,153 @@
+/* vm.h - guests through libvirt: accelerator probe, domain XML, transient
+ * domains and their lifecycle events. vm.c is the only file that includes
+ * libvirt; the runner (runner.c) drives one guest per run through this.
+ *
+ * Threads: the first vm_conn_open() registers libvirt's default event loop
+ * and runs it on a background thread for the life of the process. Lifecycle
+ * events for a domain are queued to that domain's event fd (a pipe), so the
+ * caller can poll() it beside the guest's channel socket and a signal pipe.
+ * A struct vm_conn and its domains belong to the thread that opened them.
+ *
+ * Errors: functions return 0 or a negative errno and write one message
+ * (libvirt's, read at once, with what was being done) to err/err_size.
+ */
+#ifndef KC_VM_H
+#define KC_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The default libvirt URI: $KCANARY_LIBVIRT_URI, else qemu:///system (the
+ * system daemon; tools/libvirtd-up.sh starts one where none runs). */
+const char *vm_default_uri(void);
+
+/* ---- accelerator ---- */
+
+enum vm_accel { VM_ACCEL_TCG = 0, VM_ACCEL_KVM = 1 };
+
+struct vm_accel_info {
+	enum vm_accel accel;
+	char why[256];       /* one line: what was found */
+};
+
+/*
+ * vm_accel_probe - hardware KVM or TCG. KVM needs /dev/kvm that opens
+ * read-write, a vmx or svm flag in /proc/cpuinfo, and no kvm_pvm module
+ * (PVM is a software hypervisor behind /dev/kvm that cannot run a stock
+ * kernel: QEMU stops it with "emulation failure"). root is prepended to
+ * those paths (NULL or "" for the real ones; tests use a fixture tree).
+ * $KCANARY_ACCEL=kvm|tcg overrides the probe. Always succeeds.
+ */
+void vm_accel_probe(struct vm_accel_info *out, const char *root);
+
+/* "kvm" or "tcg", as stored in runs.accel. */
+const char *vm_accel_name(enum vm_accel accel);
+
+/* The one-line warning printed when guests run under TCG. */
+extern const char vm_tcg_warning[];
+
+/* ---- domain XML ---- */
+
+struct vm_spec {
+	const char *name;          /* unique domain name */
+	enum vm_accel accel;       /* kvm: <domain type='kvm'>, host-passthrough CPU;
+				    * tcg: type='qemu', CPU model 'maximum' (QEMU's
+				    * "max": SSE4.2, AVX2, ... as a stock kernel expects) */
+	unsigned vcpus;
+	uint64_t memory_mib;
+	const char *kernel;        /* bzImage, direct kernel boot */
+	const char *initrd;
+	const char *cmdline;
+	const char *disk_path;     /* raw scratch disk, virtio-blk vda, cache=none */
+	const char *console_path;  /* serial console (ttyS0) to this file */
+	const char *channel_path;  /* virtio-serial unix socket QEMU listens on */
+	const char *channel_name;  /* port name the guest looks up (kcanary) */
+};
+
+/*
+ * vm_domain_xml - the domain XML for spec (values XML-escaped). *out is a
+ * new string. -EINVAL when a required field is missing (err names it).
+ * Golden files: tests/fixtures/vm/.
+ */
+int vm_domain_xml(char **out, const struct vm_spec *spec, char *err, size_t err_size);
+
+/* ---- connection and domains ---- */
+
+struct vm_conn;
+struct vm_domain;
+
+/*
+ * vm_conn_open - connect to uri (NULL: vm_default_uri()) and subscribe to
+ * domain lifecycle events. -ECONNREFUSED when no daemon answers (err then
+ * says how to start one), -EIO otherwise. Free with vm_conn_close().
+ */
+int vm_conn_open(struct vm_conn **out, const char *uri, char *err, size_t err_size);
+void vm_conn_close(struct vm_conn *c);
+
+/* The hypervisor driver's name ("QEMU", "Test") and whether it can run
+ * domain type qemu (TCG) or kvm, from the capabilities XML. */
+int vm_conn_driver(struct vm_conn *c, char *name, size_t name_size,
+		   bool *has_qemu, bool *has_kvm, char *err, size_t err_size);
+
+enum vm_event_kind {
+	VM_EV_STARTED,
+	VM_EV_SUSPENDED,      /* paused: emulation failure, I/O error, virsh suspend */
+	VM_EV_RESUMED,
+	VM_EV_STOPPED,        /* shut down, destroyed, crashed: the guest is gone */
+	VM_EV_CONN_LOST,      /* the libvirt connection closed */
+	VM_EV_OTHER,
+};
+
+struct vm_event {
+	enum vm_event_kind kind;
+	int detail;           /* libvirt's virDomainEvent*DetailType */
+};
+
+/* A short phrase for an event ("suspended (paused by I/O error)"). */
+void vm_event_describe(char *out, size_t size, const struct vm_event *ev);
+
+/*
+ * vm_domain_start - create a transient domain from xml (its <name> must be
+ * name) and start it. Events for it are queued from before the create, so
+ * none is missed. The domain is created with VIR_DOMAIN_START_AUTODESTROY
+ * where the driver supports it, so libvirt destroys it if this process dies
+ * without cleaning up. Free with vm_domain_free(), which does not destroy.
+ */
+int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
+		    const char *xml, unsigned flags, char *err, size_t err_size);
+
+/* vm_domain_start() flags: start with the vCPUs paused (kcanary doctor
+ * checks the channel socket this way without running a guest). */
+#define VM_START_PAUSED 1u
+
+/*
+ * vm_domain_lookup - a handle on the running domain called name (events
+ * are queued from now on). -ENOENT when there is none.
+ */
+int vm_domain_lookup(struct vm_domain **out, struct vm_conn *c, const char *name,
+		     char *err, size_t err_size);
+
+/* The fd that becomes readable when an event is queued (for poll()). */
+int vm_domain_event_fd(const struct vm_domain *d);
+
+/* Take the next queued event: 0 and *ev, or -EAGAIN when none is queued. */
+int vm_domain_next_event(struct vm_domain *d, struct vm_event *ev);
+
+/* Is the domain still running or paused? (false once it is gone). */
+bool vm_domain_is_active(struct vm_domain *d);
+
+/* Why a paused domain is paused ("crashed", "user", "I/O error"; "" when
+ * not paused or unknown). */
+void vm_domain_pause_reason(struct vm_domain *d, char *out, size_t size);
+
+/* Pause the guest (virDomainSuspend); for tests and `virsh suspend`'s role. */
+int vm_domain_suspend(struct vm_domain *d, char *err, size_t err_size);
+
+/* Destroy the domain; 0 also when it is already gone. */
+int vm_domain_destroy(struct vm_domain *d, char *err, size_t err_size);
+
+const char *vm_domain_name(const struct vm_domain *d);
+void vm_domain_free(struct vm_domain *d);
+
+#endif

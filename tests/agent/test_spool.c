@@ -1,0 +1,191 @@
+/* test_spool.c - the daemon's queue (agent/spool.c): numbering, batches,
+ * acknowledgements, the bound, a restart from the spool file and the
+ * sequence reservation, and what a 409 or a registration does to the
+ * queue (drop what the server has, renumber what it cannot have). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "spool.h"
+#include "testutil.h"
+#include "util.h"
+
+static void push_n(struct spool *s, const char *run, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "{\"type\":\"sample\",\"t\":%d}", i);
+		assert_int_equal(spool_push(s, run, line, strlen(line)), 0);
+	}
+}
+
+/* The seqs of the next batch (up to max records), as "a..b", and its count. */
+static size_t batch_range(struct spool *s, size_t max, int64_t *first, int64_t *last)
+{
+	char *text = NULL, *p;
+	size_t len, n;
+
+	assert_int_equal(spool_batch(s, &text, &len, &n, max, 1 << 20), 0);
+	*first = *last = 0;
+	p = text;
+	for (size_t i = 0; i < n; i++) {
+		char *nl = strchr(p, '\n');
+		assert_non_null(nl);
+		json_t *o = json_loadb(p, (size_t)(nl - p), 0, NULL);
+		assert_non_null(o);
+		int64_t seq = json_integer_value(json_object_get(o, "seq"));
+		assert_non_null(json_string_value(json_object_get(o, "line")));
+		if (i == 0)
+			*first = seq;
+		else
+			assert_int_equal(seq, *last + 1);
+		*last = seq;
+		json_decref(o);
+		p = nl + 1;
+	}
+	assert_int_equal((size_t)(p - text), len);
+	free(text);
+	return n;
+}
+
+static void test_memory_queue(void **state)
+{
+	struct spool *s;
+	struct spool_stats st;
+	int64_t a, b;
+
+	(void)state;
+	assert_int_equal(spool_open(&s, NULL, 1 << 20), 0);
+	push_n(s, "passive:x", 10);
+	assert_int_equal(batch_range(s, 4, &a, &b), 4);
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 4);
+	assert_int_equal(spool_ack(s, 4), 0);
+	assert_int_equal(batch_range(s, 100, &a, &b), 6);
+	assert_int_equal(a, 5);
+	/* a 409: the server expects 7 (5 and 6 stored, the answer lost) */
+	assert_int_equal(spool_expect(s, 7), 0);
+	assert_int_equal(batch_range(s, 100, &a, &b), 4);
+	assert_int_equal(a, 7);
+	assert_int_equal(b, 10);
+	/* a 409 below the queue: the server lost 7..; renumber from 3 */
+	assert_int_equal(spool_expect(s, 3), 0);
+	assert_int_equal(batch_range(s, 100, &a, &b), 4);
+	assert_int_equal(a, 3);
+	assert_int_equal(b, 6);
+	spool_stats(s, &st);
+	assert_int_equal(st.next_seq, 7);
+	assert_int_equal(st.renumbered, 4);
+	/* rebase: a first registration numbers the whole queue from there */
+	assert_int_equal(spool_rebase(s, 100), 0);
+	assert_int_equal(batch_range(s, 100, &a, &b), 4);
+	assert_int_equal(a, 100);
+	/* a record the server refuses as too large: dropped, the hole healed
+	 * by the 409 that follows */
+	assert_int_equal(spool_drop_first(s), 0);
+	assert_int_equal(batch_range(s, 100, &a, &b), 3);
+	assert_int_equal(a, 101);
+	assert_int_equal(spool_expect(s, 100), 0);
+	assert_int_equal(batch_range(s, 100, &a, &b), 3);
+	assert_int_equal(a, 100);
+	assert_int_equal(b, 102);
+	assert_int_equal(spool_ack(s, 102), 0);
+	spool_stats(s, &st);
+	assert_int_equal(st.pending, 0);
+	assert_int_equal(st.dropped, 1);
+	assert_int_equal(st.next_seq, 103);
+	assert_int_equal(st.acked_seq, 102);
+	spool_close(s);
+}
+
+static void test_bound(void **state)
+{
+	struct spool *s;
+	struct spool_stats st;
+	int r = 0, kept = 0;
+
+	(void)state;
+	assert_int_equal(spool_open(&s, NULL, 4096), 0);
+	for (int i = 0; i < 200; i++) {
+		r = spool_push(s, "passive:x", "{\"type\":\"sample\",\"t\":1,\"metric\":\"m\",\"value\":1}", 47);
+		if (r == -ENOSPC)
+			break;
+		assert_int_equal(r, 0);
+		kept++;
+	}
+	assert_int_equal(r, -ENOSPC);
+	spool_stats(s, &st);
+	assert_true(st.pending_bytes <= 4096);
+	assert_int_equal(st.dropped, 1);
+	/* a dropped record takes no number: the next one follows the last kept */
+	assert_int_equal(st.next_seq, kept + 1);
+	assert_int_equal(spool_ack(s, kept), 0);
+	assert_int_equal(spool_push(s, "passive:x", "{}", 2), 0);
+	spool_stats(s, &st);
+	assert_int_equal(st.next_seq, kept + 2);
+	spool_close(s);
+}
+
+static void test_file_restart(void **state)
+{
+	struct tmpdir *td = *state;
+	char *path = xasprintf("%s/spool", td->path);
+	struct spool *s;
+	struct spool_stats st;
+	int64_t a, b;
+
+	assert_int_equal(spool_open(&s, path, 1 << 20), 0);
+	push_n(s, "wl:1", 5);
+	assert_int_equal(spool_ack(s, 2), 0);
+	spool_close(s);   /* like a SIGKILL: nothing more is written */
+
+	assert_int_equal(spool_open(&s, path, 1 << 20), 0);
+	assert_int_equal(batch_range(s, 100, &a, &b), 3);
+	assert_int_equal(a, 3);   /* 1 and 2 were acknowledged: not resent */
+	assert_int_equal(b, 5);
+	push_n(s, "wl:1", 1);
+	assert_int_equal(batch_range(s, 100, &a, &b), 4);
+	assert_int_equal(b, 6);   /* numbering goes on after the spooled ones */
+	assert_int_equal(spool_ack(s, 6), 0);
+	spool_close(s);
+
+	/* an empty spool: the reservation keeps numbers from being reused */
+	assert_int_equal(spool_open(&s, path, 1 << 20), 0);
+	spool_stats(s, &st);
+	assert_int_equal(st.pending, 0);
+	assert_true(st.next_seq > 6);
+	/* the registration says what the server has: numbering follows it */
+	assert_int_equal(spool_expect(s, 7), 0);
+	push_n(s, "wl:2", 1);
+	assert_int_equal(batch_range(s, 100, &a, &b), 1);
+	assert_int_equal(a, 7);
+	spool_close(s);
+
+	/* a torn last line (killed mid-write) is skipped */
+	FILE *f = fopen(path, "a");
+	fputs("{\"seq\":8,\"run\":\"wl:2\",\"li", f);
+	fclose(f);
+	assert_int_equal(spool_open(&s, path, 1 << 20), 0);
+	assert_int_equal(batch_range(s, 100, &a, &b), 1);
+	assert_int_equal(a, 7);
+	spool_close(s);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_memory_queue),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test_setup_teardown(test_file_restart, tmpdir_setup, tmpdir_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,76 @@
+/* test_workload.c - plumbing shared by the workloads (agent/workload.c):
+ * the test directory's filesystem for hello, and the preconditions that do
+ * not need a cgroup v2 memory controller (root, test dir, tmpfs). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+#include "util.h"
+#include "workload.h"
+
+static void test_fs_of(void **state)
+{
+	char *type = NULL, *opts = NULL;
+
+	(void)state;
+	assert_int_equal(wl_fs_of(&type, &opts, "/proc/self"), 0);
+	assert_string_equal(type, "proc");
+	free(type);
+	free(opts);
+	assert_int_equal(wl_fs_of(&type, &opts, "/sys/kernel"), 0);
+	assert_string_equal(type, "sysfs");
+	free(type);
+	free(opts);
+	assert_int_equal(wl_fs_of(&type, &opts, "/nonexistent-kc/x"), -ENOENT);
+}
+
+static void test_tmpfs_dir(void **state)
+{
+	struct tmpdir *td = *state;
+	char *sub = xasprintf("%s/sub", td->path);
+	char *type = NULL, *opts = NULL, *cgroot = NULL;
+	struct wl_ctx ctx;
+
+	if (geteuid() != 0) {
+		free(sub);
+		skip();
+	}
+	if (mount("none", td->path, "tmpfs", 0, "size=1m") < 0) {
+		free(sub);
+		skip();
+	}
+	assert_int_equal(mkdir_p(sub, 0755), 0);
+	/* the mount on the tmp dir hides the filesystem under it */
+	assert_int_equal(wl_fs_of(&type, &opts, sub), 0);
+	assert_string_equal(type, "tmpfs");
+	assert_non_null(strstr(opts, "size=1024k"));
+	memset(&ctx, 0, sizeof(ctx));
+	assert_int_equal(wl_check_common(&ctx, &cgroot, "memory io", sub), -EINVAL);
+	assert_non_null(strstr(ctx.err, "is on tmpfs, which has no writeback: pass dir=PATH on ext4, xfs or btrfs"));
+	assert_null(cgroot);
+	memset(&ctx, 0, sizeof(ctx));
+	assert_int_equal(wl_check_common(&ctx, &cgroot, "memory io", "/nonexistent-kc"), -ENOENT);
+	assert_string_equal(ctx.err, "test directory '/nonexistent-kc' does not exist: create it on the filesystem under test, or pass dir=PATH");
+	umount(td->path);
+	free(type);
+	free(opts);
+	free(sub);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fs_of),
+		cmocka_unit_test_setup_teardown(test_tmpfs_dir, tmpdir_setup, tmpdir_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,38 @@
+# guest-lib.sh - shared by the t_guest_*.sh integration tests (sourced).
+# Checks the prerequisites, starts libvirtd when none answers (as CI has no
+# services running), and gives each test its own $KCANARY_HOME.
+# Sets: KC (the kcanary binary), KERNEL, HOME_DIR; defines q (sqlite3 on
+# the test's store), fail, and a cleanup trap.
+
+B=${B:-build}
+KC="$PWD/$B/kcanary -v"
+KERNEL=${KCANARY_TEST_KERNEL:-/boot/vmlinuz-6.12.117+deb12-cloud-amd64}
+export KCANARY_AGENT=$PWD/$B/kcanary-agent
+export KCANARY_LIBVIRT_URI=qemu:///system
+export KCANARY_ACCEL=${KCANARY_ACCEL:-}
+
+skip() { echo "$*"; exit 77; }
+fail() { echo "FAIL: $*"; [ -n "${HOME_DIR:-}" ] && tail -n 30 "$HOME_DIR"/runs/*/console.log 2>/dev/null | tail -n 30; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "guest tests need root (qemu:///system, mknod in the guest image)"
+[ -x "$PWD/$B/kcanary" ] && [ -x "$KCANARY_AGENT" ] || fail "build first: $B/kcanary or $KCANARY_AGENT missing"
+[ -r "$KERNEL" ] || fail "no test kernel $KERNEL: run 'make deps' (linux-image-6.12.117+deb12-cloud-amd64-unsigned)"
+command -v sqlite3 >/dev/null || fail "no sqlite3 CLI: run 'make deps'"
+sh tools/libvirtd-up.sh -q || fail "no libvirt daemon answers and tools/libvirtd-up.sh could not start one"
+
+HOME_DIR=$(mktemp -d /tmp/kcguest.XXXXXX)
+export KCANARY_HOME=$HOME_DIR
+cleanup() {
+	# Guests a failed test may have left (kcanary -v logs each name to the
+	# err.* files; libvirt's autodestroy normally removes them anyway).
+	for d in $(grep -ho "kcanary-r[0-9]*-p[0-9]*-[0-9a-f]*" "$HOME_DIR"/err.* 2>/dev/null | sort -u); do
+		virsh -q -c qemu:///system destroy "$d" >/dev/null 2>&1
+	done
+	rm -rf "$HOME_DIR"
+}
+trap cleanup EXIT
+
+q() { sqlite3 -batch -noheader "$HOME_DIR/kcanary.db" "$@"; }
+
+# The workload scaled down for TCG: ~4 s of old writer, 8 s measured.
+SHORT="--set rate_mbps=8 --set nfiles=10 --set old_s=4 --set settle_s=1 --set measure_s=8"

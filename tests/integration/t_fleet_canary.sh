@@ -1,0 +1,93 @@
+#!/bin/sh
+# t_fleet_canary.sh - the canary verdict over fleet data: 8 real agents
+# (kcanary-agent daemon) stream to kcanary serve, each running the
+# `command` workload every second with a script printing `metric x_s V`.
+# Four report kernel 6.12.115 (the control), four 6.12.117 (the canary),
+# whose script adds 30% to every value: an injected regression.
+# `kcanary canary --control kernel=6.12.115 --canary kernel=6.12.117`
+# must fail on mean_x_s; an A/A split of the control's hosts by a label
+# must pass. Values follow a fixed cycle per run, so the verdicts do not
+# depend on chance. About 20 s.
+set -eu
+B=${B:-build}
+top=$PWD
+KC=$top/$B/kcanary
+AG=$top/$B/kcanary-agent
+RUN_S=${RUN_S:-12}
+
+tmp=$(mktemp -d)
+out=$top/$B/test-output/fleet-canary
+rm -rf "$out"
+mkdir -p "$out"
+spid=
+apids=
+cleanup() {
+	rc=$?
+	[ -z "$spid" ] || kill -9 "$spid" 2>/dev/null || :
+	for p in $apids; do kill -9 "$p" 2>/dev/null || :; done
+	wait 2>/dev/null || :
+	rm -rf "$tmp"
+	exit $rc
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+export KCANARY_HOME=$tmp/home
+mkdir -p "$KCANARY_HOME"
+"$KC" token create fleet 2>/dev/null >"$tmp/token"
+"$KC" serve --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$out/serve.log" &
+spid=$!
+url=
+for _ in $(seq 100); do
+	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out" 2>/dev/null || :)
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || fail "kcanary serve did not start"
+
+# The workload: run n of this host prints five values BASE + (3n + k mod 10) / 10.
+cat >"$tmp/wl.sh" <<'SH'
+base=$1 cnt=$2
+n=$(cat "$cnt" 2>/dev/null || echo 0)
+echo $((n + 1)) >"$cnt"
+awk -v n="$n" -v b="$base" 'BEGIN { for (k = 0; k < 5; k++) printf "metric x_s %.3f\n", b * (1 + ((n * 3 + k) % 10) / 100) }'
+SH
+
+for i in 1 2 3 4 5 6 7 8; do
+	if [ $i -le 4 ]; then kernel=6.12.115 base=10; else kernel=6.12.117 base=13; fi
+	half=a
+	[ $((i % 2)) -eq 0 ] && half=b
+	"$AG" daemon --server "$url" --token-file "$tmp/token" --host-id "host-$i" \
+		--kernel-release "$kernel" --labels "half=$half" --interval 500ms \
+		--workload command --every 1s cgroup=0 dir="$tmp" cmd="sh $tmp/wl.sh $base $tmp/cnt.$i" \
+		>"$out/agent$i.out" 2>"$out/agent$i.log" &
+	apids="$apids $!"
+done
+sleep "$RUN_S"
+for p in $apids; do kill -TERM "$p"; done
+for p in $apids; do wait "$p" || fail "an agent exited with status $?"; done
+apids=
+
+runs=$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT count(*) FROM runs WHERE cell = 'workload=command' AND status = 'ok'")
+echo "$runs workload runs stored"
+[ "$runs" -ge 40 ] || fail "only $runs workload runs"
+
+rc=0
+"$KC" canary --control kernel=6.12.115 --canary kernel=6.12.117 --metric mean_x_s \
+	--job fleet --seed 1 >"$out/regression.txt" 2>&1 || rc=$?
+cat "$out/regression.txt"
+[ $rc -eq 1 ] || fail "the shifted canary got exit status $rc, expected 1 (fail)"
+grep -q "canary verdict: FAIL" "$out/regression.txt" || fail "no FAIL verdict"
+
+rc=0
+"$KC" canary --control kernel=6.12.115,half=a --canary kernel=6.12.115,half=b --metric mean_x_s \
+	--seed 1 >"$out/aa.txt" 2>&1 || rc=$?
+cat "$out/aa.txt"
+[ $rc -eq 0 ] || fail "the A/A split got exit status $rc, expected 0 (pass)"
+
+# per host: 4 against 4 hosts is too few for p < 0.02: NODATA, no pass
+rc=0
+"$KC" canary --control kernel=6.12.115 --canary kernel=6.12.117 --metric mean_x_s \
+	--per-host --seed 1 >"$out/per-host.txt" 2>&1 || rc=$?
+[ $rc -ne 0 ] || fail "4 hosts against 4 passed --per-host, expected no pass (NODATA)"
+echo "fleet canary: regression fails, A/A passes, per-host with 4+4 hosts does not pass (exit $rc)"

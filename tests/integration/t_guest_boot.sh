@@ -1,0 +1,49 @@
+#!/bin/sh
+# t_guest_boot.sh - boot Debian's cloud kernel through libvirt (TCG here),
+# run wb-handover scaled down on ext4 and on xfs, and check what the store
+# holds: status ok, samples and probe counts, the accelerator, the console
+# tail, and the knobs exactly as the agent echoed them in hello.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/guest-lib.sh
+
+for fs in ext4 xfs; do
+	echo "-- $fs"
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	$KC boot --kernel "$KERNEL" --fs $fs $SHORT --set dirty_after=1 --watchdog 240s \
+		> "$HOME_DIR/out.$fs" 2> "$HOME_DIR/err.$fs"
+	rc=$?
+	cat "$HOME_DIR/out.$fs"
+	[ $rc = 0 ] || { cat "$HOME_DIR/err.$fs"; fail "kcanary boot --fs $fs exited $rc"; }
+	echo "   took $(( $(date +%s) - start )) s"
+	run=$(q "SELECT max(id) FROM runs")
+	[ "$(q "SELECT status || ' ' || fs || ' ' || accel FROM runs WHERE id = $run")" = "ok $fs tcg" ] ||
+		fail "run $run: $(q "SELECT status, fs, accel, error FROM runs WHERE id = $run")"
+	n=$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
+	       WHERE s.run_id = $run AND m.name = 'lag_s'")
+	[ "$n" -ge 5 ] || fail "run $run: $n lag_s samples, expected at least 5"
+	n=$(q "SELECT count(*) FROM probes WHERE run_id = $run")
+	[ "$n" -ge 1 ] || fail "run $run: no probe counts stored"
+	n=$(q "SELECT count(*) FROM run_summary WHERE run_id = $run AND metric = 'worst_lag_s'")
+	[ "$n" = 1 ] || fail "run $run: no worst_lag_s in the summary"
+	# The guest formatted the filesystem asked for.
+	[ "$(q "SELECT json_extract(hello_json, '$.fs_type') FROM runs WHERE id = $run")" = "$fs" ] ||
+		fail "run $run: the agent did not run on $fs: $(q "SELECT hello_json FROM runs WHERE id = $run")"
+	# Every stored knob reached the agent exactly.
+	bad=$(q "SELECT p.key FROM runs r, json_each(r.params_json) p WHERE r.id = $run
+		 AND json_extract(r.hello_json, '$.params.' || p.key) IS NOT p.value")
+	[ -z "$bad" ] || fail "run $run: knobs differ from the agent's hello: $bad"
+	[ "$(q "SELECT count(*) FROM json_each((SELECT params_json FROM runs WHERE id = $run))")" = 6 ] ||
+		fail "run $run: expected 6 stored knobs: $(q "SELECT params_json FROM runs WHERE id = $run")"
+	q "SELECT json_extract(guest_json, '$.cmdline') FROM runs WHERE id = $run" | grep -q " kc.fs=$fs " ||
+		fail "run $run: guest_json lacks the command line: $(q "SELECT guest_json FROM runs WHERE id = $run")"
+	q "SELECT console_tail FROM runs WHERE id = $run" | grep -q "kcanary-init: \[[0-9.]*\] powering off" ||
+		fail "run $run: console tail lacks the power-off line"
+	[ -s "$(q "SELECT console_log_path FROM runs WHERE id = $run")" ] || fail "run $run: no console log"
+	[ ! -e "$HOME_DIR/runs/$run/scratch.img" ] || fail "run $run: scratch disk left behind"
+	[ ! -e "$HOME_DIR/runs/$run/chan.sock" ] || fail "run $run: channel socket left behind"
+done
+[ "$(q "SELECT count(DISTINCT variant_id) || ' ' || count(*) FROM runs r JOIN jobs j ON j.id = r.job_id
+	WHERE j.name = 'adhoc-boot'")" = "1 2" ] || fail "expected both runs in job adhoc-boot, one variant"
+[ "$(q "SELECT name FROM variants")" = "$(basename "$KERNEL")" ] || fail "variant is not the kernel's file name"
+echo "guest boot: ext4 and xfs runs stored with samples, probes and exact knobs"

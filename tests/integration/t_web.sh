@@ -1,0 +1,67 @@
+#!/bin/sh
+# t_web.sh - the pages in a real browser: kcanary serve on a free loopback
+# port over a fixture store (tests/fixtures/web-job.sh), driven by Debian's
+# chromium through playwright-core (tests/web/check.js, pinned by
+# tests/web/package-lock.json and installed with npm ci). Screenshots land
+# in $B/test-output/web/.
+set -eu
+B=${B:-build}
+top=$PWD
+KC=$top/$B/kcanary
+out=$top/$B/test-output/web
+[ -x /usr/bin/chromium ] || { echo "skip: /usr/bin/chromium is missing (make deps installs chromium)"; exit 77; }
+command -v node >/dev/null && command -v npm >/dev/null ||
+	{ echo "skip: node and npm are needed for the browser test (make deps)"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "skip: the sqlite3 CLI is missing"; exit 77; }
+
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	rc=$?
+	[ -z "$pid" ] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || :; }
+	rm -rf "$tmp"
+	exit $rc
+}
+trap cleanup EXIT
+rm -rf "$out"
+mkdir -p "$out"
+
+if ! (cd tests/web && npm ci --no-audit --no-fund --loglevel=error) >"$out/npm.log" 2>&1; then
+	cat "$out/npm.log"
+	echo "skip: 'npm ci' in tests/web failed (is the npm registry reachable?)"
+	exit 77
+fi
+
+export KCANARY_HOME=$tmp/home
+sh tests/fixtures/web-job.sh "$KC" "$tmp/streams"
+
+: >"$tmp/serve.out"   # exists before the server's child opens it
+"$KC" serve --no-exec --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$out/serve.log" &
+pid=$!
+url=
+for _ in $(seq 50); do
+	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out")
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || { echo "FAIL: kcanary serve did not say where it listens"; cat "$out/serve.log"; exit 1; }
+echo "serving $url"
+
+# a submitted job: pending, nothing run yet (job 2)
+token=$("$KC" token create web-test 2>/dev/null)
+printf '[job]\nname = submitted\ntree = /src/linux\nbase = v6.12.117\nrepeat = 2\n[matrix]\nfs = ext4 xfs\n' |
+	curl -sf -H "Authorization: Bearer $token" --data-binary @- "$url/api/v1/jobs" >/dev/null ||
+	{ echo "FAIL: POST /api/v1/jobs with a token"; exit 1; }
+
+cat >"$tmp/expect.json" <<JSON
+{"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
+ "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
+ "filter": {"dim": "fs", "value": "xfs", "runs": 6},
+ "console": "Linux version 6.12.117 (fixture)",
+ "kcanary": "$KC", "db": "$KCANARY_HOME/kcanary.db",
+ "live": {"cmd": ["$KC", "ingest", "--job", "web-fixture", "--variant", "+ v6 2/3",
+   "--fs", "xfs", "--param", "workload=wb-handover", "--param", "rate_mbps=250",
+   "--param", "measure_s=120", "$tmp/streams/lag-0.9.jsonl"]}}
+JSON
+node tests/web/check.js "$url" "$out" "$tmp/expect.json"
+echo "screenshots: $(cd "$out" && ls *.png | tr '\n' ' ')"

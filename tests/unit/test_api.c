@@ -1,0 +1,831 @@
+/* test_api.c - the HTTP API end to end: kcanary's server on 127.0.0.1
+ * port 0 in this process, a store filled through ingest, requests through
+ * libcurl. Each endpoint, the token check, the body cap, unknown ids. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "db.h"
+#include "db_api.h"
+#include "downsample.h"
+#include "http.h"
+#include "ingest.h"
+#include "report.h"
+#include "token.h"
+#include "util.h"
+#include "testutil.h"
+
+#define SECRET "kct_test-secret-for-the-api-tests"
+
+struct fx {
+	struct tmpdir td;
+	char *db_path;
+	struct http_server *srv;
+	char base[64];
+	int64_t job, runs[7];
+};
+
+/* Store one run of variant from a generated stream: lag rising linearly
+ * to worst at t = n/2 and back, n samples, probes, phases; a summary and
+ * done unless incomplete. */
+static int64_t add_run(struct db *db, int64_t job, const char *variant, double worst,
+		       int n, bool incomplete)
+{
+	struct ingest *in = NULL;
+	int64_t vid, rid;
+	char line[256];
+
+	assert_int_equal(db_variant_get(db, &vid, job, variant), 0);
+	assert_int_equal(db_run_create(db, &rid, job, vid, "fs=ext4", 0, "ext4", NULL), 0);
+	assert_int_equal(ingest_open(&in, db, rid), 0);
+#define LINE(...) do { snprintf(line, sizeof(line), __VA_ARGS__); \
+		assert_int_equal(ingest_line(in, line, strlen(line)), 0); } while (0)
+	LINE("{\"type\":\"hello\",\"agent_version\":\"t\",\"kernel_release\":\"6.12.117\",\"host\":\"h\"}");
+	LINE("{\"type\":\"phase\",\"t\":0.0,\"name\":\"old_writer\"}");
+	LINE("{\"type\":\"phase\",\"t\":30.0,\"name\":\"rmdir_old\"}");
+	for (int t = 1; t <= n; t++) {
+		double lag = t <= n / 2 ? worst * t / (n / 2) : worst * (n - t) / (n / 2);
+		LINE("{\"type\":\"sample\",\"t\":%d.0,\"metric\":\"lag_s\",\"value\":%.3f}", t, lag);
+		LINE("{\"type\":\"probe\",\"t\":%d.0,\"name\":\"cgroup_writeback_by_id\",\"key\":\"-2\",\"count\":%d}",
+		     t, t * 10);
+	}
+	if (!incomplete) {
+		LINE("{\"type\":\"summary\",\"metrics\":{\"worst_lag_s\":%.1f}}", worst);
+		LINE("{\"type\":\"done\",\"status\":\"ok\"}");
+	}
+#undef LINE
+	assert_int_equal(ingest_close(in, NULL), 0);
+	return rid;
+}
+
+static int fx_setup(void **state)
+{
+	static const double base[] = { 85.3, 46.9, 52.1 }, patched[] = { 1.0, 1.2, 1.2 };
+	struct tmpdir *td;
+	struct fx *f;
+	struct db *db = NULL;
+	char hash[TOKEN_HASH_HEX + 1];
+	struct http_opts opts = { .listen = "127.0.0.1:0" };
+
+	if (tmpdir_setup((void **)&td))
+		return -1;
+	f = calloc(1, sizeof(*f));
+	f->td = *td;
+	free(td);
+	f->db_path = xasprintf("%s/kc.db", f->td.path);
+	assert_int_equal(db_open(&db, f->db_path), 0);
+	assert_int_equal(db_job_create(db, &f->job, "dying-cgwb", "compare", "{\"job\":{\"name\":\"dying-cgwb\"}}"), 0);
+	for (int i = 0; i < 3; i++) {
+		f->runs[2 * i] = add_run(db, f->job, "base", base[i], 120, false);
+		f->runs[2 * i + 1] = add_run(db, f->job, "+ v6 2/3", patched[i], 120, false);
+	}
+	token_hash(hash, SECRET);
+	assert_int_equal(db_token_add(db, "ci", hash), 0);
+	db_close(db);
+
+	/* a web dir with one page */
+	char *web = xasprintf("%s/web", f->td.path);
+	char *index = xasprintf("%s/index.html", web);
+	assert_int_equal(mkdir_p(web, 0755), 0);
+	FILE *fp = fopen(index, "w");
+	assert_non_null(fp);
+	fputs("<!DOCTYPE html><title>kcanary</title>\n", fp);
+	fclose(fp);
+	opts.web_dir = web;
+	opts.db_path = f->db_path;
+	assert_int_equal(http_server_start(&f->srv, &opts), 0);
+	assert_true(http_server_port(f->srv) > 0);
+	snprintf(f->base, sizeof(f->base), "http://127.0.0.1:%u", http_server_port(f->srv));
+	free(web);
+	free(index);
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	struct tmpdir *td = malloc(sizeof(*td));
+	void *p = td;
+
+	http_server_stop(f->srv);
+	free(f->db_path);
+	*td = f->td;
+	free(f);
+	return tmpdir_teardown(&p);
+}
+
+struct reply {
+	long status;
+	char ctype[128];
+	struct buf body;
+	struct buf headers;
+	json_t *json;      /* parsed body when it is JSON */
+};
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+	buf_append(ud, p, size * n);
+	return size * n;
+}
+
+/* A body source of `left` bytes of 'x', for chunked uploads. */
+static size_t on_read(char *p, size_t size, size_t n, void *ud)
+{
+	size_t *left = ud, k = size * n < *left ? size * n : *left;
+
+	memset(p, 'x', k);
+	*left -= k;
+	return k;
+}
+
+/*
+ * Send method path with an optional bearer token and body; chunked_len > 0
+ * sends that many bytes with Transfer-Encoding: chunked instead. The reply
+ * is freed by reply_release().
+ */
+static void call(struct reply *out, struct fx *f, const char *method, const char *path,
+		 const char *token, const char *body, const char *ctype, size_t chunked_len)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *hdrs = NULL;
+	char *url = xasprintf("%s%s", f->base, path), *h;
+	const char *ct = NULL;
+	CURLcode rc;
+
+	memset(out, 0, sizeof(*out));
+	assert_non_null(c);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &out->body);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &out->headers);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 20L);
+	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+	if (token) {
+		h = xasprintf("Authorization: Bearer %s", token);
+		hdrs = curl_slist_append(hdrs, h);
+		free(h);
+	}
+	if (ctype) {
+		h = xasprintf("Content-Type: %s", ctype);
+		hdrs = curl_slist_append(hdrs, h);
+		free(h);
+	}
+	if (body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	}
+	if (chunked_len) {
+		curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);
+		curl_easy_setopt(c, CURLOPT_READDATA, &chunked_len);
+		hdrs = curl_slist_append(hdrs, "Transfer-Encoding: chunked");
+	}
+	/* a big body waits for "100 Continue", so a refusal before reading it
+	 * (413) reaches us before we send it; small ones go at once */
+	hdrs = curl_slist_append(hdrs, (body && strlen(body) > HTTP_MAX_BODY_BYTES) ?
+				 "Expect: 100-continue" : "Expect:");
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	rc = curl_easy_perform(c);
+	if (rc != CURLE_OK)
+		fail_msg("%s %s: %s", method, path, curl_easy_strerror(rc));
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
+	curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
+	snprintf(out->ctype, sizeof(out->ctype), "%s", ct ? ct : "");
+	if (strstr(out->ctype, "json"))
+		out->json = json_loads(buf_str(&out->body), 0, NULL);
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(c);
+	free(url);
+}
+
+static void get(struct reply *out, struct fx *f, const char *path)
+{
+	call(out, f, "GET", path, NULL, NULL, NULL, 0);
+}
+
+static void reply_release(struct reply *r)
+{
+	buf_release(&r->body);
+	buf_release(&r->headers);
+	json_decref(r->json);
+}
+
+/* The reply is status with a JSON body whose "error" names `needle`. */
+static void assert_json_error(struct reply *r, long status, const char *needle)
+{
+	if (r->status != status)
+		fail_msg("status %ld, want %ld: %s", r->status, status, buf_str(&r->body));
+	assert_non_null(r->json);
+	assert_int_equal(json_integer_value(json_object_get(r->json, "status")), status);
+	const char *e = json_string_value(json_object_get(r->json, "error"));
+	assert_non_null(e);
+	if (!strstr(e, needle))
+		fail_msg("error '%s' does not mention '%s'", e, needle);
+}
+
+static json_t *jpath(json_t *v, const char *key)
+{
+	return json_object_get(v, key);
+}
+
+static void test_jobs_list(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+
+	get(&r, f, "/api/v1/jobs");
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.ctype, "application/json");
+	json_t *jobs = jpath(r.json, "jobs");
+	assert_int_equal(json_array_size(jobs), 1);
+	json_t *j = json_array_get(jobs, 0);
+	assert_string_equal(json_string_value(jpath(j, "name")), "dying-cgwb");
+	assert_int_equal(json_integer_value(jpath(j, "runs_total")), 6);
+	assert_int_equal(json_integer_value(jpath(j, "runs_done")), 6);
+	assert_string_equal(json_string_value(jpath(j, "better")), "lower");
+	json_t *v = jpath(j, "variants");
+	assert_int_equal(json_array_size(v), 2);
+	assert_string_equal(json_string_value(jpath(json_array_get(v, 0), "name")), "base");
+	assert_float_equal(json_real_value(jpath(json_array_get(v, 0), "median")), 52.1, 1e-9);
+	assert_float_equal(json_real_value(jpath(json_array_get(v, 1), "median")), 1.2, 1e-9);
+	assert_string_equal(json_string_value(jpath(j, "headline")),
+			    "median worst_lag_s: base 52.1s, + v6 2/3 1.2s");
+	reply_release(&r);
+
+	get(&r, f, "/api/v1/jobs?limit=0");
+	assert_json_error(&r, 400, "limit");
+	reply_release(&r);
+}
+
+static void test_job_by_id_and_name(void **state)
+{
+	struct fx *f = *state;
+	struct reply r, r2;
+
+	get(&r, f, "/api/v1/jobs/1");
+	assert_int_equal(r.status, 200);
+	assert_string_equal(json_string_value(jpath(r.json, "status")), "pending");
+	assert_string_equal(json_string_value(jpath(jpath(jpath(r.json, "spec"), "job"), "name")),
+			    "dying-cgwb");
+	json_t *fs = jpath(jpath(r.json, "dimensions"), "fs");
+	assert_int_equal(json_array_size(fs), 1);
+	assert_string_equal(json_string_value(json_array_get(fs, 0)), "ext4");
+	get(&r2, f, "/api/v1/jobs/dying-cgwb");
+	assert_int_equal(r2.status, 200);
+	assert_string_equal(buf_str(&r.body), buf_str(&r2.body));
+	reply_release(&r);
+	reply_release(&r2);
+}
+
+static void test_variants(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+
+	get(&r, f, "/api/v1/jobs/1/variants");
+	assert_int_equal(r.status, 200);
+	json_t *v = jpath(r.json, "variants");
+	assert_int_equal(json_array_size(v), 2);
+	assert_string_equal(json_string_value(jpath(json_array_get(v, 1), "name")), "+ v6 2/3");
+	assert_int_equal(json_integer_value(jpath(json_array_get(v, 1), "idx")), 1);
+	assert_int_equal(json_integer_value(jpath(json_array_get(v, 1), "runs_total")), 3);
+	reply_release(&r);
+}
+
+static void test_runs_values(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+	struct db *db = NULL;
+
+	/* an incomplete run: no summary, its value comes from the samples */
+	assert_int_equal(db_open(&db, f->db_path), 0);
+	f->runs[6] = add_run(db, f->job, "+ v6 2/3", 7.5, 40, true);
+	db_close(db);
+
+	get(&r, f, "/api/v1/jobs/1/runs");
+	assert_int_equal(r.status, 200);
+	assert_string_equal(json_string_value(jpath(r.json, "metric")), "worst_lag_s");
+	assert_string_equal(json_string_value(jpath(r.json, "unit")), "s");
+	json_t *runs = jpath(r.json, "runs");
+	assert_int_equal(json_array_size(runs), 7);
+	json_t *r0 = json_array_get(runs, 0), *r6 = json_array_get(runs, 6);
+	assert_float_equal(json_real_value(jpath(r0, "value")), 85.3, 1e-9);
+	assert_string_equal(json_string_value(jpath(r0, "value_source")), "summary");
+	assert_string_equal(json_string_value(jpath(r0, "variant")), "base");
+	assert_string_equal(json_string_value(jpath(r6, "status")), "incomplete");
+	assert_float_equal(json_real_value(jpath(r6, "value")), 7.5, 1e-9);
+	assert_string_equal(json_string_value(jpath(r6, "value_source")), "samples");
+	reply_release(&r);
+
+	get(&r, f, "/api/v1/jobs/1/runs?metric=mean_lag_s");
+	assert_int_equal(r.status, 200);
+	r0 = json_array_get(jpath(r.json, "runs"), 0);
+	/* triangle 0 → 85.3 → 0 over 120 s: mean is half the peak, give or take the ends */
+	assert_true(fabs(json_real_value(jpath(r0, "value")) - 85.3 / 2) < 1.0);
+	reply_release(&r);
+}
+
+static void test_samples_downsampled(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+	char path[128];
+
+	get(&r, f, "/api/v1/jobs/1/samples");
+	assert_int_equal(r.status, 200);
+	json_t *runs = jpath(r.json, "runs");
+	assert_int_equal(json_array_size(runs), 6);
+	assert_int_equal(json_array_size(jpath(json_array_get(runs, 0), "v")), 120);
+	assert_int_equal(json_integer_value(jpath(json_array_get(runs, 0), "n")), 120);
+	reply_release(&r);
+
+	/* 120 points into 7 buckets: the 85.3 s peak survives */
+	snprintf(path, sizeof(path), "/api/v1/runs/%lld/samples?metric=lag_s&max_points=7",
+		 (long long)f->runs[0]);
+	get(&r, f, path);
+	assert_int_equal(r.status, 200);
+	json_t *c = json_array_get(jpath(r.json, "runs"), 0);
+	json_t *v = jpath(c, "v"), *t = jpath(c, "t");
+	assert_int_equal(json_array_size(v), 7);
+	assert_int_equal(json_array_size(t), 7);
+	double peak = 0;
+	size_t i;
+	json_t *x;
+	json_array_foreach(v, i, x)
+		if (json_real_value(x) > peak)
+			peak = json_real_value(x);
+	assert_float_equal(peak, 85.3, 1e-9);
+	assert_int_equal(json_integer_value(jpath(c, "n")), 120);
+	reply_release(&r);
+
+	get(&r, f, "/api/v1/jobs/1/samples?metric=no_such_metric");
+	assert_json_error(&r, 400, "no_such_metric");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/1/samples?max_points=lots");
+	assert_json_error(&r, 400, "max_points");
+	reply_release(&r);
+}
+
+static void test_run_detail_and_probes(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+	char path[128];
+
+	snprintf(path, sizeof(path), "/api/v1/runs/%lld", (long long)f->runs[1]);
+	get(&r, f, path);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(json_string_value(jpath(r.json, "variant")), "+ v6 2/3");
+	assert_string_equal(json_string_value(jpath(r.json, "kernel_release")), "6.12.117");
+	assert_int_equal(json_array_size(jpath(r.json, "phases")), 2);
+	assert_string_equal(json_string_value(jpath(json_array_get(jpath(r.json, "phases"), 1), "name")),
+			    "rmdir_old");
+	assert_float_equal(json_real_value(jpath(jpath(r.json, "summary"), "worst_lag_s")), 1.0, 1e-9);
+	assert_true(json_is_null(jpath(r.json, "kernel")));
+	assert_false(json_is_true(jpath(r.json, "has_console")));
+	reply_release(&r);
+
+	snprintf(path, sizeof(path), "/api/v1/runs/%lld/probes", (long long)f->runs[1]);
+	get(&r, f, path);
+	assert_int_equal(r.status, 200);
+	json_t *s = json_array_get(jpath(r.json, "series"), 0);
+	assert_string_equal(json_string_value(jpath(s, "name")), "cgroup_writeback_by_id");
+	assert_string_equal(json_string_value(jpath(s, "key")), "-2");
+	assert_int_equal(json_array_size(jpath(s, "count")), 120);
+	assert_int_equal(json_integer_value(json_array_get(jpath(s, "count"), 119)), 1200);
+	reply_release(&r);
+
+	get(&r, f, "/api/v1/runs/99999");
+	assert_json_error(&r, 404, "run");
+	reply_release(&r);
+	get(&r, f, "/api/v1/runs/99999/probes");
+	assert_json_error(&r, 404, "run");
+	reply_release(&r);
+}
+
+static void test_console_and_build_log(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+	struct db *db = NULL;
+	char path[160], *sql, *log = xasprintf("%s/build.log", f->td.path);
+	FILE *fp = fopen(log, "w");
+
+	assert_non_null(fp);
+	fputs("  CC      mm/backing-dev.o\n  LD      vmlinux\n", fp);
+	fclose(fp);
+	assert_int_equal(db_open(&db, f->db_path), 0);
+	sql = xasprintf("UPDATE runs SET console_tail = '[    0.000000] Linux version 6.12.117'"
+			" WHERE id = %lld; INSERT INTO kernels (id, tree_oid, build_status, build_log_path)"
+			" VALUES (7, 'abc', 'ok', '%s');", (long long)f->runs[0], log);
+	assert_int_equal(db_exec(db, sql), 0);
+	free(sql);
+	db_close(db);
+
+	snprintf(path, sizeof(path), "/api/v1/runs/%lld/console", (long long)f->runs[0]);
+	get(&r, f, path);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.ctype, "text/plain; charset=utf-8");
+	assert_string_equal(buf_str(&r.body), "[    0.000000] Linux version 6.12.117");
+	reply_release(&r);
+	/* size cap: the last bytes, and how many were skipped */
+	snprintf(path, sizeof(path), "/api/v1/runs/%lld/console?max_bytes=8", (long long)f->runs[0]);
+	get(&r, f, path);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(buf_str(&r.body), "6.12.117");
+	assert_non_null(strstr(buf_str(&r.headers), "X-Kcanary-Skipped-Bytes: 29"));
+	reply_release(&r);
+	snprintf(path, sizeof(path), "/api/v1/runs/%lld/console", (long long)f->runs[1]);
+	get(&r, f, path);
+	assert_json_error(&r, 404, "console log");
+	reply_release(&r);
+
+	get(&r, f, "/api/v1/kernels/7/build-log?max_bytes=14");
+	assert_int_equal(r.status, 200);
+	assert_string_equal(buf_str(&r.body), "LD      vmlinux\n" + 2);
+	reply_release(&r);
+	get(&r, f, "/api/v1/kernels/8/build-log");
+	assert_json_error(&r, 404, "kernel");
+	reply_release(&r);
+	free(log);
+}
+
+/* The API's report is report_format()'s output, byte for byte. */
+static void test_report_same_as_cli(void **state)
+{
+	struct fx *f = *state;
+	static const struct { const char *q; enum report_format fmt; const char *ctype; } cases[] = {
+		{ "", REPORT_JSON, "application/json" },
+		{ "?format=text", REPORT_TEXT, "text/plain; charset=utf-8" },
+		{ "?format=csv", REPORT_CSV, "text/csv; charset=utf-8" },
+	};
+	struct db *db = NULL;
+	struct report *rep = NULL;
+
+	assert_int_equal(db_open(&db, f->db_path), 0);
+	assert_int_equal(report_build(&rep, db, f->job, &(struct report_opts){ 0 }), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct buf want = BUF_INIT;
+		struct reply r;
+		char path[64];
+
+		assert_int_equal(report_format(&want, rep, cases[i].fmt), 0);
+		snprintf(path, sizeof(path), "/api/v1/jobs/1/report%s", cases[i].q);
+		get(&r, f, path);
+		assert_int_equal(r.status, 200);
+		assert_string_equal(r.ctype, cases[i].ctype);
+		assert_string_equal(buf_str(&r.body), buf_str(&want));
+		buf_release(&want);
+		reply_release(&r);
+	}
+	report_free(rep);
+	db_close(db);
+
+	/* a built report is kept, but never outlives a change of the data */
+	struct reply r, r2;
+	get(&r, f, "/api/v1/jobs/1/report?format=text");
+	assert_int_equal(db_open(&db, f->db_path), 0);
+	add_run(db, f->job, "+ v6 2/3", 2.0, 120, false);
+	struct buf want = BUF_INIT;
+	assert_int_equal(report_build(&rep, db, f->job, &(struct report_opts){ 0 }), 0);
+	assert_int_equal(report_format(&want, rep, REPORT_TEXT), 0);
+	report_free(rep);
+	db_close(db);
+	get(&r2, f, "/api/v1/jobs/1/report?format=text");
+	assert_string_not_equal(buf_str(&r.body), buf_str(&r2.body));
+	assert_string_equal(buf_str(&r2.body), buf_str(&want));
+	assert_non_null(strstr(buf_str(&r2.body), "2.0s"));
+	buf_release(&want);
+	reply_release(&r);
+	reply_release(&r2);
+
+	get(&r, f, "/api/v1/jobs/1/report?format=text&threshold=60");
+	assert_int_equal(r.status, 200);
+	assert_non_null(strstr(buf_str(&r.body), "base 1 of 3"));
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/1/report?format=yaml");
+	assert_json_error(&r, 400, "yaml");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/1/report?threshold=x");
+	assert_json_error(&r, 400, "threshold");
+	reply_release(&r);
+}
+
+static void test_unknown_ids_and_paths(void **state)
+{
+	struct fx *f = *state;
+	static const char *const paths[] = {
+		"/api/v1/jobs/9999", "/api/v1/jobs/9999/runs", "/api/v1/jobs/9999/variants",
+		"/api/v1/jobs/9999/samples", "/api/v1/jobs/9999/report", "/api/v1/jobs/nosuchjob",
+	};
+	struct reply r;
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		get(&r, f, paths[i]);
+		assert_json_error(&r, 404, "no job");
+		reply_release(&r);
+	}
+	get(&r, f, "/api/v1/nothing");
+	assert_json_error(&r, 404, "no API endpoint");
+	reply_release(&r);
+	call(&r, f, "DELETE", "/api/v1/jobs/1", SECRET, NULL, NULL, 0);
+	assert_json_error(&r, 405, "DELETE");
+	assert_non_null(strstr(buf_str(&r.headers), "Allow: GET"));
+	reply_release(&r);
+}
+
+static void test_token_check(void **state)
+{
+	struct fx *f = *state;
+	const char *job = "{\"name\": \"submitted\", \"tree\": \"/src/linux\", \"base\": \"v6.12.117\","
+			  " \"repeat\": 2, \"matrix\": [{\"key\": \"fs\", \"values\": [\"ext4\", \"xfs\"]}]}";
+	struct reply r;
+
+	call(&r, f, "POST", "/api/v1/jobs", NULL, job, "application/json", 0);
+	assert_json_error(&r, 401, "Authorization: Bearer");
+	assert_non_null(strstr(buf_str(&r.headers), "WWW-Authenticate: Bearer"));
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", "kct_wrong", job, "application/json", 0);
+	assert_json_error(&r, 401, "not one of this store's tokens");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/submitted");
+	assert_int_equal(r.status, 404);        /* nothing was stored */
+	reply_release(&r);
+
+	/* the right token: stored, pending, with its variants and runs */
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, job, "application/json", 0);
+	assert_int_equal(r.status, 201);
+	assert_string_equal(json_string_value(jpath(r.json, "name")), "submitted");
+	assert_string_equal(json_string_value(jpath(r.json, "status")), "pending");
+	assert_string_equal(json_string_value(jpath(r.json, "kind")), "compare");
+	assert_int_equal(json_integer_value(jpath(r.json, "runs_total")), 4);
+	assert_int_equal(json_integer_value(jpath(r.json, "runs_done")), 0);
+	assert_int_equal(json_array_size(jpath(jpath(r.json, "dimensions"), "fs")), 2);
+	assert_string_equal(json_string_value(jpath(jpath(r.json, "spec"), "base")), "v6.12.117");
+	int64_t id = json_integer_value(jpath(r.json, "id"));
+	char loc[64], path[64];
+	snprintf(loc, sizeof(loc), "Location: /api/v1/jobs/%lld", (long long)id);
+	assert_non_null(strstr(buf_str(&r.headers), loc));
+	reply_release(&r);
+
+	/* cancel: the same token rule; pending runs are skipped; a second
+	 * cancel conflicts */
+	snprintf(path, sizeof(path), "/api/v1/jobs/%lld/cancel", (long long)id);
+	call(&r, f, "POST", path, NULL, NULL, NULL, 0);
+	assert_json_error(&r, 401, "Bearer");
+	reply_release(&r);
+	call(&r, f, "POST", path, "kct_wrong", NULL, NULL, 0);
+	assert_json_error(&r, 401, "token");
+	reply_release(&r);
+	call(&r, f, "POST", path, SECRET, NULL, NULL, 0);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(json_string_value(jpath(r.json, "status")), "cancelled");
+	assert_int_equal(json_integer_value(jpath(r.json, "runs_done")), 4);
+	reply_release(&r);
+	call(&r, f, "POST", path, SECRET, NULL, NULL, 0);
+	assert_json_error(&r, 409, "already ended (cancelled)");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs/9999/cancel", SECRET, NULL, NULL, 0);
+	assert_json_error(&r, 404, "no job");
+	reply_release(&r);
+}
+
+static void test_submit_ini_and_bad_jobs(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "[job]\nname = from-ini\ntree = /src/linux\nbase = v6.12.117\nrepeat = 3\n\n"
+	     "[workload]\nrate_mbps = 250\n", "text/plain", 0);
+	assert_int_equal(r.status, 201);
+	assert_string_equal(json_string_value(jpath(r.json, "name")), "from-ini");
+	assert_int_equal(json_integer_value(jpath(r.json, "runs_total")), 3);
+	assert_string_equal(json_string_value(jpath(jpath(jpath(r.json, "spec"), "knobs"), "rate_mbps")),
+			    "250");
+	/* the stored spec, sent back as JSON, is the same job again */
+	char *again = json_dumps(jpath(r.json, "spec"), JSON_COMPACT);
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, again, "application/json", 0);
+	assert_int_equal(r.status, 201);
+	assert_int_equal(json_integer_value(jpath(r.json, "runs_total")), 3);
+	reply_release(&r);
+	free(again);
+
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = x\nbase = v1\nrate = 1\n", NULL, 0);
+	assert_json_error(&r, 400, "job:4: unknown key 'rate' in [job]");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = x\n", NULL, 0);
+	assert_json_error(&r, 400, "nothing to compare");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "{\"name\": ", "application/json", 0);
+	assert_json_error(&r, 400, "not a JSON object");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "", NULL, 0);
+	assert_json_error(&r, 400, "no body");
+	reply_release(&r);
+}
+
+static void test_body_over_cap(void **state)
+{
+	struct fx *f = *state;
+	char *big = xmalloc(HTTP_MAX_BODY_BYTES + 2);
+	struct reply r;
+
+	memset(big, ' ', HTTP_MAX_BODY_BYTES + 1);
+	big[HTTP_MAX_BODY_BYTES + 1] = '\0';
+	/* declared by Content-Length: refused before it is read */
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, big, "text/plain", 0);
+	assert_json_error(&r, 413, "larger than the limit of 1048576 bytes");
+	reply_release(&r);
+	/* chunked, no length up front: refused once the cap is passed */
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, NULL, "text/plain", HTTP_MAX_BODY_BYTES + 100);
+	assert_json_error(&r, 413, "larger than the limit");
+	reply_release(&r);
+	/* exactly at the cap is read (and then refused for what it says) */
+	big[HTTP_MAX_BODY_BYTES] = '\0';
+	big[0] = '[';
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, big, "text/plain", 0);
+	assert_int_equal(r.status, 400);
+	reply_release(&r);
+	free(big);
+	/* the server still answers */
+	get(&r, f, "/api/v1/jobs/1");
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+}
+
+static void test_metrics_and_static(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+
+	get(&r, f, "/api/v1/metrics");
+	assert_int_equal(r.status, 200);
+	json_t *m, *ms = jpath(r.json, "metrics");
+	size_t i;
+	bool seen = false;
+	json_array_foreach(ms, i, m)
+		if (!strcmp(json_string_value(jpath(m, "name")), "rate_mbps")) {
+			assert_string_equal(json_string_value(jpath(m, "better")), "higher");
+			seen = true;
+		}
+	assert_true(seen);
+	reply_release(&r);
+
+	get(&r, f, "/");
+	assert_int_equal(r.status, 200);
+	assert_string_equal(r.ctype, "text/html; charset=utf-8");
+	assert_non_null(strstr(buf_str(&r.body), "<title>kcanary</title>"));
+	reply_release(&r);
+	get(&r, f, "/../kc.db");
+	assert_int_equal(r.status, 404);
+	reply_release(&r);
+	get(&r, f, "/%2e%2e/kc.db");
+	assert_int_equal(r.status, 404);
+	reply_release(&r);
+	call(&r, f, "POST", "/index.html", NULL, "x", NULL, 0);
+	assert_int_equal(r.status, 405);
+	reply_release(&r);
+}
+
+/* Many requests at once, over the pool's threads: each gets the same
+ * answer as when asked alone (per-thread connections, the shared report
+ * cache under its lock). */
+static void test_concurrent_requests(void **state)
+{
+	struct fx *f = *state;
+	enum { N = 24 };
+	static const char *const paths[] = { "/api/v1/jobs/1/report?format=text", "/api/v1/jobs/1/report",
+					     "/api/v1/jobs", "/api/v1/jobs/1/samples?max_points=10" };
+	struct buf want[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT }, got[N];
+	CURL *h[N];
+	CURLM *m = curl_multi_init();
+	int running = 0;
+
+	for (int k = 0; k < 4; k++) {
+		struct reply r;
+		get(&r, f, paths[k]);
+		assert_int_equal(r.status, 200);
+		buf_puts(&want[k], buf_str(&r.body));
+		reply_release(&r);
+	}
+	for (int i = 0; i < N; i++) {
+		char *url = xasprintf("%s%s", f->base, paths[i % 4]);
+		got[i] = (struct buf)BUF_INIT;
+		h[i] = curl_easy_init();
+		curl_easy_setopt(h[i], CURLOPT_URL, url);
+		curl_easy_setopt(h[i], CURLOPT_WRITEFUNCTION, on_body);
+		curl_easy_setopt(h[i], CURLOPT_WRITEDATA, &got[i]);
+		curl_easy_setopt(h[i], CURLOPT_NOPROXY, "*");
+		curl_easy_setopt(h[i], CURLOPT_TIMEOUT, 30L);
+		curl_multi_add_handle(m, h[i]);
+		free(url);
+	}
+	do {
+		assert_int_equal(curl_multi_perform(m, &running), CURLM_OK);
+		if (running)
+			curl_multi_poll(m, NULL, 0, 1000, NULL);
+	} while (running);
+	for (int i = 0; i < N; i++) {
+		long status = 0;
+		curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE, &status);
+		assert_int_equal(status, 200);
+		assert_string_equal(buf_str(&got[i]), buf_str(&want[i % 4]));
+		curl_multi_remove_handle(m, h[i]);
+		curl_easy_cleanup(h[i]);
+		buf_release(&got[i]);
+	}
+	for (int k = 0; k < 4; k++)
+		buf_release(&want[k]);
+	curl_multi_cleanup(m);
+}
+
+static void test_listen_address_errors(void **state)
+{
+	struct fx *f = *state;
+	struct http_server *srv = NULL;
+	char busy[64];
+	struct http_opts opts = { .db_path = f->db_path };
+
+	opts.listen = "localhost:8080";        /* numeric hosts only */
+	assert_int_equal(http_server_start(&srv, &opts), -EINVAL);
+	opts.listen = "127.0.0.1";
+	assert_int_equal(http_server_start(&srv, &opts), -EINVAL);
+	opts.listen = "127.0.0.1:70000";
+	assert_int_equal(http_server_start(&srv, &opts), -EINVAL);
+	snprintf(busy, sizeof(busy), "127.0.0.1:%u", http_server_port(f->srv));
+	opts.listen = busy;
+	assert_true(http_server_start(&srv, &opts) < 0);
+	assert_null(srv);
+}
+
+static void test_token_hash_and_downsample(void **state)
+{
+	char hash[TOKEN_HASH_HEX + 1], a[TOKEN_SECRET_LEN + 1], b[TOKEN_SECRET_LEN + 1];
+	double t[10], v[10];
+
+	(void)state;
+	/* FIPS 180-2 appendix B.1 test vector */
+	token_hash(hash, "abc");
+	assert_string_equal(hash, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	token_hash(hash, " abc\r\n");
+	assert_string_equal(hash, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	assert_int_equal(token_generate(a, sizeof(a)), 0);
+	assert_int_equal(token_generate(b, sizeof(b)), 0);
+	assert_int_equal(strlen(a), TOKEN_SECRET_LEN);
+	assert_string_not_equal(a, b);
+	assert_int_equal(token_generate(a, 10), -EINVAL);
+
+	for (int i = 0; i < 10; i++) {
+		t[i] = i + 1;
+		v[i] = i == 6 ? 20.0 : 1.0;    /* one stall at t = 7 */
+	}
+	assert_int_equal(downsample_max(t, v, 10, 0), 10);
+	assert_int_equal(downsample_max(t, v, 10, 10), 10);
+	assert_int_equal(downsample_max(t, v, 10, 3), 3);
+	/* buckets [0,3) [3,6) [6,10): the stall keeps its value and time */
+	assert_float_equal(v[2], 20.0, 0);
+	assert_float_equal(t[2], 7.0, 0);
+	assert_float_equal(v[0], 1.0, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_token_hash_and_downsample),
+		cmocka_unit_test_setup_teardown(test_jobs_list, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_job_by_id_and_name, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_variants, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_runs_values, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_samples_downsampled, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_run_detail_and_probes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_console_and_build_log, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_report_same_as_cli, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_ids_and_paths, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_token_check, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_submit_ini_and_bad_jobs, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_body_over_cap, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_metrics_and_static, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_requests, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_listen_address_errors, fx_setup, fx_teardown),
+	};
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	curl_global_cleanup();
+	return r;
+}

@@ -1,0 +1,273 @@
+/* test_image.c - image.c: module load order from modules.dep, the kernel
+ * command line, the bzImage release, and building/caching a real image. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "image.h"
+#include "util.h"
+#include "testutil.h"
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, rel), *d = xstrdup(p);
+	FILE *f;
+
+	*strrchr(d, '/') = '\0';
+	assert_int_equal(mkdir_p(d, 0755), 0);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+	free(d);
+}
+
+/* Shaped like Debian's 6.12 cloud kernel's modules.dep. */
+static const char modules_dep[] =
+	"kernel/arch/x86/crypto/crc32c-intel.ko.xz:\n"
+	"kernel/fs/xfs/xfs.ko.xz: kernel/lib/libcrc32c.ko.xz\n"
+	"kernel/fs/btrfs/btrfs.ko.xz: kernel/crypto/xor.ko.xz kernel/lib/raid6/raid6_pq.ko.xz kernel/lib/libcrc32c.ko.xz\n"
+	"kernel/lib/libcrc32c.ko.xz:\n"
+	"kernel/drivers/block/virtio_blk.ko.xz:\n"
+	"kernel/crypto/xor.ko.xz:\n"
+	"kernel/lib/raid6/raid6_pq.ko.xz:\n"
+	"kernel/fs/erofs/erofs.ko.xz: kernel/lib/libcrc32c.ko.xz\n";
+
+static void test_module_order(void **state)
+{
+	struct tmpdir *td = *state;
+	char *order = NULL, **src = NULL, err[256];
+
+	put(td->path, "modules.dep", modules_dep);
+	assert_int_equal(image_module_order(&order, &src, td->path, image_wanted_modules,
+					    err, sizeof(err)), 0);
+	/* virtio_pci, virtio_console, ext4 are built in (not in modules.dep):
+	 * skipped. Dependencies come before their users, once per tag. */
+	assert_string_equal(order,
+			    "* virtio_blk.ko\n"
+			    "ext4 crc32c-intel.ko\n"
+			    "xfs crc32c-intel.ko\n"
+			    "xfs libcrc32c.ko\n"
+			    "xfs xfs.ko\n"
+			    "btrfs crc32c-intel.ko\n"
+			    "btrfs xor.ko\n"
+			    "btrfs raid6_pq.ko\n"
+			    "btrfs libcrc32c.ko\n"
+			    "btrfs btrfs.ko\n");
+	assert_non_null(src[0]);
+	assert_string_equal(strrchr(src[0], '/'), "/virtio_blk.ko.xz");
+	assert_non_null(strstr(src[0], "kernel/drivers/block/"));
+	size_t n = 0;
+	while (src[n])
+		free(src[n++]);
+	assert_int_equal(n, 10);
+	free(src);
+	free(order);
+
+	put(td->path, "modules.dep", "kernel/fs/xfs/xfs.ko.xz kernel/lib/libcrc32c.ko.xz\n");
+	assert_int_equal(image_module_order(&order, NULL, td->path, image_wanted_modules,
+					    err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "modules.dep:1: expected 'path: deps...'"));
+
+	char *missing = xasprintf("%s/nowhere", td->path);
+	assert_int_equal(image_module_order(&order, NULL, missing, image_wanted_modules,
+					    err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "cannot read"));
+	free(missing);
+}
+
+static void test_cmdline(void **state)
+{
+	const char *knobs[] = { "rate_mbps=40", "nfiles=100", "shutdown_file=a b,c%", NULL };
+	const char *sysctls[] = { "vm.dirty_bytes=100000000", NULL };
+	struct guest_settings gs = {
+		.fs = "xfs", .mkfs_opts = "-m crc=1,finobt=1", .mount_opts = "noatime,logbsize=256k",
+		.sysctls = sysctls, .workload = "wb-handover", .knobs = knobs, .port = "kcanary",
+	};
+	char *line = NULL, err[256];
+
+	(void)state;
+	assert_int_equal(image_cmdline(&line, &gs, err, sizeof(err)), 0);
+	assert_string_equal(line,
+			    "console=ttyS0 panic=-1 rdinit=/init kc.fs=xfs "
+			    "kc.mkfs=-m%20crc=1,finobt=1 kc.mnt=noatime,logbsize=256k "
+			    "kc.sysctl=vm.dirty_bytes=100000000 kc.workload=wb-handover "
+			    "kc.knobs=rate_mbps=40,nfiles=100,shutdown_file=a%20b%2Cc%25 kc.port=kcanary");
+	free(line);
+	line = NULL;
+
+	gs.fs = "zfs";
+	assert_int_equal(image_cmdline(&line, &gs, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "unknown filesystem 'zfs': expected ext4, xfs or btrfs");
+	gs.fs = NULL;
+
+	const char *bad[] = { "rate_mbps", NULL };
+	gs.knobs = bad;
+	assert_int_equal(image_cmdline(&line, &gs, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "knobs setting 'rate_mbps' is not key=value");
+
+	char *big = xmalloc(2100);
+	memset(big, 'x', 2099);
+	big[0] = 'k';
+	big[1] = '=';
+	big[2099] = '\0';
+	const char *long_knobs[] = { big, NULL };
+	gs.knobs = long_knobs;
+	assert_int_equal(image_cmdline(&line, &gs, err, sizeof(err)), -E2BIG);
+	assert_non_null(strstr(err, "longer than the kernel's 2047"));
+	assert_null(line);
+	free(big);
+}
+
+static void test_kernel_release(void **state)
+{
+	struct tmpdir *td = *state;
+	unsigned char img[0x1000] = { 0 };
+	char rel[128], err[512], *path = xasprintf("%s/bzImage", td->path);
+	FILE *f;
+
+	/* setup header: "HdrS" at 0x202, kernel_version at 0x20e (+0x200) */
+	memcpy(img + 0x202, "HdrS", 4);
+	img[0x20e] = 0x00;
+	img[0x20f] = 0x08;                 /* 0x800 + 0x200 = 0xa00 */
+	strcpy((char *)img + 0xa00, "6.12.117+deb12-cloud-amd64 (debian-kernel@lists.debian.org) #1");
+	f = fopen(path, "w");
+	fwrite(img, 1, sizeof(img), f);
+	fclose(f);
+	assert_int_equal(image_kernel_release(rel, sizeof(rel), path, err, sizeof(err)), 0);
+	assert_string_equal(rel, "6.12.117+deb12-cloud-amd64");
+
+	f = fopen(path, "w");
+	fputs("this is not a kernel\n", f);
+	fclose(f);
+	assert_int_equal(image_kernel_release(rel, sizeof(rel), path, err, sizeof(err)), -EINVAL);
+	char *want = xasprintf("kernel image '%s' is not a bzImage: no 'HdrS' setup header at offset 0x202", path);
+	assert_string_equal(err, want);
+	free(want);
+
+	unlink(path);
+	assert_int_equal(image_kernel_release(rel, sizeof(rel), path, err, sizeof(err)), -ENOENT);
+	free(path);
+}
+
+static int count_lines_with(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* A real image from the host's busybox, mkfs tools and a fixture module
+ * tree; needs root for /dev/console (mknod). */
+static void test_build_and_cache(void **state)
+{
+	struct tmpdir *td = *state;
+	char *mods = xasprintf("%s/mods", td->path), *home = xasprintf("%s/home", td->path);
+	char *init = xasprintf("%s/init", td->path), *path1 = NULL, *path2 = NULL, *path3 = NULL;
+	char *cmd, *listing = NULL, err[1024];
+	struct stat st1, st2;
+
+	if (geteuid() != 0 || access("/bin/busybox", X_OK) || access("/usr/sbin/mkfs.xfs", X_OK))
+		skip();
+	put(mods, "modules.dep",
+	    "kernel/drivers/block/virtio_blk.ko.xz:\n"
+	    "kernel/fs/xfs/xfs.ko.xz: kernel/lib/libcrc32c.ko.xz\n"
+	    "kernel/lib/libcrc32c.ko.xz:\n");
+	put(mods, "kernel/drivers/block/virtio_blk.ko", "virtio_blk module bytes\n");
+	put(mods, "kernel/fs/xfs/xfs.ko", "xfs module bytes\n");
+	put(mods, "kernel/lib/libcrc32c.ko", "libcrc32c module bytes\n");
+	cmd = xasprintf("xz -f %s/kernel/drivers/block/virtio_blk.ko %s/kernel/fs/xfs/xfs.ko "
+			"%s/kernel/lib/libcrc32c.ko", mods, mods, mods);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	put(td->path, "init", "#!/bin/busybox sh\necho fixture init\n");
+
+	/* /bin/busybox stands in for the agent: any executable will do. */
+	struct image_spec spec = { .home = home, .agent_path = "/bin/busybox",
+				   .modules_dir = mods, .init_path = init };
+	assert_int_equal(image_build(&path1, &spec, err, sizeof(err)), 0);
+	assert_int_equal(stat(path1, &st1), 0);
+	cmd = xasprintf("zcat '%s' | cpio -t --quiet > '%s/list' && zcat '%s' | cpio -i --quiet "
+			"--to-stdout lib/modules/kc/xfs.ko lib/modules/kc/order init >> '%s/list'",
+			path1, td->path, path1, td->path);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	cmd = xasprintf("%s/list", td->path);
+	assert_int_equal(read_file(&listing, NULL, cmd, 1 << 20), 0);
+	free(cmd);
+	static const char *const want[] = {
+		"\ninit\n", "bin/busybox\n", "bin/kcanary-agent\n", "sbin/mkfs.ext4\n",
+		"sbin/mkfs.xfs\n", "sbin/mkfs.btrfs\n", "dev/console\n", "dev/null\n",
+		"lib/modules/kc/order\n", "lib/modules/kc/xfs.ko\n", "lib/modules/kc/virtio_blk.ko\n",
+		"lib/x86_64-linux-gnu/libc.so.6\n", "ld-linux-x86-64.so.2\n",
+		"xfs module bytes\n",             /* decompressed */
+		"* virtio_blk.ko\nxfs libcrc32c.ko\nxfs xfs.ko\n",
+		"echo fixture init\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
+		if (!strstr(listing, want[i]))
+			fprintf(stderr, "missing '%s' in:\n%s\n", want[i], listing);
+		assert_non_null(strstr(listing, want[i]));
+	}
+	assert_int_equal(count_lines_with(listing, "btrfs.ko"), 0);
+
+	/* Same inputs: the cached image, untouched. */
+	assert_int_equal(image_build(&path2, &spec, err, sizeof(err)), 0);
+	assert_string_equal(path1, path2);
+	assert_int_equal(stat(path2, &st2), 0);
+	assert_int_equal(st1.st_mtim.tv_nsec, st2.st_mtim.tv_nsec);
+	assert_int_equal(st1.st_ino, st2.st_ino);
+
+	/* A changed init: a new image. */
+	put(td->path, "init", "#!/bin/busybox sh\necho changed init\n");
+	assert_int_equal(image_build(&path3, &spec, err, sizeof(err)), 0);
+	assert_string_not_equal(path1, path3);
+
+	/* A missing agent: a clear error, no image. */
+	char *p4 = NULL;
+	spec.agent_path = "/nonexistent/kcanary-agent";
+	assert_int_equal(image_build(&p4, &spec, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "cannot use '/nonexistent/kcanary-agent' in the guest image"));
+	assert_null(p4);
+
+	free(listing);
+	free(path1);
+	free(path2);
+	free(path3);
+	free(mods);
+	free(home);
+	free(init);
+}
+
+static void test_init_script_is_compiled_in(void **state)
+{
+	char *file = NULL;
+
+	(void)state;
+	assert_int_equal(read_file(&file, NULL, "kernels/init", 1 << 20), 0);
+	assert_string_equal(image_init_script, file);
+	assert_non_null(strstr(image_init_script, "kcanary-agent run"));
+	free(file);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_module_order, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(test_cmdline),
+		cmocka_unit_test_setup_teardown(test_kernel_release, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_build_and_cache, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(test_init_script_is_compiled_in),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

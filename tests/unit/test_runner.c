@@ -1,0 +1,251 @@
+/* test_runner.c - runner.c: console tail and panic lines, and whole runs on
+ * libvirt's test:///default driver with a real sqlite store: the watchdog,
+ * a paused guest failing at once, and teardown of domain and files. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "db.h"
+#include "runner.h"
+#include "util.h"
+#include "vm.h"
+#include "testutil.h"
+
+static void test_console_tail(void **state)
+{
+	struct tmpdir *td = *state;
+	char *path = xasprintf("%s/console.log", td->path), *tail = NULL;
+	FILE *f = fopen(path, "w");
+
+	for (int i = 1; i <= 300; i++)
+		fprintf(f, "line %d\r\n", i);
+	fclose(f);
+	assert_int_equal(runner_console_tail(&tail, path, 200), 0);
+	assert_non_null(tail);
+	assert_true(!strncmp(tail, "line 101\nline 102\n", 18));
+	assert_non_null(strstr(tail, "line 300\n"));
+	assert_null(strchr(tail, '\r'));
+	int lines = 0;
+	for (char *p = tail; *p; p++)
+		lines += *p == '\n';
+	assert_int_equal(lines, 200);
+	free(tail);
+
+	/* fewer lines than asked: all of them */
+	f = fopen(path, "w");
+	fputs("only\nthree\nlines", f);
+	fclose(f);
+	assert_int_equal(runner_console_tail(&tail, path, 200), 0);
+	assert_string_equal(tail, "only\nthree\nlines");
+	free(tail);
+
+	unlink(path);
+	assert_int_equal(runner_console_tail(&tail, path, 200), 0);
+	assert_null(tail);
+	free(path);
+}
+
+static void test_find_panic(void **state)
+{
+	char line[256];
+
+	(void)state;
+	assert_false(runner_find_panic(line, sizeof(line), "[ 1.0] all good\n"));
+	assert_false(runner_find_panic(line, sizeof(line), NULL));
+	assert_true(runner_find_panic(line, sizeof(line),
+		"[ 3.8] Run /init as init process\n"
+		"[ 3.9] Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100\n"
+		"[ 3.9] CPU: 0 PID: 1\n"));
+	assert_string_equal(line, "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100");
+}
+
+/* ---- whole runs on test:///default ---- */
+
+struct fixture {
+	struct tmpdir td;
+	struct db *db;
+	int64_t job, variant;
+	char name[96];            /* the guest's domain name, from on_start */
+	bool suspend_on_start;
+};
+
+static int fixture_setup(void **state)
+{
+	struct fixture *fx;
+	char *path;
+
+	if (tmpdir_setup(state))
+		return -1;
+	fx = xcalloc(1, sizeof(*fx));
+	fx->td = *(struct tmpdir *)*state;
+	free(*state);
+	*state = fx;
+	path = xasprintf("%s/kcanary.db", fx->td.path);
+	if (db_open(&fx->db, path) || db_job_create(fx->db, &fx->job, "unit", "adhoc", NULL) ||
+	    db_variant_get(fx->db, &fx->variant, fx->job, "k"))
+		return -1;
+	free(path);
+	return 0;
+}
+
+static int fixture_teardown(void **state)
+{
+	struct fixture *fx = *state;
+	struct tmpdir *td = xmalloc(sizeof(*td));
+
+	db_close(fx->db);
+	*td = fx->td;
+	free(fx);
+	*state = td;
+	return tmpdir_teardown(state);
+}
+
+static void on_start(const char *name, void *arg)
+{
+	struct fixture *fx = arg;
+	struct vm_conn *c = NULL;
+	struct vm_domain *d = NULL;
+	char err[512];
+
+	snprintf(fx->name, sizeof(fx->name), "%s", name);
+	if (!fx->suspend_on_start)
+		return;
+	/* What an emulation failure looks like to libvirt: the guest pauses. */
+	assert_int_equal(vm_conn_open(&c, "test:///default", err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_lookup(&d, c, name, err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_suspend(d, err, sizeof(err)), 0);
+	vm_domain_free(d);
+	vm_conn_close(c);
+}
+
+static struct runner_opts test_opts(struct fixture *fx, double watchdog_s)
+{
+	return (struct runner_opts){
+		.uri = "test:///default", .home = fx->td.path,
+		.kernel = "/boot/vmlinuz-test", .initrd = "/images/test.cpio.gz",
+		.cmdline = "console=ttyS0", .accel = VM_ACCEL_TCG,
+		.disk_bytes = 64 << 20, .watchdog_s = watchdog_s,
+		.on_start = on_start, .on_start_arg = fx,
+	};
+}
+
+static void assert_run(struct db *db, int64_t run_id, const char *sql_cond)
+{
+	char *sql = xasprintf("SELECT count(*) FROM runs WHERE id = ? AND %s", sql_cond);
+	char *id = xasprintf("%lld", (long long)run_id);
+	int64_t n = -1;
+
+	assert_int_equal(db_query_int64(db, &n, sql, id), 0);
+	if (n != 1)
+		fprintf(stderr, "run %s does not satisfy: %s\n", id, sql_cond);
+	assert_int_equal(n, 1);
+	free(sql);
+	free(id);
+}
+
+/* The guest is gone: a new domain of the same name starts. */
+static void assert_domain_gone(const char *name)
+{
+	struct vm_conn *c = NULL;
+	struct vm_domain *d = NULL;
+	char err[512];
+
+	assert_int_equal(vm_conn_open(&c, "test:///default", err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_lookup(&d, c, name, err, sizeof(err)), -ENOENT);
+	vm_conn_close(c);
+}
+
+static void assert_files_removed(struct fixture *fx, int64_t run_id)
+{
+	char *disk = xasprintf("%s/runs/%lld/scratch.img", fx->td.path, (long long)run_id);
+	char *sock = xasprintf("%s/runs/%lld/chan.sock", fx->td.path, (long long)run_id);
+
+	assert_int_not_equal(access(disk, F_OK), 0);
+	assert_int_not_equal(access(sock, F_OK), 0);
+	free(disk);
+	free(sock);
+}
+
+static void test_watchdog_destroys(void **state)
+{
+	struct fixture *fx = *state;
+	struct runner_opts o = test_opts(fx, 0.6);
+	struct runner_result res;
+	int64_t run;
+	double t0;
+
+	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL), 0);
+	t0 = clock_mono_s();
+	assert_int_equal(runner_run(&res, fx->db, run, &o), 0);
+	assert_true(clock_mono_s() - t0 < 5);
+	assert_string_equal(res.status, "timeout");
+	assert_non_null(strstr(res.error, "watchdog: the guest ran longer than 1 s"));
+	assert_run(fx->db, run, "status = 'timeout' AND error LIKE 'watchdog:%' AND accel = 'tcg'"
+		   " AND console_log_path LIKE '%/runs/%/console.log' AND finished_at IS NOT NULL");
+	assert_true(fx->name[0]);
+	assert_run(fx->db, run, "json_extract(guest_json, '$.cmdline') = 'console=ttyS0'"
+		   " AND json_extract(guest_json, '$.uri') = 'test:///default'"
+		   " AND json_extract(guest_json, '$.vcpus') = 2"
+		   " AND json_extract(guest_json, '$.memory_mib') = 2048"
+		   " AND json_extract(guest_json, '$.disk_bytes') = 67108864"
+		   " AND json_extract(guest_json, '$.domain') LIKE 'kcanary-r%'");
+	assert_domain_gone(fx->name);
+	assert_files_removed(fx, run);
+}
+
+static void test_paused_fails_at_once(void **state)
+{
+	struct fixture *fx = *state;
+	struct runner_opts o = test_opts(fx, 60);
+	struct runner_result res;
+	int64_t run;
+	double t0;
+
+	fx->suspend_on_start = true;
+	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "xfs", NULL), 0);
+	t0 = clock_mono_s();
+	assert_int_equal(runner_run(&res, fx->db, run, &o), 0);
+	/* at once: nowhere near the 60 s watchdog */
+	assert_true(clock_mono_s() - t0 < 5);
+	assert_string_equal(res.status, "paused");
+	assert_non_null(strstr(res.error, "guest paused by the hypervisor (suspended (paused), "
+				       "libvirt reason 'user')"));
+	assert_run(fx->db, run, "status = 'paused' AND error LIKE 'guest paused%'");
+	assert_domain_gone(fx->name);
+	assert_files_removed(fx, run);
+}
+
+static void test_start_failure_is_stored(void **state)
+{
+	struct fixture *fx = *state;
+	struct runner_opts o = test_opts(fx, 60);
+	struct runner_result res;
+	int64_t run;
+
+	o.uri = "qemu+unix:///system?socket=/nonexistent/kc.sock";
+	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL), 0);
+	assert_int_equal(runner_run(&res, fx->db, run, &o), 0);
+	assert_string_equal(res.status, "failed");
+	assert_non_null(strstr(res.error, "cannot connect to libvirt"));
+	assert_run(fx->db, run, "status = 'failed' AND error LIKE 'cannot connect to libvirt%'");
+	assert_files_removed(fx, run);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_console_tail, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(test_find_panic),
+		cmocka_unit_test_setup_teardown(test_watchdog_destroys, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_paused_fails_at_once, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_start_failure_is_stored, fixture_setup, fixture_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

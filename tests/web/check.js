@@ -1,0 +1,159 @@
+// check.js - drive Debian's chromium through kcanary serve's pages
+// (tests/integration/t_web.sh prepares the store and the server).
+//
+//   node check.js URL OUTDIR EXPECT.json
+//
+// EXPECT.json: {"job": name, "job_id": N, "runs": N, "variants": N,
+//   "numbers": ["85.3s", …], "filter": {"dim": "fs", "value": "xfs", "runs": N},
+//   "run_id": N, "live": {"cmd": [argv…]}}
+// Screenshots go to OUTDIR. Exits 1 with a message on the first failure.
+"use strict";
+
+const { chromium } = require("playwright-core");
+const fs = require("fs");
+const path = require("path");
+const { execFileSync } = require("child_process");
+
+const [base, outdir, expectFile] = process.argv.slice(2);
+const want = JSON.parse(fs.readFileSync(expectFile, "utf8"));
+
+function check(cond, msg) {
+	if (!cond) {
+		console.error("FAIL: " + msg);
+		process.exitCode = 1;
+		throw new Error(msg);
+	}
+	console.log("ok: " + msg);
+}
+
+// Pixels of a canvas close to an RGB colour (the curve's stroke).
+async function colouredPixels(page, selector, rgb) {
+	return page.$eval(selector, (c, rgb) => {
+		const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+		let n = 0;
+		for (let i = 0; i < d.length; i += 4)
+			if (d[i + 3] > 200 && Math.abs(d[i] - rgb[0]) < 40 &&
+			    Math.abs(d[i + 1] - rgb[1]) < 40 && Math.abs(d[i + 2] - rgb[2]) < 40)
+				n++;
+		return n;
+	}, rgb);
+}
+
+(async () => {
+	const profile = fs.mkdtempSync(path.join(outdir, "profile-"));
+	// playwright passes the fresh profile as --user-data-dir
+	const ctx = await chromium.launchPersistentContext(profile, {
+		executablePath: "/usr/bin/chromium",
+		headless: true,
+		viewport: { width: 1300, height: 1000 },
+		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync"],
+	});
+	let failed = false;
+	try {
+		await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+		const page = await ctx.newPage();
+		const errors = [];
+		page.on("pageerror", (e) => errors.push(e.message));
+		page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+		page.on("response", (r) => { if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`); });
+
+		// 1. the jobs list shows the job
+		await page.goto(base + "/");
+		await page.waitForSelector("#jobs-table");
+		const row = page.locator(`tr[data-job-id="${want.job_id}"]`);
+		check(await row.count() === 1, "the jobs list has a row for the fixture job");
+		const rowText = await row.innerText();
+		check(rowText.includes(want.job), `the row names the job '${want.job}'`);
+		check(rowText.includes(`${want.runs}/${want.runs}`), `the row says ${want.runs}/${want.runs} runs done`);
+		await page.screenshot({ path: path.join(outdir, "jobs.png"), fullPage: true });
+
+		// 2. the comparison page: the table with the fixture's numbers, one dot per run
+		await row.locator("a.job-link").click();
+		await page.waitForSelector("table.stats");
+		await page.waitForFunction(() => document.querySelectorAll(".curve canvas").length > 0);
+		const apiText = await (await page.request.get(`${base}/api/v1/jobs/${want.job_id}/report?format=text`)).text();
+		const shown = await page.locator("#report-text").textContent();
+		check(shown === apiText, "the cover-letter block is exactly the report's text");
+		const cliText = execFileSync(want.kcanary, ["report", String(want.job_id)],
+			{ env: process.env }).toString();
+		check(apiText === cliText, "the API's text report is byte-for-byte `kcanary report`");
+		const stats = await page.locator("#stats").innerText();
+		for (const n of want.numbers)
+			check(stats.includes(n), `the statistics table shows ${n}`);
+		check(/cannot reach p < 0.05/.test(stats), "the plain-language line says 3 against 3 cannot reach p < 0.05");
+		check(/lower is better/.test(await page.locator("#meta").innerText()), "the metric's direction is shown");
+		const dots = await page.locator("svg.strip circle.run-dot").count();
+		check(dots === want.runs, `the strip plot has one dot per run (${dots} of ${want.runs})`);
+		const curves = await page.locator(".curve canvas").count();
+		check(curves === want.variants, `one curve plot per variant (${curves})`);
+		await page.locator("#copy").click();
+		await page.waitForSelector("#copied:has-text('copied')");
+		const clip = await page.evaluate(() => navigator.clipboard.readText());
+		check(clip === cliText, "'copy as text' puts exactly `kcanary report`'s text on the clipboard");
+		check(!/\bnull\b|\bundefined\b|NaN/.test(await page.locator("main").innerText()),
+			"no 'null', 'undefined' or 'NaN' on the comparison page");
+		await page.screenshot({ path: path.join(outdir, "job.png"), fullPage: true });
+
+		// filters: one matrix dimension narrows the dots
+		await page.selectOption(`select[data-dim="${want.filter.dim}"]`, want.filter.value);
+		const fdots = await page.locator("svg.strip circle.run-dot").count();
+		check(fdots === want.filter.runs, `filter ${want.filter.dim}=${want.filter.value} leaves ${fdots} dots (want ${want.filter.runs})`);
+		const tables = await page.locator("table.stats").count();
+		check(tables === 1, `the filter leaves one statistics table (${tables})`);
+		await page.screenshot({ path: path.join(outdir, "job-filtered.png"), fullPage: true });
+
+		// 3. the run page draws a curve
+		await page.goto(`${base}/run.html?id=${want.run_id}`);
+		await page.waitForSelector("#curve canvas");
+		await page.waitForFunction(() => document.querySelector("#console").textContent !== "loading…");
+		const blue = await colouredPixels(page, "#curve canvas", [0x00, 0x72, 0xb2]);
+		check(blue > 200, `the run's curve is drawn (${blue} curve-coloured pixels)`);
+		const probes = await page.locator("#probes canvas").count();
+		check(probes === 1, "the probe counts are plotted");
+		const phases = await page.locator("#curve").innerText();
+		check(/rmdir_old at 30\.0s/.test(phases), "the phase markers are listed");
+		check((await page.locator("#console").textContent()).includes(want.console),
+			"the console log is shown");
+		check(/lower is better/.test(await page.locator("#summary").innerText()),
+			"the summary shows each metric's direction");
+		check(!/\bnull\b|\bundefined\b|NaN/.test(await page.locator("main").innerText()),
+			"no 'null', 'undefined' or 'NaN' on the run page");
+		await page.screenshot({ path: path.join(outdir, "run.png"), fullPage: true });
+
+		// a submitted job nothing has run yet: listed, and its page says so
+		await page.goto(base + "/");
+		await page.waitForSelector('tr[data-job-id="2"]');
+		check(/submitted[\s\S]*pending[\s\S]*0\/4/.test(await page.locator('tr[data-job-id="2"]').innerText()),
+			"the submitted job is listed as pending with 0/4 runs done");
+		await page.goto(`${base}/job.html?id=2`);
+		await page.waitForFunction(() => document.querySelector("#stats").textContent.length > 0 &&
+			!document.querySelector("#stats").textContent.includes("building the report"));
+		check(/queued/.test(await page.locator("#meta").innerText()), "its page says it is queued");
+		check(await page.locator("svg.strip circle.run-dot").count() === 0, "and shows no dots");
+		await page.screenshot({ path: path.join(outdir, "job-pending.png"), fullPage: true });
+
+		// 4. live: a running job's page picks up a new run without reload
+		execFileSync("sqlite3", [want.db, `UPDATE jobs SET status = 'running' WHERE id = ${want.job_id}`]);
+		await page.goto(`${base}/job.html?id=${want.job_id}`);
+		await page.waitForSelector("svg.strip circle.run-dot");
+		check(/live/.test(await page.locator("#live").innerText()), "a running job's page says it is live");
+		const before = await page.locator("svg.strip circle.run-dot").count();
+		execFileSync(want.live.cmd[0], want.live.cmd.slice(1), { env: process.env, stdio: "ignore" });
+		await page.waitForFunction((n) => document.querySelectorAll("svg.strip circle.run-dot").length > n,
+			before, { timeout: 15000 });
+		check(true, `the page grew from ${before} dots without a reload`);
+		await page.screenshot({ path: path.join(outdir, "job-live.png"), fullPage: true });
+
+		check(errors.length === 0, "no JavaScript errors" + (errors.length ? ": " + errors.join("; ") : ""));
+	} catch (e) {
+		failed = true;
+		if (!process.exitCode)
+			console.error("FAIL: " + e.message);
+	} finally {
+		await ctx.close();
+		fs.rmSync(profile, { recursive: true, force: true });
+	}
+	// no process.exit(): it can cut off stdout when that is a pipe
+	process.exitCode = failed ? 1 : 0;
+})();

@@ -1,0 +1,208 @@
+/* kcanary.js - helpers shared by the pages: fetching the API, formatting
+ * values with their units and direction, small DOM builders, the colours
+ * of variants, uPlot options, polling for live jobs. No build step: plain
+ * browser JavaScript, loaded before the page's own script. */
+"use strict";
+
+const KC = {};
+
+/* Variant colours: the baseline first; colour-blind safe (Okabe-Ito). */
+KC.colors = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"];
+KC.color = (i) => KC.colors[i % KC.colors.length];
+
+/* Job and run states in which more data can still arrive. */
+KC.liveStates = ["pending", "building", "running"];
+KC.POLL_MS = 5000;
+
+KC.api = async function (path) {
+	const res = await fetch(path, { cache: "no-store" });
+	const ct = res.headers.get("Content-Type") || "";
+	const body = ct.includes("json") ? await res.json() : await res.text();
+	if (!res.ok) {
+		const msg = body && body.error ? body.error : `${res.status} ${res.statusText}`;
+		const err = new Error(msg);
+		err.status = res.status;
+		throw err;
+	}
+	return body;
+};
+
+KC.el = function (tag, attrs, ...kids) {
+	const e = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs || {})) {
+		if (v === null || v === undefined || v === false)
+			continue;
+		if (k === "class")
+			e.className = v;
+		else if (k === "text")
+			e.textContent = v;
+		else if (k.startsWith("on"))
+			e.addEventListener(k.slice(2), v);
+		else
+			e.setAttribute(k, v);
+	}
+	for (const kid of kids.flat()) {
+		if (kid === null || kid === undefined)
+			continue;
+		e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+	}
+	return e;
+};
+
+/* Replace node's children, skipping null/undefined ones (as KC.el does). */
+KC.fill = (node, ...kids) => node.replaceChildren(...kids.flat().filter((k) => k !== null && k !== undefined));
+
+KC.param = (name) => new URLSearchParams(location.search).get(name);
+
+/* A value as the cover-letter table writes it (server/report.c): 85.3s for
+ * seconds, else 4 significant digits and the unit; bytes in KiB/MiB/GiB. */
+KC.fmt = function (v, unit) {
+	if (v === null || v === undefined || Number.isNaN(v))
+		return "–";
+	if (unit === "s")
+		return (Math.abs(v) >= 1000 ? v.toFixed(0) : v.toFixed(1)) + "s";
+	if (unit === "bytes" && Math.abs(v) >= 1024) {
+		const units = ["KiB", "MiB", "GiB", "TiB"];
+		let i = -1, x = v;
+		do { x /= 1024; i++; } while (Math.abs(x) >= 1024 && i < units.length - 1);
+		return x.toFixed(Math.abs(x) >= 100 ? 0 : 1) + " " + units[i];
+	}
+	const s = Number(v.toPrecision(4)).toString();
+	return unit ? s + " " + unit : s;
+};
+
+KC.fmtP = (p) => (p === null || p === undefined) ? "–" : p < 0.001 ? "< 0.001" : p.toFixed(3);
+
+KC.fmtPct = (x) => (x === null || x === undefined) ? "–" : (x > 0 ? "+" : "") + x.toFixed(1) + "%";
+
+/* "↓ lower is better" for a metric's direction (metrics.better). */
+KC.betterLabel = function (better) {
+	if (better === "lower")
+		return "↓ lower is better";
+	if (better === "higher")
+		return "↑ higher is better";
+	return "direction unknown";
+};
+
+KC.statusBadge = (s) => KC.el("span", { class: "status " + s, text: s });
+
+/* The sampled metric behind a run-level one: worst_lag_s → lag_s. */
+KC.sampledMetric = (m) => m.replace(/^(worst|mean)_/, "") || "lag_s";
+
+/* "fs=ext4 mode=removed" → {fs: "ext4", mode: "removed"} */
+KC.parseCell = function (cell) {
+	const o = {};
+	for (const tok of (cell || "").split(/\s+/)) {
+		const eq = tok.indexOf("=");
+		if (eq > 0)
+			o[tok.slice(0, eq)] = tok.slice(eq + 1);
+	}
+	return o;
+};
+
+/* true when cell matches every chosen dimension value ("" = any). */
+KC.cellMatches = function (cell, chosen) {
+	const c = KC.parseCell(cell);
+	return Object.entries(chosen).every(([k, v]) => !v || c[k] === v);
+};
+
+/* Smallest two-sided p the exact Mann-Whitney U test can give for n1
+ * against n2 runs with no ties: 2 / C(n1+n2, n1) (Mann & Whitney 1947).
+ * Used for the plain-language line when the report does not carry it. */
+KC.minPossibleP = function (n1, n2) {
+	if (!n1 || !n2)
+		return 1;
+	let c = 1;
+	for (let i = 1; i <= n1; i++)
+		c = c * (n2 + i) / i;
+	return Math.min(1, 2 / c);
+};
+
+/* A uPlot of time curves. series: [{label, color, t:[], v:[]}]; the
+ * curves are joined on a shared time axis (uPlot.join), gaps not
+ * connected. */
+KC.curvePlot = function (target, title, series, opts) {
+	opts = opts || {};
+	const tables = series.map((s) => [s.t, s.v]);
+	const data = tables.length ? uPlot.join(tables) : [[]];
+	const width = opts.width || Math.min(600, Math.max(320, target.clientWidth || 600));
+	const uopts = {
+		title: title,
+		width: width,
+		height: opts.height || 260,
+		scales: { x: { time: false } },
+		axes: [
+			{ label: opts.xlabel || "time (s)" },
+			{ label: opts.ylabel || "", size: 60 },
+		],
+		/* overlays of many runs: the legend would be a wall of labels;
+		 * the strip plot above names each run */
+		legend: { show: opts.legend !== undefined ? opts.legend : series.length <= 4 },
+		cursor: { drag: { x: true, y: false } },
+		series: [{ label: "t" }].concat(series.map((s) => ({
+			label: s.label,
+			stroke: s.color,
+			width: s.width || 1,
+			spanGaps: false,
+			points: { show: false },
+		}))),
+		plugins: opts.plugins || [],
+	};
+	return new uPlot(uopts, data, target);
+};
+
+/* A uPlot plugin drawing vertical phase markers [{t, name}] with labels. */
+KC.phaseMarkers = function (phases) {
+	return {
+		hooks: {
+			draw: [(u) => {
+				const ctx = u.ctx;
+				ctx.save();
+				ctx.strokeStyle = "#888";
+				ctx.fillStyle = "#444";
+				ctx.setLineDash([4, 3]);
+				ctx.textAlign = "left";
+				ctx.textBaseline = "alphabetic";
+				ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+				phases.forEach((p, i) => {
+					let x = Math.round(u.valToPos(p.t, "x", true));
+					/* a phase at t = 0 sits just left of the first sample */
+					if (x < u.bbox.left - 2 * devicePixelRatio && p.t === 0)
+						x = u.bbox.left;
+					if (x < u.bbox.left || x > u.bbox.left + u.bbox.width)
+						return;
+					ctx.beginPath();
+					ctx.moveTo(x, u.bbox.top);
+					ctx.lineTo(x, u.bbox.top + u.bbox.height);
+					ctx.stroke();
+					ctx.fillText(p.name, x + 3 * devicePixelRatio,
+						u.bbox.top + (12 + 12 * (i % 3)) * devicePixelRatio);
+				});
+				ctx.restore();
+			}],
+		},
+	};
+};
+
+/* Call fn now and every POLL_MS while live() says the data can change. */
+KC.poll = function (fn, live, badge) {
+	let timer = null;
+	const tick = async () => {
+		try {
+			await fn();
+		} catch (e) {
+			console.error(e);
+		}
+		const on = live();
+		if (badge)
+			badge.textContent = on ? `live: refreshing every ${KC.POLL_MS / 1000}s` : "";
+		if (on)
+			timer = setTimeout(tick, KC.POLL_MS);
+	};
+	tick();
+	return () => clearTimeout(timer);
+};
+
+KC.showError = function (where, e) {
+	where.replaceChildren(KC.el("p", { class: "error", text: "cannot load: " + e.message }));
+};
