@@ -6,8 +6,8 @@
 CREATE TABLE kernels (
 	id INTEGER PRIMARY KEY,
 	source TEXT NOT NULL DEFAULT 'build' CHECK (source IN ('build', 'prebuilt')),
-	tree_oid TEXT,                 -- commit the image was built from (hex)
-	config_hash TEXT,              -- sha256 of the merged .config
+	tree_oid TEXT,                 -- git tree id built (hex); the commit is in variants.commit_oid
+	config_hash TEXT,              -- git blob id of the merged .config (git hash-object)
 	release TEXT,                  -- `uname -r` of the image, when known
 	image_path TEXT,               -- bzImage
 	config_path TEXT,
