@@ -1229,3 +1229,70 @@ int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex)
 	git_commit_free(c);
 	return ret;
 }
+
+/* ---- bisection range ---- */
+
+int repo_range(struct repo *r, char (**out)[KC_OID_HEX], size_t *n, const char *old_rev,
+	       const char *new_rev, bool first_parent)
+{
+	char old_hex[KC_OID_HEX], new_hex[KC_OID_HEX];
+	git_oid old_oid, new_oid, oid;
+	git_revwalk *w = NULL;
+	char (*v)[KC_OID_HEX] = NULL;
+	size_t cnt = 0, cap = 0;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	if ((ret = repo_resolve(r, old_hex, old_rev)) || (ret = repo_resolve(r, new_hex, new_rev)))
+		return ret;
+	git_oid_fromstr(&old_oid, old_hex);
+	git_oid_fromstr(&new_oid, new_hex);
+	if (git_oid_equal(&old_oid, &new_oid))
+		return set_err(-EINVAL, "'%s' and '%s' are the same commit %.12s: nothing to "
+			       "bisect", old_rev, new_rev, old_hex);
+	rc = git_graph_descendant_of(r->g, &new_oid, &old_oid);
+	if (rc < 0)
+		return set_err(git_code_to_errno(rc), "cannot relate '%s' and '%s': %s", old_rev,
+			       new_rev, gerr());
+	if (rc == 0)
+		return set_err(-EINVAL, "'%s' (%.12s) is not an ancestor of '%s' (%.12s): the "
+			       "older end of the range must be in the newer end's history",
+			       old_rev, old_hex, new_rev, new_hex);
+	if ((rc = git_revwalk_new(&w, r->g)) < 0 ||
+	    (rc = git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE)) < 0 ||
+	    (first_parent && (rc = git_revwalk_simplify_first_parent(w)) < 0) ||
+	    (rc = git_revwalk_push(w, &new_oid)) < 0 || (rc = git_revwalk_hide(w, &old_oid)) < 0) {
+		ret = set_err(git_code_to_errno(rc), "cannot walk '%s..%s': %s", old_rev, new_rev,
+			      gerr());
+		goto out;
+	}
+	cap = 64;
+	v = xcalloc(cap, sizeof(*v));
+	memcpy(v[cnt++], old_hex, KC_OID_HEX);
+	while ((rc = git_revwalk_next(&oid, w)) == 0) {
+		if (cnt == cap) {
+			cap *= 2;
+			v = xrealloc(v, cap * sizeof(*v));
+		}
+		git_oid_tostr(v[cnt++], KC_OID_HEX, &oid);
+	}
+	if (rc != GIT_ITEROVER) {
+		ret = set_err(git_code_to_errno(rc), "cannot walk '%s..%s': %s", old_rev, new_rev,
+			      gerr());
+		goto out;
+	}
+	if (strcmp(v[cnt - 1], new_hex)) {
+		/* topological order ends at the tip, always; guard anyway */
+		ret = set_err(-EIO, "walk of '%s..%s' did not end at %.12s", old_rev, new_rev, new_hex);
+		goto out;
+	}
+	*out = v;
+	*n = cnt;
+	v = NULL;
+	ret = 0;
+out:
+	free(v);
+	git_revwalk_free(w);
+	return ret;
+}

@@ -165,4 +165,30 @@ int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex);
 int kc_hash_buf(char out[KC_OID_HEX], const void *data, size_t len);
 int kc_hash_file(char out[KC_OID_HEX], const char *path);
 
+/*
+ * repo_range - the candidates of a bisection between old_rev (older end,
+ * must be an ancestor of new_rev) and new_rev: old_rev's commit first, then
+ * every commit of `old..new` in topological order, parents before children
+ * (git rev-list --topo-order --reverse), ending with new_rev's commit. *out
+ * is a new array of *n >= 2 ids (caller frees).
+ *
+ * Merges. With first_parent, only the first-parent chain of new_rev is
+ * walked (libgit2's git_revwalk_simplify_first_parent, what `git bisect
+ * --first-parent` does): a merge is one candidate standing for its whole
+ * side branch, and the history is linear, as the engine (bisect.h)
+ * assumes. Without it, every commit of old..new is a candidate and the
+ * DAG is linearised topologically; git bisect instead halves the DAG by
+ * reachability. The linear order is exact when the culprit's descendants
+ * are exactly the commits after it in that order, which holds for linear
+ * history; on a side branch that does not contain the culprit, commits
+ * after it in the order still test "old", and the posterior must absorb
+ * that as noise. Use first_parent for merge-heavy ranges.
+ *
+ * Errors: those of repo_resolve for an unknown rev; -EINVAL when the two
+ * are the same commit or old_rev is not an ancestor of new_rev (message
+ * names both revs).
+ */
+int repo_range(struct repo *r, char (**out)[KC_OID_HEX], size_t *n, const char *old_rev,
+	       const char *new_rev, bool first_parent);
+
 #endif
