@@ -291,101 +291,149 @@ static bool owner_alive(const char *owner)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+void compare_guest_init(struct compare_guest *g, const struct compare_opts *o,
+			const char *db_path, bool any_runs)
+{
+	memset(g, 0, sizeof(*g));
+	g->agent = o->agent ? xstrdup(o->agent) : image_default_agent();
+	g->db_path = xstrdup(db_path);
+	vm_accel_probe(&g->ai, NULL);
+	if (o->accel)
+		g->ai.accel = strcmp(o->accel, "kvm") ? VM_ACCEL_TCG : VM_ACCEL_KVM;
+	if (g->ai.accel == VM_ACCEL_TCG && any_runs)
+		say(o, "warning: %s (%s)", vm_tcg_warning, g->ai.why);
+}
+
+void compare_guest_release(struct compare_guest *g)
+{
+	free(g->agent);
+	free(g->db_path);
+	free(g->img_path);
+	free(g->img_mod);
+	memset(g, 0, sizeof(*g));
+}
+
+int compare_boot_run(struct runner_result *res, struct db *db, int64_t job_id,
+		     const struct job_spec *spec, const struct db_pending_run *p,
+		     const struct compare_opts *o, struct compare_guest *g, const char *label,
+		     char *e, size_t esz)
+{
+	json_t *params = json_loads(p->params_json, 0, NULL);
+	struct run_settings rs;
+	char *cmdline = NULL;
+	double work_s = 0, watchdog_s;
+	struct live live = { 0 };
+	bool tty = isatty(2) && !o->quiet;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	e[0] = '\0';
+	settings_from_params(&rs, params);
+	if (db_run_set_guest(db, p->id, vm_accel_name(g->ai.accel), NULL, p->kernel_id)) {
+		snprintf(e, esz, "cannot store run %lld: %s", (long long)p->id, db_errmsg(db));
+		r = -EIO;
+		goto out;
+	}
+	if (runner_workload_s(&work_s, rs.knobs, e, esz))
+		goto failed;
+	watchdog_s = spec->watchdog_s > 0 ? spec->watchdog_s :
+		     work_s + runner_setup_allowance_s(g->ai.accel);
+	{
+		struct guest_settings gs = {
+			.fs = p->fs ? p->fs : "ext4", .mkfs_opts = rs.mkfs, .mount_opts = rs.mnt,
+			.sysctls = rs.sysctls, .workload = rs.workload, .knobs = rs.knobs,
+			.port = "kcanary",
+		};
+		if (image_cmdline(&cmdline, &gs, e, esz))
+			goto failed;
+	}
+	/* one image per modules tree: the cache key is their content */
+	if (!g->img_path || (p->modules_dir ? !g->img_mod || strcmp(g->img_mod, p->modules_dir) :
+			     !!g->img_mod)) {
+		struct image_spec is = { .home = o->home, .agent_path = g->agent,
+					 .modules_dir = p->modules_dir };
+		free(g->img_path);
+		free(g->img_mod);
+		g->img_path = NULL;
+		g->img_mod = p->modules_dir ? xstrdup(p->modules_dir) : NULL;
+		if (image_build(&g->img_path, &is, e, esz))
+			goto failed;
+	}
+	if (tty) {
+		live.db_path = xstrdup(g->db_path);
+		live.job_id = job_id;
+		snprintf(live.label, sizeof(live.label), "%s", label);
+		live.running = !pthread_create(&live.thread, NULL, live_main, &live);
+	}
+	{
+		struct runner_opts ro = {
+			.uri = o->uri, .home = o->home, .kernel = p->image_path,
+			.initrd = g->img_path, .cmdline = cmdline, .accel = g->ai.accel,
+			.vcpus = (unsigned)spec->vcpus, .memory_mib = (uint64_t)spec->memory_mb,
+			.watchdog_s = watchdog_s, .console = o->console,
+		};
+		r = runner_run(res, db, p->id, &ro);
+	}
+	if (live.running) {
+		live.stop = true;
+		pthread_join(live.thread, NULL);
+	}
+	free(live.db_path);
+	if (r)
+		snprintf(e, esz, "run %lld: %s", (long long)p->id, res->error);
+	goto out;
+failed:
+	db_run_set_status(db, p->id, "failed", e);
+	snprintf(res->status, sizeof(res->status), "failed");
+	snprintf(res->error, sizeof(res->error), "%s", e);
+	r = COMPARE_RUN_FAILED;
+out:
+	json_decref(params);
+	settings_release(&rs);
+	free(cmdline);
+	return r;
+}
+
 static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		   const struct compare_opts *o, const char *db_path, struct buf *err)
 {
 	struct db_pending_run *runs = NULL;
 	size_t n = 0;
 	int total = 0, done = 0, r;
-	struct vm_accel_info ai;
-	char *agent = o->agent ? xstrdup(o->agent) : image_default_agent();
-	/* one image per modules tree: the cache key is their content */
-	char *img_mod = NULL, *img_path = NULL;
-	bool tty = isatty(2) && !o->quiet;
+	struct compare_guest g;
 
 	if ((r = db_job_pending_runs(db, job_id, &runs, &n, &total, &done))) {
 		buf_printf(err, "cannot read runs: %s", db_errmsg(db));
-		goto out;
+		db_pending_runs_free(runs, n);
+		return r;
 	}
-	vm_accel_probe(&ai, NULL);
-	if (o->accel)
-		ai.accel = strcmp(o->accel, "kvm") ? VM_ACCEL_TCG : VM_ACCEL_KVM;
-	if (ai.accel == VM_ACCEL_TCG && n)
-		say(o, "warning: %s (%s)", vm_tcg_warning, ai.why);
+	compare_guest_init(&g, o, db_path, n > 0);
 	if ((r = runner_signals_install())) {
 		buf_printf(err, "cannot catch signals: %s", strerror(-r));
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct db_pending_run *p = &runs[i];
-		json_t *params = json_loads(p->params_json, 0, NULL);
-		struct run_settings rs;
-		char e[1024] = "", *cmdline = NULL, label[256], val[64];
+		char e[1024] = "", label[256], val[64];
 		struct runner_result res;
-		double work_s = 0, watchdog_s;
-		struct live live = { 0 };
 
-		settings_from_params(&rs, params);
 		if (job_cancelled(db, job_id)) {
 			say(o, "job %lld was cancelled: %zu runs not started", (long long)job_id, n - i);
-			json_decref(params);
-			settings_release(&rs);
 			break;
 		}
 		snprintf(label, sizeof(label), "run %d/%d %s %s r%d", done + 1, total, p->variant,
 			 p->cell && *p->cell ? p->cell : "-", p->repeat_idx);
 		say(o, "%s", label);
-		if (db_run_set_guest(db, p->id, vm_accel_name(ai.accel), NULL, p->kernel_id)) {
-			r = -EIO;
-			buf_printf(err, "cannot store run %lld: %s", (long long)p->id, db_errmsg(db));
-			goto next;
+		r = compare_boot_run(&res, db, job_id, spec, p, o, &g, label, e, sizeof(e));
+		if (r == COMPARE_RUN_FAILED) {
+			say(o, "  failed: %s", e);
+			done++;
+			r = 0;
+			continue;
 		}
-		if (runner_workload_s(&work_s, rs.knobs, e, sizeof(e)))
-			goto run_failed;
-		watchdog_s = spec->watchdog_s > 0 ? spec->watchdog_s :
-			     work_s + runner_setup_allowance_s(ai.accel);
-		{
-			struct guest_settings gs = {
-				.fs = p->fs ? p->fs : "ext4", .mkfs_opts = rs.mkfs, .mount_opts = rs.mnt,
-				.sysctls = rs.sysctls, .workload = rs.workload, .knobs = rs.knobs,
-				.port = "kcanary",
-			};
-			if (image_cmdline(&cmdline, &gs, e, sizeof(e)))
-				goto run_failed;
-		}
-		if (!img_path || (p->modules_dir ? !img_mod || strcmp(img_mod, p->modules_dir) : !!img_mod)) {
-			struct image_spec is = { .home = o->home, .agent_path = agent,
-						 .modules_dir = p->modules_dir };
-			free(img_path);
-			free(img_mod);
-			img_path = NULL;
-			img_mod = p->modules_dir ? xstrdup(p->modules_dir) : NULL;
-			if (image_build(&img_path, &is, e, sizeof(e)))
-				goto run_failed;
-		}
-		if (tty) {
-			live.db_path = xstrdup(db_path);
-			live.job_id = job_id;
-			snprintf(live.label, sizeof(live.label), "%s", label);
-			live.running = !pthread_create(&live.thread, NULL, live_main, &live);
-		}
-		{
-			struct runner_opts ro = {
-				.uri = o->uri, .home = o->home, .kernel = p->image_path,
-				.initrd = img_path, .cmdline = cmdline, .accel = ai.accel,
-				.vcpus = (unsigned)spec->vcpus, .memory_mib = (uint64_t)spec->memory_mb,
-				.watchdog_s = watchdog_s, .console = o->console,
-			};
-			r = runner_run(&res, db, p->id, &ro);
-		}
-		if (live.running) {
-			live.stop = true;
-			pthread_join(live.thread, NULL);
-		}
-		free(live.db_path);
 		if (r) {
-			buf_printf(err, "run %lld: %s", (long long)p->id, res.error);
-			goto next;
+			buf_puts(err, e);
+			break;
 		}
 		fmt_run_value(val, sizeof(val), db, p->id, spec->metric);
 		say(o, "  %s%s%s%s", res.status, val, res.error[0] ? ": " : "", res.error);
@@ -397,24 +445,12 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 			r = -EINTR;
 			buf_puts(err, "interrupted: the run in progress is stored as 'interrupted';"
 				 " 'kcanary resume' carries on");
-		}
-		goto next;
-run_failed:
-		say(o, "  failed: %s", e);
-		db_run_set_status(db, p->id, "failed", e);
-		done++;
-next:
-		json_decref(params);
-		settings_release(&rs);
-		free(cmdline);
-		if (r)
 			break;
+		}
 	}
 out:
 	db_pending_runs_free(runs, n);
-	free(agent);
-	free(img_path);
-	free(img_mod);
+	compare_guest_release(&g);
 	return r;
 }
 

@@ -69,4 +69,42 @@ int compare_worker_start(struct compare_worker **out, const char *db_path,
 			 const struct compare_opts *o);
 void compare_worker_stop(struct compare_worker *w);
 
+/* ---- one guest run, shared with the bisect oracle (cmd_bisect.c) ---- */
+
+#include "runner.h"
+#include "vm.h"
+
+/* What consecutive runs share: the accelerator, the agent, and the last
+ * initramfs built (one per modules tree). */
+struct compare_guest {
+	struct vm_accel_info ai;
+	char *agent, *db_path, *img_path, *img_mod;
+};
+
+/* compare_guest_init - probe the accelerator (o->accel forces it) and
+ * warn once about TCG when any_runs; db_path is the store's file (for the
+ * live line's own connection). Release with compare_guest_release(). */
+void compare_guest_init(struct compare_guest *g, const struct compare_opts *o,
+			const char *db_path, bool any_runs);
+void compare_guest_release(struct compare_guest *g);
+
+/* Returned by compare_boot_run when the run failed before booting. */
+#define COMPARE_RUN_FAILED 1
+
+/*
+ * compare_boot_run - boot the pending run p (as db_job_pending_runs gives
+ * it: params, fs, kernel image and modules) in a fresh guest with the
+ * job's vcpus, memory and watchdog, and wait for it to end. label names
+ * the run on the live line (TTY only).
+ *
+ * Returns 0 when the run was carried through and stored, whatever its
+ * status (res->status: ok, timeout, paused, ...); COMPARE_RUN_FAILED when
+ * it could not be started (bad knobs, no initramfs: stored as 'failed',
+ * e says why); a negative errno when the store or runner failed (e says).
+ */
+int compare_boot_run(struct runner_result *res, struct db *db, int64_t job_id,
+		     const struct job_spec *spec, const struct db_pending_run *p,
+		     const struct compare_opts *o, struct compare_guest *g, const char *label,
+		     char *e, size_t esz);
+
 #endif
