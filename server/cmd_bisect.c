@@ -1,6 +1,6 @@
-/* cmd_bisect.c - kcanary bisect: find the commit where a metric changed.
- * `replay LOG` and `simulate` work today; the real bisection over a kernel
- * tree needs the build/guest pipeline (issue 6) and says so. */
+/* cmd_bisect.c - kcanary bisect: find the commit where a metric changed,
+ * over a kernel tree's history or a list of prebuilt kernels (real guests,
+ * bisect_exec.h); `log JOB`, `replay LOG` and `simulate` (bisect_sim.h). */
 #define LOG_MODULE "bisect"
 #include <errno.h>
 #include <getopt.h>
@@ -10,7 +10,9 @@
 #include <time.h>
 
 #include "bisect.h"
+#include "bisect_exec.h"
 #include "bisect_sim.h"
+#include "db_bisect.h"
 #include "cmd.h"
 #include "log.h"
 #include "util.h"
@@ -18,18 +20,52 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary bisect replay LOG\n"
+		"usage: kcanary bisect (--repo DIR --good REV --bad REV [--first-parent] |\n"
+		"                       --kernels OLD,...,NEW) [--find-fix]\n"
+		"                      [--workload W] [--set K=V]... [--sysctl K=V]... [--fs FS]\n"
+		"                      [--config FRAG]... [--metric M] [--higher-is-better]\n"
+		"                      [--strategy prob|adaptive|fixed] [--repeats K]\n"
+		"                      [--confidence C] [--max-runs N] [--endpoint-runs MIN,MAX]\n"
+		"                      [--step-max-runs N] [--check-runs N] [--name NAME]\n"
+		"                      [--watchdog S] [--vcpus N] [--memory MB]\n"
+		"                      [--connect URI] [--accel kvm|tcg] [--console] [-q]\n"
+		"       kcanary bisect log JOB\n"
+		"       kcanary bisect replay LOG\n"
 		"       kcanary bisect simulate [--commits N] [--trials N] [--seed S]\n"
 		"                               [--history clean|flaky|mixed|all]\n"
 		"                               [--strategy NAME|all] [--find-fix]\n"
 		"                               [--skip-rate F] [--log FILE]\n"
-		"       kcanary bisect --repo DIR --good REV --bad REV ...   (not available yet)\n"
 		"\n"
 		"Find the commit where a noisy metric changed, measuring as few runs as\n"
 		"it can: endpoints first (stop if they do not differ), then binary\n"
 		"search with repeats or probabilistic bisection over a posterior of the\n"
 		"culprit's position, then a culprit check against its parent.\n"
 		"\n"
+		"The range: --repo with --good and --bad takes every commit between them\n"
+		"(libgit2 revwalk, topological order; --first-parent walks the bad end's\n"
+		"first-parent chain only, so a merge stands for its branch, as with git\n"
+		"bisect --first-parent; without it a merge's side branch is linearised\n"
+		"and a side commit without the culprit reads as noise). --kernels takes\n"
+		"prebuilt images in history order, old first (nothing is built).\n"
+		"--find-fix: the old end is bad and the new end good; the culprit is the\n"
+		"fix (with --repo: --bad names the older commit).\n"
+		"Each run boots the candidate's kernel with the workload and knobs\n"
+		"(default wb-handover, fs ext4) and reads --metric from the run: a summary\n"
+		"metric (default worst_lag_s), a `command` workload's 'metric NAME VALUE'\n"
+		"lines (largest value), or probe:NAME:KEY (final count, e.g.\n"
+		"probe:cgroup_writeback_by_id:-2). Direction: from the metrics table\n"
+		"(higher is worse unless it says otherwise, or --higher-is-better).\n"
+		"A patch, build or boot failure, a paused or timed-out guest, or a run\n"
+		"without the metric is a skip: never evidence either way.\n"
+		"Strategies: prob (default; probabilistic bisection, one run at a time),\n"
+		"adaptive (binary search, SPRT repeats), fixed (binary, --repeats K runs\n"
+		"per commit and per endpoint, no endpoint test; K=1 is git bisect run).\n"
+		"Defaults: --confidence 0.95, --max-runs 200, --endpoint-runs 5,16,\n"
+		"--step-max-runs 8, --check-runs 5 (0: no culprit check).\n"
+		"Stored as a job of kind 'bisect' (one variant per tested candidate) with\n"
+		"its event log: 'kcanary bisect log JOB' prints it, 'replay' replays it.\n"
+		"\n"
+		"log JOB        print a stored bisection's event log.\n"
 		"replay LOG     run a bisection's event log back through the engine without\n"
 		"               measuring anything; exit 0 when it reaches the same result.\n"
 		"simulate       benchmark the strategies on a synthetic history whose runs\n"
@@ -46,10 +82,7 @@ static void usage(FILE *f)
 		"  --skip-rate F  chance that a commit does not build (default 0)\n"
 		"  --log FILE     write the event log of every bisection to FILE (with\n"
 		"                 --trials 1 it is one log that 'replay' takes)\n"
-		"\n"
-		"The real bisection (--repo, --good, --bad, --kernels, --workload, --metric,\n"
-		"--first-parent, --find-fix, --confidence) is not available yet: it needs the\n"
-		"build/guest pipeline (issue 6).\n");
+	);
 }
 
 static const char *const strategy_keys[] = {
@@ -287,6 +320,396 @@ bad_value:
 	return 2;
 }
 
+static struct db *open_store(void)
+{
+	struct db *db = NULL;
+	char *p = cmd_db_path();
+
+	if (db_open(&db, p)) {
+		fprintf(stderr, "kcanary bisect: cannot open the store '%s': %s\n", p,
+			db ? db_errmsg(db) : "failed");
+		db_close(db);
+		db = NULL;
+	}
+	free(p);
+	return db;
+}
+
+static int do_log(int argc, char **argv)
+{
+	struct db *db;
+	int64_t id;
+	char *log = NULL;
+	int rc = 1;
+
+	if (argc != 2) {
+		fprintf(stderr, "kcanary bisect log: expected one JOB argument\n");
+		return 2;
+	}
+	if (!(db = open_store()))
+		return 1;
+	if (db_job_resolve(db, &id, argv[1]))
+		fprintf(stderr, "kcanary bisect log: no job '%s' in the store\n", argv[1]);
+	else if (db_bisect_log_get(db, id, &log))
+		fprintf(stderr, "kcanary bisect log: job '%s': %s\n", argv[1], db_errmsg(db));
+	else {
+		fputs(log, stdout);
+		rc = 0;
+	}
+	free(log);
+	db_close(db);
+	return rc;
+}
+
+static void fmt_date(char *out, size_t size, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(out, size, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+static void print_cand(const struct bisect_cands *cs, size_t i, const char *indent)
+{
+	const struct bisect_cand *c = &cs->c[i];
+	char date[64];
+
+	if (!*c->sha) {
+		printf("%s%s (candidate %zu)\n", indent, c->kernel, i);
+		return;
+	}
+	fmt_date(date, sizeof(date), c->date_s);
+	printf("%scommit %s (candidate %zu)\n%s  subject: %s\n%s  author:  %s\n%s  date:    %s\n",
+	       indent, c->sha, i, indent, c->subject, indent, c->author, indent, date);
+}
+
+static void print_result(const struct bisect_cands *cs, const struct bisect_result *r,
+			 const enum bisect_verdict *verdicts, const struct bisect_totals *t,
+			 const char *metric, int64_t job_id)
+{
+	const char *what = r->outcome == BISECT_FOUND ? "culprit" :
+			   r->outcome == BISECT_RANGE ? "culprit range" :
+			   r->outcome == BISECT_UNDECIDED ? "best guess (undecided)" : NULL;
+
+	printf("bisect job %lld: %s: %s\n", (long long)job_id, bisect_outcome_name(r->outcome),
+	       r->message);
+	if (what) {
+		printf("%s (p = %.4f)%s:\n", what, r->culprit_prob,
+		       r->check_done && !r->check_passed ? " -- FAILED the culprit check, not a result" : "");
+		for (size_t i = r->culprit_first; i <= r->culprit_last && i < cs->n; i++)
+			print_cand(cs, i, "  ");
+	}
+	printf("tested candidates (%s):\n", metric);
+	printf("  %-4s %-52s %4s %5s  %-7s %s\n", "idx", "candidate", "runs", "skips", "verdict",
+	       "values");
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct bisect_cand *c = &cs->c[i];
+
+		if (!c->nvalues && !c->nskips)
+			continue;
+		printf("  %-4zu %-52.52s %4u %5u  %-7s", i, c->name, c->nvalues, c->nskips,
+		       bisect_verdict_name(verdicts[i]));
+		for (unsigned k = 0; k < c->nvalues; k++)
+			printf(" %.4g", c->values[k]);
+		if (c->why)
+			printf(" (%s)", c->why);
+		printf("\n");
+	}
+	if (r->ntop) {
+		printf("posterior, top candidates:\n");
+		for (size_t i = 0; i < r->ntop; i++) {
+			const struct bisect_candidate *k = &r->top[i];
+			const struct bisect_cand *c = &cs->c[k->first];
+
+			if (k->first == k->last)
+				printf("  p = %.4f  %zu %s\n", k->prob, k->first, c->name);
+			else
+				printf("  p = %.4f  %zu..%zu (range, split only by skips) %s ..\n",
+				       k->prob, k->first, k->last, c->name);
+		}
+	}
+	if (r->check_done)
+		printf("culprit check: parent %zu median %.4g (%u runs), culprit %zu median %.4g "
+		       "(%u runs), shift %+.4g (Hodges-Lehmann), Mann-Whitney p = %.3g: %s\n",
+		       r->check_parent, r->check_median_parent, r->check_n_parent, r->check_culprit,
+		       r->check_median_culprit, r->check_n_culprit, r->check_shift, r->check_p,
+		       r->check_passed ? "passed" : "FAILED");
+	printf("totals: %u builds (%u failed), %u boots, %u runs with a value, %u skips, "
+	       "wall %.1f s\n", t->builds, t->build_failures, t->boots, t->runs, t->skips,
+	       t->wall_s);
+}
+
+static int parse_unsigned(const char *s, unsigned *out, unsigned max)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v > max)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int do_bisect(int argc, char **argv)
+{
+	enum { O_REPO = 256, O_GOOD, O_BAD, O_FP, O_KERNELS, O_FIX, O_WORKLOAD, O_SET, O_SYSCTL,
+	       O_FS, O_CONFIG, O_METRIC, O_HIB, O_STRATEGY, O_REPEATS, O_CONF, O_MAXRUNS,
+	       O_EPRUNS, O_STEPMAX, O_CHECK, O_NAME, O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT,
+	       O_ACCEL, O_CONSOLE };
+	static const struct option lopts[] = {
+		{ "repo", required_argument, NULL, O_REPO },
+		{ "good", required_argument, NULL, O_GOOD },
+		{ "bad", required_argument, NULL, O_BAD },
+		{ "first-parent", no_argument, NULL, O_FP },
+		{ "kernels", required_argument, NULL, O_KERNELS },
+		{ "find-fix", no_argument, NULL, O_FIX },
+		{ "workload", required_argument, NULL, O_WORKLOAD },
+		{ "set", required_argument, NULL, O_SET },
+		{ "sysctl", required_argument, NULL, O_SYSCTL },
+		{ "fs", required_argument, NULL, O_FS },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "metric", required_argument, NULL, O_METRIC },
+		{ "higher-is-better", no_argument, NULL, O_HIB },
+		{ "strategy", required_argument, NULL, O_STRATEGY },
+		{ "repeats", required_argument, NULL, O_REPEATS },
+		{ "confidence", required_argument, NULL, O_CONF },
+		{ "max-runs", required_argument, NULL, O_MAXRUNS },
+		{ "endpoint-runs", required_argument, NULL, O_EPRUNS },
+		{ "step-max-runs", required_argument, NULL, O_STEPMAX },
+		{ "check-runs", required_argument, NULL, O_CHECK },
+		{ "name", required_argument, NULL, O_NAME },
+		{ "watchdog", required_argument, NULL, O_WATCHDOG },
+		{ "vcpus", required_argument, NULL, O_VCPUS },
+		{ "memory", required_argument, NULL, O_MEM },
+		{ "connect", required_argument, NULL, O_CONNECT },
+		{ "accel", required_argument, NULL, O_ACCEL },
+		{ "console", no_argument, NULL, O_CONSOLE },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct job_spec *spec = job_spec_new();
+	struct bisect_opts bo;
+	struct bisect_cands cs = { 0 };
+	struct bisect_result res;
+	struct bisect_totals tot;
+	struct buf err = BUF_INIT;
+	const char *repo = NULL, *good = NULL, *bad = NULL, *metric = "worst_lag_s";
+	const char *strategy = "prob", *name = NULL;
+	char **kernels = NULL, *home = NULL, *kcopy = NULL;
+	size_t nkernels = 0;
+	bool first_parent = false, hib = false, fs_given = false, repeats_given = false;
+	struct compare_opts o = { 0 };
+	enum bisect_verdict *verdicts = NULL;
+	struct db *db = NULL;
+	int64_t job_id = 0;
+	int c, r = 0, rc = 1;
+
+	bisect_opts_init(&bo);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "q", lopts, NULL)) != -1) {
+		const char *eq;
+
+		switch (c) {
+		case O_REPO: repo = optarg; break;
+		case O_GOOD: good = optarg; break;
+		case O_BAD: bad = optarg; break;
+		case O_FP: first_parent = true; break;
+		case O_KERNELS:
+			free(kcopy);
+			kcopy = xstrdup(optarg);
+			free(kernels);
+			kernels = NULL;
+			nkernels = 0;
+			for (char *save = NULL, *t = strtok_r(kcopy, ",", &save); t;
+			     t = strtok_r(NULL, ",", &save)) {
+				kernels = xrealloc(kernels, (nkernels + 1) * sizeof(*kernels));
+				kernels[nkernels++] = t;
+			}
+			break;
+		case O_FIX: bo.find_fix = true; break;
+		case O_WORKLOAD: r = job_spec_set(spec, "workload", "type", optarg, &err); break;
+		case O_SET:
+		case O_SYSCTL:
+			if (!(eq = strchr(optarg, '=')) || eq == optarg) {
+				buf_printf(&err, "'%s': expected KEY=VALUE", optarg);
+				r = -EINVAL;
+				break;
+			}
+			{
+				char *k = xstrndup(optarg, (size_t)(eq - optarg));
+				r = job_spec_set(spec, c == O_SET ? "workload" : "sysctl", k, eq + 1, &err);
+				free(k);
+			}
+			break;
+		case O_FS:
+			fs_given = true;
+			r = job_spec_set(spec, "matrix", "fs", optarg, &err);
+			break;
+		case O_CONFIG: r = job_spec_set(spec, "job", "config", optarg, &err); break;
+		case O_METRIC: metric = optarg; break;
+		case O_HIB: hib = true; break;
+		case O_STRATEGY: strategy = optarg; break;
+		case O_REPEATS:
+			repeats_given = true;
+			if (parse_unsigned(optarg, &bo.fixed_repeats, 1000) || !bo.fixed_repeats)
+				goto bad_value;
+			break;
+		case O_CONF: {
+			char *end;
+			bo.confidence = strtod(optarg, &end);
+			if (*end || !(bo.confidence > 0.5 && bo.confidence < 1))
+				goto bad_value;
+			break;
+		}
+		case O_MAXRUNS:
+			if (parse_unsigned(optarg, &bo.max_runs, 100000) || !bo.max_runs)
+				goto bad_value;
+			break;
+		case O_EPRUNS: {
+			unsigned lo, hi;
+			if (sscanf(optarg, "%u,%u", &lo, &hi) != 2 || lo < 2 || hi < lo || hi > 1000)
+				goto bad_value;
+			bo.endpoint_min_runs = lo;
+			bo.endpoint_max_runs = hi;
+			break;
+		}
+		case O_STEPMAX:
+			if (parse_unsigned(optarg, &bo.step_max_runs, 1000) || !bo.step_max_runs)
+				goto bad_value;
+			break;
+		case O_CHECK:
+			if (parse_unsigned(optarg, &bo.check_runs, 1000))
+				goto bad_value;
+			break;
+		case O_NAME: name = optarg; break;
+		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
+		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
+		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;
+		case O_CONNECT: o.uri = optarg; break;
+		case O_ACCEL:
+			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg"))
+				goto bad_value;
+			o.accel = optarg;
+			break;
+		case O_CONSOLE: o.console = true; break;
+		case 'q': o.quiet = true; break;
+		default:
+			usage(stderr);
+			rc = 2;
+			goto out;
+		}
+		if (r) {
+			fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
+			rc = 2;
+			goto out;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "kcanary bisect: unexpected argument '%s'\n", argv[optind]);
+		rc = 2;
+		goto out;
+	}
+	if (!strcmp(strategy, "prob"))
+		bo.strategy = BISECT_PROBABILISTIC;
+	else if (!strcmp(strategy, "adaptive"))
+		bo.strategy = BISECT_BINARY;
+	else if (!strcmp(strategy, "fixed")) {
+		bo.strategy = BISECT_BINARY;
+		if (!repeats_given)
+			bo.fixed_repeats = 3;
+	} else {
+		fprintf(stderr, "kcanary bisect: unknown strategy '%s': expected prob, adaptive or "
+			"fixed\n", strategy);
+		rc = 2;
+		goto out;
+	}
+	if (strcmp(strategy, "fixed"))
+		bo.fixed_repeats = 0;
+	if (repeats_given && strcmp(strategy, "fixed")) {
+		fprintf(stderr, "kcanary bisect: --repeats goes with --strategy fixed\n");
+		rc = 2;
+		goto out;
+	}
+	if (!!repo + !!nkernels != 1 || (repo && (!good || !bad)) || (nkernels && (good || bad))) {
+		fprintf(stderr, "kcanary bisect: give either --repo DIR --good REV --bad REV, or "
+			"--kernels OLD,...,NEW\n");
+		rc = 2;
+		goto out;
+	}
+	if (!strncmp(metric, "probe:", 6) && !strchr(metric + 6, ':')) {
+		fprintf(stderr, "kcanary bisect: bad metric '%s': expected probe:NAME:KEY\n", metric);
+		rc = 2;
+		goto out;
+	}
+	if (!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err)) {
+		fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
+		goto out;
+	}
+	if (repo) {
+		/* old end first: good for a regression, bad for a fix */
+		const char *old = bo.find_fix ? bad : good, *new = bo.find_fix ? good : bad;
+
+		if (job_spec_set(spec, "job", "tree", repo, &err))
+			goto fail_err;
+		if (bisect_cands_from_repo(&cs, repo, old, new, first_parent, &err)) {
+			if (bo.find_fix && strstr(buf_str(&err), "not an ancestor"))
+				buf_puts(&err, " (with --find-fix, --bad names the older end)");
+			goto fail_err;
+		}
+	} else if (bisect_cands_from_kernels(&cs, kernels, nkernels, &err))
+		goto fail_err;
+	if (!(db = open_store()))
+		goto out;
+	if (db_metric_higher_is_worse(db, metric, &bo.higher_is_worse)) {
+		buf_printf(&err, "cannot read metric '%s': %s", metric, db_errmsg(db));
+		goto fail_err;
+	}
+	if (hib)
+		bo.higher_is_worse = false;
+	home = cmd_home ? xstrdup(cmd_home) : kc_home();
+	o.home = home;
+	verdicts = xcalloc(cs.n, sizeof(*verdicts));
+	{
+		char *jname = name ? xstrdup(name) :
+			      repo ? xasprintf("bisect %s..%s", bo.find_fix ? bad : good,
+					       bo.find_fix ? good : bad) :
+			      xasprintf("bisect %zu kernels", cs.n);
+
+		if (!o.quiet)
+			fprintf(stderr, "bisecting %zu candidates (%s, metric %s, %s is worse%s)\n",
+				cs.n, strategy, metric, bo.higher_is_worse ? "higher" : "lower",
+				bo.find_fix ? ", looking for the fix" : "");
+		r = bisect_execute(db, spec, jname, metric, &cs, &bo, &o, &job_id, &res, verdicts,
+				   &tot, &err);
+		free(jname);
+	}
+	if (r)
+		goto fail_err;
+	print_result(&cs, &res, verdicts, &tot, metric, job_id);
+	rc = res.outcome == BISECT_FOUND || res.outcome == BISECT_RANGE ?
+	     (res.check_done && !res.check_passed ? 3 : 0) : 3;
+	goto out;
+fail_err:
+	fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
+	rc = 1;
+out:
+	bisect_cands_release(&cs);
+	job_spec_free(spec);
+	buf_release(&err);
+	free(kernels);
+	free(kcopy);
+	free(home);
+	free(verdicts);
+	db_close(db);
+	return rc;
+bad_value:
+	fprintf(stderr, "kcanary bisect: bad value '%s' for --%s\n", optarg,
+		lopts[c - O_REPO].name);
+	rc = 2;
+	goto out;
+}
+
 int cmd_bisect(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -311,12 +734,10 @@ int cmd_bisect(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argv[1][0] == '-' || !strcmp(argv[1], "log")) {
-		fprintf(stderr, "kcanary bisect: not available yet: needs the build/guest "
-			"pipeline (issue 6); 'kcanary bisect simulate' and 'kcanary bisect "
-			"replay LOG' work today\n");
-		return 1;
-	}
+	if (!strcmp(argv[1], "log"))
+		return do_log(argc - 1, argv + 1);
+	if (argv[1][0] == '-')
+		return do_bisect(argc, argv);
 	fprintf(stderr, "kcanary bisect: unknown subcommand '%s'; see 'kcanary bisect --help'\n",
 		argv[1]);
 	return 2;

@@ -49,9 +49,7 @@ static void say(const struct compare_opts *o, const char *fmt, ...)
 
 /* ---- kernels ---- */
 
-/* A prebuilt image: its release from the bzImage header, modules from
- * /lib/modules/<release> when present. */
-static int prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
+int compare_prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
 			   struct buf *why)
 {
 	char release[128], err[512], *modules = NULL;
@@ -107,7 +105,7 @@ static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec 
 		    kind && !strcmp(kind, "prebuilt") ? "prebuilt" : "building");
 		if (kind && !strcmp(kind, "prebuilt")) {
 			const char *path = json_string_value(json_object_get(vs, "kernel"));
-			if (!path || prebuilt_kernel(db, path, &kernel_id, &why))
+			if (!path || compare_prebuilt_kernel(db, path, &kernel_id, &why))
 				status = "build-failed";
 		} else {
 			r = compare_build_variant(db, spec, vs, o->home, &kernel_id, commit,

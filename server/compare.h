@@ -107,4 +107,10 @@ int compare_boot_run(struct runner_result *res, struct db *db, int64_t job_id,
 		     const struct compare_opts *o, struct compare_guest *g, const char *label,
 		     char *e, size_t esz);
 
+/* compare_prebuilt_kernel - the kernels row of a prebuilt image at path:
+ * its release from the bzImage header, modules from /lib/modules/<release>
+ * when present. Returns 0 or a negative errno with why filled. */
+int compare_prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
+			    struct buf *why);
+
 #endif

@@ -1,0 +1,351 @@
+/* bisect_exec.c - the real bisection: candidates and the oracle that
+ * builds, boots and measures them (see bisect_exec.h). */
+#define LOG_MODULE "bisect"
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bisect_exec.h"
+#include "compare_build.h"
+#include "db_bisect.h"
+#include "log.h"
+#include "runner.h"
+
+/* The first line of a commit message (new string). */
+static char *first_line(const char *msg)
+{
+	return xstrndup(msg, strcspn(msg, "\n"));
+}
+
+int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
+			   const char *old_rev, const char *new_rev, bool first_parent,
+			   struct buf *err)
+{
+	struct repo *r = NULL;
+	char (*v)[KC_OID_HEX] = NULL;
+	size_t n = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = repo_open(&r, repo_path, false))) {
+		buf_printf(err, "cannot open repository '%s': %s", repo_path, repo_errmsg());
+		return rc;
+	}
+	if ((rc = repo_range(r, &v, &n, old_rev, new_rev, first_parent))) {
+		buf_printf(err, "%s", repo_errmsg());
+		goto out;
+	}
+	out->c = xcalloc(n, sizeof(*out->c));
+	out->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct bisect_cand *c = &out->c[i];
+		char *msg = NULL;
+
+		memcpy(c->sha, v[i], KC_OID_HEX);
+		if ((rc = repo_commit_info(r, c->sha, &c->author, &c->date_s, NULL, &msg))) {
+			buf_printf(err, "%s", repo_errmsg());
+			goto out;
+		}
+		c->subject = first_line(msg);
+		free(msg);
+		c->name = xasprintf("%.12s %s", c->sha, c->subject);
+	}
+	rc = 0;
+out:
+	if (rc)
+		bisect_cands_release(out);
+	free(v);
+	repo_close(r);
+	return rc;
+}
+
+int bisect_cands_from_kernels(struct bisect_cands *out, char *const *paths, size_t n,
+			      struct buf *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (n < 2) {
+		buf_printf(err, "--kernels needs at least 2 images (old first), got %zu", n);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (access(paths[i], R_OK)) {
+			buf_printf(err, "cannot read kernel image '%s' (--kernels item %zu): %s",
+				   paths[i], i + 1, strerror(errno));
+			return -EINVAL;
+		}
+	out->c = xcalloc(n, sizeof(*out->c));
+	out->n = n;
+	for (size_t i = 0; i < n; i++) {
+		out->c[i].kernel = xstrdup(paths[i]);
+		out->c[i].name = xasprintf("k%zu %s", i, paths[i]);
+	}
+	return 0;
+}
+
+void bisect_cands_release(struct bisect_cands *cs)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		struct bisect_cand *c = &cs->c[i];
+		free(c->kernel);
+		free(c->name);
+		free(c->subject);
+		free(c->author);
+		free(c->why);
+		free(c->values);
+	}
+	free(cs->c);
+	memset(cs, 0, sizeof(*cs));
+}
+
+/* ---- the oracle ---- */
+
+struct oracle {
+	struct db *db;
+	int64_t job_id;
+	const struct job_spec *spec;
+	const char *metric;
+	const struct compare_opts *o;
+	struct compare_guest g;
+	struct bisect_cands *cands;
+	char *params, *cell, *fs;
+	struct buf *log;	/* the engine's log, as it grows */
+	struct bisect_totals *t;
+	char *abort_why;
+};
+
+static void save_log(struct oracle *x)
+{
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < x->cands->n; i++)
+		buf_printf(&b, "# candidate %zu %s %s\n", i,
+			   *x->cands->c[i].sha ? x->cands->c[i].sha : "-", x->cands->c[i].name);
+	buf_puts(&b, buf_str(x->log));
+	if (db_bisect_log_set(x->db, x->job_id, buf_str(&b)))
+		log_warn("cannot store the bisect log of job %lld: %s", (long long)x->job_id,
+			 db_errmsg(x->db));
+	buf_release(&b);
+}
+
+static void progress(const struct oracle *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void progress(const struct oracle *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (x->o->quiet)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Make candidate i's kernel: prebuilt, or the commit built. */
+static int prepare(struct oracle *x, size_t i)
+{
+	struct bisect_cand *c = &x->cands->c[i];
+	struct buf why = BUF_INIT;
+	json_t *vs;
+	char *vs_json;
+	char commit[64] = "";
+	const char *status = "ok";
+	int r;
+
+	if ((r = db_variant_get(x->db, &c->variant_id, x->job_id, c->name)))
+		return r;
+	if (c->kernel)
+		vs = json_pack("{s:s, s:s}", "kind", "prebuilt", "kernel", c->kernel);
+	else
+		vs = json_pack("{s:s, s:s, s:s}", "kind", "base", "base", c->sha, "subject",
+			       c->subject);
+	vs_json = json_dumps(vs, JSON_COMPACT);
+	db_variant_set_spec(x->db, c->variant_id, *c->sha ? c->sha : NULL, NULL, vs_json);
+	free(vs_json);
+	progress(x, "candidate %zu/%zu %s: %s", i, x->cands->n - 1, c->name,
+		 c->kernel ? "prebuilt" : "building");
+	x->t->builds++;
+	if (c->kernel) {
+		if (compare_prebuilt_kernel(x->db, c->kernel, &c->kernel_id, &why))
+			status = "build-failed";
+	} else {
+		r = compare_build_variant(x->db, x->spec, vs, x->o->home, &c->kernel_id, commit,
+					  sizeof(commit), &why);
+		if (r == COMPARE_APPLY_FAILED)
+			status = "apply-failed";
+		else if (r)
+			status = "build-failed";
+	}
+	json_decref(vs);
+	c->state = strcmp(status, "ok") ? -1 : 1;
+	if (c->state < 0) {
+		x->t->build_failures++;
+		c->why = xstrdup(buf_str(&why));
+		progress(x, "  %s: %s (skip: no evidence either way)", status, c->why);
+	}
+	r = db_variant_set_result(x->db, c->variant_id, status, c->state < 0 ? c->why : NULL,
+				  *commit ? commit : NULL, c->kernel_id);
+	buf_release(&why);
+	return r;
+}
+
+/* The pending run run_id as the executor needs it (kernel image, modules). */
+static int pending_run(struct oracle *x, int64_t run_id, struct db_pending_run **out,
+		       size_t *n, struct db_pending_run **p)
+{
+	int total, done, r;
+
+	*p = NULL;
+	if ((r = db_job_pending_runs(x->db, x->job_id, out, n, &total, &done)))
+		return r;
+	for (size_t i = 0; i < *n; i++)
+		if ((*out)[i].id == run_id)
+			*p = &(*out)[i];
+	return *p ? 0 : -ENOENT;
+}
+
+static int measure(void *ctx, size_t idx, double *value_out)
+{
+	struct oracle *x = ctx;
+	struct bisect_cand *c = &x->cands->c[idx];
+	struct db_pending_run *runs = NULL, *p;
+	struct runner_result res;
+	size_t nruns = 0;
+	int64_t run_id;
+	char e[1024], label[256];
+	int r, ret = -EAGAIN;
+
+	if (runner_interrupted()) {
+		x->abort_why = xstrdup("interrupted");
+		return -ECANCELED;
+	}
+	if (!c->state && (r = prepare(x, idx))) {
+		x->abort_why = xasprintf("cannot store candidate %zu: %s", idx, db_errmsg(x->db));
+		return -ECANCELED;
+	}
+	if (c->state < 0) {
+		c->nskips++;
+		x->t->skips++;
+		goto out;
+	}
+	if ((r = db_run_create(x->db, &run_id, x->job_id, c->variant_id, x->cell, 0, x->fs,
+			       x->params)) ||
+	    (r = pending_run(x, run_id, &runs, &nruns, &p))) {
+		x->abort_why = xasprintf("cannot store a run of candidate %zu: %s", idx,
+					 db_errmsg(x->db));
+		ret = -ECANCELED;
+		goto out;
+	}
+	snprintf(label, sizeof(label), "candidate %zu %s r%d", idx, c->name, p->repeat_idx);
+	progress(x, "run of %s", label);
+	x->t->boots++;
+	r = compare_boot_run(&res, x->db, x->job_id, x->spec, p, x->o, &x->g, label, e, sizeof(e));
+	if (r < 0) {
+		x->abort_why = xstrdup(e);
+		ret = -ECANCELED;
+		goto out;
+	}
+	if (r == COMPARE_RUN_FAILED || strcmp(res.status, "ok")) {
+		if (!strcmp(res.status, "interrupted") || runner_interrupted()) {
+			x->abort_why = xstrdup("interrupted: the run in progress is stored as "
+					       "'interrupted'");
+			ret = -ECANCELED;
+			goto out;
+		}
+		progress(x, "  %s%s%s (skip: no evidence either way)", res.status,
+			 res.error[0] ? ": " : "", res.error);
+		c->nskips++;
+		x->t->skips++;
+		goto out;
+	}
+	if ((r = db_run_metric(x->db, run_id, x->metric, value_out))) {
+		progress(x, "  ok, but the run has no '%s' (skip: no evidence either way)",
+			 x->metric);
+		c->nskips++;
+		x->t->skips++;
+		goto out;
+	}
+	progress(x, "  ok, %s %.6g", x->metric, *value_out);
+	c->values = xrealloc(c->values, (c->nvalues + 1) * sizeof(*c->values));
+	c->values[c->nvalues++] = *value_out;
+	x->t->runs++;
+	ret = 0;
+out:
+	db_pending_runs_free(runs, nruns);
+	/* the engine appends this answer after we return: the stored log is
+	 * at most one answer behind, and complete at the end */
+	save_log(x);
+	return ret;
+}
+
+int bisect_execute(struct db *db, const struct job_spec *spec, const char *name,
+		   const char *metric, struct bisect_cands *cands, const struct bisect_opts *opts,
+		   const struct compare_opts *o, int64_t *job_id, struct bisect_result *res,
+		   enum bisect_verdict *verdicts, struct bisect_totals *totals, struct buf *err)
+{
+	struct oracle x = { .db = db, .spec = spec, .metric = metric, .o = o, .cands = cands,
+			    .t = totals };
+	struct buf log = BUF_INIT;
+	char *spec_json = job_spec_to_json(spec), *db_path = NULL;
+	double t0 = clock_mono_s();
+	int r;
+
+	memset(totals, 0, sizeof(*totals));
+	if (job_ncells(spec) != 1) {
+		buf_puts(err, "a bisection measures one setting: give single values to --set "
+			 "and --fs (no lists)");
+		r = -EINVAL;
+		goto out;
+	}
+	if ((r = db_job_create(db, job_id, name, "bisect", spec_json)) ||
+	    (r = db_job_set_meta(db, *job_id, 0, metric))) {
+		buf_printf(err, "cannot store the job: %s", db_errmsg(db));
+		goto out;
+	}
+	x.job_id = *job_id;
+	x.params = job_cell_params(spec, 0);
+	x.cell = job_cell_text(spec, 0);
+	{
+		json_t *pj = json_loads(x.params, 0, NULL);
+		const char *fs = json_string_value(json_object_get(pj, "fs"));
+		x.fs = xstrdup(fs ? fs : "ext4");
+		json_decref(pj);
+	}
+	x.log = &log;
+	db_path = xasprintf("%s/kcanary.db", o->home);
+	compare_guest_init(&x.g, o, db_path, true);
+	if ((r = runner_signals_install())) {
+		buf_printf(err, "cannot catch signals: %s", strerror(-r));
+		goto out;
+	}
+	db_job_set_status(db, *job_id, "running", NULL);
+	r = bisect_run(res, cands->n, opts, measure, &x, &log, verdicts);
+	totals->wall_s = clock_mono_s() - t0;
+	save_log(&x);
+	if (r == -ECANCELED) {
+		buf_printf(err, "bisection stopped: %s", x.abort_why ? x.abort_why : "aborted");
+		db_job_set_status(db, *job_id, runner_interrupted() ? "interrupted" : "failed",
+				  buf_str(err));
+		goto out;
+	}
+	if (r) {
+		buf_printf(err, "bisection failed: %s", strerror(-r));
+		db_job_set_status(db, *job_id, "failed", buf_str(err));
+		goto out;
+	}
+	db_job_set_status(db, *job_id, "done", NULL);
+out:
+	if (x.g.agent)
+		compare_guest_release(&x.g);
+	free(x.params);
+	free(x.cell);
+	free(x.fs);
+	free(x.abort_why);
+	free(spec_json);
+	free(db_path);
+	buf_release(&log);
+	return r;
+}

@@ -1,0 +1,82 @@
+/* bisect_exec.h - the real `kcanary bisect`: candidates from a kernel tree
+ * (git.h repo_range) or a list of prebuilt images, and the engine's oracle
+ * (bisect.h) that builds a candidate's kernel once and boots one guest run
+ * of the job's workload per call, stored as a run of a job of kind
+ * 'bisect' (one variant per tested candidate). */
+#ifndef KC_BISECT_EXEC_H
+#define KC_BISECT_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bisect.h"
+#include "compare.h"
+#include "db.h"
+#include "git.h"
+#include "job.h"
+#include "util.h"
+
+/* One candidate, in history order (index 0 is the old end). */
+struct bisect_cand {
+	char sha[KC_OID_HEX];	/* "" for a prebuilt image */
+	char *kernel;		/* prebuilt image path, NULL for a tree commit */
+	char *name;		/* variant name: "<sha12> <subject>" or "k<i> <path>" */
+	char *subject, *author;	/* NULL for a prebuilt image */
+	int64_t date_s;		/* author time, 0 for a prebuilt image */
+	/* filled as the bisection goes */
+	int64_t variant_id, kernel_id;
+	int state;		/* 0 untried, 1 kernel ready, -1 cannot be tried */
+	char *why;		/* for state -1: the build/apply/boot failure */
+	double *values;		/* the metric of each measured run */
+	unsigned nvalues, nskips;
+};
+
+struct bisect_cands {
+	struct bisect_cand *c;
+	size_t n;
+};
+
+/*
+ * bisect_cands_from_repo - the commits from old_rev to new_rev (repo_range:
+ * see its note on merges), each named by short sha and subject. err gets
+ * a message for humans on failure (unknown rev, old not an ancestor of
+ * new, fewer than 2 candidates). Release with bisect_cands_release().
+ */
+int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
+			   const char *old_rev, const char *new_rev, bool first_parent,
+			   struct buf *err);
+
+/* bisect_cands_from_kernels - prebuilt images in the order given (old
+ * first); -EINVAL with err when fewer than 2 or one is not readable. */
+int bisect_cands_from_kernels(struct bisect_cands *out, char *const *paths, size_t n,
+			      struct buf *err);
+void bisect_cands_release(struct bisect_cands *cs);
+
+/* What one bisection job measured, besides the engine's result. */
+struct bisect_totals {
+	unsigned builds;	/* kernels prepared (built, found in the cache, or prebuilt) */
+	unsigned build_failures;
+	unsigned boots;		/* guests started */
+	unsigned runs;		/* runs that gave a value */
+	unsigned skips;		/* runs or kernels that were no evidence */
+	double wall_s;
+};
+
+/*
+ * bisect_execute - store a job of kind 'bisect' named name (spec: tree,
+ * config, workload, knobs, fs; one matrix cell) and run the engine over
+ * cands with opts, measuring metric (db_run_metric). Every oracle call
+ * rewrites the job's event log (db_bisect.h), preceded by one
+ * "# candidate I SHA NAME" comment per candidate. Skips: a patch, build or
+ * boot failure, a run that did not end 'ok', a run without the metric.
+ * SIGINT/SIGTERM aborts (-ECANCELED; the job is 'interrupted').
+ *
+ * On 0, *res, verdicts (n entries, caller's), *totals and *job_id are
+ * filled. Negative errno with err on failure.
+ */
+int bisect_execute(struct db *db, const struct job_spec *spec, const char *name,
+		   const char *metric, struct bisect_cands *cands, const struct bisect_opts *opts,
+		   const struct compare_opts *o, int64_t *job_id, struct bisect_result *res,
+		   enum bisect_verdict *verdicts, struct bisect_totals *totals, struct buf *err);
+
+#endif

@@ -1,0 +1,125 @@
+/* db_bisect.c - bisection logs and per-run metric values (db_bisect.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_bisect.h"
+#include "db_internal.h"
+#include "util.h"
+
+int db_bisect_log_set(struct db *db, int64_t job_id, const char *log)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "INSERT INTO bisect_logs (job_id, log) VALUES (?, ?) "
+			    "ON CONFLICT (job_id) DO UPDATE SET log = excluded.log")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_text(st, 2, log, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = db_fail(db, "store bisect log");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_bisect_log_get(struct db *db, int64_t job_id, char **out)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	*out = NULL;
+	if ((r = db_prepare(db, &st, "SELECT log FROM bisect_logs WHERE job_id = ?")))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = xstrdup((const char *)sqlite3_column_text(st, 0));
+	else if (rc == SQLITE_DONE) {
+		snprintf(db->err, sizeof(db->err), "job %lld has no bisect log", (long long)job_id);
+		r = -ENOENT;
+	} else
+		r = db_fail(db, "read bisect log");
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The first column of the first row of sql bound to (run_id, a, b) as a
+ * double; -ENOENT when no row or NULL. */
+static int one_double(struct db *db, double *out, const char *sql, int64_t run_id,
+		      const char *a, const char *b)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	if ((r = db_prepare(db, &st, sql)))
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	if (a)
+		sqlite3_bind_text(st, 2, a, -1, SQLITE_TRANSIENT);
+	if (b)
+		sqlite3_bind_text(st, 3, b, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*out = sqlite3_column_double(st, 0);
+	else if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		r = -ENOENT;
+	else
+		r = db_fail(db, "read run metric");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_run_metric(struct db *db, int64_t run_id, const char *metric, double *out)
+{
+	int r;
+
+	if (!strncmp(metric, "probe:", 6)) {
+		const char *name = metric + 6, *colon = strchr(name, ':');
+		char *pname;
+		double any;
+
+		if (!colon || colon == name) {
+			snprintf(db->err, sizeof(db->err), "bad metric '%s': expected probe:NAME:KEY",
+				 metric);
+			return -EINVAL;
+		}
+		pname = xstrndup(name, (size_t)(colon - name));
+		r = one_double(db, out, "SELECT count FROM probes WHERE run_id = ? AND name = ? "
+			       "AND key = ? AND t_s IS NULL", run_id, pname, colon + 1);
+		if (r == -ENOENT)
+			r = one_double(db, out, "SELECT max(count) FROM probes WHERE run_id = ? "
+				       "AND name = ? AND key = ?", run_id, pname, colon + 1);
+		if (r == -ENOENT &&
+		    one_double(db, &any, "SELECT count(*) FROM probes WHERE run_id = ? "
+			       "HAVING count(*) > 0", run_id, NULL, NULL) == 0) {
+			*out = 0;
+			r = 0;
+		}
+		free(pname);
+		return r;
+	}
+	r = one_double(db, out, "SELECT value FROM run_summary WHERE run_id = ? AND metric = ?",
+		       run_id, metric, NULL);
+	if (r == -ENOENT)
+		r = one_double(db, out, "SELECT max(value) FROM samples WHERE run_id = ? AND "
+			       "metric_id = (SELECT id FROM metrics WHERE name = ?)", run_id, metric,
+			       NULL);
+	return r;
+}
+
+int db_metric_higher_is_worse(struct db *db, const char *metric, bool *out)
+{
+	double better_higher;
+	int r;
+
+	*out = true;
+	if (!strncmp(metric, "probe:", 6))
+		return 0;
+	r = one_double(db, &better_higher, "SELECT better = 'higher' FROM metrics WHERE "
+		       "name = ?2 AND ?1 = ?1", 0, metric, NULL);
+	if (r == 0)
+		*out = better_higher == 0;
+	return r == -ENOENT ? 0 : r;
+}
