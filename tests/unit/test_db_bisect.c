@@ -1,0 +1,110 @@
+/* test_db_bisect.c - what the bisect oracle reads from a run (summary
+ * value, a command workload's samples, a probe's final count) and the
+ * stored event log, on a real sqlite store in a temp dir. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "db.h"
+#include "db_bisect.h"
+#include "util.h"
+#include "testutil.h"
+
+static int64_t new_run(struct db *db, int64_t job, int64_t variant, int rep)
+{
+	int64_t id;
+
+	assert_int_equal(db_run_create(db, &id, job, variant, "", rep, "ext4", NULL), 0);
+	return id;
+}
+
+static void test_metric_and_log(void **state)
+{
+	struct tmpdir *td = *state;
+	char *path = xasprintf("%s/kc.db", td->path), *log = NULL;
+	struct db *db = NULL;
+	struct db_writer *w = NULL;
+	int64_t job, var, r1, r2, r3;
+	double v = -1;
+	bool hiw;
+
+	assert_int_equal(db_open(&db, path), 0);
+	assert_int_equal(db_job_create(db, &job, "b", "bisect", NULL), 0);
+	assert_int_equal(db_variant_get(db, &var, job, "abc subject"), 0);
+	r1 = new_run(db, job, var, 1);
+	r2 = new_run(db, job, var, 2);
+	r3 = new_run(db, job, var, 3);
+
+	/* r1: a summary value, lag samples, probes with a running and a final count */
+	assert_int_equal(db_writer_open(&w, db, r1), 0);
+	assert_int_equal(db_writer_begin(w), 0);
+	assert_int_equal(db_writer_sample(w, 1, "lag_s", 3.5), 0);
+	assert_int_equal(db_writer_sample(w, 2, "lag_s", 7.25), 0);
+	assert_int_equal(db_writer_summary(w, "worst_lag_s", 7.25), 0);
+	assert_int_equal(db_writer_probe(w, 1, "cgroup_writeback_by_id", "-2", 4), 0);
+	assert_int_equal(db_writer_probe(w, 2, "cgroup_writeback_by_id", "-2", 9), 0);
+	assert_int_equal(db_writer_probe(w, NAN, "cgroup_writeback_by_id", "-2", 11), 0);
+	assert_int_equal(db_writer_probe(w, NAN, "cgroup_writeback_by_id", "0", 5), 0);
+	assert_int_equal(db_writer_commit(w), 0);
+	db_writer_close(w);
+	/* r2: a command workload's metric lines, a probe with no final count */
+	assert_int_equal(db_writer_open(&w, db, r2), 0);
+	assert_int_equal(db_writer_begin(w), 0);
+	assert_int_equal(db_writer_sample(w, 1, "sublevel", 107), 0);
+	assert_int_equal(db_writer_sample(w, 2, "sublevel", 117), 0);
+	assert_int_equal(db_writer_sample(w, 3, "sublevel", 110), 0);
+	assert_int_equal(db_writer_probe(w, 2, "cgroup_writeback_by_id", "-2", 6), 0);
+	assert_int_equal(db_writer_commit(w), 0);
+	db_writer_close(w);
+
+	assert_int_equal(db_run_metric(db, r1, "worst_lag_s", &v), 0);
+	assert_true(v == 7.25);
+	assert_int_equal(db_run_metric(db, r1, "probe:cgroup_writeback_by_id:-2", &v), 0);
+	assert_true(v == 11);   /* the final count, not the largest running one */
+	assert_int_equal(db_run_metric(db, r1, "probe:cgroup_writeback_by_id:0", &v), 0);
+	assert_true(v == 5);
+	/* probes ran, that key never fired: 0, which is evidence */
+	assert_int_equal(db_run_metric(db, r1, "probe:cgroup_writeback_by_id:-7", &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(db_run_metric(db, r2, "sublevel", &v), 0);
+	assert_true(v == 117);  /* the largest sample */
+	assert_int_equal(db_run_metric(db, r2, "probe:cgroup_writeback_by_id:-2", &v), 0);
+	assert_true(v == 6);
+	assert_int_equal(db_run_metric(db, r2, "worst_lag_s", &v), -ENOENT);
+	/* r3 has nothing: no probes at all is no evidence */
+	assert_int_equal(db_run_metric(db, r3, "probe:cgroup_writeback_by_id:-2", &v), -ENOENT);
+	assert_int_equal(db_run_metric(db, r3, "sublevel", &v), -ENOENT);
+	assert_int_equal(db_run_metric(db, r3, "probe:nokey", &v), -EINVAL);
+
+	/* direction from the metrics table */
+	assert_int_equal(db_metric_higher_is_worse(db, "worst_lag_s", &hiw), 0);
+	assert_true(hiw);
+	assert_int_equal(db_metric_higher_is_worse(db, "rate_mbps", &hiw), 0);
+	assert_false(hiw);
+	assert_int_equal(db_metric_higher_is_worse(db, "sublevel", &hiw), 0);
+	assert_true(hiw);
+
+	/* the log: none yet, then stored and replaced */
+	assert_int_equal(db_bisect_log_get(db, job, &log), -ENOENT);
+	assert_int_equal(db_bisect_log_set(db, job, "kcanary-bisect-log 1\n"), 0);
+	assert_int_equal(db_bisect_log_set(db, job, "kcanary-bisect-log 1\nrun idx=0\n"), 0);
+	assert_int_equal(db_bisect_log_get(db, job, &log), 0);
+	assert_string_equal(log, "kcanary-bisect-log 1\nrun idx=0\n");
+	free(log);
+	db_close(db);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_metric_and_log, tmpdir_setup, tmpdir_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
