@@ -29,7 +29,7 @@ const struct cmd commands[] = {
 	{ "boot",    cmd_boot,    "boot a kernel in a guest and store one run" },
 	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
 	/* other questions */
-	{ "bisect",  cmd_bisect,  "find the commit where a metric changed (replay, simulate)" },
+	{ "bisect",  cmd_bisect,  "find the commit where a metric changed (tree or --kernels; log, replay, simulate)" },
 	{ "canary",  cmd_canary,  "judge a canary kernel's runs against the control's" },
 	/* service and setup */
 	{ "serve",   cmd_serve,   "serve the JSON API and the comparison pages" },

@@ -1,7 +1,7 @@
 #!/bin/sh
 # kcanary bisect through the CLI: a simulated bisection writes its log,
 # `bisect replay` reproduces it without measuring, a tampered log is caught,
-# and the real bisection says truthfully that it is not available yet.
+# and the real bisection refuses bad input with a clear message.
 set -eu
 B=${B:-build}
 KC=$PWD/$B/kcanary
@@ -27,11 +27,29 @@ if $KC bisect replay $tmp/bad.log 2>$tmp/err; then
 fi
 grep -Eq 'diverges|different result|log ends' $tmp/err
 
-# the real bisection needs the build/guest pipeline
+# the real bisection: bad input is refused before anything is built,
+# naming the input (a small history made by git)
+g=$tmp/repo
+mkdir -p $g
+(cd $g && git init -q . && for c in A B C; do echo $c >> f && git add f &&
+	git -c user.name=t -c user.email=t@example.org commit -qm $c && git tag $c; done)
 if $KC bisect --repo /nonexistent --good a --bad b 2>$tmp/err; then
-	echo "real bisect claimed to work"; exit 1
+	echo "bisect of a missing repo succeeded"; exit 1
 fi
-grep -q 'not available yet: needs the build/guest pipeline (issue 6)' $tmp/err
-$KC bisect --help | grep -q 'not available yet'
+grep -q "cannot open repository '/nonexistent'" $tmp/err
+if $KC bisect --repo $g --good v9 --bad C 2>$tmp/err; then echo "unknown rev accepted"; exit 1; fi
+grep -q "unknown revision 'v9'" $tmp/err
+if $KC bisect --repo $g --good C --bad A 2>$tmp/err; then echo "reversed range accepted"; exit 1; fi
+grep -q "'C' (.*) is not an ancestor of 'A'" $tmp/err
+# --find-fix: --bad names the older end
+if $KC bisect --find-fix --repo $g --good A --bad C 2>$tmp/err; then echo "find-fix range accepted"; exit 1; fi
+grep -q "with --find-fix, --bad names the older end" $tmp/err
+if $KC bisect --repo $g --good C --bad C 2>$tmp/err; then echo "empty range accepted"; exit 1; fi
+grep -q "same commit" $tmp/err
+if $KC bisect --kernels /nonexistent,/x 2>$tmp/err; then echo "missing kernel accepted"; exit 1; fi
+grep -q "cannot read kernel image '/nonexistent' (--kernels item 1)" $tmp/err
+if $KC bisect --kernels a,b --strategy nope 2>$tmp/err; then echo "bad strategy accepted"; exit 1; fi
+grep -q "unknown strategy 'nope'" $tmp/err
+$KC bisect --help | grep -q -- '--kernels OLD,...,NEW'
 $KC help | grep -q '^  bisect '
-echo "ok: bisect simulate, replay (and tamper detection), not-yet message"
+echo "ok: bisect simulate, replay (and tamper detection), bad input of the real bisection"
