@@ -6,6 +6,8 @@
 #   make bench      benchmarks (numbers go into closing notes)
 #   make check-kernel  slow: import linux-source-6.12, check the real mail
 #                   cases' apply results, build three kernels
+#   make check-bisect  slow: a real find-fix bisection over 6.12.117 + mailed
+#                   series that must name v6 2/3 (hours of builds)
 #   make bench-bisect  the bisection strategies on simulated histories
 #   make deps       apt-get every build, test and run dependency (root)
 #
@@ -71,7 +73,7 @@ NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/de
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: demo demo-quick all test unit integration test-asan bench bench-bisect deps clean check-kernel fuzz-%
+.PHONY: demo demo-quick all test unit integration test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-%
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -153,6 +155,11 @@ integration: all
 # cores), so not part of `make test`.
 check-kernel: all
 	$(Q)B=$(B) sh tests/kernel/check-kernel.sh
+
+# Slow (hours of kernel builds): a real find-fix bisection over Debian's
+# 6.12.117 plus mailed series, which must name v6 2/3 of the seed series.
+check-bisect: all
+	$(Q)B=$(B) sh tests/kernel/check-bisect.sh
 
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=address,undefined unit
