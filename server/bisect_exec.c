@@ -257,6 +257,9 @@ static int measure(void *ctx, size_t idx, double *value_out)
 		}
 		progress(x, "  %s%s%s (skip: no evidence either way)", res.status,
 			 res.error[0] ? ": " : "", res.error);
+		if (!c->why)
+			c->why = xasprintf("run %s%s%.200s", res.status, res.error[0] ? ": " : "",
+					   res.error);
 		c->nskips++;
 		x->t->skips++;
 		goto out;
@@ -264,6 +267,8 @@ static int measure(void *ctx, size_t idx, double *value_out)
 	if ((r = db_run_metric(x->db, run_id, x->metric, value_out))) {
 		progress(x, "  ok, but the run has no '%s' (skip: no evidence either way)",
 			 x->metric);
+		if (!c->why)
+			c->why = xasprintf("a run without '%s'", x->metric);
 		c->nskips++;
 		x->t->skips++;
 		goto out;

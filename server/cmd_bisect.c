@@ -408,8 +408,11 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 
 		if (!c->nvalues && !c->nskips)
 			continue;
+		/* an endpoint that could not be measured stops the engine before
+		 * it gives verdicts: it is a skip all the same */
 		printf("  %-4zu %-52.52s %4u %5u  %-7s", i, c->name, c->nvalues, c->nskips,
-		       bisect_verdict_name(verdicts[i]));
+		       bisect_verdict_name(verdicts[i] == BISECT_UNTESTED && c->nskips ?
+					   BISECT_SKIP : verdicts[i]));
 		for (unsigned k = 0; k < c->nvalues; k++)
 			printf(" %.4g", c->values[k]);
 		if (c->why)
