@@ -41,6 +41,7 @@ static const struct api_route {
 	{ "GET",  "/api/v1/jobs/{job}/samples",      OPEN,  api_job_samples },
 	{ "GET",  "/api/v1/jobs/{job}/report",       OPEN,  api_job_report },
 	{ "POST", "/api/v1/jobs/{job}/cancel",       TOKEN, api_job_cancel },
+	{ "GET",  "/api/v1/jobs/{job}/bisect-log",   OPEN,  api_job_bisect_log },
 	{ "GET",  "/api/v1/runs/{id}",               OPEN,  api_run_get },
 	{ "GET",  "/api/v1/runs/{id}/samples",       OPEN,  api_run_samples },
 	{ "GET",  "/api/v1/runs/{id}/probes",        OPEN,  api_run_probes },

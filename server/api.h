@@ -73,6 +73,7 @@ api_fn api_job_runs;
 api_fn api_job_samples;
 api_fn api_job_report;
 api_fn api_job_cancel;
+api_fn api_job_bisect_log;    /* api_bisect.c */
 api_fn api_run_get;
 api_fn api_run_samples;
 api_fn api_run_probes;

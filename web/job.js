@@ -32,6 +32,8 @@
 				"&max_points=240").catch(() => null),
 		]);
 		Object.assign(S, { job, runs, samples, curveMetric });
+		if (job.kind === "bisect")
+			S.bisectLog = await KC.api(base + "/bisect-log").catch(() => null);
 		render();
 		const [text, report] = await Promise.all([
 			KC.api(base + "/report?format=text").catch((e) => "cannot load the report: " + e.message),
@@ -273,8 +275,82 @@
 		renderCurves();
 	}
 
+	/* A bisection's event log (GET .../bisect-log; format: the top of
+	 * server/bisect_log.c) read into candidates, their runs and verdicts,
+	 * the last posterior and the result line. */
+	function parseBisectLog(text) {
+		const c = new Map(), post = [];
+		let result = "", lastPost = null;
+		const cand = (i) => {
+			if (!c.has(i))
+				c.set(i, { idx: i, name: `candidate ${i}`, values: [], skips: 0, verdict: "" });
+			return c.get(i);
+		};
+		for (const line of text.split("\n")) {
+			let m;
+			if ((m = line.match(/^# candidate (\d+) \S+ (.*)$/)))
+				cand(+m[1]).name = m[2];
+			else if ((m = line.match(/^run idx=(\d+) .*value=(\S+)/)))
+				cand(+m[1]).values.push(+m[2]);
+			else if ((m = line.match(/^skip idx=(\d+)/)))
+				cand(+m[1]).skips++;
+			else if ((m = line.match(/^verdict idx=(\d+) .*verdict=(\w+)/)))
+				cand(+m[1]).verdict = m[2];
+			else if (line.startsWith("posterior "))
+				lastPost = line.slice(10);
+			else if (line.startsWith("result "))
+				result = line.slice(7);
+		}
+		for (const tok of (lastPost || "").split(" ")) {
+			const m = tok.match(/^(\d+)(?:-(\d+))?:(\S+)$/);
+			if (m)
+				post.push({ first: +m[1], last: m[2] ? +m[2] : +m[1], p: +m[3] });
+		}
+		return { cands: [...c.values()].sort((a, b) => a.idx - b.idx), post, result, c };
+	}
+
+	/* The bisection: every tested candidate (runs, values, verdict in its
+	 * colour), the posterior's top classes as bars, the result. */
+	function renderBisect() {
+		const box = $("bisect");
+		if (!S.job || S.job.kind !== "bisect") {
+			box.hidden = true;
+			return;
+		}
+		box.hidden = false;
+		if (!S.bisectLog) {
+			KC.fill($("bisect-body"), el("p", { class: "muted", text: "no bisection log yet" }));
+			return;
+		}
+		const b = parseBisectLog(S.bisectLog);
+		const tested = b.cands.filter((x) => x.values.length || x.skips);
+		const fmt = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3));
+		const name = (i) => (b.c.get(i) ? b.c.get(i).name : `candidate ${i}`);
+		KC.fill($("bisect-body"),
+			el("p", {}, b.result ? "result: " + b.result : "in progress"),
+			el("table", { class: "bisect" },
+				el("thead", {}, el("tr", {},
+					el("th", { class: "num" }, "idx"), el("th", {}, "candidate"),
+					el("th", { class: "num" }, "runs"), el("th", { class: "num" }, "skips"),
+					el("th", {}, "verdict"), el("th", {}, S.job.metric))),
+				el("tbody", {}, tested.map((x) => el("tr", {},
+					el("td", { class: "num" }, String(x.idx)), el("td", {}, x.name),
+					el("td", { class: "num" }, String(x.values.length)),
+					el("td", { class: "num" }, String(x.skips)),
+					el("td", {}, x.verdict ? el("span", { class: "verdict " + x.verdict,
+									      text: x.verdict }) : ""),
+					el("td", { class: "values" }, x.values.map(fmt).join(" ")))))),
+			b.post.length ? el("h3", {}, "Posterior: where the culprit is") : null,
+			b.post.map((k) => el("div", { class: "pbar-row" },
+				el("span", { class: "pbar-p" }, k.p.toFixed(3)),
+				el("span", { class: "pbar", style: `width:${Math.max(1, 300 * k.p)}px` }),
+				el("span", {}, k.first === k.last ? `${k.first} ${name(k.first)}` :
+					`${k.first}..${k.last} (range, split only by skips) ${name(k.first)} ..`))));
+	}
+
 	function render() {
 		renderHeader();
+		renderBisect();
 		$("copy").disabled = !S.reportLoaded;
 		if (S.reportLoaded)
 			$("report-text").textContent = S.text;

@@ -7,7 +7,8 @@
 # culprit, the table, the store (job kind 'bisect', one variant per tested
 # candidate, its runs), `bisect log JOB` | `bisect replay`, --find-fix,
 # a candidate that is not a kernel (skip, never evidence: the answer is a
-# range) and an endpoint that cannot be measured.
+# range), an endpoint that cannot be measured, and the API the web view
+# reads the log from.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/guest-lib.sh
 
@@ -54,6 +55,23 @@ grep -q "^# candidate 1 - k1 $K/117a$" "$HOME_DIR/log.1" || fail "log lacks the 
 [ "$(grep -c '^run ' "$HOME_DIR/log.1")" = 3 ] || fail "log: expected 3 run lines"
 $KC bisect replay "$HOME_DIR/log.1" > "$HOME_DIR/replay.1" || fail "replay of job 1's log"
 grep -q "same result" "$HOME_DIR/replay.1" || fail "replay did not reach the same result"
+
+echo "-- the web view's source: GET /api/v1/jobs/1/bisect-log is the same log"
+$KC serve --listen 127.0.0.1:0 > "$HOME_DIR/serve.out" 2> "$HOME_DIR/serve.err" &
+spid=$!
+url=
+for _ in $(seq 100); do
+	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$HOME_DIR/serve.out")
+	[ -n "$url" ] && break
+	sleep 0.1
+done
+[ -n "$url" ] || { kill $spid; fail "kcanary serve did not start"; }
+curl -s "$url/api/v1/jobs/1/bisect-log" > "$HOME_DIR/api.log"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$url/api/v1/jobs/99/bisect-log")
+kill $spid
+wait $spid 2>/dev/null
+cmp -s "$HOME_DIR/api.log" "$HOME_DIR/log.1" || fail "the API's bisect log differs from 'bisect log 1'"
+[ "$code" = 404 ] || fail "bisect-log of a missing job: HTTP $code"
 
 echo "-- find-fix with a candidate that is not a kernel: 117a junk 107a 107b"
 # shellcheck disable=SC2086
