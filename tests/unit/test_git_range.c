@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "bisect_exec.h"
 #include "git.h"
 #include "util.h"
 #include "testutil.h"
@@ -129,6 +130,29 @@ static void test_range(void **state)
 	assert_int_equal(n, 2);
 	free(v);
 	repo_close(r);
+
+	/* the bisect candidates: named by short sha and subject, with author */
+	{
+		struct bisect_cands cs;
+		struct buf err = BUF_INIT;
+		char *want;
+
+		assert_int_equal(bisect_cands_from_repo(&cs, td->path, "good", "bad", true, &err), 0);
+		assert_int_equal(cs.n, 5);
+		want = xasprintf("%.12s M", cs.c[3].sha);
+		assert_string_equal(cs.c[3].name, want);
+		free(want);
+		assert_string_equal(cs.c[0].subject, "A");
+		assert_string_equal(cs.c[4].subject, "F");
+		assert_string_equal(cs.c[4].author, "t <t@example.org>");
+		assert_null(cs.c[4].kernel);
+		bisect_cands_release(&cs);
+		assert_int_equal(bisect_cands_from_repo(&cs, td->path, "bad", "good", false, &err),
+				 -EINVAL);
+		assert_non_null(strstr(buf_str(&err), "not an ancestor"));
+		assert_null(cs.c);
+		buf_release(&err);
+	}
 }
 
 int main(void)
