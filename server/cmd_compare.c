@@ -258,8 +258,9 @@ int cmd_compare(int argc, char **argv)
 	if (f.dry_run) {
 		struct job_variant *v = NULL;
 		size_t nv = job_variants(spec, &v), nc = job_ncells(spec);
-		printf("job '%s': %zu variants x %zu cells x %d repeats = %zu runs (seed %llu)\n",
-		       spec->name, nv, nc, spec->repeat, nv * nc * (size_t)spec->repeat,
+		printf("job '%s': %zu variant%s x %zu cell%s x %d repeat%s = %zu runs (seed %llu)\n",
+		       spec->name, nv, nv == 1 ? "" : "s", nc, nc == 1 ? "" : "s", spec->repeat,
+		       spec->repeat == 1 ? "" : "s", nv * nc * (size_t)spec->repeat,
 		       (unsigned long long)spec->seed);
 		for (size_t i = 0; i < nv; i++)
 			printf("  variant %zu: %s\n", i, v[i].name);

@@ -80,7 +80,9 @@ int cmd_status(int argc, char **argv)
 		fputs(status_usage, stdout);
 		return 0;
 	}
-	if (argc != 2) {
+	if (argc != 2 || argv[1][0] == '-') {
+		if (argc > 1 && argv[1][0] == '-')
+			fprintf(stderr, "kcanary status: unknown option '%s'\n", argv[1]);
 		fputs(status_usage, stderr);
 		return 2;
 	}

@@ -20,6 +20,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kcanary serve [--listen HOST:PORT] [--home DIR] [--web DIR] [--threads N]\n"
+		"                     [--no-exec] [--connect URI]\n"
 		"\n"
 		"Serve the JSON API (/api/v1/, see docs/api.md) and the comparison\n"
 		"pages of the store in DIR/kcanary.db until SIGINT or SIGTERM.\n"

@@ -94,8 +94,10 @@ int cmd_help(int argc, char **argv)
 
 int cmd_version(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 1 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
+		fprintf(stderr, "kcanary version: unexpected '%s'\n", argv[1]);
+		return 2;
+	}
 	printf("kcanary %s\n", KC_VERSION);
 	return 0;
 }
