@@ -16,7 +16,9 @@
 
 #include "db.h"
 #include "job.h"
+#include "runner.h"
 #include "util.h"
+#include "vm.h"
 
 struct compare_opts {
 	const char *home;          /* $KCANARY_HOME (images, runs, builds) */
@@ -70,9 +72,6 @@ int compare_worker_start(struct compare_worker **out, const char *db_path,
 void compare_worker_stop(struct compare_worker *w);
 
 /* ---- one guest run, shared with the bisect oracle (cmd_bisect.c) ---- */
-
-#include "runner.h"
-#include "vm.h"
 
 /* What consecutive runs share: the accelerator, the agent, and the last
  * initramfs built (one per modules tree). */
