@@ -3,6 +3,7 @@
 #define LOG_MODULE "bisect"
 #include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
