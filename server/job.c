@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "job.h"
+#include "series.h"
 #include "log.h"
 #include "stats.h"
 
@@ -385,17 +386,36 @@ static void add_variant(struct job_variant **v, size_t *n, const char *name, con
 	(*n)++;
 }
 
-/* "wb-dying-cgwb-flush-v6.mbox" -> "wb-dying-cgwb-flush-v6": a series is
- * named by its file until the series module reads its version. */
-static char *series_label(const char *path)
+/* A series variant is named as cover letters name it, by its revision:
+ * "v6" (the newest revision in the file, as the executor applies it).
+ * When the file does not parse (yet), by its file name without the
+ * extension; the executor then reports why it cannot be applied. */
+static char *series_label(const char *path, bool with_file)
 {
-	char *copy = xstrdup(path);
-	char *b = xstrdup(basename(copy));
-	char *dot = strrchr(b, '.');
-	if (dot && dot != b)
+	struct series **revs = NULL;
+	size_t n = 0;
+	char *paths[] = { (char *)path };
+	char *copy = xstrdup(path), *stem = xstrdup(basename(copy)), *label;
+	char *dot = strrchr(stem, '.');
+	int v = 0;
+
+	if (dot && dot != stem)
 		*dot = '\0';
+	if (series_load(&revs, &n, paths, 1, NULL) == 0 && n) {
+		for (size_t i = 0; i < n; i++)
+			if (revs[i]->version > v)
+				v = revs[i]->version;
+		series_free_all(revs, n);
+	}
+	if (!v)
+		label = xstrdup(stem);
+	else if (with_file)
+		label = xasprintf("%s v%d", stem, v);
+	else
+		label = xasprintf("v%d", v);
 	free(copy);
-	return b;
+	free(stem);
+	return label;
 }
 
 /* "2-3" -> last patch 3; "2" -> 2; NULL -> 0 (unknown). */
@@ -430,8 +450,20 @@ size_t job_variants(const struct job_spec *s, struct job_variant **out)
 		add_variant(&v, &n, name, v[0].kind, v[0].base, NULL, NULL, v[0].kernel);
 		free(name);
 	}
+	char **labels = xcalloc(s->nseries + 1, sizeof(*labels));
+	for (size_t i = 0; i < s->nseries; i++)
+		labels[i] = series_label(s->series[i], false);
+	/* two files of the same revision number: name both by file too */
+	bool *clash = xcalloc(s->nseries + 1, sizeof(*clash));
+	for (size_t i = 0; i < s->nseries; i++)
+		for (size_t j = 0; j < s->nseries; j++)
+			clash[i] |= i != j && !strcmp(labels[i], labels[j]);
+	for (size_t i = 0; i < s->nseries; i++)
+		if (clash[i])
+			labels[i] = (free(labels[i]), series_label(s->series[i], true));
+	free(clash);
 	for (size_t i = 0; i < s->nseries; i++) {
-		char *label = series_label(s->series[i]);
+		char *label = labels[i];
 		int last = patches_last(s->patches);
 		if (s->prefixes && last > 1) {
 			int first = s->patches && strchr(s->patches, '-') ? atoi(s->patches) : 1;
@@ -448,6 +480,7 @@ size_t job_variants(const struct job_spec *s, struct job_variant **out)
 		free(name);
 		free(label);
 	}
+	free(labels);
 	*out = v;
 	return n;
 }

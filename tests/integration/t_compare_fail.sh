@@ -62,8 +62,8 @@ grep -q "unknown knob 'rate' for workload 'wb-handover'" "$T/err" || fail "knob 
 cat "$T/out"
 grep -q "apply-failed: cannot apply patch 1/1 'mm: b is 40': src/mm.c" "$T/err" || fail "apply message: $(cat "$T/err")"
 grep -q "build-failed: .*src/mm.c:2.*error.*broken on purpose" "$T/err" || fail "build message: $(cat "$T/err")"
-grep -q "^+ noapply: apply-failed: cannot apply patch 1/1 'mm: b is 40': src/mm.c hunk" "$T/out" || fail "report lacks the apply failure"
-grep -q "^+ nobuild: build-failed: " "$T/out" || fail "report lacks the build failure"
+grep -q "^+ noapply v1: apply-failed: cannot apply patch 1/1 'mm: b is 40': src/mm.c hunk" "$T/out" || fail "report lacks the apply failure"
+grep -q "^+ nobuild v1: build-failed: " "$T/out" || fail "report lacks the build failure"
 [ "$(q "SELECT status FROM variants WHERE name = 'base (v1.2.3)'")" = ok ] || fail "base variant not ok"
 [ "$(q "SELECT count(*) FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.status != 'ok' AND r.status != 'pending'")" = 0 ] \
 	|| fail "a failed variant's runs were started"

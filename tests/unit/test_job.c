@@ -149,6 +149,26 @@ static void test_prefixes_aa_and_prebuilt(void **state)
 	buf_release(&err);
 }
 
+/* A series variant is named by its revision, as in cover letters. */
+static void test_series_variant_names(void **state)
+{
+	(void)state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	struct job_variant *v = NULL;
+
+	assert_int_equal(job_spec_parse_ini(s,
+		"[job]\ntree=/t\nbase=v6.12.117\nseries=examples/wb-dying-cgwb-flush-v6.mbox\n"
+		"patches=2-3\nprefixes=yes\n", "j", &err), 0);
+	size_t nv = job_variants(s, &v);
+	assert_int_equal(nv, 3);
+	assert_string_equal(v[1].name, "+ v6 2");
+	assert_string_equal(v[2].name, "+ v6 2-3");
+	job_variants_free(v, nv);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
 static void test_json_round_trip(void **state)
 {
 	(void)state;
@@ -226,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_design_sketch),
 		cmocka_unit_test(test_errors_name_key_and_line),
 		cmocka_unit_test(test_prefixes_aa_and_prebuilt),
+		cmocka_unit_test(test_series_variant_names),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test_setup_teardown(test_store_interleaved, tmpdir_setup, tmpdir_teardown),
 	};
