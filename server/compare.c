@@ -406,6 +406,7 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		return r;
 	}
 	compare_guest_init(&g, o, db_path, n > 0);
+	double started_s = clock_mono_s();
 	if ((r = runner_signals_install())) {
 		buf_printf(err, "cannot catch signals: %s", strerror(-r));
 		goto out;
@@ -421,7 +422,14 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		}
 		snprintf(label, sizeof(label), "run %d/%d %s %s r%d", done + 1, total, p->variant,
 			 p->cell && *p->cell ? p->cell : "-", p->repeat_idx);
-		say(o, "%s", label);
+		if (i > 0) {
+			/* the runs so far in this process say how long the rest take */
+			double per_run_s = (clock_mono_s() - started_s) / (double)i;
+			int left_s = (int)(per_run_s * (double)(n - i));
+			say(o, "%s (ETA %dh%02dm)", label, left_s / 3600, left_s / 60 % 60);
+		} else {
+			say(o, "%s", label);
+		}
 		r = compare_boot_run(&res, db, job_id, spec, p, o, &g, label, e, sizeof(e));
 		if (r == COMPARE_RUN_FAILED) {
 			say(o, "  failed: %s", e);
