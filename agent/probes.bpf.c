@@ -16,7 +16,23 @@ struct {
 	__type(value, __u64);
 } wb_by_id_ret SEC(".maps");
 
-__u64 counters[PC_NR];
+/* The counters live in an array map, not in global data: libbpf decides
+ * whether the kernel supports global data (.bss) by loading a socket
+ * filter, and a guest kernel built without CONFIG_NET has none, so libbpf
+ * 1.1 skips the .bss map and every program using it fails with EINVAL. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PC_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count_add(__u32 idx, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+	if (v)
+		__sync_fetch_and_add(v, n);
+}
 
 SEC("kretprobe/cgroup_writeback_by_id")
 int BPF_KRETPROBE(wb_by_id_exit, int ret)
@@ -42,13 +58,17 @@ int bdp(struct trace_event_raw_balance_dirty_pages *ctx)
 {
 	long pause = ctx->pause;
 
-	__sync_fetch_and_add(&counters[PC_BDP_EVENTS], 1);
+	count_add(PC_BDP_EVENTS, 1);
 	if (pause > 0) {
-		__sync_fetch_and_add(&counters[PC_BDP_PAUSES], 1);
-		__sync_fetch_and_add(&counters[PC_BDP_PAUSE_MS_TOTAL], pause);
+		__u32 imax = PC_BDP_PAUSE_MS_MAX;
+		__u64 *max;
+
+		count_add(PC_BDP_PAUSES, 1);
+		count_add(PC_BDP_PAUSE_MS_TOTAL, (__u64)pause);
 		/* racy max: a lost update between CPUs only under-reports */
-		if ((__u64)pause > counters[PC_BDP_PAUSE_MS_MAX])
-			counters[PC_BDP_PAUSE_MS_MAX] = pause;
+		max = bpf_map_lookup_elem(&counters, &imax);
+		if (max && (__u64)pause > *max)
+			*max = (__u64)pause;
 	}
 	return 0;
 }
@@ -56,13 +76,13 @@ int bdp(struct trace_event_raw_balance_dirty_pages *ctx)
 SEC("tracepoint/writeback/flush_foreign")
 int flush_foreign(void *ctx)
 {
-	__sync_fetch_and_add(&counters[PC_FLUSH_FOREIGN], 1);
+	count_add(PC_FLUSH_FOREIGN, 1);
 	return 0;
 }
 
 SEC("tracepoint/writeback/inode_switch_wbs")
 int inode_switch_wbs(void *ctx)
 {
-	__sync_fetch_and_add(&counters[PC_INODE_SWITCH_WBS], 1);
+	count_add(PC_INODE_SWITCH_WBS, 1);
 	return 0;
 }

@@ -217,7 +217,11 @@ int probes_snap(struct probes *p, struct probe_snap *out)
 	int key, next, *prev = NULL;
 
 	memset(out, 0, sizeof(*out));
-	memcpy(out->counters, (const void *)p->skel->bss->counters, sizeof(out->counters));
+	for (uint32_t i = 0; i < PC_NR; i++) {
+		uint64_t v = 0;
+		if (bpf_map__lookup_elem(p->skel->maps.counters, &i, sizeof(i), &v, sizeof(v), 0) == 0)
+			out->counters[i] = v;
+	}
 	while (bpf_map_get_next_key(fd, prev, &next) == 0 && out->nret < PROBES_MAX_RET) {
 		uint64_t count;
 		int i;
