@@ -296,8 +296,14 @@ int read_file(char **out, size_t *len_out, const char *path, size_t max_bytes)
 	size_t n;
 	int r = 0;
 
+	struct stat st;
+
 	if (!f)
 		return -errno;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return -EISDIR;
+	}
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 		if ((r = buf_append(&b, chunk, n)) < 0) {
 			r = -EFBIG;
