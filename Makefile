@@ -188,8 +188,9 @@ deps:
 # libFuzzer targets: make fuzz-ingest [FUZZ_SECONDS=600]. The corpus in
 # tests/fuzz/<name>/ is kept; new inputs land in build-fuzz/corpus-<name>.
 FUZZ_SECONDS ?= 60
-FUZZ_SRCS = $(filter-out server/main.c server/cmd_%.c,$(wildcard server/*.c)) build/gen/schema_sql.c
-build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRCS)
+FUZZ_SERVER_SRCS = $(filter-out server/main.c server/cmd_%.c,$(wildcard server/*.c)) \
+	build/gen/schema_sql.c build/gen/init_script.c
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SERVER_SRCS)
 	@mkdir -p $(dir $@)
 	clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 		-Iserver -Ibuild/gen $(SERVER_CFLAGS) -o $@ $^ $(SERVER_LIBS)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "job.h"
@@ -401,7 +402,10 @@ static char *series_label(const char *path, bool with_file)
 
 	if (dot && dot != stem)
 		*dot = '\0';
-	if (series_load(&revs, &n, paths, 1, NULL) == 0 && n) {
+	struct stat st;
+	/* only a regular file: naming must never block on a FIFO or device */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    series_load(&revs, &n, paths, 1, NULL) == 0 && n) {
 		for (size_t i = 0; i < n; i++)
 			if (revs[i]->version > v)
 				v = revs[i]->version;
