@@ -9,49 +9,13 @@
 # must pass. Values follow a fixed cycle per run, so the verdicts do not
 # depend on chance. About 20 s.
 set -eu
-B=${B:-build}
-top=$PWD
-KC=$top/$B/kcanary
-AG=$top/$B/kcanary-agent
 RUN_S=${RUN_S:-12}
-
-tmp=$(mktemp -d)
-out=$top/$B/test-output/fleet-canary
-rm -rf "$out"
-mkdir -p "$out"
-spid=
-apids=
-cleanup() {
-	rc=$?
-	[ -z "$spid" ] || kill -9 "$spid" 2>/dev/null || :
-	for p in $apids; do kill -9 "$p" 2>/dev/null || :; done
-	wait 2>/dev/null || :
-	rm -rf "$tmp"
-	exit $rc
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-export KCANARY_HOME=$tmp/home
-mkdir -p "$KCANARY_HOME"
-"$KC" token create fleet 2>/dev/null >"$tmp/token"
-"$KC" serve --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$out/serve.log" &
-spid=$!
-url=
-for _ in $(seq 100); do
-	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out" 2>/dev/null || :)
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || fail "kcanary serve did not start"
+FLEET_NAME=fleet-canary
+. tests/integration/fleet-lib.sh
+start_server 0
 
 # The workload: run n of this host prints five values BASE + (3n + k mod 10) / 10.
-cat >"$tmp/wl.sh" <<'SH'
-base=$1 cnt=$2
-n=$(cat "$cnt" 2>/dev/null || echo 0)
-echo $((n + 1)) >"$cnt"
-awk -v n="$n" -v b="$base" 'BEGIN { for (k = 0; k < 5; k++) printf "metric x_s %.3f\n", b * (1 + ((n * 3 + k) % 10) / 100) }'
-SH
+write_workload
 
 for i in 1 2 3 4 5 6 7 8; do
 	if [ $i -le 4 ]; then kernel=6.12.115 base=10; else kernel=6.12.117 base=13; fi

@@ -7,50 +7,14 @@
 # 'x_s=kcanary_workload_sample{metric="x_s",$cohort}'` must fail the
 # canary and pass an A/A split of the control's hosts. About 35 s.
 set -eu
-B=${B:-build}
-top=$PWD
-KC=$top/$B/kcanary
-AG=$top/$B/kcanary-agent
 PROM=${PROMETHEUS:-$(command -v prometheus || echo /usr/bin/prometheus)}
 [ -x "$PROM" ] || { echo "skip: Debian's prometheus is not installed (make deps installs it)"; exit 77; }
 command -v curl >/dev/null || { echo "skip: curl is missing"; exit 77; }
 
-tmp=$(mktemp -d)
-out=$top/$B/test-output/fleet-prometheus
-rm -rf "$out"
-mkdir -p "$out"
-spid= ppid_= apids=
-cleanup() {
-	rc=$?
-	[ -z "$spid" ] || kill -9 "$spid" 2>/dev/null || :
-	[ -z "$ppid_" ] || kill -9 "$ppid_" 2>/dev/null || :
-	for p in $apids; do kill -9 "$p" 2>/dev/null || :; done
-	wait 2>/dev/null || :
-	rm -rf "$tmp"
-	exit $rc
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-export KCANARY_HOME=$tmp/home
-mkdir -p "$KCANARY_HOME"
-"$KC" token create fleet 2>/dev/null >"$tmp/token"
-"$KC" serve --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$out/serve.log" &
-spid=$!
-url=
-for _ in $(seq 100); do
-	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out" 2>/dev/null || :)
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || fail "kcanary serve did not start"
-
-cat >"$tmp/wl.sh" <<'SH'
-base=$1 cnt=$2
-n=$(cat "$cnt" 2>/dev/null || echo 0)
-echo $((n + 1)) >"$cnt"
-awk -v n="$n" -v b="$base" 'BEGIN { for (k = 0; k < 5; k++) printf "metric x_s %.3f\n", b * (1 + ((n * 3 + k) % 10) / 100) }'
-SH
+FLEET_NAME=fleet-prometheus
+. tests/integration/fleet-lib.sh
+start_server 0
+write_workload
 for i in 1 2 3 4 5 6 7 8; do
 	if [ $i -le 4 ]; then kernel=6.12.115 base=10; else kernel=6.12.117 base=13; fi
 	half=a
@@ -98,18 +62,18 @@ for attempt in 1 2 3; do
 	port=$(( (($$ + attempt * 7919) % 20000) + 40000 ))
 	"$PROM" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
 		--web.listen-address="127.0.0.1:$port" >"$out/prometheus.log" 2>&1 &
-	ppid_=$!
+	extra_pids=$!
 	for _ in $(seq 100); do
 		if curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null 2>&1; then
 			prom_url=http://127.0.0.1:$port
 			break 2
 		fi
-		kill -0 "$ppid_" 2>/dev/null || break
+		kill -0 "$extra_pids" 2>/dev/null || break
 		sleep 0.2
 	done
-	kill -9 "$ppid_" 2>/dev/null || :
-	wait "$ppid_" 2>/dev/null || :
-	ppid_=
+	kill -9 "$extra_pids" 2>/dev/null || :
+	wait "$extra_pids" 2>/dev/null || :
+	extra_pids=
 done
 [ -n "$prom_url" ] || { tail -5 "$out/prometheus.log"; fail "prometheus did not start"; }
 echo "prometheus $("$PROM" --version 2>&1 | head -1 | cut -d' ' -f3) on $prom_url scraping 8 agents"

@@ -11,50 +11,15 @@
 # account for every record of soak-1.
 # Bounded: about 40 s. SOAK_S=N runs longer.
 set -eu
-B=${B:-build}
-top=$PWD
-KC=$top/$B/kcanary
-AG=$top/$B/kcanary-agent
 N=8
 SOAK_S=${SOAK_S:-24}
 command -v sqlite3 >/dev/null || { echo "skip: the sqlite3 CLI is missing (make deps)"; exit 77; }
 command -v curl >/dev/null || { echo "skip: curl is missing"; exit 77; }
 
-tmp=$(mktemp -d)
-out=$top/$B/test-output/fleet-soak
-rm -rf "$out"
-mkdir -p "$out"
-spid=
-apids=
-cleanup() {
-	rc=$?
-	[ -z "$spid" ] || kill -9 "$spid" 2>/dev/null || :
-	for p in $apids; do kill -9 "$p" 2>/dev/null || :; done
-	wait 2>/dev/null || :
-	rm -rf "$tmp"
-	exit $rc
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-
-export KCANARY_HOME=$tmp/home
-mkdir -p "$KCANARY_HOME"
+FLEET_NAME=fleet-soak
+. tests/integration/fleet-lib.sh
 db=$KCANARY_HOME/kcanary.db
-"$KC" token create fleet 2>/dev/null >"$tmp/token"
 
-start_server() {
-	"$KC" serve --listen "127.0.0.1:$1" >"$tmp/serve.out" 2>>"$out/serve.log" &
-	spid=$!
-	url=
-	for _ in $(seq 100); do
-		url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out" 2>/dev/null || :)
-		[ -n "$url" ] && return 0
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$out/serve.log"
-	fail "kcanary serve did not start on port $1"
-}
 start_server 0
 port=${url##*:}
 echo "server $url"
