@@ -338,17 +338,11 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		fprintf(stderr, "kcanary %s: %s\n", argv[0], db_errmsg(db));
 		goto out;
 	}
-	{
-		int64_t is_compare = 0;
-		char id[32];
-		snprintf(id, sizeof(id), "%lld", (long long)job_id);
-		db_query_int64(db, &is_compare, "SELECT count(*) FROM jobs WHERE id = ? AND kind = 'compare'", id);
-		if (!is_compare) {
-			fprintf(stderr, "kcanary %s: job '%s' is not a compare job (it was made by ingest,"
-				" boot, build or the fleet): nothing to %s\n", argv[0], job, argv[0]);
-			ret = 2;
-			goto out;
-		}
+	if (!compare_is_compare_job(db, job_id)) {
+		fprintf(stderr, "kcanary %s: job '%s' is not a compare job (it was made by ingest,"
+			" boot, build or the fleet): nothing to %s\n", argv[0], job, argv[0]);
+		ret = 2;
+		goto out;
 	}
 	if (rerun) {
 		struct job_spec *spec = job_spec_new();

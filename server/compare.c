@@ -248,7 +248,7 @@ static void fmt_run_value(char *out, size_t size, struct db *db, int64_t run_id,
 		out[0] = '\0';
 }
 
-static bool job_is_compare(struct db *db, int64_t job_id)
+bool compare_is_compare_job(struct db *db, int64_t job_id)
 {
 	int64_t n = 0;
 	char id[32];
@@ -472,7 +472,7 @@ int compare_execute(struct db *db, int64_t job_id, const struct compare_opts *o,
 		buf_printf(err, "no job %lld in the store", (long long)job_id);
 		goto out;
 	}
-	if (!job_is_compare(db, job_id)) {
+	if (!compare_is_compare_job(db, job_id)) {
 		buf_printf(err, "job %lld is not a compare job: only compare jobs (kcanary compare,"
 			   " POST /api/v1/jobs) can be carried out", (long long)job_id);
 		r = -EINVAL;
@@ -616,7 +616,7 @@ int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct 
 		buf_printf(err, "no job %lld in the store", (long long)job_id);
 		return r;
 	}
-	if (!job_is_compare(db, job_id)) {
+	if (!compare_is_compare_job(db, job_id)) {
 		buf_printf(err, "job %lld is not a compare job: only compare jobs can be resumed",
 			   (long long)job_id);
 		free(owner);

@@ -49,6 +49,10 @@ int compare_execute(struct db *db, int64_t job_id, const struct compare_opts *o,
  */
 int compare_check_knobs(const struct job_spec *spec, const char *agent, struct buf *err);
 
+/* compare_is_compare_job - whether job_id is a compare job (kind
+ * 'compare'): the only kind the executor carries out, resumes or reruns. */
+bool compare_is_compare_job(struct db *db, int64_t job_id);
+
 /*
  * compare_resume - prepare a job whose coordinator died: runs left
  * 'running' become 'interrupted' (their samples stay) with a fresh repeat
