@@ -29,7 +29,7 @@
 #include "workload.h"
 
 static const struct knob_def knobs[] = {
-	{ "cmd", KNOB_STRING, "", "", "shell command to run (sh -c); required", NULL },
+	{ "cmd", KNOB_STRING, "", NULL, "shell command to run (sh -c)", NULL },
 	{ "dir", KNOB_STRING, "path", ".", "its working directory (checked like wb-handover's: not tmpfs)", NULL },
 	{ "mem_max", KNOB_SIZE_MAX, "bytes", "max", "memory.max of its cgroup", NULL },
 	{ "timeout_s", KNOB_SECONDS, "s", "0", "kill it after this long (0: no limit)", NULL },
@@ -86,10 +86,6 @@ static int cmd_check(struct wl_ctx *ctx)
 	char *cgroot = NULL;
 	int ret;
 
-	if (!*knobs_str(ctx->knobs, "cmd")) {
-		snprintf(ctx->err, sizeof(ctx->err), "knob 'cmd' is empty: pass cmd='./my-reproducer.sh'");
-		return -EINVAL;
-	}
 	if (!knobs_bool(ctx->knobs, "cgroup")) {
 		struct stat st;
 		const char *dir = knobs_str(ctx->knobs, "dir");

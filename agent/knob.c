@@ -139,9 +139,11 @@ int knobs_parse(struct knobs *out, const char *workload,
 	int ret = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		ret = parse_value(&vals[i], &defs[i], defs[i].def, err, errlen);
+		const char *def = defs[i].def ? defs[i].def : "";
+
+		ret = parse_value(&vals[i], &defs[i], def, err, errlen);
 		assert(ret == 0 && "a knob's default must parse");
-		vals[i].text = xstrdup(defs[i].def);
+		vals[i].text = xstrdup(def);
 	}
 	for (int a = 0; a < argc; a++) {
 		const char *eq = strchr(argv[a], '=');
@@ -169,6 +171,15 @@ int knobs_parse(struct knobs *out, const char *workload,
 		free(vals[i].text);
 		vals[i].text = xstrdup(eq + 1);
 		vals[i].given = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!defs[i].def && !*vals[i].text) {
+			snprintf(err, errlen, "knob '%s' is required by workload '%s' and is empty "
+				 "(pass %s=VALUE; see 'kcanary-agent list')", defs[i].name, workload,
+				 defs[i].name);
+			ret = -EINVAL;
+			goto fail;
+		}
 	}
 	out->defs = defs;
 	out->n = n;

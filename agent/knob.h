@@ -29,7 +29,8 @@ struct knob_def {
 	const char *name;
 	enum knob_type type;
 	const char *unit;           /* shown by `list`: "MiB/s", "bytes", "s", "" */
-	const char *def;            /* default, as text; parsed like user input */
+	const char *def;            /* default, as text; parsed like user input;
+				     * NULL: required, no default (and not empty) */
 	const char *help;           /* one line: what it does */
 	const char *const *choices; /* KNOB_ENUM: NULL-terminated */
 };
@@ -54,6 +55,7 @@ struct knobs {
  * value and what was expected, e.g.
  *   unknown knob 'foo' for workload 'wb-handover' (see 'kcanary-agent list')
  *   knob 'pod_max': '4Q' is not a size (expected bytes with an optional K, M, G or T suffix, or max)
+ *   knob 'cmd' is required by workload 'command' and is empty (pass cmd=VALUE; ...)
  * Returns 0 or -EINVAL. Free with knobs_release().
  */
 int knobs_parse(struct knobs *out, const char *workload,

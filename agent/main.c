@@ -78,7 +78,7 @@ static int cmd_list(void)
 			const struct knob_def *d = &w->knobs[k];
 
 			printf("  %-14s %-9s %-6s %-8s %s", d->name, knob_type_name(d->type),
-			       d->unit, *d->def ? d->def : "\"\"", d->help);
+			       d->unit, !d->def ? "required" : *d->def ? d->def : "\"\"", d->help);
 			if (d->type == KNOB_ENUM) {
 				printf(" [");
 				for (size_t c = 0; d->choices[c]; c++)

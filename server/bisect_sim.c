@@ -147,8 +147,8 @@ int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *s
 		st.trials++;
 		st.runs_sum += r.runs_total - r.runs_check;
 		st.check_runs_sum += r.runs_check;
-		if (r.runs_total > st.runs_max)
-			st.runs_max = r.runs_total;
+		if (r.runs_total - r.runs_check > st.runs_max)
+			st.runs_max = r.runs_total - r.runs_check;
 		bool hit = r.culprit_first == t.culprit && r.culprit_last == t.culprit;
 		bool stopped = r.outcome == BISECT_NO_DIFFERENCE ||
 			       r.outcome == BISECT_WRONG_DIRECTION ||

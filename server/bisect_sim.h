@@ -48,7 +48,7 @@ struct bisect_sim_stats {
 	unsigned checked, check_passed, check_passed_wrong, check_failed_right;
 	double runs_sum;	/* guest runs excluding the culprit check */
 	double check_runs_sum;
-	unsigned runs_max;
+	unsigned runs_max;	/* most guest runs of one trial, excluding the check too */
 };
 
 /*

@@ -44,7 +44,7 @@ void canary_opts_default(struct canary_opts *o)
 }
 
 static const char *const class_names[] = { "pass", "high", "low", "spread", "nodata" };
-static const char *const result_names[] = { "pass", "marginal", "fail" };
+static const char *const result_names[] = { "pass", "marginal", "fail", "no verdict" };
 static const char *const dir_names[] = { "increase", "decrease", "either" };
 static const char *const nodata_names[] = { "ignore", "fail", "pass" };
 
@@ -380,10 +380,10 @@ int canary_judge(struct canary_verdict *out, const struct canary_metric_input *i
 		snprintf(v.reason, sizeof(v.reason), "critical metric '%s' is %s", crit,
 			 canary_class_name(crit_cls));
 	} else if (100.0 * (double)nodata_ignored / (double)n >= NODATA_FAIL_PCT) {
-		v.result = CANARY_RESULT_FAIL;
+		v.result = CANARY_RESULT_NO_VERDICT;
 		snprintf(v.reason, sizeof(v.reason),
-			 "%zu of %zu metrics have no data (>= %.0f%%)", nodata_ignored, n,
-			 NODATA_FAIL_PCT);
+			 "%zu of %zu metrics have no data (>= %.0f%%): too few values to judge",
+			 nodata_ignored, n, NODATA_FAIL_PCT);
 	} else if (v.score >= opts->pass_threshold) {
 		v.result = CANARY_RESULT_PASS;
 		snprintf(v.reason, sizeof(v.reason), "score %.1f >= pass threshold %.0f",

@@ -110,7 +110,11 @@ enum canary_class {
 	CANARY_CLASS_NODATA,	/* fewer than min_n values in a cohort */
 };
 
-enum canary_result { CANARY_RESULT_PASS, CANARY_RESULT_MARGINAL, CANARY_RESULT_FAIL };
+/* NO_VERDICT: half the metrics or more have too few values to judge (ignored
+ * NODATA): the canary has not shown it is fine, nor that it is not. */
+enum canary_result {
+	CANARY_RESULT_PASS, CANARY_RESULT_MARGINAL, CANARY_RESULT_FAIL, CANARY_RESULT_NO_VERDICT
+};
 
 struct canary_metric_config {
 	const char *name;		/* borrowed; shown in results */

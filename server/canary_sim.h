@@ -46,7 +46,7 @@ void canary_sim_opts_default(struct canary_sim_opts *o);
 
 struct canary_sim_stats {
 	unsigned trials;
-	unsigned result[3];		/* by enum canary_result */
+	unsigned result[4];		/* by enum canary_result */
 	unsigned cls[5];		/* by enum canary_class of the one metric */
 };
 

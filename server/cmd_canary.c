@@ -81,7 +81,7 @@ static const char usage_text[] =
 	"                     5 for 0.02); fewer is NODATA\n"
 	"  --nodata RULE      what a NODATA metric does: ignore (left out of the\n"
 	"                     score; default), fail, or pass. When half the metrics or\n"
-	"                     more are ignored NODATA the verdict fails.\n"
+	"                     more are ignored NODATA there is no verdict.\n"
 	"  --seed S           seed of the permutations and bootstrap (same seed, same\n"
 	"                     output)\n"
 	"  --format FMT       text (default) or json\n"
@@ -114,7 +114,19 @@ static const char usage_text[] =
 	"                     the judge's settings, as for a verdict\n"
 	"\n"
 	"Exit status: 0 pass, 1 fail, 2 usage, 3 marginal, 4 no verdict (a cohort\n"
-	"matches no runs, or the store cannot be read).\n";
+	"matches no runs, half the metrics or more have too few values, or the\n"
+	"store cannot be read).\n";
+
+static int exit_status(enum canary_result r)
+{
+	switch (r) {
+	case CANARY_RESULT_PASS:	return 0;
+	case CANARY_RESULT_MARGINAL:	return EXIT_MARGINAL;
+	case CANARY_RESULT_NO_VERDICT:	return EXIT_NO_VERDICT;
+	case CANARY_RESULT_FAIL:	break;
+	}
+	return 1;
+}
 
 static int parse_double(double *out, const char *s)
 {
@@ -580,8 +592,7 @@ static int prometheus_verdict(const struct prom_args *pa, const char *control,
 	else
 		canary_format_text(&out, &v, &cc, weights);
 	fputs(buf_str(&out), stdout);
-	ret = v.result == CANARY_RESULT_PASS ? 0 : v.result == CANARY_RESULT_MARGINAL ?
-	      EXIT_MARGINAL : 1;
+	ret = exit_status(v.result);
 out:
 	canary_verdict_release(&v);
 	buf_release(&out);
@@ -882,8 +893,7 @@ int cmd_canary(int argc, char **argv)
 	else
 		canary_format_text(&out, &v, &cc, weights);
 	fputs(buf_str(&out), stdout);
-	ret = v.result == CANARY_RESULT_PASS ? 0 : v.result == CANARY_RESULT_MARGINAL ?
-	      EXIT_MARGINAL : 1;
+	ret = exit_status(v.result);
 out:
 	canary_verdict_release(&v);
 	buf_release(&out);

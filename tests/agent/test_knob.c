@@ -22,6 +22,10 @@ static const struct knob_def defs[] = {
 	{ "mode", KNOB_ENUM, "", "removed", "mode", modes },
 	{ "cmd", KNOB_STRING, "", "", "command", NULL },
 };
+static const struct knob_def req_defs[] = {
+	{ "cmd", KNOB_STRING, "", NULL, "command", NULL },
+	{ "dir", KNOB_STRING, "", ".", "directory", NULL },
+};
 #define N (sizeof(defs) / sizeof(defs[0]))
 
 static void test_defaults(void **state)
@@ -99,12 +103,39 @@ static void test_errors(void **state)
 	expect_error("nfile=1", "unknown knob 'nfile' for workload 'wb-handover' (see 'kcanary-agent list')");
 }
 
+/* A required knob left at its empty default, or given empty, is refused;
+ * given, it parses like any other. */
+static void test_required(void **state)
+{
+	char empty[] = "cmd=", given[] = "cmd=./repro.sh", dir[] = "dir=/tmp";
+	char *argv[] = { dir, empty };
+	struct knobs k = { NULL, 0, NULL };
+	char err[256] = "";
+	const size_t n = sizeof(req_defs) / sizeof(req_defs[0]);
+	const char *msg = "knob 'cmd' is required by workload 'command' and is empty "
+			  "(pass cmd=VALUE; see 'kcanary-agent list')";
+
+	(void)state;
+	assert_int_equal(knobs_parse(&k, "command", req_defs, n, 1, argv, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, msg);
+	assert_null(k.vals);
+	err[0] = '\0';
+	assert_int_equal(knobs_parse(&k, "command", req_defs, n, 2, argv, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, msg);
+	argv[1] = given;
+	assert_int_equal(knobs_parse(&k, "command", req_defs, n, 2, argv, err, sizeof(err)), 0);
+	assert_string_equal(knobs_str(&k, "cmd"), "./repro.sh");
+	assert_string_equal(knobs_str(&k, "dir"), "/tmp");
+	knobs_release(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_required),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

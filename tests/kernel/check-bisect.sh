@@ -17,7 +17,9 @@
 #
 # Knobs (environment): KERNEL_TARBALL, KERNEL_REPO (its work tree is
 # replaced by the import), KCANARY_HOME, MAIL_DIR, V6_MBOX, BISECT_ARGS
-# (extra arguments for kcanary bisect, e.g. "--strategy adaptive").
+# (extra arguments for kcanary bisect, e.g. "--strategy adaptive"), KNOBS
+# (workload knobs; the default scales wb-handover down so a TCG run takes
+# about a minute: 16 MiB/s, 64 files, 20 s old writer, 30 s measured).
 set -u
 B=${B:-build}
 KC="$PWD/$B/kcanary"
@@ -29,6 +31,7 @@ MAIL_DIR=${MAIL_DIR:-/work/shared/inputs/mail}
 V6=${V6_MBOX:-/work/shared/inputs/series/wb-dying-cgwb-flush-v6.mbox}
 [ -r "$V6" ] || V6=$MAIL_DIR/wb-dying-cgwb-flush-v6.mbox
 BASE=v6.12.117
+KNOBS=${KNOBS:---set rate_mbps=16 --set nfiles=64 --set pod_max=256M --set old_s=20 --set measure_s=30}
 
 [ -r "$TARBALL" ] || { echo "SKIP: $TARBALL missing (apt-get install linux-source-6.12)"; exit 77; }
 [ -r "$V6" ] || { echo "FAIL: no seed series mbox (V6_MBOX)"; exit 1; }
@@ -57,10 +60,10 @@ echo "fix (v6 2/3): $fix; new end: $tip"
 
 echo "== bisect (find-fix: the old end is bad)"
 t0=$(date +%s)
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # KNOBS and BISECT_ARGS are word lists
 "$KC" bisect --repo "$REPO" --bad "$BASE" --good "$tip" --find-fix \
 	--metric probe:cgroup_writeback_by_id:-2 --set mode=removed --fs ext4 \
-	${BISECT_ARGS:-} | tee /tmp/kc-check-bisect.txt
+	$KNOBS ${BISECT_ARGS:-} | tee /tmp/kc-check-bisect.txt
 rc=$?
 echo "wall: $(( $(date +%s) - t0 )) s"
 grep '^totals:' /tmp/kc-check-bisect.txt
