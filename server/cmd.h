@@ -50,8 +50,12 @@ int cmd_build(int argc, char **argv);
 /* `kcanary series apply ...` (argv[0] is "apply"): defined with the tree
  * code; cmd_series.c has a weak default that says it is not built in. */
 int series_cmd_apply(int argc, char **argv);
-int cmd_jobs(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_bisect(int argc, char **argv);
+
+/* getopt_long() for a subcommand: glibc's messages ("unrecognized option
+ * '--x'", "option '--m' requires an argument") name prog, e.g. "kcanary
+ * bisect", instead of argv[0]. argv[0] is restored before it returns. */
+struct option;
+int cmd_getopt(int argc, char **argv, const char *prog, const char *shortopts,
+	       const struct option *longopts);
 
 #endif

@@ -184,7 +184,7 @@ static int do_simulate(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary bisect simulate", "", lopts)) != -1) {
 		switch (c) {
 		case 'n':
 			so.commits = strtoul(optarg, &end, 10);
@@ -515,7 +515,7 @@ static int do_bisect(int argc, char **argv)
 
 	bisect_opts_init(&bo);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "q", lopts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary bisect", "q", lopts)) != -1) {
 		const char *eq;
 
 		switch (c) {

@@ -108,7 +108,21 @@ int cmd_boot(int argc, char **argv)
 			continue;
 		}
 		if (!v) {
-			fprintf(stderr, "kcanary boot: option '%s' needs a value (or is unknown)\n", a);
+			/* the last argument: a known option here lacks its value */
+			static const char *const valued[] = {
+				"--kernel", "--modules", "--fs", "--mkfs-opts", "--mount-opts",
+				"--workload", "--job", "--variant", "--connect", "--agent",
+				"--accel", "--append", "--set", "--sysctl", "--vcpus", "--memory",
+				"--disk", "--watchdog", "--setup-allowance", NULL,
+			};
+			size_t k = 0;
+
+			while (valued[k] && strcmp(valued[k], a))
+				k++;
+			if (valued[k])
+				fprintf(stderr, "kcanary boot: option '%s' requires an argument\n", a);
+			else
+				fprintf(stderr, "kcanary boot: unrecognized option '%s'\n", a);
 			return 2;
 		}
 		if (!strcmp(a, "--kernel")) kernel = v;
@@ -168,7 +182,7 @@ int cmd_boot(int argc, char **argv)
 			takes = false;
 		}
 		if (!takes) {
-			fprintf(stderr, "kcanary boot: unknown option '%s'\n", a);
+			fprintf(stderr, "kcanary boot: unrecognized option '%s'\n", a);
 			usage(stderr);
 			return 2;
 		}

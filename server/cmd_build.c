@@ -133,7 +133,8 @@ int cmd_build(int argc, char **argv)
 			while (i + 1 < argc && argv[i + 1][0] != '-')
 				files[nfiles++] = argv[++i];
 		} else {
-			fprintf(stderr, "kcanary build: unexpected argument '%s'\n", a);
+			fprintf(stderr, "kcanary build: %s '%s'\n", a[0] == '-' ?
+				"unrecognized option (or missing value)" : "unexpected argument", a);
 			usage(stderr);
 			ret = 2;
 			goto out;

@@ -296,7 +296,7 @@ static int do_simulate(int argc, char **argv)
 
 	canary_sim_opts_default(&so);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary canary simulate", "h", lopts)) != -1) {
 		switch (c) {
 		case 't':
 			if (parse_size_t(&z, optarg) || !z || z > 1000000)
@@ -658,7 +658,7 @@ int cmd_canary(int argc, char **argv)
 		return do_simulate(argc - 1, argv + 1);
 	canary_opts_default(&co);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary canary", "h", lopts)) != -1) {
 		switch (c) {
 		case 'c': control = optarg; break;
 		case 'k': canary = optarg; break;

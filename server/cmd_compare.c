@@ -197,7 +197,7 @@ int cmd_compare(int argc, char **argv)
 		break;
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary compare", "qh", opts)) != -1) {
 		int r = 0;
 		switch (c) {
 		case O_REPO: r = job_spec_set(spec, "job", "tree", optarg, &err); break;

@@ -133,7 +133,7 @@ int cmd_doctor(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
 			kernel_arg = argv[++i];
 		} else {
-			fprintf(stderr, "kcanary doctor: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "kcanary doctor: unrecognized option '%s'\n", argv[i]);
 			return 2;
 		}
 	}

@@ -66,7 +66,7 @@ int cmd_ingest(int argc, char **argv)
 	int64_t job_id, variant_id, run_id;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary ingest", "h", opts)) != -1) {
 		switch (c) {
 		case 'j': job = optarg; break;
 		case 'V': variant = optarg; break;

@@ -82,7 +82,7 @@ int cmd_status(int argc, char **argv)
 	}
 	if (argc != 2 || argv[1][0] == '-') {
 		if (argc > 1 && argv[1][0] == '-')
-			fprintf(stderr, "kcanary status: unknown option '%s'\n", argv[1]);
+			fprintf(stderr, "kcanary status: unrecognized option '%s'\n", argv[1]);
 		fputs(status_usage, stderr);
 		return 2;
 	}

@@ -47,7 +47,7 @@ int cmd_report(int argc, char **argv)
 	int c, ret = 2, r;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary report", "h", opts)) != -1) {
 		switch (c) {
 		case 'm': ro.metric = optarg; break;
 		case 't': {

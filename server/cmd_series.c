@@ -199,7 +199,7 @@ static int series_show(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary series show", "h", opts)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "json"))

@@ -79,7 +79,7 @@ int series_cmd_apply(int argc, char **argv)
 		else if (argv[i][0] != '-')
 			files[nfiles++] = argv[i];
 		else {
-			fprintf(stderr, "kcanary series apply: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "kcanary series apply: unrecognized option '%s'\n", argv[i]);
 			usage(stderr);
 			free(files);
 			return 2;

@@ -122,7 +122,8 @@ int cmd_serve(int argc, char **argv)
 			free(web);
 			web = xstrdup(a + 6);
 		} else {
-			fprintf(stderr, "kcanary serve: unknown argument '%s'\n", a);
+			fprintf(stderr, "kcanary serve: %s '%s'\n",
+				a[0] == '-' ? "unrecognized option (or missing value)" : "unexpected argument", a);
 			usage(stderr);
 			free(web);
 			return 2;

@@ -43,7 +43,8 @@ static int tree_import(int argc, char **argv)
 		else if (argv[i][0] != '-' && !tarball)
 			tarball = argv[i];
 		else {
-			fprintf(stderr, "kcanary tree import: unexpected argument '%s'\n", argv[i]);
+			fprintf(stderr, "kcanary tree import: %s '%s'\n", argv[i][0] == '-' ?
+				"unrecognized option (or missing value)" : "unexpected argument", argv[i]);
 			usage(stderr);
 			return 2;
 		}

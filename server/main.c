@@ -1,6 +1,7 @@
 /* main.c - the kcanary binary: global options and the subcommand table.
  * Start reading here; each subcommand lives in server/cmd_<name>.c. */
 #define LOG_MODULE "main"
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,18 @@ bool cmd_wants_help(int argc, char **argv)
 			return true;
 	}
 	return false;
+}
+
+int cmd_getopt(int argc, char **argv, const char *prog, const char *shortopts,
+	       const struct option *longopts)
+{
+	char *name = argv[0];
+	int c;
+
+	argv[0] = (char *)prog;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	argv[0] = name;
+	return c;
 }
 
 char *cmd_db_path(void)
@@ -122,7 +135,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--version")) {
 			return cmd_version(0, NULL);
 		} else {
-			fprintf(stderr, "kcanary: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "kcanary: unrecognized option '%s'\n", argv[i]);
 			usage(stderr);
 			return 2;
 		}
