@@ -556,6 +556,34 @@ static int run_capture(char *const argv[], struct buf *out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/* Where the knob the agent's message names ("knob 'x'", "unknown knob
+ * 'x'") was set: the job file's line, or "--set x" (caller frees); NULL
+ * when the message names no knob of the spec's. */
+static char *knob_where(const struct job_spec *spec, const char *msg)
+{
+	const char *k = strstr(msg, "knob '"), *w;
+	char name[128];
+	size_t n;
+
+	if (!k)
+		return NULL;
+	k += strlen("knob '");
+	n = strcspn(k, "'\n");
+	if (k[n] != '\'' || n >= sizeof(name))
+		return NULL;
+	memcpy(name, k, n);
+	name[n] = '\0';
+	if ((w = job_spec_where(spec, name)))
+		return xstrdup(w);
+	for (size_t i = 0; i < spec->nknobs; i++)
+		if (!strcmp(spec->knobs[i].key, name))
+			return xasprintf("--set %s", name);
+	for (size_t i = 0; i < spec->ndims; i++)
+		if (!strcmp(spec->dims[i].key, name))
+			return xasprintf("--set %s", name);
+	return NULL;
+}
+
 int compare_check_knobs(const struct job_spec *spec, const char *agent, struct buf *err)
 {
 	char *path = agent ? xstrdup(agent) : image_default_agent();
@@ -583,16 +611,20 @@ int compare_check_knobs(const struct job_spec *spec, const char *agent, struct b
 		if (rc) {
 			char *cell = job_cell_text(spec, i);
 			const char *msg = buf_str(&out);
+			char *where = NULL;
 			const char *prefix = "kcanary-agent: error: ";
 			if (!strncmp(msg, prefix, strlen(prefix)))
 				msg += strlen(prefix);
 			if (rc < 0)
 				buf_printf(err, "cannot run the agent '%s' to check knobs: %s", path,
 					   strerror(-rc));
+			else if ((where = knob_where(spec, msg)))
+				buf_printf(err, "%s: %.*s", where, (int)strcspn(msg, "\n"), msg);
 			else
 				buf_printf(err, "%s%s%s%.*s", *cell ? "matrix cell '" : "", cell,
 					   *cell ? "': " : "", (int)strcspn(msg, "\n"), msg);
 			free(cell);
+			free(where);
 			ret = -EINVAL;
 		}
 		free(argv);

@@ -68,6 +68,12 @@ void job_spec_free(struct job_spec *s)
 		strv_free(s->dims[i].values, s->dims[i].nvalues);
 	}
 	free(s->dims);
+	for (size_t i = 0; i < s->nwhere; i++) {
+		free(s->where[i].text);
+		free(s->where[i].section);
+		free(s->where[i].key);
+	}
+	free(s->where);
 	free(s);
 }
 
@@ -238,6 +244,15 @@ int job_spec_set(struct job_spec *s, const char *section, const char *key,
 	}
 	if (!strcmp(section, "job"))
 		return set_job_key(s, key, value, err);
+	/* set again (the CLI after the file): the file's line no longer holds */
+	for (size_t i = 0; i < s->nwhere; i++) {
+		if (strcmp(s->where[i].section, "job") && !strcmp(s->where[i].key, key)) {
+			free(s->where[i].text);
+			free(s->where[i].section);
+			free(s->where[i].key);
+			s->where[i--] = s->where[--s->nwhere];
+		}
+	}
 	if (!strcmp(section, "workload")) {
 		if (!strcmp(key, "type"))
 			set_str(&s->workload, value);
@@ -277,7 +292,42 @@ int job_spec_set(struct job_spec *s, const char *section, const char *key,
 struct ini_ctx {
 	struct job_spec *spec;
 	struct buf msg;
+	const char *source;     /* the file's name, for job_spec_where() */
+	const char *next;       /* reader: the rest of the text */
+	int line;               /* reader: lines handed to libinih so far */
 };
+
+/* libinih's ini_reader over a string, like its own ini_parse_string()'s,
+ * but counting lines: libinih calls the handler for a line before it
+ * reads the next, so ctx->line is the handler's line. */
+static char *ini_read_line(char *str, int num, void *stream)
+{
+	struct ini_ctx *ctx = stream;
+	const char *p = ctx->next;
+	int n = 0;
+
+	if (!p || !*p || num < 2)
+		return NULL;
+	while (n < num - 1 && p[n]) {
+		n++;
+		if (p[n - 1] == '\n')
+			break;
+	}
+	memcpy(str, p, (size_t)n);
+	str[n] = '\0';
+	ctx->next = p + n;
+	if (str[n - 1] == '\n' || !*ctx->next)
+		ctx->line++;
+	return str;
+}
+
+const char *job_spec_where(const struct job_spec *s, const char *key)
+{
+	for (size_t i = s->nwhere; i-- > 0;)
+		if (strcmp(s->where[i].section, "job") && !strcmp(s->where[i].key, key))
+			return s->where[i].text;
+	return NULL;
+}
 
 static int job_ini_handler(void *user, const char *section, const char *name, const char *value)
 {
@@ -291,13 +341,21 @@ static int job_ini_handler(void *user, const char *section, const char *name, co
 		}
 		return 0;
 	}
-	return job_spec_set(ctx->spec, section, name, value, &ctx->msg) ? 0 : 1;
+	if (job_spec_set(ctx->spec, section, name, value, &ctx->msg))
+		return 0;
+	struct job_spec *s = ctx->spec;
+	s->where = xrealloc(s->where, (s->nwhere + 1) * sizeof(*s->where));
+	s->where[s->nwhere++] = (struct job_where){
+		xasprintf("%s:%d: [%s] %s", ctx->source, ctx->line, section, name),
+		xstrdup(section), xstrdup(name),
+	};
+	return 1;
 }
 
 int job_spec_parse_ini(struct job_spec *spec, const char *text, const char *source,
 		       struct buf *err)
 {
-	struct ini_ctx ctx = { spec, BUF_INIT };
+	struct ini_ctx ctx = { spec, BUF_INIT, source, text, 0 };
 	int line;
 
 	/* libinih's Debian build exposes its options as globals: stop at the
@@ -307,7 +365,7 @@ int job_spec_parse_ini(struct job_spec *spec, const char *text, const char *sour
 	ini_use_stack = false;
 	ini_allow_realloc = true;
 	ini_max_line = 65536;
-	line = ini_parse_string(text, job_ini_handler, &ctx);
+	line = ini_parse_stream(ini_read_line, &ctx, job_ini_handler, &ctx);
 	if (line) {
 		if (line < 0)
 			buf_printf(err, "%s: cannot parse job file", source);

@@ -57,6 +57,15 @@ struct job_spec {
 	size_t nsysctls;
 	struct job_dim *dims;   /* [matrix] */
 	size_t ndims;
+	/* Where each key was set, for errors found after parsing (not stored):
+	 * job_spec_parse_ini() fills it; keys set by the CLI are not in it. */
+	struct job_where *where;
+	size_t nwhere;
+};
+
+struct job_where {
+	char *text;             /* "job.ini:12: [matrix] pod_max" */
+	char *section, *key;
 };
 
 /* A new spec with every default set; free with job_spec_free(). */
@@ -71,6 +80,15 @@ void job_spec_free(struct job_spec *s);
  */
 int job_spec_parse_ini(struct job_spec *spec, const char *text, const char *source,
 		       struct buf *err);
+
+/*
+ * job_spec_where - where key (a knob, sysctl or matrix key) was set in the
+ * job file: "job.ini:12: [matrix] pod_max", the last setting of it; NULL
+ * when it was not set by a job file (a default, or the CLI's --set, which
+ * job_spec_set() records by forgetting the file's line).
+ * Borrowed from spec.
+ */
+const char *job_spec_where(const struct job_spec *spec, const char *key);
 
 /*
  * job_spec_set - set one key of a section as the CLI does (--set k=v goes

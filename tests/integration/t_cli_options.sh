@@ -28,5 +28,21 @@ for c in "bisect --metric" "boot --kernel" "compare --name" "canary --control"; 
 		{ echo "FAIL: kcanary $c said: $(head -n 1 $tmp/err)"; fails=$((fails + 1)); }
 	[ $rc = 2 ] || { echo "FAIL: kcanary $c exited $rc, not 2"; fails=$((fails + 1)); }
 done
+# a knob value the agent refuses names the job file's line, or --set
+: > $tmp/bzImage
+printf '[job]\nname = t\nkernels = %s\n\n[workload]\nnfiles = lots\n[matrix]\nmode = removed dead\n' \
+	"$tmp/bzImage" > $tmp/job.ini
+want() {	# want EXPECTED-FIRST-LINE ARGS...
+	w=$1; shift
+	rc=0; $KC compare "$@" >/dev/null 2>$tmp/err || rc=$?
+	[ $rc = 2 ] && [ "$(head -n 1 $tmp/err)" = "$w" ] ||
+		{ echo "FAIL: kcanary compare $* (exit $rc) said: $(head -n 1 $tmp/err)"; fails=$((fails + 1)); }
+}
+want "kcanary compare: $tmp/job.ini:6: [workload] nfiles: knob 'nfiles': 'lots' is not a whole number (expected 0, 1, 2, ...)" $tmp/job.ini
+want "kcanary compare: $tmp/job.ini:8: [matrix] mode: knob 'mode': 'dead' is not a choice (expected one of: removed, alive, fresh)" \
+	$tmp/job.ini --set nfiles=4
+want "kcanary compare: --set nfiles: knob 'nfiles': '-1' is not a whole number (expected 0, 1, 2, ...)" \
+	$tmp/job.ini --set nfiles=-1
+[ ! -e "$KCANARY_HOME/kcanary.db" ] || { echo "FAIL: a refused job was stored"; fails=$((fails + 1)); }
 [ $fails = 0 ] || exit 1
-echo "ok: unknown options and missing values are named the same way by every command"
+echo "ok: unknown options, missing values and bad knobs are named the same way by every command"

@@ -116,6 +116,42 @@ static void test_errors_name_key_and_line(void **state)
 		     "over 10000 runs");
 }
 
+/* Knob values are checked by the agent after parsing: the spec remembers
+ * the file line of each knob, matrix key and sysctl (CRLF, comments and
+ * continuation-free long lines counted like any other), and forgets it
+ * when the CLI sets the key again. */
+static void test_where_keys_were_set(void **state)
+{
+	(void)state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	char *long_ini = NULL;
+
+	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
+	assert_string_equal(job_spec_where(s, "nfiles"), "job.ini:11: [workload] nfiles");
+	assert_string_equal(job_spec_where(s, "mode"), "job.ini:17: [matrix] mode");
+	assert_null(job_spec_where(s, "name"));		/* [job] keys are not knobs */
+	assert_null(job_spec_where(s, "old_s"));	/* a default */
+	assert_int_equal(job_spec_set(s, "workload", "nfiles", "8", &err), 0);
+	assert_null(job_spec_where(s, "nfiles"));
+	assert_string_equal(job_spec_where(s, "pod_max"), "job.ini:12: [workload] pod_max");
+	job_spec_free(s);
+
+	s = job_spec_new();
+	assert_int_equal(job_spec_parse_ini(s, "; c\r\n[sysctl]\r\n\r\nvm.x = 1\r\n", "j", &err), 0);
+	assert_string_equal(job_spec_where(s, "vm.x"), "j:4: [sysctl] vm.x");
+	job_spec_free(s);
+
+	/* a line longer than libinih's read buffer is still one line */
+	s = job_spec_new();
+	long_ini = xasprintf("[matrix]\nfs = ext4%*s\nmode = removed", 3000, "");
+	assert_int_equal(job_spec_parse_ini(s, long_ini, "j", &err), 0);
+	assert_string_equal(job_spec_where(s, "mode"), "j:3: [matrix] mode");
+	free(long_ini);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
 static void test_prefixes_aa_and_prebuilt(void **state)
 {
 	(void)state;
@@ -245,6 +281,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_design_sketch),
 		cmocka_unit_test(test_errors_name_key_and_line),
+		cmocka_unit_test(test_where_keys_were_set),
 		cmocka_unit_test(test_prefixes_aa_and_prebuilt),
 		cmocka_unit_test(test_series_variant_names),
 		cmocka_unit_test(test_json_round_trip),
