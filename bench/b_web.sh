@@ -50,13 +50,8 @@ SQL
 
 "$KC" serve --no-exec --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 pid=$!
-url=
-for _ in $(seq 50); do
-	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || { cat "$tmp/serve.err"; echo "web: kcanary serve did not start"; exit 1; }
+url=$(sh tools/serve-url.sh "$tmp/serve.out" $pid) ||
+	{ cat "$tmp/serve.err"; echo "web: kcanary serve did not start"; exit 1; }
 
 load() {
 	for p in "" /runs "/samples?metric=lag_s&max_points=240" "/report?format=text" /report; do

@@ -33,13 +33,7 @@ mkdir -p "$KCANARY_HOME"
 start_server() {
 	"$KC" serve --listen "127.0.0.1:$1" >"$tmp/serve.out" 2>>"$out/serve.log" &
 	spid=$!
-	url=
-	for _ in $(seq 100); do
-		url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out" 2>/dev/null || :)
-		[ -n "$url" ] && return 0
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
+	url=$(sh tools/serve-url.sh "$tmp/serve.out" $spid) && return 0
 	cat "$out/serve.log"
 	fail "kcanary serve did not start on port $1"
 }

@@ -59,13 +59,7 @@ grep -q "same result" "$HOME_DIR/replay.1" || fail "replay did not reach the sam
 echo "-- the web view's source: GET /api/v1/jobs/1/bisect-log is the same log"
 $KC serve --listen 127.0.0.1:0 > "$HOME_DIR/serve.out" 2> "$HOME_DIR/serve.err" &
 spid=$!
-url=
-for _ in $(seq 100); do
-	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$HOME_DIR/serve.out")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || { kill $spid; fail "kcanary serve did not start"; }
+url=$(sh tools/serve-url.sh "$HOME_DIR/serve.out" $spid) || { kill $spid; fail "kcanary serve did not start"; }
 curl -s "$url/api/v1/jobs/1/bisect-log" > "$HOME_DIR/api.log"
 code=$(curl -s -o /dev/null -w '%{http_code}' "$url/api/v1/jobs/99/bisect-log")
 kill $spid

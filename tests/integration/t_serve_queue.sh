@@ -15,13 +15,8 @@ start() {
 	: >"$HOME_DIR/serve.out"
 	$KCQ serve --listen 127.0.0.1:0 >"$HOME_DIR/serve.out" 2>>"$HOME_DIR/err.serve" &
 	pid=$!
-	url=
-	for _ in $(seq 100); do
-		url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$HOME_DIR/serve.out")
-		[ -n "$url" ] && return 0
-		sleep 0.1
-	done
-	fail "serve did not start: $(cat "$HOME_DIR/err.serve")"
+	url=$(sh tools/serve-url.sh "$HOME_DIR/serve.out" $pid) ||
+		fail "serve did not start: $(cat "$HOME_DIR/err.serve")"
 }
 start
 token=$($KCQ token create queue-test 2>/dev/null) || fail "token create"

@@ -38,13 +38,8 @@ sh tests/fixtures/web-job.sh "$KC" "$tmp/streams"
 : >"$tmp/serve.out"   # exists before the server's child opens it
 "$KC" serve --no-exec --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$out/serve.log" &
 pid=$!
-url=
-for _ in $(seq 50); do
-	url=$(sed -n 's|^kcanary serve: listening on \(http://[^ ]*\)/ .*|\1|p' "$tmp/serve.out")
-	[ -n "$url" ] && break
-	sleep 0.1
-done
-[ -n "$url" ] || { echo "FAIL: kcanary serve did not say where it listens"; cat "$out/serve.log"; exit 1; }
+url=$(sh tools/serve-url.sh "$tmp/serve.out" $pid) ||
+	{ echo "FAIL: kcanary serve did not say where it listens"; cat "$out/serve.log"; exit 1; }
 echo "serving $url"
 
 # a submitted job: pending, nothing run yet (job 2)
