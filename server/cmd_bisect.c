@@ -21,7 +21,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kcanary bisect (--repo DIR --good REV --bad REV [--first-parent] |\n"
-		"                       --kernels OLD,...,NEW) [--find-fix]\n"
+		"                       --kernels OLD[,...] ... NEW) [--find-fix]\n"
 		"                      [--workload W] [--set K=V]... [--sysctl K=V]... [--fs FS]\n"
 		"                      [--config FRAG]... [--metric M] [--higher-is-better]\n"
 		"                      [--strategy prob|adaptive|fixed] [--repeats K]\n"
@@ -46,7 +46,8 @@ static void usage(FILE *f)
 		"first-parent chain only, so a merge stands for its branch, as with git\n"
 		"bisect --first-parent; without it a merge's side branch is linearised\n"
 		"and a side commit without the culprit reads as noise). --kernels takes\n"
-		"prebuilt images in history order, old first (nothing is built).\n"
+		"prebuilt images in history order, old first, separated by commas or\n"
+		"as the arguments after it (nothing is built).\n"
 		"--find-fix: the old end is bad and the new end good; the culprit is the\n"
 		"fix (with --repo: --bad names the older commit).\n"
 		"Each run boots the candidate's kernel with the workload and knobs\n"
@@ -613,10 +614,17 @@ static int do_bisect(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (optind != argc) {
-		fprintf(stderr, "kcanary bisect: unexpected argument '%s'\n", argv[optind]);
+	/* --kernels A B C: the images after the first are arguments (getopt
+	 * keeps their order); as git bisect start takes its revisions */
+	if (optind != argc && !kernels) {
+		fprintf(stderr, "kcanary bisect: unexpected argument '%s' (kernel images go after "
+			"--kernels)\n", argv[optind]);
 		rc = 2;
 		goto out;
+	}
+	for (; optind < argc; optind++) {
+		kernels = xrealloc(kernels, (nkernels + 1) * sizeof(*kernels));
+		kernels[nkernels++] = argv[optind];
 	}
 	if (!strcmp(strategy, "prob"))
 		bo.strategy = BISECT_PROBABILISTIC;
@@ -641,7 +649,7 @@ static int do_bisect(int argc, char **argv)
 	}
 	if (!!repo + !!nkernels != 1 || (repo && (!good || !bad)) || (nkernels && (good || bad))) {
 		fprintf(stderr, "kcanary bisect: give either --repo DIR --good REV --bad REV, or "
-			"--kernels OLD,...,NEW\n");
+			"--kernels OLD ... NEW\n");
 		rc = 2;
 		goto out;
 	}

@@ -50,6 +50,12 @@ if $KC bisect --kernels /nonexistent,/x 2>$tmp/err; then echo "missing kernel ac
 grep -q "cannot read kernel image '/nonexistent' (--kernels item 1)" $tmp/err
 if $KC bisect --kernels a,b --strategy nope 2>$tmp/err; then echo "bad strategy accepted"; exit 1; fi
 grep -q "unknown strategy 'nope'" $tmp/err
-$KC bisect --help | grep -q -- '--kernels OLD,...,NEW'
+# the images after --kernels, as arguments, in order
+: > $tmp/img1
+if $KC bisect --kernels $tmp/img1 /nonexistent2 --find-fix 2>$tmp/err; then echo "missing kernel accepted"; exit 1; fi
+grep -q "cannot read kernel image '/nonexistent2' (--kernels item 2)" $tmp/err
+if $KC bisect --repo $g --good A --bad C stray 2>$tmp/err; then echo "stray argument accepted"; exit 1; fi
+grep -q "unexpected argument 'stray' (kernel images go after --kernels)" $tmp/err
+$KC bisect --help | grep -q -- '--kernels OLD\[,...\] ... NEW'
 $KC help | grep -q '^  bisect '
 echo "ok: bisect simulate, replay (and tamper detection), bad input of the real bisection"

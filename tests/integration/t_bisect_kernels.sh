@@ -69,7 +69,7 @@ cmp -s "$HOME_DIR/api.log" "$HOME_DIR/log.1" || fail "the API's bisect log diffe
 
 echo "-- find-fix with a candidate that is not a kernel: 117a junk 107a 107b"
 # shellcheck disable=SC2086
-$KC bisect --find-fix --kernels "$K/117a,$K/junk,$K/107a,$K/107b" --set "$CMD" $BIS \
+$KC bisect --find-fix --kernels "$K/117a" "$K/junk" "$K/107a" "$K/107b" --set "$CMD" $BIS \
 	> "$HOME_DIR/out.2" 2> "$HOME_DIR/err.2"
 rc=$?
 cat "$HOME_DIR/out.2"
