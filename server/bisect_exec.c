@@ -173,8 +173,8 @@ static int prepare(struct oracle *x, size_t i)
 		if (compare_prebuilt_kernel(x->db, c->kernel, &c->kernel_id, &why))
 			status = "build-failed";
 	} else {
-		r = compare_build_variant(x->db, x->spec, vs, x->o->home, &c->kernel_id, commit,
-					  sizeof(commit), &why);
+		r = compare_build_variant(x->db, x->spec, vs, x->o->home, !x->o->quiet,
+					  &c->kernel_id, commit, sizeof(commit), &why);
 		if (r == COMPARE_APPLY_FAILED)
 			status = "apply-failed";
 		else if (r)

@@ -69,31 +69,35 @@ static char **make_envp(void)
 }
 
 /* A make run being watched: files compiled ("  CC" lines), the expected
- * total, the progress line on a TTY, and its CPU time at the end. */
+ * total, the progress line (redrawn each second on a TTY, a new line each
+ * minute in a log), and its CPU time at the end. */
 struct run_ctx {
 	const struct build_spec *spec;
 	int ncc, expected;
 	double cpu_s;           /* user + system seconds of make and its children */
 	double t0, last_draw;
-	bool tty;
+	bool tty, lines;
 };
 
 static void on_line(struct run_ctx *c, const char *line)
 {
 	if (!strncmp(line, "  CC ", 5))
 		c->ncc++;
-	if (c->tty) {
+	if (c->tty || c->lines) {
 		double now = clock_mono_s();
-		if (now - c->last_draw >= 1.0) {
+		if (now - c->last_draw >= (c->tty ? 1.0 : 60.0)) {
 			int el = (int)(now - c->t0);
+			const char *pre = c->tty ? "\r" : "", *post = c->tty ? " " : "\n";
+
 			c->last_draw = now;
 			if (c->expected > 0)
-				fprintf(stderr, "\r  building %s: %d/%d files, %dm%02ds ",
+				fprintf(stderr, "%s  building %s: %d/%d files, %dm%02ds%s", pre,
 					c->spec->label ? c->spec->label : "", c->ncc, c->expected,
-					el / 60, el % 60);
+					el / 60, el % 60, post);
 			else
-				fprintf(stderr, "\r  building %s: %d files, %dm%02ds ",
-					c->spec->label ? c->spec->label : "", c->ncc, el / 60, el % 60);
+				fprintf(stderr, "%s  building %s: %d files, %dm%02ds%s", pre,
+					c->spec->label ? c->spec->label : "", c->ncc, el / 60, el % 60,
+					post);
 			fflush(stderr);
 		}
 	}
@@ -520,7 +524,8 @@ int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 			       (char *)"LOCALVERSION=", (char *)"bzImage", NULL };
 		struct run_ctx ctx = { .spec = spec, .t0 = clock_mono_s(),
 				       .expected = expected_files(spec->home, out->build_dir, cfgkey),
-				       .tty = spec->progress && isatty(2) };
+				       .tty = spec->progress && isatty(2),
+				       .lines = spec->progress && !isatty(2) };
 
 		log_info("make %s %s bzImage in %s (log: %s)", o_arg, jobs, src, k.build_log_path);
 		dprintf(log_fd, "# kcanary: make -C %s %s %s %s LOCALVERSION= bzImage\n",

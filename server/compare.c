@@ -108,8 +108,8 @@ static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec 
 			if (!path || compare_prebuilt_kernel(db, path, &kernel_id, &why))
 				status = "build-failed";
 		} else {
-			r = compare_build_variant(db, spec, vs, o->home, &kernel_id, commit,
-						  sizeof(commit), &why);
+			r = compare_build_variant(db, spec, vs, o->home, !o->quiet, &kernel_id,
+						  commit, sizeof(commit), &why);
 			if (r == COMPARE_APPLY_FAILED)
 				status = "apply-failed";
 			else if (r)

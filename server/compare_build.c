@@ -26,8 +26,8 @@ static struct series *pick_revision(struct series **revs, size_t n)
 }
 
 int compare_build_variant(struct db *db, const struct job_spec *spec, json_t *vs,
-			  const char *home, int64_t *kernel_id, char *commit, size_t size,
-			  struct buf *why)
+			  const char *home, bool progress, int64_t *kernel_id, char *commit,
+			  size_t size, struct buf *why)
 {
 	const char *base = json_string_value(json_object_get(vs, "base"));
 	const char *series_path = json_string_value(json_object_get(vs, "series"));
@@ -82,7 +82,7 @@ int compare_build_variant(struct db *db, const struct job_spec *spec, json_t *vs
 	{
 		struct build_spec bs = { .home = home, .base_hex = base_hex,
 					 .fragments = (const char *const *)frags,
-					 .nfragments = nfrag, .progress = true, .label = base };
+					 .nfragments = nfrag, .progress = progress, .label = base };
 		int rc = build_kernel(&br, r, db, tip, &bs);
 		have_br = true;
 		if (rc || !br.ok) {

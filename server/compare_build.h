@@ -20,10 +20,11 @@
  * is the kernels row and commit (size bytes) the built commit. Returns 0,
  * COMPARE_APPLY_FAILED, or a negative errno for a build that failed or
  * could not be tried; why says what happened (first compiler error with
- * file:line, the patch and hunk that did not apply, ...).
+ * file:line, the patch and hunk that did not apply, ...). progress: the
+ * build's progress on stderr (a line a minute when it is not a TTY).
  */
 int compare_build_variant(struct db *db, const struct job_spec *spec, json_t *vs,
-			  const char *home, int64_t *kernel_id, char *commit, size_t size,
-			  struct buf *why);
+			  const char *home, bool progress, int64_t *kernel_id, char *commit,
+			  size_t size, struct buf *why);
 
 #endif
