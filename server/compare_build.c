@@ -32,10 +32,11 @@ int compare_build_variant(struct db *db, const struct job_spec *spec, json_t *vs
 	const char *base = json_string_value(json_object_get(vs, "base"));
 	const char *series_path = json_string_value(json_object_get(vs, "series"));
 	const char *subset = json_string_value(json_object_get(vs, "patches"));
+	const char *build_base = json_string_value(json_object_get(vs, "build_base"));
 	struct repo *r = NULL;
 	struct series **revs = NULL;
 	size_t nrev = 0, nfrag = 0;
-	char base_hex[KC_OID_HEX], tip[KC_OID_HEX];
+	char base_hex[KC_OID_HEX], tip[KC_OID_HEX], dir_hex[KC_OID_HEX];
 	char *kdir = build_kernels_dir();
 	char **frags = xcalloc(spec->nconfig + 16, sizeof(*frags));
 	struct build_result br;
@@ -51,6 +52,11 @@ int compare_build_variant(struct db *db, const struct job_spec *spec, json_t *vs
 		goto out;
 	}
 	memcpy(tip, base_hex, KC_OID_HEX);
+	memcpy(dir_hex, base_hex, KC_OID_HEX);
+	if (build_base && repo_resolve(r, dir_hex, build_base)) {
+		buf_printf(why, "%s", repo_errmsg());
+		goto out;
+	}
 	if (series_path) {
 		struct apply_series as;
 		struct apply_result res;
@@ -80,7 +86,7 @@ int compare_build_variant(struct db *db, const struct job_spec *spec, json_t *vs
 	for (size_t i = 0; i < spec->nconfig && nfrag < spec->nconfig + 15; i++)
 		frags[nfrag++] = build_fragment_path(kdir, spec->config[i]);
 	{
-		struct build_spec bs = { .home = home, .base_hex = base_hex,
+		struct build_spec bs = { .home = home, .base_hex = dir_hex,
 					 .fragments = (const char *const *)frags,
 					 .nfragments = nfrag, .progress = progress, .label = base };
 		int rc = build_kernel(&br, r, db, tip, &bs);

@@ -16,7 +16,10 @@
 
 /*
  * compare_build_variant - the kernel of a base or series variant (its
- * stored spec vs: kind, base, series, patches, config). On success *kernel_id
+ * stored spec vs: kind, base, series, patches, config; optional build_base,
+ * the commit whose build dir it shares, by default base: a bisection's
+ * candidates share the old end's, so each builds incrementally, as with
+ * git bisect in one work tree). On success *kernel_id
  * is the kernels row and commit (size bytes) the built commit. Returns 0,
  * COMPARE_APPLY_FAILED, or a negative errno for a build that failed or
  * could not be tried; why says what happened (first compiler error with
