@@ -161,8 +161,10 @@ static int prepare(struct oracle *x, size_t i)
 	if (c->kernel)
 		vs = json_pack("{s:s, s:s}", "kind", "prebuilt", "kernel", c->kernel);
 	else
-		vs = json_pack("{s:s, s:s, s:s, s:s}", "kind", "base", "base", c->sha, "subject",
-			       c->subject, "build_base", x->cands->c[0].sha);
+		/* author and author_time: for the web view's culprit line */
+		vs = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:I}", "kind", "base", "base", c->sha,
+			       "subject", c->subject, "build_base", x->cands->c[0].sha,
+			       "author", c->author, "author_time", (json_int_t)c->date_s);
 	vs_json = json_dumps(vs, JSON_COMPACT);
 	db_variant_set_spec(x->db, c->variant_id, *c->sha ? c->sha : NULL, NULL, vs_json);
 	free(vs_json);

@@ -2,7 +2,9 @@
  * (git.h repo_range) or a list of prebuilt images, and the engine's oracle
  * (bisect.h) that builds a candidate's kernel once and boots one guest run
  * of the job's workload per call, stored as a run of a job of kind
- * 'bisect' (one variant per tested candidate). */
+ * 'bisect' (one variant per tested candidate: named "<sha12> <subject>",
+ * its spec {kind: "base", base: SHA, subject, build_base, author:
+ * "Name <email>", author_time: seconds since the epoch}). */
 #ifndef KC_BISECT_EXEC_H
 #define KC_BISECT_EXEC_H
 
