@@ -33,7 +33,10 @@
 		]);
 		Object.assign(S, { job, runs, samples, curveMetric });
 		if (job.kind === "bisect")
-			S.bisectLog = await KC.api(base + "/bisect-log").catch(() => null);
+			[S.bisectLog, S.bisectVariants] = await Promise.all([
+				KC.api(base + "/bisect-log").catch(() => null),
+				KC.api(base + "/variants").then((v) => v.variants).catch(() => null),
+			]);
 		render();
 		const [text, report] = await Promise.all([
 			KC.api(base + "/report?format=text").catch((e) => "cannot load the report: " + e.message),
@@ -275,42 +278,313 @@
 		renderCurves();
 	}
 
+	/* key=value tokens of a log line after its keyword, as strings. */
+	function logFields(line) {
+		const o = {};
+		for (const tok of line.split(" ").slice(1)) {
+			const eq = tok.indexOf("=");
+			if (eq > 0)
+				o[tok.slice(0, eq)] = tok.slice(eq + 1);
+		}
+		return o;
+	}
+
 	/* A bisection's event log (GET .../bisect-log; format: the top of
-	 * server/bisect_log.c) read into candidates, their runs and verdicts,
-	 * the last posterior and the result line. */
+	 * server/bisect_log.c, with bisect_exec.c's '# candidate I SHA NAME'
+	 * lines) read into candidates (name, sha, values by phase, skips, last
+	 * verdict), the config, the last endpoints line, the culprit check,
+	 * the last posterior and the result (null while it runs). */
 	function parseBisectLog(text) {
 		const c = new Map(), post = [];
-		let result = "", lastPost = null;
+		let result = null, lastPost = null, config = {}, endpoints = null, check = null;
 		const cand = (i) => {
 			if (!c.has(i))
-				c.set(i, { idx: i, name: `candidate ${i}`, values: [], skips: 0, verdict: "" });
+				c.set(i, { idx: i, name: `candidate ${i}`, sha: "", values: [], skips: 0,
+					   verdict: "" });
 			return c.get(i);
 		};
 		for (const line of text.split("\n")) {
 			let m;
-			if ((m = line.match(/^# candidate (\d+) \S+ (.*)$/)))
-				cand(+m[1]).name = m[2];
-			else if ((m = line.match(/^run idx=(\d+) .*value=(\S+)/)))
-				cand(+m[1]).values.push(+m[2]);
-			else if ((m = line.match(/^skip idx=(\d+)/)))
-				cand(+m[1]).skips++;
-			else if ((m = line.match(/^verdict idx=(\d+) .*verdict=(\w+)/)))
-				cand(+m[1]).verdict = m[2];
+			if ((m = line.match(/^# candidate (\d+) (\S+) (.*)$/))) {
+				const x = cand(+m[1]);
+				x.sha = m[2] === "-" ? "" : m[2];
+				x.name = m[3];
+				/* "<sha12> <subject>" for a commit, "k<i> <path>" for an image */
+				x.subject = x.sha && m[3].startsWith(x.sha.slice(0, 12) + " ") ?
+					m[3].slice(13) : m[3];
+			} else if (line.startsWith("#"))
+				continue;
+			else if (line.startsWith("config "))
+				config = logFields(line);
+			else if (line.startsWith("run ")) {
+				const f = logFields(line);
+				cand(+f.idx).values.push({ v: +f.value, phase: f.phase });
+			} else if (line.startsWith("skip "))
+				cand(+logFields(line).idx).skips++;
+			else if (line.startsWith("verdict ")) {
+				const f = logFields(line);
+				cand(+f.idx).verdict = f.verdict;
+			} else if (line.startsWith("endpoints "))
+				endpoints = logFields(line);
+			else if (line.startsWith("check "))
+				check = logFields(line);
 			else if (line.startsWith("posterior "))
 				lastPost = line.slice(10);
 			else if (line.startsWith("result "))
-				result = line.slice(7);
+				result = logFields(line);
 		}
 		for (const tok of (lastPost || "").split(" ")) {
 			const m = tok.match(/^(\d+)(?:-(\d+))?:(\S+)$/);
 			if (m)
 				post.push({ first: +m[1], last: m[2] ? +m[2] : +m[1], p: +m[3] });
 		}
-		return { cands: [...c.values()].sort((a, b) => a.idx - b.idx), post, result, c };
+		return { cands: [...c.values()].sort((a, b) => a.idx - b.idx), post, result, c, config,
+			 endpoints, check, n: +config.n || 0 };
 	}
 
-	/* The bisection: every tested candidate (runs, values, verdict in its
-	 * colour), the posterior's top classes as bars, the result. */
+	const median = (xs) => {
+		const s = [...xs].sort((a, b) => a - b), k = s.length >> 1;
+		return !s.length ? NaN : s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
+	};
+	const plural = (n, one, many) => `${n} ${n === 1 ? one : (many || one + "s")}`;
+	/* p-values of a handful of runs: two significant digits, not "< 0.001" */
+	const fmtP2 = (p) => (!Number.isFinite(p) ? "–" : p >= 0.01 ? p.toFixed(3) : p.toPrecision(2));
+	/* seconds as "2 h 13 min 42 s" */
+	function fmtWall(s) {
+		s = Math.round(s);
+		const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, r = s % 60;
+		return (h ? `${h} h ` : "") + (h || m ? `${m} min ` : "") + `${r} s`;
+	}
+
+	/* The variant of candidate x (the variants API names it like the log). */
+	function bisectVariant(x) {
+		return (S.bisectVariants || []).find((v) => v.name === x.name) || null;
+	}
+
+	/* One commit as a kernel developer reads it: short sha and subject,
+	 * then author, date, full sha and position. */
+	function commitBlock(b, i) {
+		const x = b.c.get(i) || { idx: i, name: `candidate ${i}`, sha: "", subject: `candidate ${i}` };
+		const v = bisectVariant(x);
+		const spec = v && v.spec && typeof v.spec === "object" ? v.spec : {};
+		const sub = [];
+		if (spec.author)
+			sub.push(spec.author);
+		if (spec.author_time)
+			sub.push(new Date(spec.author_time * 1000).toISOString().replace("T", " ").slice(0, 16) + " UTC");
+		sub.push(x.sha ? `commit ${x.sha}` : "prebuilt image");
+		sub.push(`candidate ${i} of 0..${b.n - 1}`);
+		return el("div", { class: "commit", "data-idx": String(i) },
+			el("div", { class: "commit-head" },
+				x.sha ? el("code", { class: "sha", text: x.sha.slice(0, 12) }) : null,
+				x.sha ? " " : null,
+				el("span", { class: "subject", text: x.subject || x.name })),
+			el("div", { class: "commit-meta muted", text: sub.join(" · ") }));
+	}
+
+	/* Why a candidate could not be measured: its variant's build error,
+	 * else its last failed run's status and error. */
+	function skipWhy(x) {
+		const v = bisectVariant(x);
+		if (v && v.status !== "ok" && v.status !== "pending")
+			return v.status + (v.error ? ": " + v.error : "");
+		const runs = (S.runs && S.runs.runs || []).filter((r) => v && r.variant_id === v.id &&
+								      r.status !== "ok");
+		const r = runs[runs.length - 1];
+		return r ? "run " + r.status + (r.error ? ": " + r.error : "") : "";
+	}
+
+	/* The answer: the culprit, the range, or why there is none. */
+	function bisectAnswer(b) {
+		const r = b.result, fix = b.config.find_fix === "1", unit = S.job.unit;
+		const bad = fix ? "fixed" : "bad";
+		if (!r) {
+			const live = KC.liveStates.includes(S.job.status);
+			return el("div", { class: "bisect-answer pending" },
+				el("div", { class: "answer-head", text: live ?
+					"In progress: no answer yet" :
+					`No culprit: the bisection stopped before a result (job ${S.job.status}` +
+					(S.job.error ? `: ${S.job.error}` : "") + ")" }));
+		}
+		const first = +r.first, last = +r.last, prob = +r.prob;
+		const commits = [];
+		for (let i = first; i <= last; i++)
+			commits.push(commitBlock(b, i));
+		const failed = r.check === "failed";
+		if (r.outcome === "found" || r.outcome === "range") {
+			const head = (r.outcome === "found" ? (fix ? "The fix" : "Culprit") :
+				`Culprit range: one of ${last - first + 1} commits`) +
+				(failed ? ": FAILED the culprit check, not a result" : "");
+			return el("div", { class: "bisect-answer " + (failed ? "failed" : "found") },
+				el("div", { class: "answer-head", text: head }), commits);
+		}
+		let why = "";
+		const ep = b.endpoints || {};
+		const ends = [b.c.get(0), b.c.get(b.n - 1)].map((x) => (x ? x.values.map((y) => y.v) : []));
+		if (r.outcome === "no-difference")
+			why = `the endpoints do not differ: ${ends[0].length} vs ${ends[1].length} runs, medians ` +
+				`${KC.fmt(median(ends[0]), unit)} and ${KC.fmt(median(ends[1]), unit)}, ` +
+				`Mann-Whitney p = ${fmtP2(+(ep.p !== undefined ? ep.p : r.endpoint_p))}`;
+		else if (r.outcome === "wrong-direction")
+			why = `the endpoints differ the other way: candidate ${b.n - 1} (median ` +
+				`${KC.fmt(median(ends[1]), unit)}) is ${fix ? "worse" : "better"} than candidate 0 ` +
+				`(median ${KC.fmt(median(ends[0]), unit)})${fix ? "; drop --find-fix?" : "; use --find-fix?"}`;
+		else if (r.outcome === "endpoint-skip") {
+			const x = [b.c.get(0), b.c.get(b.n - 1)].find((y) => y && y.skips) || b.c.get(0);
+			const end = x && x.idx === 0 ? (fix ? "bad" : "good") : (fix ? "good" : "bad");
+			const w = x ? skipWhy(x) : "";
+			why = `the ${end} end (candidate ${x ? x.idx : "?"}${x ? ", " + x.name : ""}) cannot be ` +
+				`measured` + (w ? `: ${w}` : "");
+		} else if (r.outcome === "undecided")
+			why = `the run budget (${b.config.max_runs} runs) was spent below confidence ` +
+				`${(+b.config.confidence).toFixed(2)}; best guess (p = ${prob.toFixed(3)}):`;
+		else
+			why = `outcome '${r.outcome}'`;
+		return el("div", { class: "bisect-answer none" },
+			el("div", { class: "answer-head", text: "No culprit: " + why }),
+			r.outcome === "undecided" ? commits : null);
+	}
+
+	function outcomeWords(b) {
+		const r = b.result, fix = b.config.find_fix === "1";
+		if (!r)
+			return KC.liveStates.includes(S.job.status) ? "in progress" : "stopped before a result";
+		const first = +r.first, last = +r.last, p = (+r.prob).toFixed(3);
+		switch (r.outcome) {
+		case "found":
+			return `found: the first ${fix ? "fixed" : "bad"} commit is candidate ${first} ` +
+				`(posterior p = ${p})` + (r.check === "failed" ? ", but it FAILED the culprit check" : "");
+		case "range":
+			return `range: the culprit is one of candidates ${first}..${last} (p = ${p}); ` +
+				(last - 1 > first ? `candidates ${first}..${last - 1} could not` :
+				 `candidate ${first} could not`) + " be tested (skip), so no run can split them";
+		case "undecided":
+			return `undecided: the run budget was spent before one commit reached confidence ` +
+				`${(+b.config.confidence).toFixed(2)}`;
+		case "no-difference": return "no difference: the endpoints do not differ";
+		case "wrong-direction": return "wrong direction: the endpoints differ the other way";
+		case "endpoint-skip": return "endpoint skip: an endpoint cannot be measured";
+		}
+		return r.outcome;
+	}
+
+	function checkLine(b) {
+		const k = b.check, r = b.result, unit = S.job.unit;
+		const cand = (i) => {
+			const x = b.c.get(+i);
+			return `candidate ${i}` + (x && x.sha ? ` (${x.sha.slice(0, 12)})` : "");
+		};
+		if (!k) {
+			const why = !r ? "not yet" :
+				r.outcome !== "found" && r.outcome !== "range" ? "not run: no culprit to check" :
+				+b.config.check_runs === 0 ? "not run (--check-runs 0)" : "not run";
+			return el("span", { class: "check none", text: why });
+		}
+		if (k["not-run"])
+			return el("span", {}, `parent ${cand(k.parent)} vs culprit ${cand(k.culprit)}: `,
+				el("span", { class: "check none", text: `not run: ${k["not-run"].replace(/-/g, " ")}` }));
+		const shift = +k.shift;
+		return el("span", {},
+			`parent ${cand(k.parent)} median ${KC.fmt(+k.median_parent, unit)} ` +
+			`(${plural(+k.n_parent, "run")}) vs culprit ${cand(k.culprit)} median ` +
+			`${KC.fmt(+k.median_culprit, unit)} (${plural(+k.n_culprit, "run")}), shift ` +
+			`${shift > 0 ? "+" : ""}${KC.fmt(shift, unit)} (Hodges-Lehmann), Mann-Whitney ` +
+			`p = ${fmtP2(+k.p)}: `,
+			el("span", { class: "check " + (k.passed === "1" ? "passed" : "failed"),
+				     text: k.passed === "1" ? "passed" : "FAILED" }));
+	}
+
+	/* Builds: one variant per prepared candidate; boots: one stored run per
+	 * guest; runs and skips: the log's run and skip lines (what `kcanary
+	 * bisect` prints as totals); wall: the job's start to its end. */
+	function totalsLine(b) {
+		const vs = S.bisectVariants || [];
+		const failedBuilds = vs.filter((v) => v.status === "build-failed" || v.status === "apply-failed").length;
+		const byPhase = {};
+		let runs = 0, skips = 0;
+		for (const x of b.cands) {
+			runs += x.values.length;
+			skips += x.skips;
+			for (const y of x.values)
+				byPhase[y.phase] = (byPhase[y.phase] || 0) + 1;
+		}
+		const parts = ["endpoint", "search", "check"].filter((ph) => byPhase[ph])
+			.map((ph) => `${byPhase[ph]} ${ph}`);
+		const boots = S.runs ? S.runs.runs.length : 0;
+		const j = S.job;
+		let wall = "";
+		if (j.started_at) {
+			const end = j.finished_at ? Date.parse(j.finished_at) : Date.now();
+			wall = `, wall ${fmtWall((end - Date.parse(j.started_at)) / 1000)}` +
+				(j.finished_at ? "" : " so far");
+		}
+		return `${plural(vs.length, "build")} (${failedBuilds} failed), ${plural(boots, "boot")}, ` +
+			`${plural(runs, "run")} with a value` + (parts.length ? ` (${parts.join(" + ")})` : "") +
+			`, ${plural(skips, "skip")}${wall}`;
+	}
+
+	const VERDICT_COLOR = { good: "#1b6e2d", bad: "#b3261e", unsure: "#c78a00", skip: "#888", "": "#1f5fa8" };
+
+	/* SVG: the metric of every run against the candidate's position, dots
+	 * in the verdict's colour, the culprit's left edge marked. */
+	function bisectChart(b, tested) {
+		const unit = S.job.unit;
+		const pts = [];
+		for (const x of tested)
+			for (const y of x.values)
+				pts.push({ x: x.idx, v: y.v, verdict: x.verdict, check: y.phase === "check", name: x.name });
+		if (!pts.length || b.n < 2)
+			return null;
+		const W = 760, H = 240, left = 60, right = 14, top = 12, bottom = 34;
+		let lo = Math.min(0, ...pts.map((p) => p.v)), hi = Math.max(...pts.map((p) => p.v));
+		if (!(hi > lo))
+			hi = lo + 1;
+		const X = (i) => left + (W - left - right) * (i / (b.n - 1));
+		const Y = (v) => top + (H - top - bottom) * (1 - (v - lo) / (hi - lo));
+		const ns = "http://www.w3.org/2000/svg";
+		const mk = (tag, attrs, text) => {
+			const e = document.createElementNS(ns, tag);
+			for (const [k, v] of Object.entries(attrs))
+				e.setAttribute(k, v);
+			if (text !== undefined)
+				e.textContent = text;
+			return e;
+		};
+		const svg = mk("svg", { class: "bisect-chart", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
+		for (let k = 0; k <= 4; k++) {
+			const v = lo + (hi - lo) * k / 4;
+			svg.append(mk("line", { x1: left, x2: W - right, y1: Y(v), y2: Y(v), stroke: "#eee" }));
+			svg.append(mk("text", { x: left - 6, y: Y(v) + 4, "text-anchor": "end" }, KC.fmt(v, unit)));
+		}
+		const r = b.result;
+		if (r && (r.outcome === "found" || r.outcome === "range")) {
+			const xe = (X(+r.first - 1) + X(+r.first)) / 2;
+			svg.append(mk("line", { x1: xe, x2: xe, y1: top, y2: H - bottom, stroke: "#b3261e",
+						"stroke-dasharray": "4 3" }));
+			svg.append(mk("text", { x: xe - 4, y: H - bottom - 4, fill: "#b3261e", "text-anchor": "end" },
+				"culprit →"));
+		}
+		const seen = new Map();
+		for (const p of pts) {
+			const k = seen.get(p.x) || 0;
+			seen.set(p.x, k + 1);
+			const c = mk("circle", { cx: X(p.x) + ((k * 0.618) % 1 - 0.5) * 6, cy: Y(p.v), r: 4,
+				fill: p.check ? "#fff" : VERDICT_COLOR[p.verdict] || VERDICT_COLOR[""],
+				stroke: VERDICT_COLOR[p.verdict] || VERDICT_COLOR[""], "stroke-width": 1.5,
+				class: "bisect-dot" });
+			c.append(mk("title", {}, `${p.name}: ${KC.fmt(p.v, unit)}${p.check ? " (check run)" : ""}`));
+			svg.append(c);
+		}
+		for (const i of [0, b.n - 1])
+			svg.append(mk("text", { x: X(i), y: H - 18, "text-anchor": i ? "end" : "start" }, `candidate ${i}`));
+		svg.append(mk("text", { x: (W + left) / 2, y: H - 4, "text-anchor": "middle", fill: "#777" },
+			"candidate (history order); hollow dots: culprit-check runs"));
+		return svg;
+	}
+
+	/* The bisection: the answer, the outcome, the culprit check, the
+	 * totals, every tested candidate (runs, values, verdict in its colour),
+	 * the metric per candidate and the posterior's top classes as bars. */
 	function renderBisect() {
 		const box = $("bisect");
 		if (!S.job || S.job.kind !== "bisect") {
@@ -323,27 +597,63 @@
 			return;
 		}
 		const b = parseBisectLog(S.bisectLog);
+		const unit = S.job.unit;
 		const tested = b.cands.filter((x) => x.values.length || x.skips);
-		const fmt = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3));
 		const name = (i) => (b.c.get(i) ? b.c.get(i).name : `candidate ${i}`);
+		const r = b.result;
+		const inCulprit = (i) => r && (r.outcome === "found" || r.outcome === "range") &&
+			i >= +r.first && i <= +r.last;
+		const cfg = b.config;
+		const search = (cfg.strategy === "binary" ? (+cfg.fixed_repeats ?
+			`binary search, ${cfg.fixed_repeats} runs per commit` : "binary search with adaptive repeats (SPRT)") :
+			"probabilistic bisection") +
+			`, confidence ${(+cfg.confidence).toFixed(2)}, budget ${cfg.max_runs} runs, ` +
+			`${b.n} candidates; looking for the ${cfg.find_fix === "1" ? "fix" : "regression"} ` +
+			`(${cfg.higher_is_worse === "0" ? "lower" : "higher"} ${S.job.metric} is worse)`;
+		const ep = b.endpoints;
 		KC.fill($("bisect-body"),
-			el("p", {}, b.result ? "result: " + b.result : "in progress"),
+			bisectAnswer(b),
+			el("dl", { class: "kv bisect-facts" },
+				el("dt", {}, "outcome"), el("dd", { class: "outcome" }, outcomeWords(b)),
+				el("dt", {}, "search"), el("dd", {}, search),
+				ep ? el("dt", {}, "endpoints") : null,
+				ep ? el("dd", {}, `${ep.n_old} vs ${ep.n_new} runs, Mann-Whitney p = ${fmtP2(+ep.p)}: ` +
+					`${ep.compare}`) : null,
+				el("dt", {}, "culprit check"), el("dd", { class: "check-line" }, checkLine(b)),
+				el("dt", {}, "totals"), el("dd", { class: "totals" }, totalsLine(b))),
+			el("h3", {}, `Tested candidates (${S.job.metric})`),
 			el("table", { class: "bisect" },
 				el("thead", {}, el("tr", {},
-					el("th", { class: "num" }, "idx"), el("th", {}, "candidate"),
+					el("th", { class: "num" }, "idx"), el("th", {}, "commit"), el("th", {}, "subject"),
 					el("th", { class: "num" }, "runs"), el("th", { class: "num" }, "skips"),
-					el("th", {}, "verdict"), el("th", {}, S.job.metric))),
-				el("tbody", {}, tested.map((x) => el("tr", {},
-					el("td", { class: "num" }, String(x.idx)), el("td", {}, x.name),
-					el("td", { class: "num" }, String(x.values.length)),
-					el("td", { class: "num" }, String(x.skips)),
-					el("td", {}, x.verdict ? el("span", { class: "verdict " + x.verdict,
-									      text: x.verdict }) : ""),
-					el("td", { class: "values" }, x.values.map(fmt).join(" ")))))),
-			b.post.length ? el("h3", {}, "Posterior: where the culprit is") : null,
+					el("th", { class: "num" }, "median"), el("th", {}, "verdict"),
+					el("th", {}, "values (check runs after |)"))),
+				el("tbody", {}, tested.map((x) => {
+					/* an endpoint that cannot be measured stops the engine
+					 * before verdicts: it is a skip all the same */
+					const verdict = x.verdict || (x.skips ? "skip" : "");
+					const main = x.values.filter((y) => y.phase !== "check").map((y) => KC.fmt(y.v, unit));
+					const chk = x.values.filter((y) => y.phase === "check").map((y) => KC.fmt(y.v, unit));
+					const why = x.skips ? skipWhy(x) : "";
+					return el("tr", { class: inCulprit(x.idx) ? "culprit" : null, "data-idx": String(x.idx) },
+						el("td", { class: "num" }, String(x.idx)),
+						el("td", {}, x.sha ? el("code", { class: "sha", text: x.sha.slice(0, 12) }) : "–"),
+						el("td", { class: "subject" }, x.subject || x.name),
+						el("td", { class: "num" }, String(x.values.length)),
+						el("td", { class: "num" }, String(x.skips)),
+						el("td", { class: "num" }, x.values.length ?
+							KC.fmt(median(x.values.map((y) => y.v)), unit) : "–"),
+						el("td", {}, verdict ? el("span", { class: "verdict " + verdict, text: verdict }) : "–"),
+						el("td", { class: "values" }, main.join(" ") + (chk.length ? " | " + chk.join(" ") : ""),
+							why ? el("div", { class: "why", text: why }) : null));
+				}))),
+			el("h3", {}, `${S.job.metric} per candidate, one dot per run`),
+			bisectChart(b, tested),
+			b.post.length ? el("h3", {}, "Posterior: where the culprit is (top classes)") : null,
 			b.post.map((k) => el("div", { class: "pbar-row" },
 				el("span", { class: "pbar-p" }, k.p.toFixed(3)),
-				el("span", { class: "pbar", style: `width:${Math.max(1, 300 * k.p)}px` }),
+				el("span", { class: "pbar-track" },
+					el("span", { class: "pbar", style: `width:${Math.max(1, Math.round(300 * k.p))}px` })),
 				el("span", {}, k.first === k.last ? `${k.first} ${name(k.first)}` :
 					`${k.first}..${k.last} (range, split only by skips) ${name(k.first)} ..`))));
 	}
