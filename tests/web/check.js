@@ -5,7 +5,11 @@
 //
 // EXPECT.json: {"job": name, "job_id": N, "runs": N, "variants": N,
 //   "numbers": ["85.3s", …], "filter": {"dim": "fs", "value": "xfs", "runs": N},
-//   "run_id": N, "live": {"cmd": [argv…]}}
+//   "run_id": N, "pending_id": N, "live": {"cmd": [argv…]},
+//   "bisect": [{"job_id": N, "log": stored log, "cands": "IDX SHA TIME SUBJECT"
+//               lines, "wall": "2 h 13 min 42 s", "shot": "bisect.png"}, …]}
+// The bisection pages are checked against the stored log read here with
+// plain regexps (not the page's parser) and the fixture's candidates.
 // Screenshots go to OUTDIR. Exits 1 with a message on the first failure.
 "use strict";
 
@@ -37,6 +41,90 @@ async function colouredPixels(page, selector, rgb) {
 				n++;
 		return n;
 	}, rgb);
+}
+
+/* key=value fields of the last log line starting with keyword */
+function logLine(log, keyword) {
+	const lines = log.split("\n").filter((l) => l.startsWith(keyword + " "));
+	if (!lines.length)
+		return null;
+	return Object.fromEntries(lines[lines.length - 1].split(" ").slice(1)
+		.filter((t) => t.includes("=")).map((t) => [t.slice(0, t.indexOf("=")), t.slice(t.indexOf("=") + 1)]));
+}
+
+async function checkBisect(page, bj) {
+	const log = fs.readFileSync(bj.log, "utf8");
+	const cands = new Map(fs.readFileSync(bj.cands, "utf8").trim().split("\n").map((l) => {
+		const [idx, sha, time, ...subj] = l.split(" ");
+		return [+idx, { sha, time: +time, subject: subj.join(" ") }];
+	}));
+	const res = logLine(log, "result"), chk = logLine(log, "check");
+	const runLines = log.split("\n").filter((l) => l.startsWith("run "));
+	const skipLines = log.split("\n").filter((l) => l.startsWith("skip "));
+	const idxOf = (l) => +l.match(/ idx=(\d+)/)[1];
+	const tested = [...new Set(runLines.concat(skipLines).map(idxOf))];
+	const failedBuilds = tested.filter((i) => !runLines.some((l) => idxOf(l) === i));
+	const verdicts = new Map();
+	for (const l of log.split("\n").filter((x) => x.startsWith("verdict ")))
+		verdicts.set(idxOf(l), l.match(/ verdict=(\w+)/)[1]);
+	const tag = `job ${bj.job_id}`;
+
+	await page.goto(`${base}/job.html?id=${bj.job_id}`);
+	await page.waitForSelector("#bisect .bisect-answer");
+	const answer = await page.locator(".bisect-answer").innerText();
+	check(res && (res.outcome === "found" || res.outcome === "range"), `${tag}: the fixture's log names a culprit (${res && res.outcome})`);
+	check(answer.startsWith(res.outcome === "found" ? "Culprit\n" : `Culprit range: one of ${+res.last - +res.first + 1} commits`),
+		`${tag}: the answer says '${answer.split("\n")[0]}'`);
+	for (let i = +res.first; i <= +res.last; i++) {
+		const c = cands.get(i);
+		const date = new Date(c.time * 1000).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+		check(answer.includes(`${c.sha.slice(0, 12)} ${c.subject}`), `${tag}: the answer names ${c.sha.slice(0, 12)} ${c.subject}`);
+		check(answer.includes(`Dev Eloper <dev@example.org> · ${date} · commit ${c.sha}`),
+			`${tag}: with its author (as text: <dev@example.org> kept), date ${date} and full sha`);
+	}
+	const outcome = await page.locator("dd.outcome").innerText();
+	check(outcome.startsWith(res.outcome + ":") && outcome.includes(`p = ${(+res.prob).toFixed(3)}`),
+		`${tag}: the outcome in words: '${outcome}'`);
+	const checkText = await page.locator("dd.check-line").innerText();
+	const med = (v) => (+v).toFixed(1) + "s";
+	check(checkText.includes(`parent candidate ${chk.parent} (${cands.get(+chk.parent).sha.slice(0, 12)}) median ` +
+		`${med(chk.median_parent)} (${chk.n_parent} runs)`) &&
+		checkText.includes(`culprit candidate ${chk.culprit} (${cands.get(+chk.culprit).sha.slice(0, 12)}) median ` +
+		`${med(chk.median_culprit)} (${chk.n_culprit} runs)`) &&
+		checkText.includes(`shift +${med(chk.shift)}`) && checkText.endsWith(chk.passed === "1" ? "passed" : "FAILED"),
+		`${tag}: the culprit check line: '${checkText}'`);
+	const totals = await page.locator("dd.totals").innerText();
+	const wantTotals = `${tested.length} builds (${failedBuilds.length} failed), ${runLines.length} boots, ` +
+		`${runLines.length} runs with a value`;
+	check(totals.startsWith(wantTotals) && totals.includes(`${skipLines.length} skip`) && totals.endsWith(`wall ${bj.wall}`),
+		`${tag}: totals '${totals}' (want '${wantTotals} … ${skipLines.length} skips … wall ${bj.wall}')`);
+	const rows = page.locator("table.bisect tbody tr");
+	check(await rows.count() === tested.length, `${tag}: one table row per tested candidate (${tested.length})`);
+	for (const i of tested) {
+		const row = page.locator(`table.bisect tbody tr[data-idx="${i}"]`);
+		const cells = await row.locator("td").allInnerTexts();
+		const c = cands.get(i);
+		const nruns = runLines.filter((l) => idxOf(l) === i).length;
+		const verdict = verdicts.get(i) || "skip";
+		check(cells[1] === c.sha.slice(0, 12) && cells[2] === c.subject && cells[3] === String(nruns) &&
+			cells[6] === verdict, `${tag}: row ${i}: ${cells.slice(0, 7).join(" | ")}`);
+	}
+	const colour = async (v) => page.locator(`table.bisect span.verdict.${v}`).first()
+		.evaluate((e) => getComputedStyle(e).color);
+	check(await colour("good") === "rgb(27, 110, 45)" && await colour("bad") === "rgb(179, 38, 30)" &&
+		await colour("skip") === "rgb(85, 85, 85)", `${tag}: verdicts in their colours (good green, bad red, skip grey)`);
+	const culpritRows = await page.locator("table.bisect tbody tr.culprit").count();
+	check(culpritRows === tested.filter((i) => i >= +res.first && i <= +res.last).length,
+		`${tag}: the culprit's row(s) stand out (${culpritRows})`);
+	const dots = await page.locator("svg.bisect-chart circle.bisect-dot").count();
+	check(dots === runLines.length, `${tag}: the chart has one dot per run (${dots})`);
+	const post = log.split("\n").filter((l) => l.startsWith("posterior ")).pop().split(" ").slice(1);
+	const bars = await page.locator(".pbar-row").allInnerTexts();
+	check(bars.length === post.length && bars[0].startsWith((+post[0].split(":")[1]).toFixed(3)),
+		`${tag}: one posterior bar per class of the last posterior (${bars.length}), first ${bars[0].replace(/\s+/g, " ")}`);
+	check(!/\bnull\b|\bundefined\b|NaN/.test(await page.locator("#bisect").innerText()),
+		`${tag}: no 'null', 'undefined' or 'NaN' in the bisection`);
+	await page.screenshot({ path: path.join(outdir, bj.shot), fullPage: true });
 }
 
 (async () => {
@@ -123,15 +211,19 @@ async function colouredPixels(page, selector, rgb) {
 
 		// a submitted job nothing has run yet: listed, and its page says so
 		await page.goto(base + "/");
-		await page.waitForSelector('tr[data-job-id="2"]');
-		check(/submitted[\s\S]*pending[\s\S]*0\/4/.test(await page.locator('tr[data-job-id="2"]').innerText()),
+		await page.waitForSelector(`tr[data-job-id="${want.pending_id}"]`);
+		check(/submitted[\s\S]*pending[\s\S]*0\/4/.test(await page.locator(`tr[data-job-id="${want.pending_id}"]`).innerText()),
 			"the submitted job is listed as pending with 0/4 runs done");
-		await page.goto(`${base}/job.html?id=2`);
+		await page.goto(`${base}/job.html?id=${want.pending_id}`);
 		await page.waitForFunction(() => document.querySelector("#stats").textContent.length > 0 &&
 			!document.querySelector("#stats").textContent.includes("building the report"));
 		check(/queued/.test(await page.locator("#meta").innerText()), "its page says it is queued");
 		check(await page.locator("svg.strip circle.run-dot").count() === 0, "and shows no dots");
 		await page.screenshot({ path: path.join(outdir, "job-pending.png"), fullPage: true });
+
+		// bisections: the answer, the check, the totals, every tested candidate
+		for (const bj of want.bisect)
+			await checkBisect(page, bj);
 
 		// 4. live: a running job's page picks up a new run without reload
 		execFileSync("sqlite3", [want.db, `UPDATE jobs SET status = 'running' WHERE id = ${want.job_id}`]);
