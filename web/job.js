@@ -223,7 +223,9 @@
 		variants.forEach((v, i) => {
 			const cx = left + colW * (i + 0.5);
 			const mine = runs.filter((r) => r.variant_id === v.id);
-			svg.append(mk("text", { x: cx, y: H - 20, "text-anchor": "middle" }, v.name));
+			/* a bisection's variants are "<sha12> <subject>": the sha fits */
+			svg.append(mk("text", { x: cx, y: H - 20, "text-anchor": "middle" },
+				S.job.kind === "bisect" ? v.name.split(" ")[0] : v.name));
 			svg.append(mk("text", { x: cx, y: H - 6, "text-anchor": "middle", fill: "#777" },
 				`${mine.length} run${mine.length === 1 ? "" : "s"}`));
 			mine.forEach((r, k) => {
@@ -461,9 +463,9 @@
 		case "undecided":
 			return `undecided: the run budget was spent before one commit reached confidence ` +
 				`${(+b.config.confidence).toFixed(2)}`;
-		case "no-difference": return "no difference: the endpoints do not differ";
-		case "wrong-direction": return "wrong direction: the endpoints differ the other way";
-		case "endpoint-skip": return "endpoint skip: an endpoint cannot be measured";
+		case "no-difference": return "no-difference: the endpoints do not differ, so there is nothing to bisect";
+		case "wrong-direction": return "wrong-direction: the endpoints differ the other way";
+		case "endpoint-skip": return "endpoint-skip: an endpoint cannot be measured, so nothing can be compared";
 		}
 		return r.outcome;
 	}
@@ -535,7 +537,7 @@
 				pts.push({ x: x.idx, v: y.v, verdict: x.verdict, check: y.phase === "check", name: x.name });
 		if (!pts.length || b.n < 2)
 			return null;
-		const W = 760, H = 240, left = 60, right = 14, top = 12, bottom = 34;
+		const W = 760, H = 250, left = 60, right = 14, top = 22, bottom = 34;
 		let lo = Math.min(0, ...pts.map((p) => p.v)), hi = Math.max(...pts.map((p) => p.v));
 		if (!(hi > lo))
 			hi = lo + 1;
@@ -561,8 +563,8 @@
 			const xe = (X(+r.first - 1) + X(+r.first)) / 2;
 			svg.append(mk("line", { x1: xe, x2: xe, y1: top, y2: H - bottom, stroke: "#b3261e",
 						"stroke-dasharray": "4 3" }));
-			svg.append(mk("text", { x: xe - 4, y: H - bottom - 4, fill: "#b3261e", "text-anchor": "end" },
-				"culprit →"));
+			svg.append(mk("text", { x: xe, y: top - 8, fill: "#b3261e", "text-anchor": "middle" },
+				`culprit ${r.first === r.last ? r.first : r.first + ".." + r.last}`));
 		}
 		const seen = new Map();
 		for (const p of pts) {

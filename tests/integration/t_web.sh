@@ -34,10 +34,13 @@ fi
 
 export KCANARY_HOME=$tmp/home
 sh tests/fixtures/web-job.sh "$KC" "$tmp/streams"
-# two bisections (jobs 2 and 3) from real simulated logs: a culprit found
-# past three commits that do not build, and a range split only by a skip
+# bisections (jobs 2, 3, 4): from real simulated logs, a culprit found past
+# three commits that do not build and a range split only by a skip; and
+# endpoints that do not differ (no culprit)
 sh tests/fixtures/web-bisect.sh "$KC" "$tmp/bisect" 7 "bisect fixture-good..fixture-bad"
 sh tests/fixtures/web-bisect.sh "$KC" "$tmp/bisect" 4 "bisect fixture range"
+sh tests/fixtures/web-bisect.sh "$KC" "$tmp/bisect" tests/fixtures/bisect-no-difference.log \
+	"bisect fixture no difference"
 
 : >"$tmp/serve.out"   # exists before the server's child opens it
 "$KC" serve --no-exec --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$out/serve.log" &
@@ -46,7 +49,7 @@ url=$(sh tools/serve-url.sh "$tmp/serve.out" $pid) ||
 	{ echo "FAIL: kcanary serve did not say where it listens"; cat "$out/serve.log"; exit 1; }
 echo "serving $url"
 
-# a submitted job: pending, nothing run yet (job 4)
+# a submitted job: pending, nothing run yet (job 5)
 token=$("$KC" token create web-test 2>/dev/null)
 printf '[job]\nname = submitted\ntree = /src/linux\nbase = v6.12.117\nrepeat = 2\n[matrix]\nfs = ext4 xfs\n' |
 	curl -sf -H "Authorization: Bearer $token" --data-binary @- "$url/api/v1/jobs" >/dev/null ||
@@ -57,14 +60,17 @@ cat >"$tmp/expect.json" <<JSON
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
  "filter": {"dim": "fs", "value": "xfs", "runs": 6},
  "console": "Linux version 6.12.117 (fixture)",
- "pending_id": 4,
+ "pending_id": 5,
  "bisect": [
   {"job_id": 2, "log": "$tmp/bisect/bisect fixture-good..fixture-bad.log",
    "cands": "$tmp/bisect/bisect fixture-good..fixture-bad.cands", "wall": "2 h 13 min 42 s",
    "shot": "bisect.png"},
   {"job_id": 3, "log": "$tmp/bisect/bisect fixture range.log",
    "cands": "$tmp/bisect/bisect fixture range.cands", "wall": "2 h 13 min 42 s",
-   "shot": "bisect-range.png"}],
+   "shot": "bisect-range.png"},
+  {"job_id": 4, "log": "$tmp/bisect/bisect fixture no difference.log",
+   "cands": "$tmp/bisect/bisect fixture no difference.cands", "wall": "2 h 13 min 42 s",
+   "shot": "bisect-none.png"}],
  "kcanary": "$KC", "db": "$KCANARY_HOME/kcanary.db",
  "live": {"cmd": ["$KC", "ingest", "--job", "web-fixture", "--variant", "+ v6 2/3",
    "--fs", "xfs", "--param", "workload=wb-handover", "--param", "rate_mbps=250",

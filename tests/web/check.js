@@ -72,27 +72,42 @@ async function checkBisect(page, bj) {
 	await page.goto(`${base}/job.html?id=${bj.job_id}`);
 	await page.waitForSelector("#bisect .bisect-answer");
 	const answer = await page.locator(".bisect-answer").innerText();
-	check(res && (res.outcome === "found" || res.outcome === "range"), `${tag}: the fixture's log names a culprit (${res && res.outcome})`);
-	check(answer.startsWith(res.outcome === "found" ? "Culprit\n" : `Culprit range: one of ${+res.last - +res.first + 1} commits`),
-		`${tag}: the answer says '${answer.split("\n")[0]}'`);
-	for (let i = +res.first; i <= +res.last; i++) {
-		const c = cands.get(i);
-		const date = new Date(c.time * 1000).toISOString().replace("T", " ").slice(0, 16) + " UTC";
-		check(answer.includes(`${c.sha.slice(0, 12)} ${c.subject}`), `${tag}: the answer names ${c.sha.slice(0, 12)} ${c.subject}`);
-		check(answer.includes(`Dev Eloper <dev@example.org> · ${date} · commit ${c.sha}`),
-			`${tag}: with its author (as text: <dev@example.org> kept), date ${date} and full sha`);
-	}
+	const culprit = res && (res.outcome === "found" || res.outcome === "range");
+	const valuesOf = (i) => runLines.filter((l) => idxOf(l) === i).map((l) => +l.match(/ value=(\S+)/)[1]);
+	const median = (xs) => {
+		const v = [...xs].sort((x, y) => x - y), k = v.length >> 1;
+		return v.length % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+	};
+	const secs = (v) => (+v).toFixed(1) + "s";
+	check(res !== null, `${tag}: the fixture's log has a result (${res && res.outcome})`);
 	const outcome = await page.locator("dd.outcome").innerText();
-	check(outcome.startsWith(res.outcome + ":") && outcome.includes(`p = ${(+res.prob).toFixed(3)}`),
-		`${tag}: the outcome in words: '${outcome}'`);
 	const checkText = await page.locator("dd.check-line").innerText();
-	const med = (v) => (+v).toFixed(1) + "s";
-	check(checkText.includes(`parent candidate ${chk.parent} (${cands.get(+chk.parent).sha.slice(0, 12)}) median ` +
-		`${med(chk.median_parent)} (${chk.n_parent} runs)`) &&
-		checkText.includes(`culprit candidate ${chk.culprit} (${cands.get(+chk.culprit).sha.slice(0, 12)}) median ` +
-		`${med(chk.median_culprit)} (${chk.n_culprit} runs)`) &&
-		checkText.includes(`shift +${med(chk.shift)}`) && checkText.endsWith(chk.passed === "1" ? "passed" : "FAILED"),
-		`${tag}: the culprit check line: '${checkText}'`);
+	if (culprit) {
+		check(answer.startsWith(res.outcome === "found" ? "Culprit\n" : `Culprit range: one of ${+res.last - +res.first + 1} commits`),
+			`${tag}: the answer says '${answer.split("\n")[0]}'`);
+		for (let i = +res.first; i <= +res.last; i++) {
+			const c = cands.get(i);
+			const date = new Date(c.time * 1000).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+			check(answer.includes(`${c.sha.slice(0, 12)} ${c.subject}`), `${tag}: the answer names ${c.sha.slice(0, 12)} ${c.subject}`);
+			check(answer.includes(`Dev Eloper <dev@example.org> · ${date} · commit ${c.sha}`),
+				`${tag}: with its author (as text: <dev@example.org> kept), date ${date} and full sha`);
+		}
+		check(outcome.startsWith(res.outcome + ":") && outcome.includes(`p = ${(+res.prob).toFixed(3)}`),
+			`${tag}: the outcome in words: '${outcome}'`);
+		check(checkText.includes(`parent candidate ${chk.parent} (${cands.get(+chk.parent).sha.slice(0, 12)}) median ` +
+			`${secs(chk.median_parent)} (${chk.n_parent} runs)`) &&
+			checkText.includes(`culprit candidate ${chk.culprit} (${cands.get(+chk.culprit).sha.slice(0, 12)}) median ` +
+			`${secs(chk.median_culprit)} (${chk.n_culprit} runs)`) &&
+			checkText.includes(`shift +${secs(chk.shift)}`) && checkText.endsWith(chk.passed === "1" ? "passed" : "FAILED"),
+			`${tag}: the culprit check line: '${checkText}'`);
+	} else {
+		const v0 = valuesOf(0), v1 = valuesOf(cands.size - 1);
+		const why = `No culprit: the endpoints do not differ: ${v0.length} vs ${v1.length} runs, medians ` +
+			`${secs(median(v0))} and ${secs(median(v1))}, Mann-Whitney p = ${(+res.endpoint_p).toFixed(3)}`;
+		check(res.outcome === "no-difference" && answer === why, `${tag}: the answer says why there is no culprit: '${answer}'`);
+		check(outcome.startsWith("no-difference: "), `${tag}: the outcome in words: '${outcome}'`);
+		check(checkText === "not run: no culprit to check", `${tag}: the culprit check: '${checkText}'`);
+	}
 	const totals = await page.locator("dd.totals").innerText();
 	const wantTotals = `${tested.length} builds (${failedBuilds.length} failed), ${runLines.length} boots, ` +
 		`${runLines.length} runs with a value`;
@@ -105,23 +120,25 @@ async function checkBisect(page, bj) {
 		const cells = await row.locator("td").allInnerTexts();
 		const c = cands.get(i);
 		const nruns = runLines.filter((l) => idxOf(l) === i).length;
-		const verdict = verdicts.get(i) || "skip";
+		const verdict = verdicts.get(i) || (skipLines.some((l) => idxOf(l) === i) ? "skip" : "–");
 		check(cells[1] === c.sha.slice(0, 12) && cells[2] === c.subject && cells[3] === String(nruns) &&
 			cells[6] === verdict, `${tag}: row ${i}: ${cells.slice(0, 7).join(" | ")}`);
 	}
-	const colour = async (v) => page.locator(`table.bisect span.verdict.${v}`).first()
+	const colour = async (v) => !culprit ? "" : page.locator(`table.bisect span.verdict.${v}`).first()
 		.evaluate((e) => getComputedStyle(e).color);
-	check(await colour("good") === "rgb(27, 110, 45)" && await colour("bad") === "rgb(179, 38, 30)" &&
-		await colour("skip") === "rgb(85, 85, 85)", `${tag}: verdicts in their colours (good green, bad red, skip grey)`);
+	if (culprit)
+		check(await colour("good") === "rgb(27, 110, 45)" && await colour("bad") === "rgb(179, 38, 30)" &&
+			await colour("skip") === "rgb(85, 85, 85)", `${tag}: verdicts in their colours (good green, bad red, skip grey)`);
 	const culpritRows = await page.locator("table.bisect tbody tr.culprit").count();
-	check(culpritRows === tested.filter((i) => i >= +res.first && i <= +res.last).length,
+	check(culpritRows === (culprit ? tested.filter((i) => i >= +res.first && i <= +res.last).length : 0),
 		`${tag}: the culprit's row(s) stand out (${culpritRows})`);
 	const dots = await page.locator("svg.bisect-chart circle.bisect-dot").count();
 	check(dots === runLines.length, `${tag}: the chart has one dot per run (${dots})`);
-	const post = log.split("\n").filter((l) => l.startsWith("posterior ")).pop().split(" ").slice(1);
+	const post = (log.split("\n").filter((l) => l.startsWith("posterior ")).pop() || "posterior").split(" ").slice(1);
 	const bars = await page.locator(".pbar-row").allInnerTexts();
-	check(bars.length === post.length && bars[0].startsWith((+post[0].split(":")[1]).toFixed(3)),
-		`${tag}: one posterior bar per class of the last posterior (${bars.length}), first ${bars[0].replace(/\s+/g, " ")}`);
+	check(bars.length === post.length && (!bars.length || bars[0].startsWith((+post[0].split(":")[1]).toFixed(3))),
+		`${tag}: one posterior bar per class of the last posterior (${bars.length})` +
+		(bars.length ? `, first ${bars[0].replace(/\s+/g, " ")}` : ""));
 	check(!/\bnull\b|\bundefined\b|NaN/.test(await page.locator("#bisect").innerText()),
 		`${tag}: no 'null', 'undefined' or 'NaN' in the bisection`);
 	await page.screenshot({ path: path.join(outdir, bj.shot), fullPage: true });
