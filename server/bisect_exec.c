@@ -39,6 +39,29 @@ int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
 		buf_printf(err, "%s", repo_errmsg());
 		goto out;
 	}
+	if (!first_parent) {
+		/* The engine needs a line: every commit after the culprit is
+		 * new. A linearised DAG breaks that on side branches, so a range
+		 * with merges is bisected on its first-parent chain, a merge
+		 * standing for its branch (what --first-parent does). */
+		size_t merges = 0, all = n;
+
+		for (size_t i = 1; i < n; i++)
+			merges += repo_commit_nparents(r, v[i]) > 1;
+		if (merges) {
+			free(v);
+			v = NULL;
+			if ((rc = repo_range(r, &v, &n, old_rev, new_rev, true))) {
+				buf_printf(err, "%s", repo_errmsg());
+				goto out;
+			}
+			log_warn("the range has %zu merge%s: bisecting its first-parent chain (%zu of "
+				 "%zu commits; a merge stands for its branch, as with --first-parent). "
+				 "To look inside a culprit merge M, bisect its branch: --good "
+				 "$(git merge-base M^1 M^2) --bad M^2", merges, merges == 1 ? "" : "s",
+				 n, all);
+		}
+	}
 	out->c = xcalloc(n, sizeof(*out->c));
 	out->n = n;
 	for (size_t i = 0; i < n; i++) {
