@@ -39,6 +39,29 @@ int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
 		buf_printf(err, "%s", repo_errmsg());
 		goto out;
 	}
+	if (!first_parent) {
+		/* The engine needs a line: every commit after the culprit is
+		 * new. A linearised DAG breaks that on side branches, so a range
+		 * with merges is bisected on its first-parent chain, a merge
+		 * standing for its branch (what --first-parent does). */
+		size_t merges = 0, all = n;
+
+		for (size_t i = 1; i < n; i++)
+			merges += repo_commit_nparents(r, v[i]) > 1;
+		if (merges) {
+			free(v);
+			v = NULL;
+			if ((rc = repo_range(r, &v, &n, old_rev, new_rev, true))) {
+				buf_printf(err, "%s", repo_errmsg());
+				goto out;
+			}
+			log_warn("the range has %zu merge%s: bisecting its first-parent chain (%zu of "
+				 "%zu commits; a merge stands for its branch, as with --first-parent). "
+				 "To look inside a culprit merge M, bisect its branch: --good "
+				 "$(git merge-base M^1 M^2) --bad M^2", merges, merges == 1 ? "" : "s",
+				 n, all);
+		}
+	}
 	out->c = xcalloc(n, sizeof(*out->c));
 	out->n = n;
 	for (size_t i = 0; i < n; i++) {
@@ -210,9 +233,12 @@ static int pending_run(struct oracle *x, int64_t run_id, struct db_pending_run *
 	return *p ? 0 : -ENOENT;
 }
 
-static int measure(void *ctx, size_t idx, double *value_out)
+/* One guest run of candidate idx. Returns 0 with *value_out, -EAGAIN for
+ * a skip (*transient: a timeout, a paused guest or a run without the
+ * metric, which the machine may cause as well as the kernel), or
+ * -ECANCELED with x->abort_why set. */
+static int measure_once(struct oracle *x, size_t idx, double *value_out, bool *transient)
 {
-	struct oracle *x = ctx;
 	struct bisect_cand *c = &x->cands->c[idx];
 	struct db_pending_run *runs = NULL, *p;
 	struct runner_result res;
@@ -221,19 +247,7 @@ static int measure(void *ctx, size_t idx, double *value_out)
 	char e[1024], label[256];
 	int r, ret = -EAGAIN;
 
-	if (runner_interrupted()) {
-		x->abort_why = xstrdup("interrupted");
-		return -ECANCELED;
-	}
-	if (!c->state && (r = prepare(x, idx))) {
-		x->abort_why = xasprintf("cannot store candidate %zu: %s", idx, db_errmsg(x->db));
-		return -ECANCELED;
-	}
-	if (c->state < 0) {
-		c->nskips++;
-		x->t->skips++;
-		goto out;
-	}
+	*transient = false;
 	if ((r = db_run_create(x->db, &run_id, x->job_id, c->variant_id, x->cell, 0, x->fs,
 			       x->params)) ||
 	    (r = pending_run(x, run_id, &runs, &nruns, &p))) {
@@ -258,13 +272,12 @@ static int measure(void *ctx, size_t idx, double *value_out)
 			ret = -ECANCELED;
 			goto out;
 		}
+		*transient = !strcmp(res.status, "timeout") || !strcmp(res.status, "paused");
 		progress(x, "  %s%s%s (skip: no evidence either way)", res.status,
 			 res.error[0] ? ": " : "", res.error);
 		if (!c->why)
 			c->why = xasprintf("run %s%s%.200s", res.status, res.error[0] ? ": " : "",
 					   res.error);
-		c->nskips++;
-		x->t->skips++;
 		goto out;
 	}
 	if ((r = db_run_metric(x->db, run_id, x->metric, value_out))) {
@@ -272,17 +285,55 @@ static int measure(void *ctx, size_t idx, double *value_out)
 			 x->metric);
 		if (!c->why)
 			c->why = xasprintf("a run without '%s'", x->metric);
-		c->nskips++;
-		x->t->skips++;
+		*transient = true;
 		goto out;
 	}
 	progress(x, "  ok, %s %.6g", x->metric, *value_out);
-	c->values = xrealloc(c->values, (c->nvalues + 1) * sizeof(*c->values));
-	c->values[c->nvalues++] = *value_out;
-	x->t->runs++;
 	ret = 0;
 out:
 	db_pending_runs_free(runs, nruns);
+	return ret;
+}
+
+/* The engine's oracle: one value of candidate idx (bisect.h's
+ * bisect_measure_fn). A run that timed out, paused or lacks the metric is
+ * tried once more before it is a skip: one such run at an endpoint would
+ * end the bisection, and a loaded host causes them as well as a kernel.
+ * Failures that repeat (the kernel does not build or start) are not. */
+static int measure(void *ctx, size_t idx, double *value_out)
+{
+	struct oracle *x = ctx;
+	struct bisect_cand *c = &x->cands->c[idx];
+	bool transient = false;
+	int r, ret = -EAGAIN;
+
+	if (runner_interrupted()) {
+		x->abort_why = xstrdup("interrupted");
+		return -ECANCELED;
+	}
+	if (!c->state && (r = prepare(x, idx))) {
+		x->abort_why = xasprintf("cannot store candidate %zu: %s", idx, db_errmsg(x->db));
+		return -ECANCELED;
+	}
+	if (c->state < 0)
+		goto skip;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		ret = measure_once(x, idx, value_out, &transient);
+		if (ret != -EAGAIN || !transient)
+			break;
+		if (attempt == 0)
+			progress(x, "  trying candidate %zu once more", idx);
+	}
+	if (ret == 0) {
+		c->values = xrealloc(c->values, (c->nvalues + 1) * sizeof(*c->values));
+		c->values[c->nvalues++] = *value_out;
+		x->t->runs++;
+	}
+skip:
+	if (ret == -EAGAIN) {
+		c->nskips++;
+		x->t->skips++;
+	}
 	/* the engine appends this answer after we return: the stored log is
 	 * at most one answer behind, and complete at the end */
 	save_log(x);

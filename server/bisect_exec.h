@@ -40,7 +40,10 @@ struct bisect_cands {
 
 /*
  * bisect_cands_from_repo - the commits from old_rev to new_rev (repo_range:
- * see its note on merges), each named by short sha and subject. err gets
+ * see its note on merges), each named by short sha and subject. Without
+ * first_parent a range holding a merge is still walked first-parent (with
+ * a warning saying so and how to bisect a culprit merge's branch): the
+ * engine needs a linear history. err gets
  * a message for humans on failure (unknown rev, old not an ancestor of
  * new, fewer than 2 candidates). Release with bisect_cands_release().
  */

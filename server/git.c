@@ -1215,6 +1215,18 @@ int repo_commit_info(struct repo *r, const char *hex, char **out_author,
 	return 0;
 }
 
+int repo_commit_nparents(struct repo *r, const char *hex)
+{
+	git_commit *c = NULL;
+	int ret;
+
+	if ((ret = lookup_commit(r, &c, hex)))
+		return ret;
+	ret = (int)git_commit_parentcount(c);
+	git_commit_free(c);
+	return ret;
+}
+
 int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex)
 {
 	git_commit *c = NULL;

@@ -156,6 +156,9 @@ int repo_commit_info(struct repo *r, const char *hex, char **out_author,
 
 /* repo_commit_parent - the first parent of commit hex; -ENOENT for a root. */
 int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex);
+/* repo_commit_nparents - how many parents commit hex has (2+ for a merge),
+ * or a negative errno when it cannot be read. */
+int repo_commit_nparents(struct repo *r, const char *hex);
 
 /*
  * kc_hash_buf / kc_hash_file - the git blob id of bytes / of a file's

@@ -91,6 +91,17 @@ cat "$HOME_DIR/out.3"
 grep -q "^bisect job 3: endpoint-skip: " "$HOME_DIR/out.3" || fail "no endpoint-skip line"
 [ "$(q "SELECT count(*) FROM runs WHERE job_id = 3")" = 0 ] || fail "job 3 booted something"
 
+echo "-- runs without the metric: each tried once more, then a skip"
+# shellcheck disable=SC2086
+$KC bisect --kernels "$K/107a" "$K/117a" --set cmd=true $BIS > "$HOME_DIR/out.6" 2> "$HOME_DIR/err.6"
+rc=$?
+cat "$HOME_DIR/out.6"
+[ $rc = 3 ] || fail "no metric at the old end: exit $rc, expected 3"
+grep -q "^bisect job 4: endpoint-skip: " "$HOME_DIR/out.6" || fail "no endpoint-skip line"
+grep -q "trying candidate 0 once more" "$HOME_DIR/err.6" || fail "no retry: $(tail -n 5 "$HOME_DIR/err.6")"
+[ "$(q "SELECT count(*) || ' ' || group_concat(status) FROM runs WHERE job_id = 4")" = "2 ok,ok" ] ||
+	fail "job 4 runs: $(q "SELECT id, status FROM runs WHERE job_id = 4")"
+
 echo "-- bad input"
 $KC bisect --kernels "$K/107a" --set "$CMD" 2> "$HOME_DIR/err.4" && fail "one kernel accepted"
 grep -q "at least 2 images" "$HOME_DIR/err.4" || fail "one kernel: $(cat "$HOME_DIR/err.4")"

@@ -63,8 +63,9 @@ t0=$(date +%s)
 # shellcheck disable=SC2086 # KNOBS and BISECT_ARGS are word lists
 "$KC" bisect --repo "$REPO" --bad "$BASE" --good "$tip" --find-fix \
 	--metric probe:cgroup_writeback_by_id:-2 --set mode=removed --fs ext4 \
-	$KNOBS ${BISECT_ARGS:-} | tee /tmp/kc-check-bisect.txt
-rc=$?
+	$KNOBS ${BISECT_ARGS:-} > /tmp/kc-check-bisect.txt
+rc=$?	# kcanary's status (a pipe into tee would give tee's)
+cat /tmp/kc-check-bisect.txt
 echo "wall: $(( $(date +%s) - t0 )) s"
 grep '^totals:' /tmp/kc-check-bisect.txt
 if [ $rc = 0 ] && grep -A1 '^culprit (p' /tmp/kc-check-bisect.txt | grep -q "commit $fix " &&

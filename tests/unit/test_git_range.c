@@ -129,6 +129,18 @@ static void test_range(void **state)
 	assert_int_equal(repo_range(r, &v, &n, "bad~1", "bad", false), 0);
 	assert_int_equal(n, 2);
 	free(v);
+	/* parents: M is the merge */
+	{
+		const char *revs[] = { "bad~1", "bad", "good" };
+		const int want[] = { 2, 1, 0 };
+		char hex[KC_OID_HEX];
+
+		for (size_t i = 0; i < 3; i++) {
+			assert_int_equal(repo_resolve(r, hex, revs[i]), 0);
+			assert_int_equal(repo_commit_nparents(r, hex), want[i]);
+		}
+		assert_true(repo_commit_nparents(r, "0000000000000000000000000000000000000001") < 0);
+	}
 	repo_close(r);
 
 	/* the bisect candidates: named by short sha and subject, with author */
@@ -146,6 +158,16 @@ static void test_range(void **state)
 		assert_string_equal(cs.c[4].subject, "F");
 		assert_string_equal(cs.c[4].author, "t <t@example.org>");
 		assert_null(cs.c[4].kernel);
+		bisect_cands_release(&cs);
+		/* without first_parent, a range with a merge is still bisected on
+		 * its first-parent chain (a linearised side branch would read as
+		 * noise); a linear range keeps every commit */
+		assert_int_equal(bisect_cands_from_repo(&cs, td->path, "good", "bad", false, &err), 0);
+		assert_int_equal(cs.n, 5);
+		assert_string_equal(cs.c[3].subject, "M");
+		bisect_cands_release(&cs);
+		assert_int_equal(bisect_cands_from_repo(&cs, td->path, "side~1", "side", false, &err), 0);
+		assert_int_equal(cs.n, 2);
 		bisect_cands_release(&cs);
 		assert_int_equal(bisect_cands_from_repo(&cs, td->path, "bad", "good", false, &err),
 				 -EINVAL);
