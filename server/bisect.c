@@ -552,10 +552,11 @@ static int endpoints(struct engine *e, double **old_out, size_t *no_out,
 			break;
 		if (c == CMP_SAME || want >= cap) {
 			snprintf(r->message, sizeof(r->message),
-				 "endpoints do not differ: %zu vs %zu runs, medians %.4g and %.4g, "
-				 "Mann-Whitney p = %.3g, P(%s worse) = %.2f",
-				 no, nn, stats_median(ov, no), stats_median(nv, nn), r->endpoint_p,
-				 o->find_fix ? "old" : "new", r->endpoint_effect);
+				 "endpoints do not differ: %zu runs of the old end (commit 0) vs %zu "
+				 "of the new end (commit %zu), medians %.4g and %.4g, Mann-Whitney "
+				 "p = %.3g, P(a new-end run worse than an old-end run) = %.2f",
+				 no, nn, e->n - 1, stats_median(ov, no), stats_median(nv, nn),
+				 r->endpoint_p, r->endpoint_effect);
 			r->outcome = BISECT_NO_DIFFERENCE;
 			goto stop;
 		}
@@ -752,7 +753,11 @@ static int culprit_check(struct engine *e, size_t parent, size_t culprit)
 		}
 		rc = 0;
 		if (np < 2 || nc < 2) {
-			elog(e, "check parent=%zu culprit=%zu not-run=too-many-skips\n", parent, culprit);
+			r->check_abandoned = true;
+			r->check_attempts = tries;
+			r->check_skips = tries - (unsigned)(np + nc);
+			elog(e, "check parent=%zu culprit=%zu not-run=too-many-skips skips=%u "
+			     "attempts=%u\n", parent, culprit, r->check_skips, r->check_attempts);
 			goto out;
 		}
 		r->check_p = mwu_p(pv, np, cv, nc, e->o.higher_is_worse, &effect);
@@ -792,6 +797,36 @@ void bisect_result_line(struct buf *b, const struct bisect_result *r)
 	if (r->check_done)
 		buf_printf(b, " check=%s check_p=%.6g", r->check_passed ? "passed" : "failed",
 			   r->check_p);
+	else if (r->check_abandoned)
+		buf_printf(b, " check=not-run check_skips=%u check_attempts=%u", r->check_skips,
+			   r->check_attempts);
+}
+
+/* Whether the check with k runs a side can ever pass: complete separation,
+ * grown through the grey zone exactly as culprit_check() grows it. */
+static bool check_can_pass(unsigned k)
+{
+	for (unsigned n = k; n <= 2 * k; n++) {
+		enum cmp3 c;
+
+		if (n < 2)
+			continue;
+		c = compare3(stats_mwu_min_p(n, n), 1.0, n, k, ALPHA_CHECK);
+		if (c == CMP_DIFFERENT)
+			return true;
+		if (c == CMP_SAME)
+			return false;
+	}
+	return false;
+}
+
+unsigned bisect_check_runs_min(void)
+{
+	unsigned k = 1;
+
+	while (!check_can_pass(k))
+		k++;
+	return k;
 }
 
 static void log_config(struct engine *e)
@@ -816,6 +851,8 @@ static int check_opts(const struct bisect_opts *o, size_t n)
 				  o->step_max_runs < 1))
 		return -EINVAL;
 	if (o->endpoint_max_runs > 1000 || o->fixed_repeats > 1000 || o->check_runs > 1000)
+		return -EINVAL;
+	if (o->check_runs && o->check_runs < bisect_check_runs_min())
 		return -EINVAL;
 	return 0;
 }
@@ -918,15 +955,37 @@ int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *op
 			 "the culprit is in a range: one of commits %zu..%zu (p = %.3f); "
 			 "commits %zu..%zu could not be tested (skip)", r.culprit_first,
 			 r.culprit_last, r.culprit_prob, r.culprit_first, r.culprit_last - 1);
+	else if (r.outcome == BISECT_FOUND && e.o.strategy == BISECT_BINARY)
+		snprintf(r.message, sizeof(r.message),
+			 "%s commit: %zu (binary search converged: %zu %s, %zu %s; posterior "
+			 "p = %.3f%s)", e.o.find_fix ? "first fixed" : "first bad", r.culprit_first,
+			 lo, bisect_verdict_name(v_old(&e)), hi, bisect_verdict_name(v_new(&e)),
+			 r.culprit_prob, r.culprit_prob < e.o.confidence ? ", below the confidence" :
+			 "");
 	else if (r.outcome == BISECT_FOUND)
 		snprintf(r.message, sizeof(r.message), "%s commit: %zu (p = %.3f)",
 			 e.o.find_fix ? "first fixed" : "first bad", r.culprit_first,
 			 r.culprit_prob);
-	else
+	else if (r.culprit_prob >= BISECT_LIKELY)
 		snprintf(r.message, sizeof(r.message),
 			 "run budget (%u) spent below confidence %.2f: best guess %zu..%zu "
 			 "(p = %.3f)", e.o.max_runs, e.o.confidence, r.culprit_first,
 			 r.culprit_last, r.culprit_prob);
+	else {
+		int len = snprintf(r.message, sizeof(r.message),
+				   "run budget (%u) spent below confidence %.2f: no commit is likely "
+				   "(none above p = %.2f); top candidates", e.o.max_runs,
+				   e.o.confidence, BISECT_LIKELY);
+
+		for (size_t i = 0; i < r.ntop && len > 0 && (size_t)len < sizeof(r.message); i++)
+			len += r.top[i].first == r.top[i].last ?
+			       snprintf(r.message + len, sizeof(r.message) - (size_t)len,
+					"%s %zu (p = %.3f)", i ? "," : "", r.top[i].first,
+					r.top[i].prob) :
+			       snprintf(r.message + len, sizeof(r.message) - (size_t)len,
+					"%s %zu..%zu (p = %.3f)", i ? "," : "", r.top[i].first,
+					r.top[i].last, r.top[i].prob);
+	}
 
 	if (e.o.check_runs && (r.outcome == BISECT_FOUND || r.outcome == BISECT_RANGE)) {
 		rc = culprit_check(&e, r.culprit_first - 1, r.culprit_last);
@@ -937,6 +996,13 @@ int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *op
 
 			snprintf(r.message + len, sizeof(r.message) - len,
 				 "; culprit check FAILED (p = %.3g): not a result", r.check_p);
+		}
+		if (r.check_abandoned) {
+			size_t len = strlen(r.message);
+
+			snprintf(r.message + len, sizeof(r.message) - len,
+				 "; culprit check not run: %u of %u runs skipped", r.check_skips,
+				 r.check_attempts);
 		}
 	}
 done:

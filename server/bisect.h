@@ -70,14 +70,22 @@
  *     commit at the cap is followed in the direction it leans and logged as
  *     unsure. (Pinpoint's rank tests need >= 3 runs per commit before they
  *     can say anything against 10 endpoint runs; the likelihood ratio can
- *     decide from one 20 s stall.)
+ *     decide from one 20 s stall.) Binary search ends, as git bisect does,
+ *     when it has converged on an adjacent old/new pair: that is its
+ *     FOUND, whatever the posterior says of it; the posterior is still
+ *     computed from every run and culprit_prob reports it, so a FOUND whose
+ *     culprit_prob is below the confidence is a converged search, not a
+ *     confident one.
  *  5. Culprit check: the culprit (for a range: the first testable commit
  *     after it) and its parent are run again, interleaved, check_runs
  *     times each (more, up to twice that, while the comparison is in the
  *     grey zone); the medians, the Hodges-Lehmann shift and the
  *     Mann-Whitney p-value (stats.h) are reported. The check passes when
- *     p <= 0.05 in the expected direction; a culprit that fails it is reported as failing, not as a
- *     result (outcome stays FOUND/RANGE, check_passed = false).
+ *     p <= 0.05 in the expected direction; a culprit that fails it is
+ *     reported as failing, not as a result (outcome stays FOUND/RANGE,
+ *     check_passed = false). A check whose runs are mostly skips (fewer
+ *     than 2 values a side after 8 x check_runs attempts) is abandoned:
+ *     check_abandoned, with the attempts and skips counted.
  *
  * Every step is appended to an event log (format: bisect_log.c), a
  * line-based text that bisect_replay() feeds back through this engine.
@@ -111,7 +119,12 @@ struct bisect_opts {
 	bool find_fix;		/* old side is bad, look for the fix */
 	bool higher_is_worse;	/* metric direction (worst_lag_s: true) */
 	double confidence;	/* stop/verdict level, default 0.95 */
-	unsigned max_runs;	/* budget of runs incl. endpoints, default 200 */
+	/* The search starts no run once max_runs runs with a value, endpoint
+	 * runs included, were measured (default 200). The endpoint phase always
+	 * completes (up to 2 x endpoint_max_runs, or 2 x fixed_repeats) and the
+	 * culprit check's runs (up to 4 x check_runs) come on top; skips are
+	 * not counted. */
+	unsigned max_runs;
 	/* Endpoints: adaptive between min and max runs per side, with the
 	 * do-they-differ test; when fixed_repeats > 0, exactly that many per
 	 * side and no test (what a user of git bisect run does). */
@@ -119,15 +132,29 @@ struct bisect_opts {
 	unsigned endpoint_max_runs;	/* default 16 */
 	unsigned fixed_repeats;	/* BISECT_BINARY: 0 = adaptive (SPRT) */
 	unsigned step_max_runs;	/* adaptive cap per commit, default 8 */
-	unsigned check_runs;	/* culprit check runs per side; 0 = none */
+	unsigned check_runs;	/* culprit check runs per side; 0 = none, else
+				 * >= bisect_check_runs_min() */
 };
+
+/*
+ * bisect_check_runs_min - the smallest check_runs with which the culprit
+ * check can pass at all: its two-sided Mann-Whitney test at alpha 0.05,
+ * extended up to 2 x check_runs a side in the grey zone, must be able to
+ * reach p <= 0.05 with complete separation (stats_mwu_min_p). It is 2
+ * (4 against 4 runs gives p = 0.029; 2 against 2 at best 0.33).
+ */
+unsigned bisect_check_runs_min(void);
 
 /* Fill opts with the defaults above (probabilistic, regression,
  * higher is worse, confidence 0.95, check_runs 5). */
 void bisect_opts_init(struct bisect_opts *opts);
 
 enum bisect_outcome {
-	BISECT_FOUND = 0,	/* one commit holds >= confidence */
+	/* probabilistic: one commit holds >= confidence of the posterior;
+	 * binary (adaptive, fixed): the search converged on an adjacent
+	 * old/new pair, as git bisect's "first bad commit" (culprit_prob says
+	 * how sure the posterior is of it) */
+	BISECT_FOUND = 0,
 	BISECT_RANGE,		/* a class of commits split only by skips */
 	BISECT_UNDECIDED,	/* budget spent below confidence */
 	BISECT_NO_DIFFERENCE,	/* endpoints do not differ */
@@ -154,6 +181,10 @@ struct bisect_candidate {
 };
 
 #define BISECT_TOP 5
+/* An undecided bisection names a best guess only at or above this
+ * posterior probability (more likely than not); below it, no commit is
+ * likely and the top candidates are listed instead. */
+#define BISECT_LIKELY 0.5
 
 struct bisect_result {
 	enum bisect_outcome outcome;
@@ -173,6 +204,10 @@ struct bisect_result {
 	unsigned commits_tested;	/* distinct commits measured, endpoints incl. */
 	/* Culprit check (check_done false when not run or impossible). */
 	bool check_done, check_passed;
+	/* Requested but abandoned: check_skips of check_attempts oracle calls
+	 * were skips, leaving fewer than 2 values a side. */
+	bool check_abandoned;
+	unsigned check_attempts, check_skips;
 	size_t check_parent, check_culprit;
 	unsigned check_n_parent, check_n_culprit;
 	double check_median_parent, check_median_culprit, check_p;
@@ -191,7 +226,8 @@ struct bisect_result {
  *
  * Returns 0 when the engine ran to an outcome (which may be NO_DIFFERENCE,
  * ENDPOINT_SKIP, UNDECIDED, ...), -EINVAL for bad options (n < 2,
- * confidence outside (0.5, 1), endpoint_min_runs < 2 when adaptive), or
+ * confidence outside (0.5, 1), endpoint_min_runs < 2 when adaptive,
+ * check_runs between 1 and bisect_check_runs_min() - 1), or
  * -ECANCELED when the oracle aborted; *out is written only on 0.
  * Run time and memory are O(n) per run.
  */
@@ -214,9 +250,10 @@ void bisect_result_line(struct buf *b, const struct bisect_result *r);
  *
  * The oracle is the log's run/skip lines, consumed in order: the engine
  * must ask for the same commit as the log at each step. Returns 0 when the
- * replay reached a result line equal to the log's; -EINVAL when the log
- * does not parse (bad header or line), -EPROTO when the replay asks for a
- * different commit than the log recorded or ends on a different result,
+ * replay reached a result line and final verdict lines ("verdict ...
+ * final=1") equal to the log's; -EINVAL when the log does not parse (bad
+ * header or line), -EPROTO when the replay asks for a different commit
+ * than the log recorded or ends on a different result or final verdicts,
  * -ENODATA when the log ends before the engine does.
  */
 int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog,
@@ -224,9 +261,14 @@ int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog
 
 /*
  * bisect_log_table - the table of every tested commit from a log: one line
- * per commit in history order, "commit  runs  verdict  values...", with the
- * commit's last verdict in the log (endpoints: good/bad by their side).
- * Appended to *b. Returns 0 or -EINVAL when text is not a bisect log.
+ * per commit in history order, "commit  runs  verdict  values...", then
+ * the candidate's sha and subject (or image) when the log has '# candidate
+ * I SHA NAME' lines. The verdict is the commit's final verdict line, else
+ * its last verdict line; a commit without one is "skip" when it had skips
+ * (as `kcanary bisect` prints it), an endpoint "old"/"new" (the engine
+ * stopped before giving it a verdict: endpoints that do not differ are
+ * neither good nor bad). Appended to *b. Returns 0 or -EINVAL when text is
+ * not a bisect log.
  */
 int bisect_log_table(struct buf *b, const char *text);
 

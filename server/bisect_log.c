@@ -119,6 +119,29 @@ static int parse_config(const char *line, struct bisect_opts *o, size_t *n)
 	return 0;
 }
 
+/* The log's final verdict lines ("verdict idx=I final=1 ..."), one a line,
+ * as a string to compare (caller frees). */
+static char *final_verdicts(const char *text)
+{
+	struct buf b = BUF_INIT;
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (!strncmp(p, "verdict ", 8)) {
+			char *line = xstrndup(p, len);
+			size_t flen;
+			const char *f = field(line, "final", &flen);
+
+			if (f && flen == 1 && *f == '1')
+				buf_printf(&b, "%s\n", line);
+			free(line);
+		}
+		p += len + (p[len] == '\n');
+	}
+	return buf_detach(&b);
+}
+
 static int replay_measure(void *ctx, size_t idx, double *value_out)
 {
 	struct replay *rp = ctx;
@@ -149,8 +172,8 @@ int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog
 	struct replay rp = { 0 };
 	struct bisect_opts o;
 	struct bisect_result r;
-	struct buf mine = BUF_INIT;
-	char *logged_result = NULL, *why = NULL;
+	struct buf mine = BUF_INIT, own = BUF_INIT;
+	char *logged_result = NULL, *why = NULL, *fv_log = NULL, *fv_mine = NULL;
 	bool have_header = false, have_config = false;
 	size_t n = 0, lineno = 0;
 	int rc = 0;
@@ -212,7 +235,7 @@ int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = bisect_run(&r, n, &o, replay_measure, &rp, relog, NULL);
+	rc = bisect_run(&r, n, &o, replay_measure, &rp, &own, NULL);
 	if (rc == -ECANCELED && rp.failure) {
 		rc = rp.failure;
 		why = rp.why;
@@ -242,6 +265,16 @@ int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog
 		rc = -EPROTO;
 		goto out;
 	}
+	fv_log = final_verdicts(text);
+	fv_mine = final_verdicts(buf_str(&own));
+	if (strcmp(fv_log, fv_mine)) {
+		why = xasprintf("replay ends with different final verdicts:\n  log:\n%s  replay:\n%s",
+				fv_log, fv_mine);
+		rc = -EPROTO;
+		goto out;
+	}
+	if (relog)
+		buf_puts(relog, buf_str(&own));
 	*out = r;
 out:
 	if (err)
@@ -251,7 +284,10 @@ out:
 	free(rp.why);
 	free(rp.ev);
 	free(logged_result);
+	free(fv_log);
+	free(fv_mine);
 	buf_release(&mine);
+	buf_release(&own);
 	return rc;
 }
 
@@ -259,7 +295,8 @@ struct table_row {
 	size_t idx;
 	unsigned nvals, nskips;
 	double vals[12];	/* the first 12 values; "..." after */
-	char verdict[12];
+	char verdict[12];	/* the last verdict line's, "" before one */
+	bool final;		/* verdict is the final one: later lines do not change it */
 };
 
 static int row_cmp(const void *a, const void *b)
@@ -281,23 +318,46 @@ static struct table_row *row_get(struct table_row **rows, size_t *nrows, size_t 
 	}
 	memset(&(*rows)[*nrows], 0, sizeof(**rows));
 	(*rows)[*nrows].idx = idx;
-	snprintf((*rows)[*nrows].verdict, sizeof((*rows)[*nrows].verdict), "untested");
 	return &(*rows)[(*nrows)++];
+}
+
+/* '# candidate I SHA NAME' (bisect_exec.c writes them above the log):
+ * NAME of candidate idx, or NULL. Borrowed from text; *len is its length. */
+static const char *cand_name(const char *text, size_t idx, size_t *len)
+{
+	for (const char *p = text; (p = strstr(p, "# candidate ")); p++) {
+		char *end;
+		unsigned long long i;
+		const char *q;
+
+		if (p != text && p[-1] != '\n')
+			continue;
+		i = strtoull(p + 12, &end, 10);
+		if (end == p + 12 || *end != ' ' || i != idx)
+			continue;
+		q = end + 1 + strcspn(end + 1, " \n");	/* past the sha (or '-') */
+		if (*q != ' ')
+			return NULL;
+		q++;
+		*len = strcspn(q, "\n");
+		return q;
+	}
+	return NULL;
 }
 
 int bisect_log_table(struct buf *b, const char *text)
 {
 	struct table_row *rows = NULL;
-	size_t nrows = 0, cap = 0, n = 0;
+	size_t nrows = 0, cap = 0, n = 0, nlen;
 	struct bisect_opts o;
-	bool have_config = false;
+	bool have_config = false, names = false;
 
 	for (const char *p = text; *p;) {
 		size_t len = strcspn(p, "\n");
 		char *line = xstrndup(p, len);
 		unsigned long long idx;
-		size_t vlen;
-		const char *v;
+		size_t vlen, flen;
+		const char *v, *f;
 
 		p += len + (p[len] == '\n');
 		if (!strncmp(line, "config ", 7) && !have_config)
@@ -310,14 +370,13 @@ int bisect_log_table(struct buf *b, const char *text)
 				if (r->nvals < 12)
 					r->vals[r->nvals] = x;
 				r->nvals++;
-				if (idx == 0 || idx == n - 1)
-					snprintf(r->verdict, sizeof(r->verdict), "%s",
-						 (idx == 0) != o.find_fix ? "good" : "bad");
 			} else if (!strncmp(line, "skip ", 5)) {
 				r->nskips++;
-			} else if (!strncmp(line, "verdict ", 8) &&
+			} else if (!strncmp(line, "verdict ", 8) && !r->final &&
 				   (v = field(line, "verdict", &vlen))) {
 				snprintf(r->verdict, sizeof(r->verdict), "%.*s", (int)vlen, v);
+				f = field(line, "final", &flen);
+				r->final = f && flen == 1 && *f == '1';
 			}
 		}
 		free(line);
@@ -327,11 +386,27 @@ int bisect_log_table(struct buf *b, const char *text)
 		return -EINVAL;
 	}
 	qsort(rows, nrows, sizeof(*rows), row_cmp);
-	buf_printf(b, "%8s %5s %-9s %s\n", "commit", "runs", "verdict", "values");
+	for (size_t i = 0; i < nrows && !names; i++)
+		names = cand_name(text, rows[i].idx, &nlen) != NULL;
+	buf_printf(b, "%8s %5s %-9s ", "commit", "runs", "verdict");
+	if (names)
+		buf_printf(b, "%-40s ", "candidate");
+	buf_puts(b, "values\n");
 	for (size_t i = 0; i < nrows; i++) {
 		const struct table_row *r = &rows[i];
+		const char *verdict = r->verdict, *name;
 
-		buf_printf(b, "%8zu %5u %-9s", r->idx, r->nvals, r->verdict);
+		/* no verdict: the engine stopped first (an endpoint that cannot be
+		 * measured, endpoints that do not differ) or the commit only skipped */
+		if (!*verdict)
+			verdict = r->nskips ? "skip" : r->idx == 0 ? "old" :
+				  r->idx == n - 1 ? "new" : "untested";
+		buf_printf(b, "%8zu %5u %-9s", r->idx, r->nvals, verdict);
+		if (names) {
+			name = cand_name(text, r->idx, &nlen);
+			buf_printf(b, " %-40.*s", (int)(name ? (nlen < 40 ? nlen : 40) : 1),
+				   name ? name : "?");
+		}
 		for (unsigned k = 0; k < r->nvals && k < 12; k++)
 			buf_printf(b, " %.3g", r->vals[k]);
 		if (r->nvals > 12)

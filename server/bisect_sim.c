@@ -159,12 +159,16 @@ int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *s
 			continue;
 		}
 		st.correct += hit;
-		if (r.outcome == BISECT_FOUND || r.outcome == BISECT_RANGE) {
+		/* confident: the posterior holds the named culprit at the
+		 * confidence, whatever the strategy (a binary search's FOUND is
+		 * only "converged", see bisect.h) */
+		if ((r.outcome == BISECT_FOUND || r.outcome == BISECT_RANGE) &&
+		    r.culprit_prob >= (bo ? bo->confidence : 0.95)) {
 			st.confident++;
 			st.confident_wrong += !hit && r.outcome == BISECT_FOUND;
-			st.in_range += r.outcome == BISECT_RANGE && r.culprit_first <= t.culprit &&
-				       t.culprit <= r.culprit_last;
 		}
+		st.in_range += r.outcome == BISECT_RANGE && r.culprit_first <= t.culprit &&
+			       t.culprit <= r.culprit_last;
 		/* a range holding the culprit is a right answer, said as a range */
 		bool ok = hit || (r.outcome == BISECT_RANGE && r.culprit_first <= t.culprit &&
 				  t.culprit <= r.culprit_last);

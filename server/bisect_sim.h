@@ -40,8 +40,11 @@ struct bisect_sim_opts {
 struct bisect_sim_stats {
 	unsigned trials;
 	unsigned correct;	/* named culprit == the true one */
-	unsigned confident;	/* outcome FOUND (or RANGE) */
-	unsigned confident_wrong;	/* FOUND but not the true culprit */
+	/* FOUND or RANGE whose named culprit holds >= bo->confidence of the
+	 * posterior, for every strategy (a binary FOUND alone only says the
+	 * search converged) */
+	unsigned confident;
+	unsigned confident_wrong;	/* confident, FOUND and not the true culprit */
 	unsigned stopped;	/* NO_DIFFERENCE / WRONG_DIRECTION / ENDPOINT_SKIP */
 	unsigned in_range;	/* RANGE containing the true culprit */
 	/* culprit check; "right" is the true culprit or a range holding it */

@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bisect.h"
 #include "bisect_exec.h"
 #include "bisect_sim.h"
+#include "compare.h"
+#include "db_api.h"
 #include "db_bisect.h"
 #include "cmd.h"
 #include "log.h"
@@ -58,25 +61,46 @@ static void usage(FILE *f)
 		"(higher is worse unless it says otherwise, or --higher-is-better).\n"
 		"A patch, build or boot failure, a paused or timed-out guest, or a run\n"
 		"without the metric is a skip: never evidence either way.\n"
-		"Strategies: prob (default; probabilistic bisection, one run at a time),\n"
-		"adaptive (binary search, SPRT repeats), fixed (binary, --repeats K runs\n"
-		"per commit and per endpoint, no endpoint test; K=1 is git bisect run).\n"
+		"Strategies: prob (default; probabilistic bisection, one run at a time;\n"
+		"found means one commit holds --confidence of the posterior), adaptive\n"
+		"(binary search, SPRT repeats), fixed (binary, --repeats K runs per\n"
+		"commit and per endpoint, default K=3, no endpoint test; K=1 is git\n"
+		"bisect run). A binary strategy's found means, as git bisect's, that the\n"
+		"search converged on an adjacent good/bad pair; the posterior p printed\n"
+		"with the culprit says how sure the runs make it.\n"
 		"Defaults: --confidence 0.95, --max-runs 200, --endpoint-runs 5,16,\n"
-		"--step-max-runs 8, --check-runs 5 (0: no culprit check).\n"
+		"--step-max-runs 8, --check-runs 5 (0: no culprit check; else at least\n"
+		"2, the fewest with which its Mann-Whitney test at p <= 0.05 can pass).\n"
+		"--max-runs caps the search: no search run starts once N runs with a\n"
+		"value, endpoint runs included, were measured. The endpoint runs always\n"
+		"complete (up to 2 x the --endpoint-runs MAX, or 2 x --repeats) and the\n"
+		"culprit check's runs (up to 4 x --check-runs) come on top; skips are\n"
+		"not counted. A budget spent below the confidence names a best guess\n"
+		"only when it is more likely than not (p >= 0.5); else it lists the top\n"
+		"candidates and says no commit is likely.\n"
+		"--metric: a summary metric the store knows (its metrics table: the\n"
+		"built-in ones and every name a run has reported), probe:NAME:KEY, or\n"
+		"with --workload command any name its script prints. Workload, knobs\n"
+		"(the agent's check) and metric are checked before anything is stored.\n"
 		"Stored as a job of kind 'bisect' (one variant per tested candidate) with\n"
 		"its event log: 'kcanary bisect log JOB' prints it, 'replay' replays it.\n"
 		"Exit 0 when a culprit (or a range split only by skips) was found and\n"
-		"did not fail its check; 3 when the bisection ran but names none\n"
-		"(endpoints do not differ or differ the other way, an endpoint cannot\n"
-		"be measured, budget spent) or the culprit failed its check; 1 on\n"
-		"errors (bad range, store); 2 on usage errors.\n"
+		"passed its check (or no check was asked for); 3 when the bisection ran\n"
+		"but names none (endpoints do not differ or differ the other way, an\n"
+		"endpoint cannot be measured, budget spent), or the culprit failed its\n"
+		"check, or the check asked for could not run (too many of its runs\n"
+		"were skips); 1 on errors (bad range, store); 2 on usage errors.\n"
 		"\n"
-		"log JOB        print a stored bisection's event log.\n"
+		"log JOB        print a stored bisection's event log (never creates a store).\n"
 		"replay LOG     run a bisection's event log back through the engine without\n"
-		"               measuring anything; exit 0 when it reaches the same result.\n"
+		"               measuring anything; exit 0 when it reaches the same result\n"
+		"               and final verdicts; the table printed is the replay's own.\n"
 		"simulate       benchmark the strategies on a synthetic history whose runs\n"
 		"               are drawn from the seed's good/bad worst-lag distributions;\n"
-		"               prints accuracy and mean guest runs per strategy.\n"
+		"               prints accuracy and mean guest runs per strategy;\n"
+		"               'confident' is the share of trials whose named culprit\n"
+		"               holds >= 0.95 of the posterior (for every strategy: a\n"
+		"               binary search always converges, confident or not).\n"
 		"  --commits N    candidates incl. both endpoints (default 1000)\n"
 		"  --trials N     bisections per strategy and history (default 1000)\n"
 		"  --seed S       RNG seed (default 1); same seed, same table\n"
@@ -94,6 +118,33 @@ static void usage(FILE *f)
 static const char *const strategy_keys[] = {
 	"git", "fixed3", "fixed5", "fixed10", "adaptive", "prob", "prob-check",
 };
+
+/* The culprit check's line, as run or replayed: done, or asked for but
+ * abandoned for skips. Nothing when no check was asked for or reached. */
+static void print_check(const struct bisect_result *r)
+{
+	if (r->check_done)
+		printf("culprit check: parent %zu median %.4g (%u runs), culprit %zu median %.4g "
+		       "(%u runs), shift %+.4g (Hodges-Lehmann), Mann-Whitney p = %.3g: %s\n",
+		       r->check_parent, r->check_median_parent, r->check_n_parent, r->check_culprit,
+		       r->check_median_culprit, r->check_n_culprit, r->check_shift, r->check_p,
+		       r->check_passed ? "passed" : "FAILED");
+	else if (r->check_abandoned)
+		printf("culprit check: not run: %u of %u runs skipped (parent %zu, culprit %zu)\n",
+		       r->check_skips, r->check_attempts, r->check_parent, r->check_culprit);
+}
+
+/* The '# candidate' lines of a stored log (names for the table). */
+static void candidate_lines(struct buf *b, const char *text)
+{
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (!strncmp(p, "# candidate ", 12))
+			buf_printf(b, "%.*s\n", (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+}
 
 static int do_replay(int argc, char **argv)
 {
@@ -121,11 +172,15 @@ static int do_replay(int argc, char **argv)
 	}
 	printf("replayed %u runs and %u skips over %u commits without measuring: same result\n",
 	       r.runs_total, r.skips, r.commits_tested);
-	struct buf table = BUF_INIT;
+	/* the table of the replay's own log, named by the log's candidates */
+	struct buf table = BUF_INIT, src = BUF_INIT;
 
-	if (!bisect_log_table(&table, text))
+	candidate_lines(&src, text);
+	buf_puts(&src, buf_str(&relog));
+	if (!bisect_log_table(&table, buf_str(&src)))
 		fputs(buf_str(&table), stdout);
 	buf_release(&table);
+	buf_release(&src);
 	printf("%s: %s\n", bisect_outcome_name(r.outcome), r.message);
 	for (size_t i = 0; i < r.ntop; i++) {
 		if (r.top[i].first == r.top[i].last)
@@ -134,12 +189,7 @@ static int do_replay(int argc, char **argv)
 			printf("  candidates %zu..%zu (range): p = %.4f\n", r.top[i].first,
 			       r.top[i].last, r.top[i].prob);
 	}
-	if (r.check_done)
-		printf("culprit check: parent %zu median %.4g (%u runs), culprit %zu median %.4g "
-		       "(%u runs), shift %+.4g (Hodges-Lehmann), Mann-Whitney p = %.3g: %s\n",
-		       r.check_parent, r.check_median_parent, r.check_n_parent, r.check_culprit,
-		       r.check_median_culprit, r.check_n_culprit, r.check_shift, r.check_p,
-		       r.check_passed ? "passed" : "FAILED");
+	print_check(&r);
 out:
 	free(err);
 	free(text);
@@ -188,18 +238,30 @@ static int do_simulate(int argc, char **argv)
 	while ((c = cmd_getopt(argc, argv, "kcanary bisect simulate", "", lopts)) != -1) {
 		switch (c) {
 		case 'n':
+			/* strtoul takes "-1" as ULONG_MAX: digits only */
+			if (*optarg < '0' || *optarg > '9')
+				goto bad_value;
 			so.commits = strtoul(optarg, &end, 10);
 			if (*end || so.commits < 3 || so.commits > 10000000)
 				goto bad_value;
 			break;
-		case 't':
-			so.trials = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || !so.trials)
+		case 't': {
+			unsigned long t;
+
+			if (*optarg < '0' || *optarg > '9')
 				goto bad_value;
+			t = strtoul(optarg, &end, 10);
+			if (*end || !t || t > 100000000)
+				goto bad_value;
+			so.trials = (unsigned)t;
 			break;
+		}
 		case 's':
+			if (*optarg < '0' || *optarg > '9')
+				goto bad_value;
+			errno = 0;
 			so.seed = strtoull(optarg, &end, 0);
-			if (*end)
+			if (*end || errno)
 				goto bad_value;
 			break;
 		case 'H':
@@ -251,9 +313,18 @@ static int do_simulate(int argc, char **argv)
 		nstrat = 1;
 	}
 	struct buf log = BUF_INIT;
+	FILE *logf = NULL;
 
-	if (log_path)
+	/* open the log first: a path that cannot be written fails before the
+	 * simulation, not after it */
+	if (log_path) {
+		if (!(logf = fopen(log_path, "w"))) {
+			fprintf(stderr, "kcanary bisect simulate: cannot write '%s': %s\n", log_path,
+				strerror(errno));
+			return 1;
+		}
 		so.log = &log;
+	}
 	for (size_t h = 0; h < nhist; h++) {
 		struct bisect_sim_stats st[16];
 		clock_t t0 = clock();
@@ -273,8 +344,13 @@ static int do_simulate(int argc, char **argv)
 			}
 			print_row(strat[i].name, &st[i]);
 		}
+		printf("(confident: the named culprit holds >= %.2f of the posterior; binary "
+		       "strategies always converge, confident or not)\n",
+		       nstrat ? strat[0].opts.confidence : 0.95);
 		/* The issue's goal: probabilistic >= 95% with at most half the runs
-		 * of the cheapest fixed-repeat strategy as accurate. */
+		 * of the cheapest fixed-repeat strategy as accurate. A reference
+		 * below 95% is no reference: with probabilistic below 95% the
+		 * reference is the cheapest fixed-repeat strategy reaching 95%. */
 		for (size_t i = 0; i < nstrat; i++) {
 			double acc, best = 0;
 			const char *who = NULL;
@@ -287,7 +363,7 @@ static int do_simulate(int argc, char **argv)
 				double runs = st[j].runs_sum / st[j].trials;
 
 				if (strat[j].opts.strategy != BISECT_BINARY ||
-				    !strat[j].opts.fixed_repeats || a < acc)
+				    !strat[j].opts.fixed_repeats || a < acc || a < 0.95)
 					continue;
 				if (!who || runs < best) {
 					best = runs;
@@ -298,26 +374,32 @@ static int do_simulate(int argc, char **argv)
 
 			if (who)
 				printf("goal: probabilistic %.1f%% in %.1f runs; cheapest fixed-repeat "
-				       "as accurate: %s, %.1f runs; ratio %.2f: %s\n", 100 * acc, mine,
-				       who, best, mine / best,
+				       "%s: %s, %.1f runs; ratio %.2f: %s\n", 100 * acc, mine,
+				       acc >= 0.95 ? "as accurate" : "reaching 95%", who, best, mine / best,
 				       acc >= 0.95 && mine <= best / 2 ? "met" : "NOT met");
+			else if (acc >= 0.95)
+				printf("goal: probabilistic %.1f%% in %.1f runs; no fixed-repeat strategy "
+				       "here is as accurate: met\n", 100 * acc, mine);
 			else
 				printf("goal: probabilistic %.1f%% in %.1f runs; no fixed-repeat strategy "
-				       "here is as accurate: %s\n", 100 * acc, mine,
-				       acc >= 0.95 ? "met" : "NOT met (accuracy below 95%)");
+				       "here reaches 95%% (nor does probabilistic): NOT met\n", 100 * acc, mine);
 		}
 		printf("(%.1f s CPU)\n\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
 	}
-	if (log_path) {
-		FILE *f = fopen(log_path, "w");
+	if (logf) {
+		int bad = fputs(buf_str(&log), logf) == EOF;
 
-		if (!f || fputs(buf_str(&log), f) == EOF || fclose(f)) {
+		bad |= fclose(logf) != 0;
+		logf = NULL;
+		if (bad) {
 			fprintf(stderr, "kcanary bisect simulate: cannot write '%s': %s\n", log_path,
 				strerror(errno));
 			rc = 1;
 		}
 	}
 out:
+	if (logf)
+		fclose(logf);
 	buf_release(&log);
 	return rc ? 1 : 0;
 bad_value:
@@ -351,6 +433,18 @@ static int do_log(int argc, char **argv)
 	if (argc != 2) {
 		fprintf(stderr, "kcanary bisect log: expected one JOB argument\n");
 		return 2;
+	}
+	/* reading a log must not create an empty store */
+	{
+		char *p = cmd_db_path();
+		int missing = access(p, F_OK);
+
+		if (missing)
+			fprintf(stderr, "kcanary bisect log: no store at '%s' (no job has run with "
+				"this home): no job '%s'\n", p, argv[1]);
+		free(p);
+		if (missing)
+			return 1;
 	}
 	if (!(db = open_store()))
 		return 1;
@@ -394,9 +488,12 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 			 const enum bisect_verdict *verdicts, const struct bisect_totals *t,
 			 const char *metric, int64_t job_id)
 {
+	/* an undecided best guess is named only when more likely than not;
+	 * else the posterior's top candidates below are all there is */
 	const char *what = r->outcome == BISECT_FOUND ? "culprit" :
 			   r->outcome == BISECT_RANGE ? "culprit range" :
-			   r->outcome == BISECT_UNDECIDED ? "best guess (undecided)" : NULL;
+			   r->outcome == BISECT_UNDECIDED && r->culprit_prob >= BISECT_LIKELY ?
+			   "best guess (undecided)" : NULL;
 
 	printf("bisect job %lld: %s: %s\n", (long long)job_id, bisect_outcome_name(r->outcome),
 	       r->message);
@@ -415,10 +512,14 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 		if (!c->nvalues && !c->nskips)
 			continue;
 		/* an endpoint that could not be measured stops the engine before
-		 * it gives verdicts: it is a skip all the same */
-		printf("  %-4zu %-52.52s %4u %5u  %-7s", i, c->name, c->nvalues, c->nskips,
-		       bisect_verdict_name(verdicts[i] == BISECT_UNTESTED && c->nskips ?
-					   BISECT_SKIP : verdicts[i]));
+		 * it gives verdicts: it is a skip all the same; endpoints that do
+		 * not differ are neither good nor bad: old and new (as
+		 * bisect_log_table() prints them) */
+		const char *vd = bisect_verdict_name(verdicts[i]);
+
+		if (verdicts[i] == BISECT_UNTESTED)
+			vd = c->nskips ? "skip" : i == 0 ? "old" : i + 1 == cs->n ? "new" : vd;
+		printf("  %-4zu %-52.52s %4u %5u  %-7s", i, c->name, c->nvalues, c->nskips, vd);
 		for (unsigned k = 0; k < c->nvalues; k++)
 			printf(" %.4g", c->values[k]);
 		if (c->why)
@@ -426,7 +527,8 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 		printf("\n");
 	}
 	if (r->ntop) {
-		printf("posterior, top candidates:\n");
+		printf("posterior, top candidates%s:\n", r->outcome == BISECT_UNDECIDED &&
+		       r->culprit_prob < BISECT_LIKELY ? " (no commit is likely)" : "");
 		for (size_t i = 0; i < r->ntop; i++) {
 			const struct bisect_candidate *k = &r->top[i];
 			const struct bisect_cand *c = &cs->c[k->first];
@@ -438,12 +540,7 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 				       k->prob, k->first, k->last, c->name);
 		}
 	}
-	if (r->check_done)
-		printf("culprit check: parent %zu median %.4g (%u runs), culprit %zu median %.4g "
-		       "(%u runs), shift %+.4g (Hodges-Lehmann), Mann-Whitney p = %.3g: %s\n",
-		       r->check_parent, r->check_median_parent, r->check_n_parent, r->check_culprit,
-		       r->check_median_culprit, r->check_n_culprit, r->check_shift, r->check_p,
-		       r->check_passed ? "passed" : "FAILED");
+	print_check(r);
 	printf("totals: %u builds (%u failed), %u boots, %u runs with a value, %u skips, "
 	       "wall %.1f s\n", t->builds, t->build_failures, t->boots, t->runs, t->skips,
 	       t->wall_s);
@@ -452,12 +549,51 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 static int parse_unsigned(const char *s, unsigned *out, unsigned max)
 {
 	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	unsigned long v;
 
-	if (!*s || *end || v > max)
+	if (*s < '0' || *s > '9')	/* strtoul takes " 5" and "-1" */
+		return -EINVAL;
+	v = strtoul(s, &end, 10);
+	if (*end || v > max)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
+}
+
+/*
+ * The run's metric must be one the runs will have: probe:NAME:KEY, any name
+ * for the `command` workload (its script prints its own), else a name in
+ * the store's metrics table (the built-in summary metrics and every name a
+ * run has reported: db_api_metrics). Returns 0, -EINVAL with err listing
+ * the known ones, or -EIO when the store cannot be read (err says so).
+ */
+static int check_metric(struct db *db, const char *metric, const char *workload,
+			struct buf *err)
+{
+	json_t *all = NULL, *m;
+	size_t i;
+	int r;
+
+	if (!strncmp(metric, "probe:", 6) || !strcmp(workload, "command"))
+		return 0;
+	if ((r = db_api_metrics(db, &all))) {
+		buf_printf(err, "cannot list the known metrics: %s", db_errmsg(db));
+		return -EIO;
+	}
+	json_array_foreach(all, i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")), metric))
+			break;
+	r = i < json_array_size(all) ? 0 : -EINVAL;
+	if (r) {
+		buf_printf(err, "unknown metric '%s' for workload '%s': expected one of", metric,
+			   workload);
+		json_array_foreach(all, i, m)
+			buf_printf(err, "%s %s", i ? "," : "",
+				   json_string_value(json_object_get(m, "name")));
+		buf_puts(err, " (the store's metrics table), or probe:NAME:KEY");
+	}
+	json_decref(all);
+	return r;
 }
 
 static int do_bisect(int argc, char **argv)
@@ -505,8 +641,8 @@ static int do_bisect(int argc, char **argv)
 	struct buf err = BUF_INIT;
 	const char *repo = NULL, *good = NULL, *bad = NULL, *metric = "worst_lag_s";
 	const char *strategy = "prob", *name = NULL;
-	char **kernels = NULL, *home = NULL, *kcopy = NULL;
-	size_t nkernels = 0;
+	char **kernels = NULL, *home = NULL, **kcopies = NULL;
+	size_t nkernels = 0, nkcopies = 0;
 	bool first_parent = false, hib = false, fs_given = false, repeats_given = false;
 	struct compare_opts o = { 0 };
 	enum bisect_verdict *verdicts = NULL;
@@ -524,18 +660,19 @@ static int do_bisect(int argc, char **argv)
 		case O_GOOD: good = optarg; break;
 		case O_BAD: bad = optarg; break;
 		case O_FP: first_parent = true; break;
-		case O_KERNELS:
-			free(kcopy);
-			kcopy = xstrdup(optarg);
-			free(kernels);
-			kernels = NULL;
-			nkernels = 0;
-			for (char *save = NULL, *t = strtok_r(kcopy, ",", &save); t;
+		case O_KERNELS: {
+			/* --kernels a --kernels b: both, in order (appended) */
+			char *copy = xstrdup(optarg);
+
+			kcopies = xrealloc(kcopies, (nkcopies + 1) * sizeof(*kcopies));
+			kcopies[nkcopies++] = copy;
+			for (char *save = NULL, *t = strtok_r(copy, ",", &save); t;
 			     t = strtok_r(NULL, ",", &save)) {
 				kernels = xrealloc(kernels, (nkernels + 1) * sizeof(*kernels));
 				kernels[nkernels++] = t;
 			}
 			break;
+		}
 		case O_FIX: bo.find_fix = true; break;
 		case O_WORKLOAD: r = job_spec_set(spec, "workload", "type", optarg, &err); break;
 		case O_SET:
@@ -552,6 +689,13 @@ static int do_bisect(int argc, char **argv)
 			}
 			break;
 		case O_FS:
+			/* a bisection measures one setting: no matrix of filesystems */
+			if (strpbrk(optarg, ", \t")) {
+				fprintf(stderr, "kcanary bisect: --fs takes one filesystem, not '%s' "
+					"(a bisection measures one setting)\n", optarg);
+				rc = 2;
+				goto out;
+			}
 			fs_given = true;
 			r = job_spec_set(spec, "matrix", "fs", optarg, &err);
 			break;
@@ -577,8 +721,18 @@ static int do_bisect(int argc, char **argv)
 			break;
 		case O_EPRUNS: {
 			unsigned lo, hi;
-			if (sscanf(optarg, "%u,%u", &lo, &hi) != 2 || lo < 2 || hi < lo || hi > 1000)
+			const char *comma = strchr(optarg, ',');
+			char *first;
+
+			if (!comma)
 				goto bad_value;
+			first = xstrndup(optarg, (size_t)(comma - optarg));
+			r = parse_unsigned(first, &lo, 1000) || parse_unsigned(comma + 1, &hi, 1000);
+			free(first);
+			if (r || lo < 2 || hi < lo) {
+				r = 0;
+				goto bad_value;
+			}
 			bo.endpoint_min_runs = lo;
 			bo.endpoint_max_runs = hi;
 			break;
@@ -590,6 +744,14 @@ static int do_bisect(int argc, char **argv)
 		case O_CHECK:
 			if (parse_unsigned(optarg, &bo.check_runs, 1000))
 				goto bad_value;
+			if (bo.check_runs && bo.check_runs < bisect_check_runs_min()) {
+				fprintf(stderr, "kcanary bisect: --check-runs %u: the culprit check could "
+					"never pass (its Mann-Whitney test at p <= 0.05, grown to 2 x N "
+					"runs a side, needs --check-runs %u at least; 0 turns it off)\n",
+					bo.check_runs, bisect_check_runs_min());
+				rc = 2;
+				goto out;
+			}
 			break;
 		case O_NAME: name = optarg; break;
 		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
@@ -675,8 +837,35 @@ static int do_bisect(int argc, char **argv)
 		}
 	} else if (bisect_cands_from_kernels(&cs, kernels, nkernels, &err))
 		goto fail_err;
+	/* What kcanary compare checks before anything is stored or built: the
+	 * spec (job_spec_check, on a shallow copy given the range's ends as its
+	 * variants; it only reads), one setting, and the workload and its knobs
+	 * (the agent's check). */
+	{
+		struct job_spec chk = *spec;
+
+		if (repo) {
+			chk.tree = (char *)repo;
+			chk.base = (char *)(bo.find_fix ? bad : good);
+		} else {
+			chk.kernels = kernels;
+			chk.nkernels = nkernels;
+		}
+		if (job_spec_check(&chk, &err) || compare_check_knobs(spec, NULL, &err))
+			goto usage_err;
+		if (job_ncells(spec) != 1) {
+			buf_puts(&err, "a bisection measures one setting: give single values to "
+				 "--set and --sysctl (no lists)");
+			goto usage_err;
+		}
+	}
 	if (!(db = open_store()))
 		goto out;
+	if ((r = check_metric(db, metric, spec->workload, &err))) {
+		if (r == -EINVAL)
+			goto usage_err;
+		goto fail_err;
+	}
 	if (db_metric_higher_is_worse(db, metric, &bo.higher_is_worse)) {
 		buf_printf(&err, "cannot read metric '%s': %s", metric, db_errmsg(db));
 		goto fail_err;
@@ -703,18 +892,25 @@ static int do_bisect(int argc, char **argv)
 	if (r)
 		goto fail_err;
 	print_result(&cs, &res, verdicts, &tot, metric, job_id);
+	/* 3 also when the check asked for failed or could not run */
 	rc = res.outcome == BISECT_FOUND || res.outcome == BISECT_RANGE ?
-	     (res.check_done && !res.check_passed ? 3 : 0) : 3;
+	     ((res.check_done && !res.check_passed) || res.check_abandoned ? 3 : 0) : 3;
 	goto out;
 fail_err:
 	fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
 	rc = 1;
+	goto out;
+usage_err:
+	fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
+	rc = 2;
 out:
 	bisect_cands_release(&cs);
 	job_spec_free(spec);
 	buf_release(&err);
 	free(kernels);
-	free(kcopy);
+	for (size_t i = 0; i < nkcopies; i++)
+		free(kcopies[i]);
+	free(kcopies);
 	free(home);
 	free(verdicts);
 	db_close(db);

@@ -57,5 +57,68 @@ grep -q "cannot read kernel image '/nonexistent2' (--kernels item 2)" $tmp/err
 if $KC bisect --repo $g --good A --bad C stray 2>$tmp/err; then echo "stray argument accepted"; exit 1; fi
 grep -q "unexpected argument 'stray' (kernel images go after --kernels)" $tmp/err
 $KC bisect --help | grep -q -- '--kernels OLD\[,...\] ... NEW'
+$KC bisect --help | grep -q 'default K=3'
+$KC bisect --help | grep -q -- '--max-runs caps the search'
+$KC bisect --help | grep -q 'converged on an adjacent good/bad pair'
+
+# swapped final verdicts (the result line untouched): the replay notices
+awk '/^verdict idx=[0-9]+ final=1 .*verdict=bad$/ && !done { sub(/verdict=bad$/, "verdict=good"); done=1 } { print }' \
+	$tmp/b.log > $tmp/swapped.log
+! cmp -s $tmp/b.log $tmp/swapped.log
+if $KC bisect replay $tmp/swapped.log >$tmp/out 2>$tmp/err; then
+	echo "replay of swapped final verdicts succeeded"; exit 1
+fi
+grep -q 'different final verdicts' $tmp/err
+# the replay's table names the candidates when the log has '# candidate' lines
+{ echo "# candidate 0 - /boot/vmlinuz-old"; echo "# candidate 199 - /boot/vmlinuz-new"; cat $tmp/b.log; } > $tmp/named.log
+$KC bisect replay $tmp/named.log > $tmp/replay2.txt
+grep -Eq '^ +0 +[0-9]+ good +/boot/vmlinuz-old ' $tmp/replay2.txt
+grep -Eq '^ +199 +[0-9]+ bad +/boot/vmlinuz-new ' $tmp/replay2.txt
+
+# usage errors (exit 2) before anything is stored, naming the option
+h=$tmp/home
+mkdir -p $h
+: > $tmp/img2
+usage_err() {	# usage_err 'expected message' args...
+	want=$1; shift
+	set +e; $KC --home $h bisect "$@" >/dev/null 2>$tmp/err; rc=$?; set -e
+	[ $rc = 2 ] || { echo "bisect $*: exit $rc, expected 2"; cat $tmp/err; exit 1; }
+	grep -q -- "$want" $tmp/err || { echo "bisect $*: expected '$want'"; cat $tmp/err; exit 1; }
+}
+usage_err "--check-runs 1: the culprit check could never pass" --kernels $tmp/img1 $tmp/img2 --check-runs 1
+usage_err "needs --check-runs 2 at least" --kernels $tmp/img1 $tmp/img2 --check-runs 1
+usage_err "--fs takes one filesystem" --kernels $tmp/img1 $tmp/img2 --fs ext4,xfs
+usage_err "bad value '5,16x' for --endpoint-runs" --kernels $tmp/img1 $tmp/img2 --endpoint-runs 5,16x
+usage_err "unknown workload 'nosuch'" --kernels $tmp/img1 $tmp/img2 --workload nosuch
+usage_err "knob 'rate_mbps': 'abc'" --kernels $tmp/img1 $tmp/img2 --set rate_mbps=abc
+usage_err "unknown metric 'no_such_metric'" --kernels $tmp/img1 $tmp/img2 --metric no_such_metric
+grep -q 'worst_lag_s' $tmp/err
+# none of them stored a job
+if [ -e $h/kcanary.db ]; then
+	n=$(sqlite3 $h/kcanary.db 'SELECT count(*) FROM jobs')
+	[ "$n" = 0 ] || { echo "a refused bisection stored $n jobs"; exit 1; }
+fi
+# --kernels twice appends: the second list's missing image is item 2
+if $KC --home $h bisect --kernels $tmp/img1 --kernels /nonexistent3 2>$tmp/err; then echo "missing kernel accepted"; exit 1; fi
+grep -q "cannot read kernel image '/nonexistent3' (--kernels item 2)" $tmp/err
+
+# bisect log against a fresh home: says there is no store, creates none
+fresh=$tmp/fresh
+mkdir -p $fresh
+if $KC --home $fresh bisect log 1 2>$tmp/err; then echo "bisect log of an empty home succeeded"; exit 1; fi
+grep -q "no store at '$fresh/kcanary.db'" $tmp/err
+[ ! -e $fresh/kcanary.db ] || { echo "bisect log created a store"; exit 1; }
+
+# simulate: strict values, the log's path opened before simulating
+set +e; $KC bisect simulate --seed -1 >/dev/null 2>$tmp/err; rc=$?; set -e
+[ $rc = 2 ] && grep -q "bad value '-1' for --seed" $tmp/err
+# (a million trials would take hours: the timeout fails a late check)
+set +e; timeout 20 $KC bisect simulate --trials 1000000 --log /nonexistent/x >/dev/null 2>$tmp/err
+rc=$?; set -e
+[ $rc = 1 ] && grep -q "cannot write '/nonexistent/x'" $tmp/err
+# every strategy at 0% (skips everywhere): no strategy is named "as accurate"
+$KC bisect simulate --commits 100 --trials 5 --history clean --skip-rate 0.9 > $tmp/sim9.txt
+grep -q 'no fixed-repeat strategy here reaches 95%' $tmp/sim9.txt
+! grep -q 'as accurate:' $tmp/sim9.txt
 $KC help | grep -q '^  bisect '
 echo "ok: bisect simulate, replay (and tamper detection), bad input of the real bisection"

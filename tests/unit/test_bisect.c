@@ -34,6 +34,8 @@ struct script {
 	unsigned runs[N];
 	unsigned calls;
 	unsigned lie_after;	/* > 0: after this many calls the culprit runs good */
+	unsigned skip_after;	/* > 0: after this many calls the culprit and its
+				 * parent skip (the check's builds fail) */
 };
 
 static const double good_v[5] = { 1.1, 1.3, 1.0, 1.5, 1.2 };
@@ -51,6 +53,9 @@ static int scripted(void *ctx, size_t idx, double *value_out)
 	for (size_t i = 0; i < s->nskips; i++)
 		if (s->skips[i] == idx)
 			return -ENOEXEC;
+	if (s->skip_after && s->calls > s->skip_after &&
+	    (idx == s->culprit || idx + 1 == s->culprit))
+		return -EIO;
 	k = s->runs[idx]++;
 	bad = !s->same && ((idx >= s->culprit) != s->find_fix);
 	if (s->lie_after && s->calls > s->lie_after && idx == s->culprit)
@@ -447,6 +452,215 @@ static void test_simulator_is_deterministic_and_beats_fixed(void **state)
 	assert_true(a.correct + a.in_range >= so.trials * 8 / 10);
 }
 
+/* A binary search's FOUND is "converged", not "confident": with one run
+ * per step on a flaky history it converges on a commit the posterior does
+ * not hold at the confidence, and says so with the posterior's p. */
+static void test_binary_found_means_converged(void **state)
+{
+	struct bisect_sim_opts so = { .commits = 300, .trials = 40, .seed = 7,
+				      .history = SIM_FLAKY };
+	struct bisect_sim_stats st;
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+	char want[64];
+
+	(void)state;
+	script_init(&s);
+	s.flaky = true;
+	bisect_opts_init(&o);
+	o.strategy = BISECT_BINARY;
+	o.fixed_repeats = 1;
+	o.check_runs = 0;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_FOUND);
+	assert_non_null(strstr(r.message, "binary search converged"));
+	snprintf(want, sizeof(want), "posterior p = %.3f", r.culprit_prob);
+	assert_non_null(strstr(r.message, want));
+	if (r.culprit_prob < o.confidence)
+		assert_non_null(strstr(r.message, "below the confidence"));
+
+	/* simulate's "confident" column comes from the posterior: git bisect
+	 * run on "7 of 9" always converges (outcome FOUND every trial) but is
+	 * confident in few of them */
+	assert_int_equal(bisect_sim_run(&st, &so, &o), 0);
+	assert_int_equal(st.stopped, 0);
+	assert_true(st.confident < so.trials / 2);
+	assert_true(st.correct < so.trials / 2);
+}
+
+static void test_check_runs_minimum(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+
+	(void)state;
+	/* 2 against 2 runs: Mann-Whitney p >= 1/3; grown to 4 against 4 the
+	 * check can reach p = 0.029 */
+	assert_int_equal(bisect_check_runs_min(), 2);
+	script_init(&s);
+	bisect_opts_init(&o);
+	o.check_runs = 1;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), -EINVAL);
+	assert_int_equal(s.calls, 0);
+	o.check_runs = 2;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.culprit_first, CULPRIT);
+	assert_true(r.check_done && r.check_passed);
+	assert_int_equal(r.check_n_parent, 4);
+}
+
+static void test_check_abandoned_for_skips_is_reported(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+	struct buf log = BUF_INIT, line = BUF_INIT;
+	unsigned search_calls;
+	char want[96];
+
+	(void)state;
+	script_init(&s);
+	bisect_opts_init(&o);
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	search_calls = r.runs_total - r.runs_check;
+	/* the same history, but the check's builds of culprit and parent fail */
+	script_init(&s);
+	s.skip_after = search_calls;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, &log, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_FOUND);
+	assert_false(r.check_done);
+	assert_true(r.check_abandoned);
+	assert_int_equal(r.check_attempts, 8 * o.check_runs);
+	assert_int_equal(r.check_skips, r.check_attempts);
+	snprintf(want, sizeof(want), "culprit check not run: %u of %u runs skipped",
+		 r.check_skips, r.check_attempts);
+	assert_non_null(strstr(r.message, want));
+	bisect_result_line(&line, &r);
+	assert_non_null(strstr(buf_str(&line), " check=not-run check_skips=40 check_attempts=40"));
+	assert_non_null(strstr(buf_str(&log), buf_str(&line)));
+	buf_release(&log);
+	buf_release(&line);
+}
+
+static void test_budget_spent_without_a_likely_commit(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+
+	(void)state;
+	script_init(&s);
+	s.flaky = true;
+	bisect_opts_init(&o);
+	o.max_runs = 11;	/* the endpoints and a run or two: nearly flat */
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_UNDECIDED);
+	assert_true(r.culprit_prob < BISECT_LIKELY);
+	assert_null(strstr(r.message, "best guess"));
+	assert_non_null(strstr(r.message, "no commit is likely"));
+	/* the top candidates, with their probabilities */
+	char want[64];
+
+	snprintf(want, sizeof(want), " %zu (p = %.3f)", r.top[0].first, r.top[0].prob);
+	assert_non_null(strstr(r.message, want));
+}
+
+static void test_find_fix_no_difference_names_its_probability(void **state)
+{
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r;
+	struct buf log = BUF_INIT, t = BUF_INIT;
+	char want[96];
+
+	(void)state;
+	script_init(&s);
+	s.same = true;
+	bisect_opts_init(&o);
+	o.find_fix = true;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, &log, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_NO_DIFFERENCE);
+	/* the number is P(new worse): it is labelled so, under --find-fix too */
+	snprintf(want, sizeof(want), "P(a new-end run worse than an old-end run) = %.2f",
+		 r.endpoint_effect);
+	assert_non_null(strstr(r.message, want));
+	assert_null(strstr(r.message, "P(old worse)"));
+	/* endpoints just found not to differ are neither good nor bad */
+	assert_int_equal(bisect_log_table(&t, buf_str(&log)), 0);
+	snprintf(want, sizeof(want), "\n%8d %5u %-9s", 0, s.runs[0], "old");
+	assert_non_null(strstr(buf_str(&t), want));
+	snprintf(want, sizeof(want), "\n%8d %5u %-9s", N - 1, s.runs[N - 1], "new");
+	assert_non_null(strstr(buf_str(&t), want));
+	assert_null(strstr(buf_str(&t), " good "));
+	assert_null(strstr(buf_str(&t), " bad "));
+	buf_release(&log);
+	buf_release(&t);
+}
+
+/* Replay compares the final verdicts too; the table names candidates and
+ * calls an endpoint that only skipped "skip", as the run does. */
+static void test_replay_final_verdicts_and_table(void **state)
+{
+	static const size_t skips[] = { N - 1 };
+	struct script s;
+	struct bisect_opts o;
+	struct bisect_result r, rr;
+	struct buf log = BUF_INIT, t = BUF_INIT, named = BUF_INIT;
+	char *err = NULL, *text;
+
+	(void)state;
+	script_init(&s);
+	bisect_opts_init(&o);
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, &log, NULL), 0);
+	/* the culprit's final verdict swapped, the result line untouched */
+	{
+		const char *lg = buf_str(&log), *q;
+		char want[64];
+
+		snprintf(want, sizeof(want), "verdict idx=%d final=1", CULPRIT);
+		q = strstr(lg, want);
+		assert_non_null(q);
+		q = strstr(q, "verdict=bad\n");
+		assert_non_null(q);
+		buf_append(&t, lg, (size_t)(q - lg));
+		buf_puts(&t, "verdict=good\n");
+		buf_puts(&t, q + strlen("verdict=bad\n"));
+		text = buf_detach(&t);
+	}
+	assert_int_equal(bisect_replay(&rr, text, NULL, &err), -EPROTO);
+	assert_non_null(strstr(err, "final verdicts"));
+	free(err);
+	err = NULL;
+	free(text);
+
+	/* names from '# candidate' lines */
+	buf_puts(&named, "# candidate 0 aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa aaaaaaaaaaaa first one\n");
+	buf_printf(&named, "# candidate %d bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb bbbbbbbbbbbb "
+		   "writeback: the culprit\n", CULPRIT);
+	buf_puts(&named, buf_str(&log));
+	assert_int_equal(bisect_log_table(&t, buf_str(&named)), 0);
+	assert_non_null(strstr(buf_str(&t), " candidate "));
+	assert_non_null(strstr(buf_str(&t), " bad       bbbbbbbbbbbb writeback: the culprit "));
+	assert_non_null(strstr(buf_str(&t), " good      aaaaaaaaaaaa first one "));
+	buf_release(&t);
+	buf_release(&log);
+
+	/* an endpoint that cannot be measured: "skip", not "untested" */
+	script_init(&s);
+	s.skips = skips;
+	s.nskips = 1;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, &log, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_ENDPOINT_SKIP);
+	assert_int_equal(bisect_log_table(&t, buf_str(&log)), 0);
+	assert_non_null(strstr(buf_str(&t), "\n      63     0 skip      (1 skip)"));
+	assert_null(strstr(buf_str(&t), "untested"));
+	buf_release(&t);
+	buf_release(&log);
+	buf_release(&named);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +674,12 @@ int main(void)
 		cmocka_unit_test(test_budget_spent_gives_candidates),
 		cmocka_unit_test(test_bad_options),
 		cmocka_unit_test(test_simulator_is_deterministic_and_beats_fixed),
+		cmocka_unit_test(test_binary_found_means_converged),
+		cmocka_unit_test(test_check_runs_minimum),
+		cmocka_unit_test(test_check_abandoned_for_skips_is_reported),
+		cmocka_unit_test(test_budget_spent_without_a_likely_commit),
+		cmocka_unit_test(test_find_fix_no_difference_names_its_probability),
+		cmocka_unit_test(test_replay_final_verdicts_and_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
