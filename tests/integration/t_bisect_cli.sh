@@ -93,6 +93,12 @@ usage_err "unknown workload 'nosuch'" --kernels $tmp/img1 $tmp/img2 --workload n
 usage_err "knob 'rate_mbps': 'abc'" --kernels $tmp/img1 $tmp/img2 --set rate_mbps=abc
 usage_err "unknown metric 'no_such_metric'" --kernels $tmp/img1 $tmp/img2 --metric no_such_metric
 grep -q 'worst_lag_s' $tmp/err
+# every wb-handover summary metric is known to a fresh store (010_metrics.sql)
+for m in $(grep -o 'json_object_set_new(metrics, "[a-z_0-9]*"' agent/wb_handover.c | cut -d'"' -f2); do
+	set +e; $KC --home $tmp/fresh-$m bisect --kernels $tmp/img1 $tmp/img2 --metric $m --check-runs 0 \
+		>/dev/null 2>$tmp/err; rc=$?; set -e
+	[ $rc = 3 ] || { echo "--metric $m on a fresh store: exit $rc, expected 3 (endpoint skip)"; cat $tmp/err; exit 1; }
+done
 # none of them stored a job
 if [ -e $h/kcanary.db ]; then
 	n=$(sqlite3 $h/kcanary.db 'SELECT count(*) FROM jobs')
