@@ -14,6 +14,16 @@
 		chosen: {}, plots: [],
 	};
 	const $ = (x) => document.getElementById(x);
+	/* An SVG element with attributes and optional text (set as text, never
+	 * parsed): the strip plot's and the bisection chart's one maker. */
+	const svgEl = (tag, attrs, text) => {
+		const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+		for (const [k, v] of Object.entries(attrs))
+			e.setAttribute(k, v);
+		if (text !== undefined)
+			e.textContent = text;
+		return e;
+	};
 
 	if (!id) {
 		$("title").textContent = "no job given (job.html?id=N)";
@@ -199,15 +209,7 @@
 		hi = Math.ceil(hi / step) * step;
 		const y = (v) => top + (H - top - bottom) * (1 - (v - lo) / (hi - lo));
 		const colW = (W - left - right) / Math.max(1, variants.length);
-		const ns = "http://www.w3.org/2000/svg";
-		const mk = (tag, attrs, text) => {
-			const e = document.createElementNS(ns, tag);
-			for (const [k, v] of Object.entries(attrs))
-				e.setAttribute(k, v);
-			if (text !== undefined)
-				e.textContent = text;
-			return e;
-		};
+		const mk = svgEl;
 		const svg = mk("svg", { class: "strip", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
 		/* y axis: 5 ticks */
 		for (let v = lo; v <= hi + step / 2; v += step) {
@@ -543,15 +545,7 @@
 			hi = lo + 1;
 		const X = (i) => left + (W - left - right) * (i / (b.n - 1));
 		const Y = (v) => top + (H - top - bottom) * (1 - (v - lo) / (hi - lo));
-		const ns = "http://www.w3.org/2000/svg";
-		const mk = (tag, attrs, text) => {
-			const e = document.createElementNS(ns, tag);
-			for (const [k, v] of Object.entries(attrs))
-				e.setAttribute(k, v);
-			if (text !== undefined)
-				e.textContent = text;
-			return e;
-		};
+		const mk = svgEl;
 		const svg = mk("svg", { class: "bisect-chart", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
 		for (let k = 0; k <= 4; k++) {
 			const v = lo + (hi - lo) * k / 4;

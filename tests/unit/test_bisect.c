@@ -77,6 +77,19 @@ static void script_init(struct script *s)
 	s->culprit = CULPRIT;
 }
 
+/* What a `git bisect run` user does on the flaky history: binary search,
+ * one run per step, no check. Returns bisect_run()'s status. */
+static int git_bisect_flaky(struct bisect_result *r, struct script *s, struct bisect_opts *o)
+{
+	script_init(s);
+	s->flaky = true;
+	bisect_opts_init(o);
+	o->strategy = BISECT_BINARY;
+	o->fixed_repeats = 1;
+	o->check_runs = 0;
+	return bisect_run(r, N, o, scripted, s, NULL, NULL);
+}
+
 static void test_clean_history_all_strategies(void **state)
 {
 	(void)state;
@@ -139,13 +152,7 @@ static void test_flaky_history(void **state)
 	(void)state;
 	/* git bisect run with one run per step: commit 40's first run is one
 	 * of its fast ones (1.5 s), so it is called good and 41 is blamed */
-	script_init(&s);
-	s.flaky = true;
-	bisect_opts_init(&o);
-	o.strategy = BISECT_BINARY;
-	o.fixed_repeats = 1;
-	o.check_runs = 0;
-	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(git_bisect_flaky(&r, &s, &o), 0);
 	assert_int_equal(r.outcome, BISECT_FOUND);
 	assert_int_equal(r.culprit_first, CULPRIT + 1);
 
@@ -466,13 +473,7 @@ static void test_binary_found_means_converged(void **state)
 	char want[64];
 
 	(void)state;
-	script_init(&s);
-	s.flaky = true;
-	bisect_opts_init(&o);
-	o.strategy = BISECT_BINARY;
-	o.fixed_repeats = 1;
-	o.check_runs = 0;
-	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(git_bisect_flaky(&r, &s, &o), 0);
 	assert_int_equal(r.outcome, BISECT_FOUND);
 	assert_non_null(strstr(r.message, "binary search converged"));
 	snprintf(want, sizeof(want), "posterior p = %.3f", r.culprit_prob);
