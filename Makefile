@@ -7,7 +7,7 @@
 #   make check-kernel  slow: import linux-source-6.12, check the real mail
 #                   cases' apply results, build three kernels
 #   make check-bisect  slow: a real find-fix bisection over 6.12.117 + mailed
-#                   series that must name v6 2/3 (hours of builds)
+#                   series that must name v6 2/3 (~46 min here: 4 builds, 26 TCG runs)
 #   make bench-bisect  the bisection strategies on simulated histories
 #   make deps       apt-get every build, test and run dependency (root)
 #
