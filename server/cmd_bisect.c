@@ -214,6 +214,22 @@ static void print_row(const char *name, const struct bisect_sim_stats *s)
 	printf("\n");
 }
 
+/* A whole number 0..max in decimal digits only (strtoul alone takes " 5"
+ * and "-1"). */
+static int parse_unsigned(const char *s, unsigned *out, unsigned max)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')	/* strtoul takes " 5" and "-1" */
+		return -EINVAL;
+	v = strtoul(s, &end, 10);
+	if (*end || v > max)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int do_simulate(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -239,25 +255,18 @@ static int do_simulate(int argc, char **argv)
 	optind = 1;
 	while ((c = cmd_getopt(argc, argv, "kcanary bisect simulate", "", lopts)) != -1) {
 		switch (c) {
-		case 'n':
-			/* strtoul takes "-1" as ULONG_MAX: digits only */
-			if (*optarg < '0' || *optarg > '9')
-				goto bad_value;
-			so.commits = strtoul(optarg, &end, 10);
-			if (*end || so.commits < 3 || so.commits > 10000000)
-				goto bad_value;
-			break;
-		case 't': {
-			unsigned long t;
+		case 'n': {
+			unsigned n;
 
-			if (*optarg < '0' || *optarg > '9')
+			if (parse_unsigned(optarg, &n, 10000000) || n < 3)
 				goto bad_value;
-			t = strtoul(optarg, &end, 10);
-			if (*end || !t || t > 100000000)
-				goto bad_value;
-			so.trials = (unsigned)t;
+			so.commits = n;
 			break;
 		}
+		case 't':
+			if (parse_unsigned(optarg, &so.trials, 100000000) || !so.trials)
+				goto bad_value;
+			break;
 		case 's':
 			if (*optarg < '0' || *optarg > '9')
 				goto bad_value;
@@ -546,20 +555,6 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 	printf("totals: %u builds (%u failed), %u boots, %u runs with a value, %u skips, "
 	       "wall %.1f s\n", t->builds, t->build_failures, t->boots, t->runs, t->skips,
 	       t->wall_s);
-}
-
-static int parse_unsigned(const char *s, unsigned *out, unsigned max)
-{
-	char *end;
-	unsigned long v;
-
-	if (*s < '0' || *s > '9')	/* strtoul takes " 5" and "-1" */
-		return -EINVAL;
-	v = strtoul(s, &end, 10);
-	if (*end || v > max)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
 }
 
 /*
