@@ -365,6 +365,7 @@ static int do_simulate(int argc, char **argv)
 		for (size_t i = 0; i < nstrat; i++) {
 			double acc, best = 0;
 			const char *who = NULL;
+			size_t nfixed = 0;
 
 			if (strcmp(strat[i].name, "probabilistic"))
 				continue;
@@ -373,8 +374,10 @@ static int do_simulate(int argc, char **argv)
 				double a = (double)st[j].correct / st[j].trials;
 				double runs = st[j].runs_sum / st[j].trials;
 
-				if (strat[j].opts.strategy != BISECT_BINARY ||
-				    !strat[j].opts.fixed_repeats || a < acc || a < 0.95)
+				if (strat[j].opts.strategy != BISECT_BINARY || !strat[j].opts.fixed_repeats)
+					continue;
+				nfixed++;
+				if (a < acc || a < 0.95)
 					continue;
 				if (!who || runs < best) {
 					best = runs;
@@ -383,7 +386,10 @@ static int do_simulate(int argc, char **argv)
 			}
 			double mine = st[i].runs_sum / st[i].trials;
 
-			if (who)
+			if (!nfixed)
+				printf("goal: not judged: no fixed-repeat strategy simulated "
+				       "(--strategy all)\n");
+			else if (who)
 				printf("goal: probabilistic %.1f%% in %.1f runs; cheapest fixed-repeat "
 				       "%s: %s, %.1f runs; ratio %.2f: %s\n", 100 * acc, mine,
 				       acc >= 0.95 ? "as accurate" : "reaching 95%", who, best, mine / best,
