@@ -128,6 +128,19 @@ static int exit_status(enum canary_result r)
 	return 1;
 }
 
+/* The verdict on stdout as text or JSON (out is the scratch buffer);
+ * returns its exit status. */
+static int print_verdict(struct buf *out, const struct canary_verdict *v,
+			 const struct canary_cohorts *cc, const double *weights, bool json)
+{
+	if (json)
+		canary_format_json(out, v, cc, weights);
+	else
+		canary_format_text(out, v, cc, weights);
+	fputs(buf_str(out), stdout);
+	return exit_status(v->result);
+}
+
 static int parse_double(double *out, const char *s)
 {
 	char *end;
@@ -587,12 +600,7 @@ static int prometheus_verdict(const struct prom_args *pa, const char *control,
 		.canary_runs = nvals[1], .control_hosts = nseries[0], .canary_hosts = nseries[1],
 		.unit = "samples",
 	};
-	if (json)
-		canary_format_json(&out, &v, &cc, weights);
-	else
-		canary_format_text(&out, &v, &cc, weights);
-	fputs(buf_str(&out), stdout);
-	ret = exit_status(v.result);
+	ret = print_verdict(&out, &v, &cc, weights, json);
 out:
 	canary_verdict_release(&v);
 	buf_release(&out);
@@ -888,12 +896,7 @@ int cmd_canary(int argc, char **argv)
 		.control = control, .canary = canary, .control_runs = nctl, .canary_runs = ncan,
 		.control_hosts = nctl_hosts, .canary_hosts = ncan_hosts,
 	};
-	if (json)
-		canary_format_json(&out, &v, &cc, weights);
-	else
-		canary_format_text(&out, &v, &cc, weights);
-	fputs(buf_str(&out), stdout);
-	ret = exit_status(v.result);
+	ret = print_verdict(&out, &v, &cc, weights, json);
 out:
 	canary_verdict_release(&v);
 	buf_release(&out);
