@@ -53,6 +53,18 @@ static int step_err(struct db *db, int rc, const char *what)
 	return rc == SQLITE_DONE ? 0 : db_fail(db, what);
 }
 
+/* The end of a listing: finalize st, then hand the array a to *out when r
+ * is 0, else free it. Returns r. */
+static int finish_array(sqlite3_stmt *st, int r, json_t *a, json_t **out)
+{
+	sqlite3_finalize(st);
+	if (r)
+		json_decref(a);
+	else
+		*out = a;
+	return r;
+}
+
 int db_api_metrics(struct db *db, json_t **out)
 {
 	sqlite3_stmt *st = NULL;
@@ -68,13 +80,7 @@ int db_api_metrics(struct db *db, json_t **out)
 	}
 	r = step_err(db, rc, "list metrics");
 out:
-	sqlite3_finalize(st);
-	if (r) {
-		json_decref(a);
-		return r;
-	}
-	*out = a;
-	return 0;
+	return finish_array(st, r, a, out);
 }
 
 int db_api_metric_info(struct db *db, const char *metric, char *unit, size_t unit_sz,
@@ -288,13 +294,7 @@ int db_api_jobs(struct db *db, json_t **out, int limit)
 	}
 	r = step_err(db, rc, "list jobs");
 out:
-	sqlite3_finalize(st);
-	if (r) {
-		json_decref(a);
-		return r;
-	}
-	*out = a;
-	return 0;
+	return finish_array(st, r, a, out);
 }
 
 /* Matrix dimensions from cells "fs=ext4 mode=removed": key → sorted
@@ -407,13 +407,7 @@ int db_api_variants(struct db *db, json_t **out, int64_t job_id)
 	}
 	r = step_err(db, rc, "list variants");
 out:
-	sqlite3_finalize(st);
-	if (r) {
-		json_decref(a);
-		return r;
-	}
-	*out = a;
-	return 0;
+	return finish_array(st, r, a, out);
 }
 
 int db_api_runs(struct db *db, json_t **out, int64_t job_id, const char *metric)
