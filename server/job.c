@@ -48,6 +48,13 @@ struct job_spec *job_spec_new(void)
 	return s;
 }
 
+static void where_release(struct job_where *w)
+{
+	free(w->text);
+	free(w->section);
+	free(w->key);
+}
+
 void job_spec_free(struct job_spec *s)
 {
 	if (!s)
@@ -68,11 +75,8 @@ void job_spec_free(struct job_spec *s)
 		strv_free(s->dims[i].values, s->dims[i].nvalues);
 	}
 	free(s->dims);
-	for (size_t i = 0; i < s->nwhere; i++) {
-		free(s->where[i].text);
-		free(s->where[i].section);
-		free(s->where[i].key);
-	}
+	for (size_t i = 0; i < s->nwhere; i++)
+		where_release(&s->where[i]);
 	free(s->where);
 	free(s);
 }
@@ -247,9 +251,7 @@ int job_spec_set(struct job_spec *s, const char *section, const char *key,
 	/* set again (the CLI after the file): the file's line no longer holds */
 	for (size_t i = 0; i < s->nwhere; i++) {
 		if (strcmp(s->where[i].section, "job") && !strcmp(s->where[i].key, key)) {
-			free(s->where[i].text);
-			free(s->where[i].section);
-			free(s->where[i].key);
+			where_release(&s->where[i]);
 			s->where[i--] = s->where[--s->nwhere];
 		}
 	}
