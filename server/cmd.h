@@ -10,6 +10,7 @@
 #define KC_CMD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct cmd {
 	const char *name;
@@ -57,5 +58,26 @@ int series_cmd_apply(int argc, char **argv);
 struct option;
 int cmd_getopt(int argc, char **argv, const char *prog, const char *shortopts,
 	       const struct option *longopts);
+
+/*
+ * Sub-verbs (`kcanary token create NAME`), bpftool's do_<verb> tables: a
+ * command with verbs keeps a table of struct cmd_verb, terminated by a
+ * NULL name, and hands its argv to cmd_select(). To add a verb: write
+ * `static int do_foo(int argc, char **argv)` (argv[0] is "foo"; it
+ * returns the exit code and checks its own arguments) and add a row.
+ */
+struct cmd_verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+/*
+ * cmd_select - run the verb argv[1] names with argc - 1, argv + 1. No verb:
+ * usage(stderr), 2. A verb not in the table: "PROG: unknown subcommand
+ * 'X' (expected a, b or c)" and usage(stderr), 2. prog names the command
+ * in messages ("kcanary token").
+ */
+int cmd_select(const struct cmd_verb *verbs, int argc, char **argv, const char *prog,
+	       void (*usage)(FILE *f));
 
 #endif

@@ -66,6 +66,26 @@ int cmd_getopt(int argc, char **argv, const char *prog, const char *shortopts,
 	return c;
 }
 
+int cmd_select(const struct cmd_verb *verbs, int argc, char **argv, const char *prog,
+	       void (*usage)(FILE *f))
+{
+	const struct cmd_verb *v;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	for (v = verbs; v->name; v++)
+		if (!strcmp(v->name, argv[1]))
+			return v->fn(argc - 1, argv + 1);
+	fprintf(stderr, "%s: unknown subcommand '%s' (expected ", prog, argv[1]);
+	for (v = verbs; v->name; v++)
+		fprintf(stderr, "%s%s", v == verbs ? "" : v[1].name ? ", " : " or ", v->name);
+	fprintf(stderr, ")\n");
+	usage(stderr);
+	return 2;
+}
+
 char *cmd_db_path(void)
 {
 	if (cmd_home)
