@@ -134,7 +134,7 @@ struct apply_failure {
  * (author and committer: the mail's author and date, so the same patch on
  * the same parent always gives the same commit id) and write its id to
  * out. Nothing is checked out. Context must match exactly: hunks may move
- * (offsets) but never fuzz.
+ * (offsets, placed by patch_fit.h) but never fuzz.
  *
  * Returns 0 when applied; -EALREADY when it does not apply but its reverse
  * does (already applied; out gets parent_hex); -ENOEXEC when it does not
