@@ -346,6 +346,28 @@ static bool fit_hunk(struct buf *o, struct patch_fit_result *res, struct fit_fil
 	return true;
 }
 
+/* The end of the body of hunk h that starts at body: after the lines its
+ * header counts (or at the first line that cannot be in a hunk). */
+static const char *hunk_body_end(const char *body, const struct hunk_header *h)
+{
+	long old_left = h->old_lines, new_left = h->new_lines;
+	const char *p = body, *next;
+
+	while (*p && (old_left > 0 || new_left > 0)) {
+		size_t n = line_at(p, &next, NULL);
+		char ch = n ? *p : ' ';
+
+		if (ch == ' ' || ch == '-')
+			old_left--;
+		if (ch == ' ' || ch == '+')
+			new_left--;
+		else if (ch != '-' && ch != '\\')
+			break;
+		p = next;
+	}
+	return p;
+}
+
 void patch_fit_hunks(struct buf *o, struct patch_fit_result *res, const char *diff,
 		     const struct patch_fit_source *src)
 {
@@ -361,13 +383,22 @@ void patch_fit_hunks(struct buf *o, struct patch_fit_result *res, const char *di
 	while (*p) {
 		size_t n = line_at(p, &next, &nl);
 
-		if (!strncmp(p, "--- ", 4)) {
-			fit_file_start(&f, p, n, src);
-		} else if (f.img && parse_hunk_header(&h, p, n) &&
-			   fit_hunk(o, res, &f, &h, p, n, next)) {
-			p = next;
+		if (parse_hunk_header(&h, p, n)) {
+			/* a hunk: its header where it fits, its body as it is (a
+			 * removed "-- x" line reads "--- x" and is no file header) */
+			const char *end = hunk_body_end(next, &h);
+
+			if (!f.img || !fit_hunk(o, res, &f, &h, p, n, next)) {
+				buf_append(o, p, n);
+				if (nl)
+					buf_puts(o, "\n");
+			}
+			buf_append(o, next, (size_t)(end - next));
+			p = end;
 			continue;
 		}
+		if (!strncmp(p, "--- ", 4))
+			fit_file_start(&f, p, n, src);
 		buf_append(o, p, n);
 		if (nl)
 			buf_puts(o, "\n");

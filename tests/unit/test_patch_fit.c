@@ -286,6 +286,33 @@ static void test_several_hunks_and_files(void **state)
 	fake_tree_release(&t);
 }
 
+/* A removed line that starts "-- " is "--- ..." in the hunk body: body,
+ * not the next file's header, so the file's second hunk is still placed
+ * (and a removed "-- a/x" line does not read x). */
+static void test_body_line_like_header(void **state)
+{
+	struct fake_tree t = { { "sig.txt", "x" }, { NULL, xstrdup("other\n") }, 0 };
+	struct buf f = BUF_INIT;
+	struct patch_fit_result res;
+
+	(void)state;
+	for (int i = 1; i <= 40; i++)
+		buf_printf(&f, "%s\n", i == 5 ? "-- a/x" : i == 6 ? "-- " : i == 30 ? "last" : "text");
+	t.text[0] = buf_detach(&f);
+#define SIG "--- a/sig.txt\n+++ b/sig.txt\n@@ -%d,3 +%d,1 @@\n text\n--- a/x\n--- \n" \
+		"@@ -%d,2 +%d,3 @@\n text\n+more\n last\n"
+	char *d = xasprintf(SIG, 4, 4, 19, 19), *want = xasprintf(SIG, 4, 4, 29, 27);
+	char *out = fit(&res, d, &t);
+
+	assert_string_equal(out, want);
+	assert_int_equal(res.placed, 2);
+	assert_int_equal(t.reads, 1);
+	free(out);
+	free(want);
+	free(d);
+	fake_tree_release(&t);
+}
+
 static char *reverse(const char *diff)
 {
 	struct buf o = BUF_INIT;
@@ -418,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_file_start_and_end),
 		cmocka_unit_test(test_several_hunks_and_files),
+		cmocka_unit_test(test_body_line_like_header),
 		cmocka_unit_test(test_reverse_multi),
 		cmocka_unit_test(test_reverse_git_cases),
 		cmocka_unit_test(test_deletions),
