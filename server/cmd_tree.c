@@ -1,13 +1,15 @@
-/* cmd_tree.c - kcanary tree: import a source release tarball as a commit,
- * resolve a commit-ish (git.h does the work). */
+/* cmd_tree.c - kcanary tree: import a source release tarball as a commit
+ * (tree_import.h does the work), resolve a commit-ish (git.h). */
 #define LOG_MODULE "tree"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "error.h"
 #include "git.h"
 #include "log.h"
+#include "tree_import.h"
 
 static void usage(FILE *f)
 {
@@ -33,6 +35,7 @@ static int tree_import(int argc, char **argv)
 	const char *tarball = NULL, *repo_path = NULL, *tag = NULL;
 	struct repo *r = NULL;
 	struct import_result ir;
+	struct buf err = BUF_INIT;
 	int ret = 1;
 
 	for (int i = 1; i < argc; i++) {
@@ -57,14 +60,15 @@ static int tree_import(int argc, char **argv)
 		log_err("%s", repo_errmsg());
 		return 1;
 	}
-	if (repo_import_tarball(r, &ir, tarball, tag)) {
-		log_err("cannot import '%s': %s", tarball, repo_errmsg());
+	if (tree_import_tarball(r, &ir, tarball, tag, &err)) {
+		log_err("cannot import '%s': %s", tarball, err_text(&err));
 		goto out;
 	}
 	printf("%s %s%s%s\n", ir.noop ? "unchanged" : "imported", ir.commit,
 	       *ir.tag ? " tag " : "", ir.tag);
 	ret = 0;
 out:
+	buf_release(&err);
 	repo_close(r);
 	return ret;
 }

@@ -1,16 +1,12 @@
 /* git.c - kernel trees through libgit2 (see git.h). The only file that
  * includes <git2.h>: libgit2 errors become an errno plus one message here. */
 #define LOG_MODULE "git"
-#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <git2.h>
 
@@ -18,11 +14,6 @@
 #include "log.h"
 #include "patch_fit.h"
 #include "util.h"
-
-extern char **environ;
-
-#define IMPORT_BRANCH "refs/heads/kcanary/import"
-#define TARBALL_TRAILER "Kcanary-Tarball: "
 
 struct repo {
 	git_repository *g;
@@ -220,62 +211,7 @@ int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_he
 	return 0;
 }
 
-/* ---- import ---- */
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP ? rmdir(path) : unlink(path))
-		return -errno;
-	return 0;
-}
-
-/* Remove everything in dir except .git. */
-static int empty_workdir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int ret = 0;
-
-	if (!d)
-		return set_err(-errno, "cannot open '%s': %s", dir, strerror(errno));
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    !strcmp(e->d_name, ".git"))
-			continue;
-		char *p = xasprintf("%s/%s", dir, e->d_name);
-		int rc = nftw(p, rm_entry, 64, FTW_DEPTH | FTW_PHYS);
-		if (rc) {
-			ret = set_err(rc < 0 ? rc : -EIO, "cannot remove '%s': %s", p,
-				      strerror(rc < 0 ? -rc : EIO));
-			free(p);
-			break;
-		}
-		free(p);
-	}
-	closedir(d);
-	return ret;
-}
-
-static int run_tar(const char *tarball, const char *dir)
-{
-	char *argv[] = { (char *)"tar", (char *)"-xf", (char *)tarball, (char *)"-C",
-			 (char *)dir, (char *)"--strip-components=1",
-			 (char *)"--no-same-owner", NULL };
-	pid_t pid;
-	int st, rc;
-
-	rc = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ);
-	if (rc)
-		return set_err(-rc, "cannot run tar: %s", strerror(rc));
-	if (waitpid(pid, &st, 0) < 0)
-		return set_err(-errno, "waitpid tar: %s", strerror(errno));
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return set_err(-EIO, "cannot unpack '%s': tar failed (status %d)", tarball,
-			       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	return 0;
-}
+/* ---- writing: index, commits, refs, tags ---- */
 
 /* nftw has no payload: the index being filled, for add_entry. */
 static __thread git_index *walk_idx;
@@ -318,133 +254,15 @@ static int index_add_tree(git_index *idx, const char *root)
 	return 0;
 }
 
-/* "6.12.117" from the top Makefile of dir; "" when it cannot be read. */
-static void kernel_version(char *out, size_t size, const char *dir)
+int repo_index_workdir(struct repo *r, char out[KC_OID_HEX])
 {
-	char *path = xasprintf("%s/Makefile", dir);
-	char line[256], v[4][64] = { "", "", "", "" };
-	static const char *const keys[] = { "VERSION", "PATCHLEVEL", "SUBLEVEL", "EXTRAVERSION" };
-	FILE *f = fopen(path, "r");
-
-	out[0] = '\0';
-	free(path);
-	if (!f)
-		return;
-	for (int n = 0; n < 40 && fgets(line, sizeof(line), f); n++) {
-		for (int i = 0; i < 4; i++) {
-			size_t kl = strlen(keys[i]);
-			if (strncmp(line, keys[i], kl) || strncmp(line + kl, " =", 2))
-				continue;
-			char *s = line + kl + 2;
-			s += strspn(s, " \t");
-			s[strcspn(s, " \t\r\n")] = '\0';
-			snprintf(v[i], sizeof(v[i]), "%s", s);
-		}
-	}
-	fclose(f);
-	if (*v[0] && *v[1])
-		snprintf(out, size, "%s.%s%s%s%s", v[0], v[1], *v[2] ? "." : "", v[2], v[3]);
-}
-
-/* Walk the first-parent chain of the import branch for a commit whose
- * message names blob id want; 0 and *found when there is one. */
-static int find_import(struct repo *r, const char *want, git_oid *found, bool *has)
-{
-	git_oid tip;
-	git_commit *c = NULL;
-	int rc;
-
-	*has = false;
-	rc = git_reference_name_to_id(&tip, r->g, IMPORT_BRANCH);
-	if (rc == GIT_ENOTFOUND)
-		return 0;
-	if (rc < 0)
-		return set_err(-EIO, "cannot read %s: %s", IMPORT_BRANCH, gerr());
-	if (git_commit_lookup(&c, r->g, &tip) < 0)
-		return set_err(-EIO, "cannot read %s: %s", IMPORT_BRANCH, gerr());
-	while (c) {
-		const char *msg = git_commit_message(c);
-		const char *t = strstr(msg, TARBALL_TRAILER);
-		git_commit *p = NULL;
-
-		if (t && !strncmp(t + strlen(TARBALL_TRAILER), want, 40)) {
-			git_oid_cpy(found, git_commit_id(c));
-			*has = true;
-			git_commit_free(c);
-			return 0;
-		}
-		if (git_commit_parentcount(c) > 0 && git_commit_parent(&p, c, 0) < 0)
-			p = NULL;
-		git_commit_free(c);
-		c = p;
-	}
-	return 0;
-}
-
-static int set_tag(struct repo *r, const char *tag, const git_oid *commit)
-{
-	git_object *obj = NULL;
-	git_oid have, tag_oid;
-	char *ref = xasprintf("refs/tags/%s", tag);
+	git_index *idx = NULL;
+	git_oid tree_oid;
 	int ret = 0;
 
-	if (peel_ref_commit(r->g, ref, &have) == 0) {
-		if (!git_oid_equal(&have, commit)) {
-			char h[KC_OID_HEX];
-			git_oid_tostr(h, sizeof(h), &have);
-			ret = set_err(-EEXIST, "tag '%s' already exists and points at %.12s", tag, h);
-		}
-		goto out;
-	}
-	if (git_object_lookup(&obj, r->g, commit, GIT_OBJECT_COMMIT) < 0 ||
-	    git_tag_create_lightweight(&tag_oid, r->g, tag, obj, 0) < 0)
-		ret = set_err(-EIO, "cannot create tag '%s': %s", tag, gerr());
-out:
-	git_object_free(obj);
-	free(ref);
-	return ret;
-}
-
-int repo_import_tarball(struct repo *r, struct import_result *out,
-			const char *tarball, const char *tag)
-{
-	struct import_result res;
-	git_oid blob, found, tree_oid, commit_oid, parent_oid;
-	git_index *idx = NULL;
-	git_tree *tree = NULL;
-	git_commit *parent = NULL;
-	git_signature *sig = NULL;
-	const git_commit *parents[1];
-	struct stat st;
-	char blob_hex[KC_OID_HEX], *msg = NULL;
-	const char *base;
-	bool has = false;
-	int rc, ret = 0;
-
-	memset(&res, 0, sizeof(res));
 	if (!r->workdir)
-		return set_err(-EINVAL, "cannot import into a bare repository");
-	if (stat(tarball, &st) < 0)
-		return set_err(-errno, "cannot read '%s': %s", tarball, strerror(errno));
-	/* The tarball's identity: its git blob id (sha1 of its content). */
-	if (git_odb_hashfile(&blob, tarball, GIT_OBJECT_BLOB) < 0)
-		return set_err(-EIO, "cannot hash '%s': %s", tarball, gerr());
-	git_oid_tostr(blob_hex, sizeof(blob_hex), &blob);
-	if ((ret = find_import(r, blob_hex, &found, &has)))
-		return ret;
-	if (has) {
-		res.noop = true;
-		git_oid_tostr(res.commit, sizeof(res.commit), &found);
-		kernel_version(res.version, sizeof(res.version), r->workdir);
-		goto tag;
-	}
-
-	if ((ret = empty_workdir(r->workdir)) || (ret = run_tar(tarball, r->workdir)))
-		return ret;
-	kernel_version(res.version, sizeof(res.version), r->workdir);
-
-	/* Every file, ignored or not: the tarball is the source of truth.
-	 * (git_index_add_all with GIT_INDEX_ADD_FORCE stops at an ignored
+		return set_err(-EINVAL, "cannot index a bare repository");
+	/* (git_index_add_all with GIT_INDEX_ADD_FORCE stops at an ignored
 	 * directory with "invalid path", so walk the tree ourselves.) */
 	if (git_repository_index(&idx, r->g) < 0 || git_index_clear(idx) < 0) {
 		ret = set_err(-EIO, "cannot index '%s': %s", r->workdir, gerr());
@@ -456,69 +274,87 @@ int repo_import_tarball(struct repo *r, struct import_result *out,
 		ret = set_err(-EIO, "cannot index '%s': %s", r->workdir, gerr());
 		goto out;
 	}
-	if (git_tree_lookup(&tree, r->g, &tree_oid) < 0) {
-		ret = set_err(-EIO, "cannot read tree: %s", gerr());
+	git_oid_tostr(out, KC_OID_HEX, &tree_oid);
+out:
+	git_index_free(idx);
+	return ret;
+}
+
+int repo_commit_create(struct repo *r, char out[KC_OID_HEX], const struct repo_commit_spec *spec)
+{
+	git_tree *tree = NULL;
+	git_commit *parent = NULL;
+	git_signature *sig = NULL;
+	const git_commit *parents[1];
+	git_oid tree_oid, commit_oid;
+	int ret = 0;
+
+	if (git_oid_fromstr(&tree_oid, spec->tree) < 0 ||
+	    git_tree_lookup(&tree, r->g, &tree_oid) < 0)
+		return set_err(-ENOENT, "cannot read tree %.12s: %s", spec->tree, gerr());
+	if (spec->parent && (ret = lookup_commit(r, &parent, spec->parent)))
 		goto out;
-	}
-	rc = git_reference_name_to_id(&parent_oid, r->g, IMPORT_BRANCH);
-	if (rc == 0 && git_commit_lookup(&parent, r->g, &parent_oid) < 0) {
-		ret = set_err(-EIO, "cannot read %s: %s", IMPORT_BRANCH, gerr());
+	if (git_signature_new(&sig, spec->name, spec->email, (git_time_t)spec->time_s,
+			      spec->tz_offset_min) < 0) {
+		ret = set_err(-EINVAL, "cannot make signature '%s <%s>': %s", spec->name,
+			      spec->email, gerr());
 		goto out;
-	}
-	if (parent && git_oid_equal(git_commit_tree_id(parent), &tree_oid)) {
-		/* another tarball of the same tree (recompressed, renamed) */
-		res.noop = true;
-		git_oid_tostr(res.commit, sizeof(res.commit), &parent_oid);
-		goto tag;
-	}
-	if (git_signature_new(&sig, "kcanary import", "kcanary@localhost",
-			      (git_time_t)st.st_mtime, 0) < 0) {
-		ret = set_err(-EIO, "cannot make signature: %s", gerr());
-		goto out;
-	}
-	base = strrchr(tarball, '/') ? strrchr(tarball, '/') + 1 : tarball;
-	{
-		char *title = *res.version ? xasprintf("Linux %s", res.version) : xstrdup(base);
-		msg = xasprintf("Import %s\n\nSource release tarball %s imported by kcanary.\n\n"
-				TARBALL_TRAILER "%s\n", title, base, blob_hex);
-		free(title);
 	}
 	parents[0] = parent;
-	if (git_commit_create(&commit_oid, r->g, NULL, sig, sig, NULL, msg, tree,
+	if (git_commit_create(&commit_oid, r->g, NULL, sig, sig, NULL, spec->message, tree,
 			      parent ? 1 : 0, parents) < 0) {
-		ret = set_err(-EIO, "cannot commit import: %s", gerr());
+		ret = set_err(-EIO, "cannot commit: %s", gerr());
 		goto out;
 	}
-	{
-		git_reference *ref = NULL;
-		if (git_reference_create(&ref, r->g, IMPORT_BRANCH, &commit_oid, 1,
-					 "kcanary: import tarball") < 0 ||
-		    git_repository_set_head(r->g, IMPORT_BRANCH) < 0) {
-			git_reference_free(ref);
-			ret = set_err(-EIO, "cannot update %s: %s", IMPORT_BRANCH, gerr());
-			goto out;
-		}
-		git_reference_free(ref);
-	}
-	git_oid_tostr(res.commit, sizeof(res.commit), &commit_oid);
-tag:
-	if (tag && *tag)
-		snprintf(res.tag, sizeof(res.tag), "%s", tag);
-	else if (*res.version)
-		snprintf(res.tag, sizeof(res.tag), "v%s", res.version);
-	if (*res.tag) {
-		git_oid c;
-		git_oid_fromstr(&c, res.commit);
-		if ((ret = set_tag(r, res.tag, &c)))
-			goto out;
-	}
-	*out = res;
+	git_oid_tostr(out, KC_OID_HEX, &commit_oid);
 out:
-	free(msg);
 	git_signature_free(sig);
 	git_commit_free(parent);
 	git_tree_free(tree);
-	git_index_free(idx);
+	return ret;
+}
+
+int repo_ref_set(struct repo *r, const char *refname, const char *commit_hex,
+		 const char *log_msg, bool head)
+{
+	git_reference *ref = NULL;
+	git_oid oid;
+	int ret = 0;
+
+	if (git_oid_fromstr(&oid, commit_hex) < 0)
+		return set_err(-EINVAL, "'%s' is not a commit id", commit_hex);
+	if (git_reference_create(&ref, r->g, refname, &oid, 1, log_msg) < 0 ||
+	    (head && git_repository_set_head(r->g, refname) < 0))
+		ret = set_err(-EIO, "cannot update %s: %s", refname, gerr());
+	git_reference_free(ref);
+	return ret;
+}
+
+int repo_tag_set(struct repo *r, const char *tag, const char *commit_hex)
+{
+	git_object *obj = NULL;
+	git_oid have, want, tag_oid;
+	char *ref = xasprintf("refs/tags/%s", tag);
+	int ret = 0;
+
+	if (git_oid_fromstr(&want, commit_hex) < 0) {
+		ret = set_err(-EINVAL, "'%s' is not a commit id", commit_hex);
+		goto out;
+	}
+	if (peel_ref_commit(r->g, ref, &have) == 0) {
+		if (!git_oid_equal(&have, &want)) {
+			char h[KC_OID_HEX];
+			git_oid_tostr(h, sizeof(h), &have);
+			ret = set_err(-EEXIST, "tag '%s' already exists and points at %.12s", tag, h);
+		}
+		goto out;
+	}
+	if (git_object_lookup(&obj, r->g, &want, GIT_OBJECT_COMMIT) < 0 ||
+	    git_tag_create_lightweight(&tag_oid, r->g, tag, obj, 0) < 0)
+		ret = set_err(-EIO, "cannot create tag '%s': %s", tag, gerr());
+out:
+	git_object_free(obj);
+	free(ref);
 	return ret;
 }
 
