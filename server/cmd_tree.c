@@ -30,7 +30,7 @@ static void usage(FILE *f)
 		"expression names; exit 1 when it is missing or ambiguous.\n");
 }
 
-static int tree_import(int argc, char **argv)
+static int do_import(int argc, char **argv)
 {
 	const char *tarball = NULL, *repo_path = NULL, *tag = NULL;
 	struct repo *r = NULL;
@@ -73,7 +73,7 @@ out:
 	return ret;
 }
 
-static int tree_resolve(int argc, char **argv)
+static int do_resolve(int argc, char **argv)
 {
 	const char *repo_path = NULL, *rev = NULL;
 	struct repo *r = NULL;
@@ -108,21 +108,17 @@ static int tree_resolve(int argc, char **argv)
 	return ret;
 }
 
+static const struct cmd_verb verbs[] = {
+	{ "import", do_import },
+	{ "resolve", do_resolve },
+	{ NULL, NULL },
+};
+
 int cmd_tree(int argc, char **argv)
 {
-	if (argc < 2 || cmd_wants_help(2, argv)) {
+	if (argc < 2 || cmd_wants_help(argc, argv)) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (cmd_wants_help(argc, argv)) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "import"))
-		return tree_import(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "resolve"))
-		return tree_resolve(argc - 1, argv + 1);
-	fprintf(stderr, "kcanary tree: unknown subcommand '%s' (expected import or resolve)\n",
-		argv[1]);
-	return 2;
+	return cmd_select("kcanary tree", verbs, argc, argv);
 }
