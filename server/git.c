@@ -88,7 +88,8 @@ int repo_open(struct repo **out, const char *path, bool create)
 		return set_err(-EIO, "cannot open repository '%s': %s", path, gerr());
 	}
 	/* A `git gc --auto` started by a later `git` command would compete
-	 * with the kernel build for the two cores (notes/kbuild.md). */
+	 * with the kernel build for the two cores (../shared/notes/kbuild.md,
+	 * outside this tree). */
 	if (git_repository_config(&cfg, g) == 0) {
 		int32_t cur = -1;
 

@@ -30,8 +30,9 @@ const char *repo_errmsg(void);
  * With create set, a missing repository is initialised (path is made).
  * Either way, gc.auto is set to 0 in the repository's config so a `git`
  * run by hand later does not start a background gc that competes with a
- * kernel build (see notes/kbuild.md). -ENOENT when path is not a
- * repository and create is false. Free with repo_close().
+ * kernel build (../shared/notes/kbuild.md, outside this tree). -ENOENT
+ * when path is not a repository and create is false. Free with
+ * repo_close().
  */
 int repo_open(struct repo **out, const char *path, bool create);
 void repo_close(struct repo *r);
