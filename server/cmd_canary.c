@@ -286,6 +286,26 @@ static void no_runs_message(struct db *db, const char *which, const char *text,
 	db_strings_free(rel, nrel);
 }
 
+/* next_flag's return when the command is done: see *status. */
+#define FLAG_EXIT (-2)
+
+/* The next flag of argv (cmd_getopt with lopts and -h), --help and bad
+ * flags handled: the flag's value, -1 after the last, or FLAG_EXIT with
+ * *status 0 (--help: usage on stdout) or 2 (a bad flag: glibc's message,
+ * then usage on stderr). */
+static int next_flag(int argc, char **argv, const char *prog, const struct option *lopts,
+		     int *status)
+{
+	int c = cmd_getopt(argc, argv, prog, "h", lopts);
+
+	if (c == 'h' || c == '?' || c == ':') {
+		fputs(usage_text, c == 'h' ? stdout : stderr);
+		*status = c == 'h' ? 0 : 2;
+		return FLAG_EXIT;
+	}
+	return c;
+}
+
 /* ---- simulate ---- */
 
 /* One `canary simulate` flag c with value arg into so (runs: the cohort
@@ -413,22 +433,15 @@ static int do_simulate(int argc, char **argv)
 	};
 	struct canary_sim_opts so;
 	size_t runs[16] = { 5, 10, 20, 40 }, nruns = 4;
-	int c;
+	int c, status;
 
 	canary_sim_opts_default(&so);
 	optind = 1;
-	while ((c = cmd_getopt(argc, argv, "kcanary canary simulate", "h", lopts)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		if (c == '?' || c == ':') {
-			fputs(usage_text, stderr);
-			return 2;
-		}
+	while ((c = next_flag(argc, argv, "kcanary canary simulate", lopts, &status)) >= 0)
 		if (simulate_flag(&so, runs, &nruns, c, optarg))
 			goto bad;
-	}
+	if (c == FLAG_EXIT)
+		return status;
 	if (optind != argc) {
 		fprintf(stderr, "kcanary canary simulate: unexpected argument '%s'\n", argv[optind]);
 		return 2;
@@ -668,21 +681,14 @@ static int verdict_parse(struct verdict_opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, status;
 
 	optind = 1;
-	while ((c = cmd_getopt(argc, argv, "kcanary canary", "h", lopts)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		}
-		if (c == '?' || c == ':') {
-			fputs(usage_text, stderr);
-			return 2;
-		}
+	while ((c = next_flag(argc, argv, "kcanary canary", lopts, &status)) >= 0)
 		if (verdict_flag(o, c, optarg))
 			return 2;
-	}
+	if (c == FLAG_EXIT)
+		return status;
 	return verdict_check(o, argc) ? 2 : -1;
 }
 
