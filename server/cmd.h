@@ -72,8 +72,8 @@ struct cmd_verb {
  * cmd_select - run the verb argv[1] names (exact match) from verbs, with
  * argc - 1, argv + 1; anything else goes to the final row's fn when it has
  * one. Without one, a missing or unknown verb is a usage error: a message
- * naming prog and the verbs there are on stderr, and exit status 2. prog
- * is "kcanary tree". Help (--help) is the subcommand's to handle first.
+ * naming prog ("kcanary tree") and the verbs there are on stderr, and exit
+ * status 2. Help (--help) is the subcommand's to handle first.
  */
 int cmd_select(const char *prog, const struct cmd_verb *verbs, int argc, char **argv);
 
