@@ -135,5 +135,9 @@ int cmd_token(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	return cmd_select(verbs, argc, argv, "kcanary token", usage);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	return cmd_select("kcanary token", verbs, argc, argv);
 }

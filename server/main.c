@@ -66,23 +66,23 @@ int cmd_getopt(int argc, char **argv, const char *prog, const char *shortopts,
 	return c;
 }
 
-int cmd_select(const struct cmd_verb *verbs, int argc, char **argv, const char *prog,
-	       void (*usage)(FILE *f))
+int cmd_select(const char *prog, const struct cmd_verb *verbs, int argc, char **argv)
 {
 	const struct cmd_verb *v;
+	size_t n = 0;
 
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
-	for (v = verbs; v->name; v++)
-		if (!strcmp(v->name, argv[1]))
+	for (v = verbs; v->name; v++, n++)
+		if (argc > 1 && !strcmp(argv[1], v->name))
 			return v->fn(argc - 1, argv + 1);
-	fprintf(stderr, "%s: unknown subcommand '%s' (expected ", prog, argv[1]);
-	for (v = verbs; v->name; v++)
-		fprintf(stderr, "%s%s", v == verbs ? "" : v[1].name ? ", " : " or ", v->name);
+	if (v->fn)
+		return v->fn(argc, argv);
+	if (argc > 1)
+		fprintf(stderr, "%s: unknown subcommand '%s' (expected ", prog, argv[1]);
+	else
+		fprintf(stderr, "%s: expected a subcommand (", prog);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ", verbs[i].name);
 	fprintf(stderr, ")\n");
-	usage(stderr);
 	return 2;
 }
 
