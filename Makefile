@@ -1,7 +1,9 @@
 # kcanary: one plain Makefile (see README.md, "Source layout").
 #
 #   make            build build/kcanary and build/kcanary-agent
-#   make test       what CI runs: unit tests, then integration tests
+#   make test       what CI runs: unit tests, integration tests, check-layers
+#   make check-layers  the include graph of server/: no cycle, no arrow
+#                   from a lower layer to a higher one (tools/check-layers.sh)
 #   make test-asan  the unit tests under -fsanitize=address,undefined
 #   make bench      benchmarks (numbers go into closing notes)
 #   make check-kernel  slow: import linux-source-6.12, check the real mail
@@ -73,7 +75,7 @@ NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/de
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: demo demo-quick all test unit integration test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-%
+.PHONY: demo demo-quick all test unit integration check-layers test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-%
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -142,8 +144,13 @@ $(B)/tests/agent_test_%: $(B)/tests/agent/test_%.o $(B)/libkcagent.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(TEST_LIBS)
 
-# The test command of README.md: unit tests, then integration tests.
-test: unit integration
+# The test command of README.md: unit tests, then integration tests, then
+# the layers of the include graph (last, so a misplaced #include does not
+# hide the tests' results).
+test: unit integration check-layers
+
+check-layers:
+	$(Q)sh tools/check-layers.sh
 
 unit: all $(UNIT_TESTS) $(AGENT_TESTS)
 	$(Q)B=$(B) sh tests/run-unit.sh $(UNIT_TESTS) $(AGENT_TESTS)

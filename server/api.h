@@ -1,44 +1,79 @@
-/* api.h - the JSON API under /api/v1/ (docs/api.md): the route table in
- * api.c, handlers in api_jobs.c (jobs, submit, cancel, report) and
- * api_runs.c (runs, samples, probes, console). Handlers see http.h's
- * request/response, never libmicrohttpd, and reach the store through
- * db_api.h.
+/* api.h - the JSON API under /api/v1/ (docs/api.md): its state in
+ * api_state.c (what the server's threads share, each thread's store
+ * connection, the report cache), the route table and the answers every
+ * route shares in api.c, handlers in api_jobs.c (jobs, submit, cancel,
+ * report), api_runs.c (runs, samples, probes, console), api_bisect.c and
+ * api_fleet.c. Handlers see http.h's request/response, never
+ * libmicrohttpd, and reach the store through db_api.h. http.c knows none
+ * of this: cmd_serve.c hands it api_http_handler().
  */
 #ifndef KC_API_H
 #define KC_API_H
 
+#include <pthread.h>
 #include <jansson.h>
 
 #include "http.h"
+#include "util.h"
 
 struct db;
-
-#include <pthread.h>
-
 struct report_cache;
 
-/* What the server's threads share: built reports, behind a lock. */
+/* What the server's threads share: the store's path, built reports behind
+ * a lock. Embedded by its owner (cmd_serve.c); api_state.c. */
 struct api_shared {
-	pthread_mutex_t lock;
-	struct report_cache *reports;   /* api_jobs.c */
+	char *db_path;                  /* owned; NULL: not set up */
+	pthread_mutex_t lock;           /* guards reports */
+	struct report_cache *reports;   /* owned; NULL until the first report */
 };
 
 /* One server thread's handler state: its own store connection (db.h: one
- * connection per thread) and the shared part. */
+ * connection per thread) and the shared part (borrowed). */
 struct api {
 	struct db *db;
 	struct api_shared *shared;
 };
 
-/* Set up / free the shared part (not any db). */
-void api_shared_init(struct api_shared *sh);
+/*
+ * api_shared_init - set up sh for the store at db_path (copied): open it
+ * once, applying its migrations, so that a store that cannot be opened
+ * fails here rather than on every request. Returns 0, or db_open()'s
+ * negative errno with the reason in err; sh is then left as
+ * api_shared_release() accepts. Free with api_shared_release(), after the
+ * server using it has stopped.
+ */
+int api_shared_init(struct api_shared *sh, const char *db_path, struct buf *err);
+
+/* Free what sh owns (the report cache, the path). A zeroed sh, or one
+ * api_shared_init() failed on, is allowed. */
 void api_shared_release(struct api_shared *sh);
+
+/*
+ * api_thread_init - http.h's thread_init for the API: the calling thread's
+ * struct api (its own store connection) in *out. payload is the struct
+ * api_shared. Returns 0, or db_open()'s negative errno with "cannot open
+ * the store 'PATH'" in err. Free with api_thread_free().
+ */
+int api_thread_init(void *payload, void **out, struct buf *err);
+/* api_thread_free - close the thread's store connection, free it; NULL
+ * allowed. payload is unused. */
+void api_thread_free(void *payload, void *state);
+
+/*
+ * api_http_handler - the handler cmd_serve.c gives http_server_start():
+ * paths under /api go to api_handle() with the thread's struct api,
+ * errors the server answers itself are api_error()s. sh is borrowed and
+ * must outlive the server.
+ */
+struct http_handler api_http_handler(struct api_shared *sh);
 
 /*
  * api_handle - answer one request whose path starts with /api/: find the
  * route (404 or 405 with a JSON error when none), check the bearer token
  * for routes that change state (401 when missing or wrong), call the
- * handler. Always fills resp.
+ * handler. Always fills resp. Needs no network: a caller with a struct
+ * api (api_thread_init) may pass a req with conn NULL and its query and
+ * headers as lists (http.h), as the unit tests do.
  */
 void api_handle(struct api *api, struct http_req *req, struct http_resp *resp);
 
@@ -89,5 +124,22 @@ api_fn api_agent_records;
  * ?max_points= (default 0: every point). In api_jobs.c. */
 void api_samples(struct api *api, struct http_req *req, struct http_resp *resp,
 		 int64_t job_id, int64_t run_id);
+
+/*
+ * The report cache (api_state.c), shared by the server's threads behind
+ * api_shared.lock: built reports by key ("job|format|metric|threshold"),
+ * each valid only while the job's fingerprint (db_api_job_fingerprint) is
+ * the one it was built at.
+ *
+ * api_report_cache_get - append the body kept for key at fingerprint fp to
+ * out. Returns 0, -ENOENT when none is kept (or it was built at another
+ * fingerprint), or buf_append()'s error when out's cap is too small.
+ * api_report_cache_put - keep a copy of body for key at fp, replacing the
+ * entry for key or else the least recently used one.
+ */
+int api_report_cache_get(struct api_shared *sh, struct buf *out, const char *key,
+			 const char *fp);
+void api_report_cache_put(struct api_shared *sh, const char *key, const char *fp,
+			  const struct buf *body);
 
 #endif

@@ -1,9 +1,9 @@
-/* api_jobs.c - /api/v1/jobs…: the jobs list, one job, its variants, runs,
- * curves and report, submitting and cancelling (docs/api.md). */
+/* api_jobs.c - the handlers of /api/v1/jobs…: the jobs list, one job, its
+ * variants, runs, curves and report (kept in api_state.c's report cache),
+ * submitting and cancelling (docs/api.md). */
 #define LOG_MODULE "api"
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,94 +100,6 @@ void api_job_samples(struct api *api, struct http_req *req, struct http_resp *re
 	api_samples(api, req, resp, req->id, 0);
 }
 
-/*
- * Built reports, shared by the server's threads, kept because building one is the expensive part of the
- * comparison page (the Hodges-Lehmann bootstrap CI resamples n1 x n2
- * differences; seconds for hundreds of runs). An entry is reused only
- * while the job's fingerprint (db_api_job_fingerprint) is unchanged, so
- * a live job's report follows its data; the oldest entry goes first.
- */
-#define REPORT_CACHE_SLOTS 16
-
-struct report_cache {
-	struct {
-		char *key;              /* "job|format|metric|threshold" */
-		char *fingerprint;
-		char *body;
-		size_t len;
-		uint64_t used;          /* LRU clock */
-	} slot[REPORT_CACHE_SLOTS];
-	uint64_t clock;
-};
-
-void api_shared_init(struct api_shared *sh)
-{
-	pthread_mutex_init(&sh->lock, NULL);
-	sh->reports = NULL;
-}
-
-void api_shared_release(struct api_shared *sh)
-{
-	struct report_cache *c = sh->reports;
-
-	for (int i = 0; c && i < REPORT_CACHE_SLOTS; i++) {
-		free(c->slot[i].key);
-		free(c->slot[i].fingerprint);
-		free(c->slot[i].body);
-	}
-	free(c);
-	sh->reports = NULL;
-	pthread_mutex_destroy(&sh->lock);
-}
-
-/* The cached body for key at fingerprint, copied into out; -ENOENT if none. */
-static int cache_get(struct api *api, struct buf *out, const char *key, const char *fp)
-{
-	struct report_cache *c;
-	int r = -ENOENT;
-
-	pthread_mutex_lock(&api->shared->lock);
-	c = api->shared->reports;
-	for (int i = 0; c && i < REPORT_CACHE_SLOTS; i++) {
-		if (!c->slot[i].key || strcmp(c->slot[i].key, key) ||
-		    strcmp(c->slot[i].fingerprint, fp))
-			continue;
-		c->slot[i].used = ++c->clock;
-		r = buf_append(out, c->slot[i].body, c->slot[i].len);
-		break;
-	}
-	pthread_mutex_unlock(&api->shared->lock);
-	return r;
-}
-
-static void cache_put(struct api *api, const char *key, const char *fp, const struct buf *body)
-{
-	struct report_cache *c;
-	int victim = 0;
-
-	pthread_mutex_lock(&api->shared->lock);
-	if (!(c = api->shared->reports))
-		c = api->shared->reports = xcalloc(1, sizeof(*c));
-	for (int i = 0; i < REPORT_CACHE_SLOTS; i++) {
-		if (c->slot[i].key && !strcmp(c->slot[i].key, key)) {
-			victim = i;
-			break;
-		}
-		if (c->slot[i].used < c->slot[victim].used)
-			victim = i;
-	}
-	free(c->slot[victim].key);
-	free(c->slot[victim].fingerprint);
-	free(c->slot[victim].body);
-	c->slot[victim].key = xstrdup(key);
-	c->slot[victim].fingerprint = xstrdup(fp);
-	c->slot[victim].body = xmalloc(body->len + 1);
-	memcpy(c->slot[victim].body, buf_str(body), body->len + 1);
-	c->slot[victim].len = body->len;
-	c->slot[victim].used = ++c->clock;
-	pthread_mutex_unlock(&api->shared->lock);
-}
-
 void api_job_report(struct api *api, struct http_req *req, struct http_resp *resp)
 {
 	const char *fmt_name = http_query(req, "format");
@@ -215,7 +127,7 @@ void api_job_report(struct api *api, struct http_req *req, struct http_resp *res
 		return api_db_error(resp, api, r, "no such job");
 	key = xasprintf("%lld|%d|%s|%s", (long long)req->id, (int)fmt, metric ? metric : "",
 			thr ? thr : "");
-	if (cache_get(api, &out, key, fp)) {
+	if (api_report_cache_get(api->shared, &out, key, fp)) {
 		/* build once, keep every format: the page asks for text and json */
 		if ((r = report_build(&rep, api->db, req->id, &opts))) {
 			api_db_error(resp, api, r, "no such job");
@@ -227,7 +139,7 @@ void api_job_report(struct api *api, struct http_req *req, struct http_resp *res
 			buf_reset(&out);
 			r = report_format(&out, rep, (enum report_format)f);
 			if (!r)
-				cache_put(api, k, fp, &out);
+				api_report_cache_put(api->shared, k, fp, &out);
 			free(k);
 			if (r)
 				break;
@@ -286,9 +198,9 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 		api_error(resp, 400, "%s", buf_str(&err));
 		goto out;
 	}
-	/* Stored with its variants and pending runs, status pending. The
-	 * executor that runs queued jobs arrives with the compare-jobs issue;
-	 * nothing here pretends to run it. */
+	/* Stored with its variants and pending runs, status pending: kcanary
+	 * serve's job queue (compare_worker_start(), compare.h) carries it
+	 * out, oldest first, unless serve runs with --no-exec. */
 	buf_reset(&err);
 	if ((r = job_store(api->db, spec, &id, &err))) {
 		if (r == -EINVAL || r == -EEXIST)

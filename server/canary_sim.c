@@ -7,12 +7,6 @@
 #include "stats.h"
 #include "util.h"
 
-const char *canary_sim_scenario_name(enum canary_sim_scenario s)
-{
-	static const char *const names[] = { "a/a", "shift", "spread", "stalls" };
-	return names[s];
-}
-
 void canary_sim_opts_default(struct canary_sim_opts *o)
 {
 	memset(o, 0, sizeof(*o));

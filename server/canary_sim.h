@@ -22,9 +22,6 @@ enum canary_sim_scenario {
 	CANARY_SIM_STALLS,	/* a canary run stalls (U(19, 26) s) with p stall_rate */
 };
 
-/* "a/a", "shift", "spread", "stalls". */
-const char *canary_sim_scenario_name(enum canary_sim_scenario s);
-
 /* The healthy distribution's median (seconds). */
 #define CANARY_SIM_MEDIAN_S (1.0 + 0.6 * 0.5 / 0.85)
 

@@ -10,6 +10,7 @@
 #define KC_CMD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct cmd {
 	const char *name;
@@ -50,6 +51,32 @@ int cmd_build(int argc, char **argv);
 /* `kcanary series apply ...` (argv[0] is "apply"): defined with the tree
  * code; cmd_series.c has a weak default that says it is not built in. */
 int series_cmd_apply(int argc, char **argv);
+
+/*
+ * struct cmd_verb - one sub-verb of a subcommand, bpftool's do_<verb>
+ * tables (its main.c, cmd_select()): `kcanary tree import ...` runs the
+ * "import" row's fn with argv[0] "import". A table ends with a row whose
+ * name is NULL; that row's fn, when set, is the subcommand's own work when
+ * no verb is named (`kcanary canary --control ...`), run with argv as
+ * given.
+ *
+ * To add a verb: write `static int do_foo(int argc, char **argv)` in the
+ * subcommand's file, add { "foo", do_foo } to its table and a line to its
+ * usage text.
+ */
+struct cmd_verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+/*
+ * cmd_select - run the verb argv[1] names (exact match) from verbs, with
+ * argc - 1, argv + 1; anything else goes to the final row's fn when it has
+ * one. Without one, a missing or unknown verb is a usage error: a message
+ * naming prog ("kcanary tree") and the verbs there are on stderr, and exit
+ * status 2. Help (--help) is the subcommand's to handle first.
+ */
+int cmd_select(const char *prog, const struct cmd_verb *verbs, int argc, char **argv);
 
 /* getopt_long() for a subcommand: glibc's messages ("unrecognized option
  * '--x'", "option '--m' requires an argument") name prog, e.g. "kcanary

@@ -286,6 +286,135 @@ static void no_runs_message(struct db *db, const char *which, const char *text,
 	db_strings_free(rel, nrel);
 }
 
+/* next_flag's return when the command is done: see *status. */
+#define FLAG_EXIT (-2)
+
+/* The next flag of argv (cmd_getopt with lopts and -h), --help and bad
+ * flags handled: the flag's value, -1 after the last, or FLAG_EXIT with
+ * *status 0 (--help: usage on stdout) or 2 (a bad flag: glibc's message,
+ * then usage on stderr). */
+static int next_flag(int argc, char **argv, const char *prog, const struct option *lopts,
+		     int *status)
+{
+	int c = cmd_getopt(argc, argv, prog, "h", lopts);
+
+	if (c == 'h' || c == '?' || c == ':') {
+		fputs(usage_text, c == 'h' ? stdout : stderr);
+		*status = c == 'h' ? 0 : 2;
+		return FLAG_EXIT;
+	}
+	return c;
+}
+
+/* ---- simulate ---- */
+
+/* One `canary simulate` flag c with value arg into so (runs: the cohort
+ * sizes); -EINVAL when the value is bad. */
+static int simulate_flag(struct canary_sim_opts *so, size_t *runs, size_t *nruns, int c,
+			 const char *arg)
+{
+	size_t z;
+	double d;
+
+	switch (c) {
+	case 't':
+		if (parse_size_t(&z, arg) || !z || z > 1000000)
+			return -EINVAL;
+		so->trials = (unsigned)z;
+		break;
+	case 'r': {
+		char *copy = xstrdup(arg), *save = NULL, *tok;
+		*nruns = 0;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (*nruns == 16 || parse_size_t(&z, tok) || z < 2 || z > 10000) {
+				free(copy);
+				return -EINVAL;
+			}
+			runs[(*nruns)++] = z;
+		}
+		free(copy);
+		return *nruns ? 0 : -EINVAL;
+	}
+	case 's':
+		if (parse_size_t(&z, arg))
+			return -EINVAL;
+		so->seed = z;
+		break;
+	case 'S':
+		if (parse_double(&d, arg) || d <= -1)
+			return -EINVAL;
+		so->shift = d;
+		break;
+	case 'w':
+		if (parse_double(&d, arg) || d <= 0)
+			return -EINVAL;
+		so->spread = d;
+		break;
+	case 'k':
+		if (parse_double(&d, arg) || d < 0 || d > 1)
+			return -EINVAL;
+		so->stall_rate = d;
+		break;
+	case 'a':
+		if (parse_double(&d, arg) || d <= 0 || d >= 1)
+			return -EINVAL;
+		so->judge.alpha = d;
+		break;
+	case 'T':
+	case 'W':
+		if (parse_double(&d, arg) || d < 0)
+			return -EINVAL;
+		*(c == 'T' ? &so->metric.tolerance : &so->metric.spread_tolerance) = d;
+		break;
+	case 'n':
+		so->metric.spread_check = false;
+		break;
+	}
+	return 0;
+}
+
+/* The simulation's table: per cohort size, the A/A pass rate and how often
+ * each bad canary is caught. Returns the exit status. */
+static int print_simulation(struct canary_sim_opts *so, const size_t *runs, size_t nruns)
+{
+	char h1[32], h2[32], h3[32];
+
+	printf("canary judge on simulated cohorts: %u trials per cell, seed %llu\n"
+	       "per-host worst lag from the seed's good-kernel distribution (median %.2f s);\n"
+	       "one metric (bad: increase), alpha %.3g, tolerance %.0f%%, ",
+	       so->trials, (unsigned long long)so->seed, CANARY_SIM_MEDIAN_S, so->judge.alpha,
+	       100 * so->metric.tolerance);
+	if (so->metric.spread_check)
+		printf("spread tolerance %.2fx,\n%u permutations\n\n", 1 + so->metric.spread_tolerance,
+		       so->judge.permutations);
+	else
+		printf("no dispersion check\n(Mann-Whitney and effect size only, as Kayenta)\n\n");
+	snprintf(h1, sizeof(h1), "shift %+.0f%%", 100 * so->shift);
+	snprintf(h2, sizeof(h2), "spread x%.3g", so->spread);
+	snprintf(h3, sizeof(h3), "stalls %.0f%%", 100 * so->stall_rate);
+	printf("%11s  %9s  %13s  %13s  %13s\n", "runs/cohort", "A/A pass", h1, h2, h3);
+	printf("%11s  %9s  %13s  %13s  %13s\n", "", "", "caught", "caught", "caught");
+	for (size_t i = 0; i < nruns; i++) {
+		struct canary_sim_stats st[4];
+		so->runs = runs[i];
+		for (int s = 0; s < 4; s++)
+			if (canary_sim_run(&st[s], (enum canary_sim_scenario)s, so))
+				return 1;
+		double aa = 100.0 * st[0].result[CANARY_RESULT_PASS] / st[0].trials;
+		double caught[3];
+		for (int s = 1; s < 4; s++)
+			caught[s - 1] = 100.0 * (st[s].trials - st[s].result[CANARY_RESULT_PASS]) /
+					st[s].trials;
+		printf("%11zu  %8.1f%%  %12.1f%%  %12.1f%%  %12.1f%%\n", runs[i], aa, caught[0],
+		       caught[1], caught[2]);
+	}
+	printf("\nA/A goal: >= 95%% pass. Cohorts smaller than stats_runs_needed(alpha) are\n"
+	       "NODATA (%zu runs at alpha %.3g: Mann-Whitney cannot reach p < alpha below that).\n",
+	       stats_runs_needed(so->judge.alpha), so->judge.alpha);
+	return 0;
+}
+
+/* `kcanary canary simulate`. */
 static int do_simulate(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -303,114 +432,21 @@ static int do_simulate(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct canary_sim_opts so;
-	size_t runs[16] = { 5, 10, 20, 40 }, nruns = 4, z;
-	double d;
-	int c;
+	size_t runs[16] = { 5, 10, 20, 40 }, nruns = 4;
+	int c, status;
 
 	canary_sim_opts_default(&so);
 	optind = 1;
-	while ((c = cmd_getopt(argc, argv, "kcanary canary simulate", "h", lopts)) != -1) {
-		switch (c) {
-		case 't':
-			if (parse_size_t(&z, optarg) || !z || z > 1000000)
-				goto bad;
-			so.trials = (unsigned)z;
-			break;
-		case 'r': {
-			char *copy = xstrdup(optarg), *save = NULL, *tok;
-			nruns = 0;
-			for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (nruns == 16 || parse_size_t(&z, tok) || z < 2 || z > 10000) {
-					free(copy);
-					goto bad;
-				}
-				runs[nruns++] = z;
-			}
-			free(copy);
-			if (!nruns)
-				goto bad;
-			break;
-		}
-		case 's':
-			if (parse_size_t(&z, optarg))
-				goto bad;
-			so.seed = z;
-			break;
-		case 'S':
-			if (parse_double(&d, optarg) || d <= -1)
-				goto bad;
-			so.shift = d;
-			break;
-		case 'w':
-			if (parse_double(&d, optarg) || d <= 0)
-				goto bad;
-			so.spread = d;
-			break;
-		case 'k':
-			if (parse_double(&d, optarg) || d < 0 || d > 1)
-				goto bad;
-			so.stall_rate = d;
-			break;
-		case 'a':
-			if (parse_double(&d, optarg) || d <= 0 || d >= 1)
-				goto bad;
-			so.judge.alpha = d;
-			break;
-		case 'T':
-		case 'W':
-			if (parse_double(&d, optarg) || d < 0)
-				goto bad;
-			*(c == 'T' ? &so.metric.tolerance : &so.metric.spread_tolerance) = d;
-			break;
-		case 'n':
-			so.metric.spread_check = false;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
+	while ((c = next_flag(argc, argv, "kcanary canary simulate", lopts, &status)) >= 0)
+		if (simulate_flag(&so, runs, &nruns, c, optarg))
+			goto bad;
+	if (c == FLAG_EXIT)
+		return status;
 	if (optind != argc) {
 		fprintf(stderr, "kcanary canary simulate: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	printf("canary judge on simulated cohorts: %u trials per cell, seed %llu\n"
-	       "per-host worst lag from the seed's good-kernel distribution (median %.2f s);\n"
-	       "one metric (bad: increase), alpha %.3g, tolerance %.0f%%, ",
-	       so.trials, (unsigned long long)so.seed, CANARY_SIM_MEDIAN_S, so.judge.alpha,
-	       100 * so.metric.tolerance);
-	if (so.metric.spread_check)
-		printf("spread tolerance %.2fx,\n%u permutations\n\n", 1 + so.metric.spread_tolerance,
-		       so.judge.permutations);
-	else
-		printf("no dispersion check\n(Mann-Whitney and effect size only, as Kayenta)\n\n");
-	char h1[32], h2[32], h3[32];
-	snprintf(h1, sizeof(h1), "shift %+.0f%%", 100 * so.shift);
-	snprintf(h2, sizeof(h2), "spread x%.3g", so.spread);
-	snprintf(h3, sizeof(h3), "stalls %.0f%%", 100 * so.stall_rate);
-	printf("%11s  %9s  %13s  %13s  %13s\n", "runs/cohort", "A/A pass", h1, h2, h3);
-	printf("%11s  %9s  %13s  %13s  %13s\n", "", "", "caught", "caught", "caught");
-	for (size_t i = 0; i < nruns; i++) {
-		struct canary_sim_stats st[4];
-		so.runs = runs[i];
-		for (int s = 0; s < 4; s++)
-			if (canary_sim_run(&st[s], (enum canary_sim_scenario)s, &so))
-				return 1;
-		double aa = 100.0 * st[0].result[CANARY_RESULT_PASS] / st[0].trials;
-		double caught[3];
-		for (int s = 1; s < 4; s++)
-			caught[s - 1] = 100.0 * (st[s].trials - st[s].result[CANARY_RESULT_PASS]) /
-					st[s].trials;
-		printf("%11zu  %8.1f%%  %12.1f%%  %12.1f%%  %12.1f%%\n", runs[i], aa, caught[0],
-		       caught[1], caught[2]);
-	}
-	printf("\nA/A goal: >= 95%% pass. Cohorts smaller than stats_runs_needed(alpha) are\n"
-	       "NODATA (%zu runs at alpha %.3g: Mann-Whitney cannot reach p < alpha below that).\n",
-	       stats_runs_needed(so.judge.alpha), so.judge.alpha);
-	return 0;
+	return print_simulation(&so, runs, nruns);
 bad:
 	for (const struct option *o = lopts; o->name; o++)
 		if (o->val == c)
@@ -420,6 +456,289 @@ bad:
 				c == 'k' ? "a fraction 0..1" : c == 'a' ? "a number in (0, 1)" :
 				c == 'T' || c == 'W' ? "a fraction >= 0" : "a number > 0 (shift > -1)");
 	return 2;
+}
+
+/* ---- the verdict ---- */
+
+struct prom_args {
+	const char *url;
+	char **names, **exprs;		/* --query NAME=PROMQL */
+	size_t n;
+	double step_s;
+};
+
+/* A verdict's settings, from the flags. specs: --metric, in order (the
+ * store's path adds the default metrics when there is none); tolerance,
+ * spread_tol: NAN when not given (each metric keeps its own); nodata
+ * counts only with has_nodata; window_s: 0 without --window. */
+struct verdict_opts {
+	const char *control, *canary, *job;
+	struct metric_spec *specs;
+	size_t nspecs;
+	struct canary_opts judge;
+	bool json, no_spread, by_host, has_nodata;
+	double tolerance, spread_tol, window_s;
+	enum canary_nodata nodata;
+	struct prom_args prom;
+};
+
+static void verdict_opts_init(struct verdict_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	canary_opts_default(&o->judge);
+	o->tolerance = o->spread_tol = NAN;
+	o->nodata = CANARY_NODATA_IGNORE;
+	o->prom.step_s = 15;
+}
+
+static void verdict_opts_release(struct verdict_opts *o)
+{
+	for (size_t i = 0; i < o->nspecs; i++)
+		metric_spec_release(&o->specs[i]);
+	free(o->specs);
+	for (size_t i = 0; i < o->prom.n; i++) {
+		free(o->prom.names[i]);
+		free(o->prom.exprs[i]);
+	}
+	free(o->prom.names);
+	free(o->prom.exprs);
+}
+
+/* --query NAME=PROMQL into o->prom; -EINVAL with a message. */
+static int add_query(struct prom_args *pa, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !strstr(eq + 1, "$cohort")) {
+		fprintf(stderr, "kcanary canary: --query '%s': expected NAME=PROMQL with"
+			" $cohort where the cohort's label matchers go, as in "
+			"'x_s=kcanary_workload_sample{metric=\"x_s\",$cohort}'\n", arg);
+		return -EINVAL;
+	}
+	pa->names = xrealloc(pa->names, (pa->n + 1) * sizeof(*pa->names));
+	pa->exprs = xrealloc(pa->exprs, (pa->n + 1) * sizeof(*pa->exprs));
+	pa->names[pa->n] = xstrndup(arg, (size_t)(eq - arg));
+	pa->exprs[pa->n++] = xstrdup(eq + 1);
+	return 0;
+}
+
+/* A number flag of the verdict (--alpha, --pass, --marginal, --tolerance,
+ * --spread-tolerance, --min-runs, --seed) into o; -EINVAL with a message. */
+static int verdict_number_flag(struct verdict_opts *o, int c, const char *arg)
+{
+	double d;
+	size_t z;
+
+	switch (c) {
+	case 'a':
+		if (parse_double(&o->judge.alpha, arg) || o->judge.alpha <= 0 || o->judge.alpha >= 1) {
+			fprintf(stderr, "kcanary canary: --alpha '%s': expected a number in (0, 1)\n",
+				arg);
+			return -EINVAL;
+		}
+		break;
+	case 'P':
+	case 'M':
+		if (parse_double(&d, arg) || d < 0 || d > 100) {
+			fprintf(stderr, "kcanary canary: --%s '%s': expected a score 0..100\n",
+				c == 'P' ? "pass" : "marginal", arg);
+			return -EINVAL;
+		}
+		*(c == 'P' ? &o->judge.pass_threshold : &o->judge.marginal_threshold) = d;
+		break;
+	case 't':
+	case 'T':
+		if (parse_double(&d, arg) || d < 0) {
+			fprintf(stderr, "kcanary canary: --%s '%s': expected a fraction >= 0\n",
+				c == 't' ? "tolerance" : "spread-tolerance", arg);
+			return -EINVAL;
+		}
+		*(c == 't' ? &o->tolerance : &o->spread_tol) = d;
+		break;
+	case 'r':
+		if (parse_size_t(&z, arg) || z < 2) {
+			fprintf(stderr, "kcanary canary: --min-runs '%s': expected a number >= 2\n", arg);
+			return -EINVAL;
+		}
+		o->judge.min_n = z;
+		break;
+	case 's':
+		if (parse_size_t(&z, arg)) {
+			fprintf(stderr, "kcanary canary: --seed '%s': expected a number\n", arg);
+			return -EINVAL;
+		}
+		o->judge.seed = z;
+		break;
+	}
+	return 0;
+}
+
+/* One flag c of the verdict with value arg into o; -EINVAL with a message. */
+static int verdict_flag(struct verdict_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'c': o->control = arg; break;
+	case 'k': o->canary = arg; break;
+	case 'j': o->job = arg; break;
+	case 'n': o->no_spread = true; break;
+	case 'H': o->by_host = true; break;
+	case 'p': o->prom.url = arg; break;
+	case 'q': return add_query(&o->prom, arg);
+	case 'm':
+		o->specs = xrealloc(o->specs, (o->nspecs + 1) * sizeof(*o->specs));
+		if (parse_metric_spec(&o->specs[o->nspecs], arg)) {
+			metric_spec_release(&o->specs[o->nspecs]);
+			return -EINVAL;
+		}
+		o->nspecs++;
+		break;
+	case 'f':
+		if (strcmp(arg, "text") && strcmp(arg, "json")) {
+			fprintf(stderr, "kcanary canary: --format '%s': expected text or json\n", arg);
+			return -EINVAL;
+		}
+		o->json = !strcmp(arg, "json");
+		break;
+	case 'N':
+		if (canary_nodata_parse(&o->nodata, arg)) {
+			fprintf(stderr, "kcanary canary: --nodata '%s': expected ignore, fail or"
+				" pass\n", arg);
+			return -EINVAL;
+		}
+		o->has_nodata = true;
+		break;
+	case 'w':
+		if (parse_duration_s(&o->window_s, arg) || !(o->window_s > 0)) {
+			fprintf(stderr, "kcanary canary: --window '%s': expected a duration"
+				" (30m, 1h, 3600)\n", arg);
+			return -EINVAL;
+		}
+		break;
+	case 'x':
+		if (parse_duration_s(&o->prom.step_s, arg) || !(o->prom.step_s > 0)) {
+			fprintf(stderr, "kcanary canary: --step '%s': expected a duration (15s)\n", arg);
+			return -EINVAL;
+		}
+		break;
+	default:
+		return verdict_number_flag(o, c, arg);
+	}
+	return 0;
+}
+
+/* The flags that only make sense together; -EINVAL with a message. */
+static int verdict_check(const struct verdict_opts *o, int argc)
+{
+	const struct prom_args *pa = &o->prom;
+
+	if (!pa->url != !pa->n) {
+		fprintf(stderr, "kcanary canary: %s\n", pa->url ? "--prometheus needs at least one --query"
+			: "--query needs --prometheus URL");
+		return -EINVAL;
+	}
+	if (pa->url && o->job) {
+		fprintf(stderr, "kcanary canary: --job selects runs in the store, not Prometheus series\n");
+		return -EINVAL;
+	}
+	if (!o->control || !o->canary || optind != argc) {
+		fprintf(stderr, "kcanary canary: %s\n", !o->control ? "--control is required" :
+			!o->canary ? "--canary is required" : "unexpected argument");
+		fputs(usage_text, stderr);
+		return -EINVAL;
+	}
+	if (o->judge.marginal_threshold > o->judge.pass_threshold) {
+		fprintf(stderr, "kcanary canary: --marginal %.3g is above --pass %.3g\n",
+			o->judge.marginal_threshold, o->judge.pass_threshold);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The verdict's flags into o. Returns -1 to go on, else the exit status
+ * (0 for --help, 2 for bad usage). */
+static int verdict_parse(struct verdict_opts *o, int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "control", required_argument, NULL, 'c' },
+		{ "canary", required_argument, NULL, 'k' },
+		{ "metric", required_argument, NULL, 'm' },
+		{ "job", required_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "pass", required_argument, NULL, 'P' },
+		{ "marginal", required_argument, NULL, 'M' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "spread-tolerance", required_argument, NULL, 'T' },
+		{ "no-spread", no_argument, NULL, 'n' },
+		{ "min-runs", required_argument, NULL, 'r' },
+		{ "nodata", required_argument, NULL, 'N' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "per-host", no_argument, NULL, 'H' },
+		{ "prometheus", required_argument, NULL, 'p' },
+		{ "query", required_argument, NULL, 'q' },
+		{ "step", required_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, status;
+
+	optind = 1;
+	while ((c = next_flag(argc, argv, "kcanary canary", lopts, &status)) >= 0)
+		if (verdict_flag(o, c, optarg))
+			return 2;
+	if (c == FLAG_EXIT)
+		return status;
+	return verdict_check(o, argc) ? 2 : -1;
+}
+
+/* The verdict's overrides (--tolerance, --spread-tolerance, --nodata,
+ * --no-spread) on cfg, except where m (NULL: none) sets its own. */
+static void metric_overrides(struct canary_metric_config *cfg, const struct metric_spec *m,
+			     const struct verdict_opts *o)
+{
+	if ((!m || !m->has_tolerance) && !isnan(o->tolerance))
+		cfg->tolerance = o->tolerance;
+	if ((!m || !m->has_spread_tol) && !isnan(o->spread_tol))
+		cfg->spread_tolerance = o->spread_tol;
+	if ((!m || !m->has_nodata) && o->has_nodata)
+		cfg->nodata = o->nodata;
+	if (o->no_spread)
+		cfg->spread_check = false;
+}
+
+/* The judge over n inputs, then the verdict printed. Returns the exit
+ * status (2 when the judge refuses its settings). */
+static int judge_and_print(const struct canary_metric_input *in, const double *weights,
+			   size_t n, const struct verdict_opts *o, const struct canary_cohorts *cc)
+{
+	struct canary_verdict v = { 0 };
+	struct buf out = BUF_INIT;
+	int ret = 2;
+
+	if (canary_judge(&v, in, n, &o->judge))
+		fprintf(stderr, "kcanary canary: invalid judge settings\n");
+	else
+		ret = print_verdict(&out, &v, cc, weights, o->json);
+	canary_verdict_release(&v);
+	buf_release(&out);
+	return ret;
+}
+
+/* ---- the verdict: values from the store ---- */
+
+/* One cohort's runs in the store; hosts with --per-host (one per run). */
+struct cohort {
+	int64_t *ids;
+	size_t n;
+	char **hosts;
+};
+
+static void cohort_release(struct cohort *c)
+{
+	free(c->ids);
+	if (c->hosts)
+		db_strings_free(c->hosts, c->n);
 }
 
 /* --per-host: replace the n per-run values by one per host, the median of
@@ -479,31 +798,151 @@ out:
 	return r;
 }
 
-struct prom_args {
-	const char *url;
-	char **names, **exprs;		/* --query NAME=PROMQL */
-	size_t n;
-	double step_s;
-};
-
-/* The verdict with values from Prometheus (--prometheus): each --query
- * per cohort, then the judge as for the store. Returns the exit status. */
-static int prometheus_verdict(const struct prom_args *pa, const char *control,
-			      const char *canary, struct metric_spec *specs, size_t nspecs,
-			      const struct canary_opts *co, double window_s, bool by_host,
-			      bool json, double tolerance, double spread_tol, bool no_spread,
-			      bool has_nodata, enum canary_nodata nodata)
+/* Both cohorts' runs (within --job and --window): -1 to go on, else the
+ * exit status (no runs: 4; a bad selector or runs in both: 2). */
+static int store_cohorts(struct db *db, const struct verdict_opts *o, struct cohort *ctl,
+			 struct cohort *can)
 {
-	const char *cohort_text[2] = { control, canary }, *which[2] = { "control", "canary" };
-	char *match[2] = { NULL, NULL }, err[1024];
-	struct canary_metric_input *in = xcalloc(pa->n, sizeof(*in));
-	struct prom_result *res = xcalloc(2 * pa->n, sizeof(*res));
-	struct metric_spec *ms = xcalloc(pa->n, sizeof(*ms));
-	double *weights = xcalloc(pa->n, sizeof(*weights)), end_s = clock_wall_s();
-	struct canary_verdict v = { 0 };
-	struct buf out = BUF_INIT;
-	size_t nvals[2] = { 0, 0 }, nseries[2] = { 0, 0 };
-	int ret = 2;
+	char since[32] = "";
+	const char *since_p = NULL;
+	size_t shared = 0;
+
+	if (o->window_s > 0) {
+		clock_iso8601(since, sizeof(since), clock_wall_s() - o->window_s);
+		since_p = since;
+	}
+	if (cohort_runs(db, &ctl->ids, &ctl->n, "control", o->control, o->job, since_p) ||
+	    cohort_runs(db, &can->ids, &can->n, "canary", o->canary, o->job, since_p))
+		return 2;
+	if (!ctl->n || !can->n) {
+		no_runs_message(db, !ctl->n ? "control" : "canary", !ctl->n ? o->control : o->canary,
+				o->job);
+		if (since_p)
+			fprintf(stderr, "  (only runs since %s: --window)\n", since);
+		return EXIT_NO_VERDICT;
+	}
+	for (size_t i = 0; i < ctl->n; i++)
+		for (size_t j = 0; j < can->n; j++)
+			shared += ctl->ids[i] == can->ids[j];
+	if (shared) {
+		fprintf(stderr, "kcanary canary: --control '%s' and --canary '%s' share %zu of"
+			" their runs; a run can be in one cohort only\n", o->control, o->canary, shared);
+		return 2;
+	}
+	return -1;
+}
+
+/* The bad direction of metric m when --metric did not say: probes and
+ * lower-is-better metrics 'increase', higher-is-better 'decrease', else
+ * 'either'. */
+static enum canary_direction store_direction(struct db *db, const struct metric_spec *m)
+{
+	enum canary_direction dir = CANARY_DIR_EITHER;
+	char *better = NULL;
+
+	if (!strncmp(m->name, "probe:", 6))
+		dir = CANARY_DIR_INCREASE;
+	else if (db_metric_better(db, &better, m->name) == 0 && better)
+		dir = !strcmp(better, "higher") ? CANARY_DIR_DECREASE : CANARY_DIR_INCREASE;
+	free(better);
+	return dir;
+}
+
+/* The values of every metric of o for both cohorts: in[i] with weights[i];
+ * vals[2i], vals[2i+1] own them. cc gets the host counts with --per-host.
+ * Returns -1 to go on, else the exit status. */
+static int store_values(struct db *db, struct verdict_opts *o, const struct cohort *ctl,
+			const struct cohort *can, struct canary_metric_input *in, double **vals,
+			double *weights, struct canary_cohorts *cc)
+{
+	for (size_t i = 0; i < o->nspecs; i++) {
+		struct metric_spec *m = &o->specs[i];
+		if (!m->has_direction)
+			m->cfg.direction = store_direction(db, m);
+		metric_overrides(&m->cfg, m, o);
+		if (db_cohort_values(db, &vals[2 * i], ctl->ids, ctl->n, m->name) ||
+		    db_cohort_values(db, &vals[2 * i + 1], can->ids, can->n, m->name)) {
+			fprintf(stderr, "kcanary canary: --metric '%s': %s\n", m->text, db_errmsg(db));
+			return 2;
+		}
+		in[i].cfg = m->cfg;
+		in[i].control = vals[2 * i];
+		in[i].ncontrol = ctl->n;
+		in[i].canary = vals[2 * i + 1];
+		in[i].ncanary = can->n;
+		if (o->by_host) {
+			in[i].ncontrol = cc->control_hosts = per_host(vals[2 * i], ctl->hosts, ctl->n);
+			in[i].ncanary = cc->canary_hosts = per_host(vals[2 * i + 1], can->hosts, can->n);
+		}
+		weights[i] = m->cfg.weight;
+	}
+	return -1;
+}
+
+/* The verdict with values from the store. Returns the exit status. */
+static int store_verdict(struct verdict_opts *o)
+{
+	struct cohort ctl = { 0 }, can = { 0 };
+	struct canary_metric_input *in = NULL;
+	double **vals = NULL, *weights = NULL;
+	struct db *db = NULL;
+	char *dbpath = cmd_db_path();
+	size_t nvals = 0;
+	int ret = EXIT_NO_VERDICT;
+
+	if (db_open(&db, dbpath)) {
+		fprintf(stderr, "kcanary canary: cannot open the store '%s'\n", dbpath);
+		goto out;
+	}
+	if ((ret = store_cohorts(db, o, &ctl, &can)) >= 0)
+		goto out;
+	ret = EXIT_NO_VERDICT;
+	if (!o->nspecs && default_metrics(db, &o->specs, &o->nspecs, ctl.ids, ctl.n, can.ids,
+					  can.n)) {
+		fprintf(stderr, "kcanary canary: %s\n", db_errmsg(db));
+		goto out;
+	}
+	if (!o->nspecs) {
+		fprintf(stderr, "kcanary canary: the cohorts' runs have no summary metrics or probe"
+			" totals to judge (NODATA): no verdict\n");
+		goto out;
+	}
+	if (o->by_host && (db_cohort_hosts(db, &ctl.hosts, ctl.ids, ctl.n) ||
+			   db_cohort_hosts(db, &can.hosts, can.ids, can.n))) {
+		fprintf(stderr, "kcanary canary: %s\n", db_errmsg(db));
+		goto out;
+	}
+	struct canary_cohorts cc = {
+		.control = o->control, .canary = o->canary, .control_runs = ctl.n,
+		.canary_runs = can.n,
+	};
+	nvals = 2 * o->nspecs;
+	in = xcalloc(o->nspecs, sizeof(*in));
+	vals = xcalloc(nvals, sizeof(*vals));
+	weights = xcalloc(o->nspecs, sizeof(*weights));
+	if ((ret = store_values(db, o, &ctl, &can, in, vals, weights, &cc)) < 0)
+		ret = judge_and_print(in, weights, o->nspecs, o, &cc);
+out:
+	for (size_t i = 0; i < nvals; i++)
+		free(vals[i]);
+	free(vals);
+	free(in);
+	free(weights);
+	cohort_release(&ctl);
+	cohort_release(&can);
+	db_close(db);
+	free(dbpath);
+	return ret;
+}
+
+/* ---- the verdict: values from Prometheus ---- */
+
+/* Each cohort's selectors as PromQL label matchers (match[0] control,
+ * match[1] canary; caller frees). -EINVAL with a message. */
+static int prom_cohort_matchers(char *match[2], const struct verdict_opts *o)
+{
+	const char *cohort_text[2] = { o->control, o->canary }, *which[2] = { "control", "canary" };
+	char err[1024];
 
 	for (int c = 0; c < 2; c++) {
 		struct db_selector *sel = NULL;
@@ -516,412 +955,148 @@ static int prometheus_verdict(const struct prom_args *pa, const char *control,
 		if (r) {
 			fprintf(stderr, "kcanary canary: --%s '%s': %s\n", which[c], cohort_text[c], perr);
 			free(perr);
-			goto out;
+			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+/* The i-th --query with $cohort replaced by match, into pr. -EIO or
+ * -EPROTO with a message. */
+static int prom_query_cohort(struct prom_result *pr, const struct verdict_opts *o, size_t i,
+			     const char *match, double end_s)
+{
+	const struct prom_args *pa = &o->prom;
+	struct buf q = BUF_INIT;
+	const char *p = pa->exprs[i], *hit;
+	char err[1024];
+	int r;
+
+	while ((hit = strstr(p, "$cohort"))) {
+		buf_append(&q, p, (size_t)(hit - p));
+		buf_puts(&q, match);
+		p = hit + 7;
+	}
+	buf_puts(&q, p);
+	r = prom_query(pr, pa->url, buf_str(&q), end_s, o->window_s, pa->step_s, err, sizeof(err));
+	if (r)
+		fprintf(stderr, "kcanary canary: --query '%s': %s\n", pa->names[i], err);
+	buf_release(&q);
+	return r;
+}
+
+/* --per-host with Prometheus: one value per series, its median, in place.
+ * Returns how many values pr->values now holds. */
+static size_t series_medians(struct prom_result *pr)
+{
+	double *tmp = xmalloc((pr->nseries ? pr->nseries : 1) * sizeof(*tmp));
+	double *grp = xmalloc((pr->n ? pr->n : 1) * sizeof(*grp));
+	size_t k = 0;
+
+	for (size_t s = 0; s < pr->nseries; s++) {
+		size_t ng = 0;
+		for (size_t j = 0; j < pr->n; j++)
+			if (pr->series_of[j] == s)
+				grp[ng++] = pr->values[j];
+		if (ng)
+			tmp[k++] = stats_median(grp, ng);
+	}
+	memcpy(pr->values, tmp, k * sizeof(*tmp));
+	free(tmp);
+	free(grp);
+	return k;
+}
+
+/* The i-th query's configuration: its --metric NAME,OPTIONS when there is
+ * one (default direction: either), the verdict's overrides. */
+static struct canary_metric_config prom_metric_config(const struct verdict_opts *o, size_t i)
+{
+	const char *name = o->prom.names[i];
+	const struct metric_spec *m = NULL;
+	struct canary_metric_config cfg;
+
+	for (size_t k = 0; k < o->nspecs && !m; k++)
+		if (!strcmp(o->specs[k].name, name))
+			m = &o->specs[k];
+	if (m)
+		cfg = m->cfg;
+	else
+		canary_metric_config_default(&cfg, name);
+	if (!m || !m->has_direction)
+		cfg.direction = CANARY_DIR_EITHER;
+	metric_overrides(&cfg, m, o);
+	cfg.name = name;
+	return cfg;
+}
+
+/* The verdict with values from Prometheus (--prometheus): each --query
+ * per cohort, then the judge as for the store. Returns the exit status. */
+static int prometheus_verdict(const struct verdict_opts *o)
+{
+	const struct prom_args *pa = &o->prom;
+	char *match[2] = { NULL, NULL };
+	struct canary_metric_input *in = xcalloc(pa->n, sizeof(*in));
+	struct prom_result *res = xcalloc(2 * pa->n, sizeof(*res));
+	double *weights = xcalloc(pa->n, sizeof(*weights)), end_s = clock_wall_s();
+	size_t nvals[2] = { 0, 0 }, nseries[2] = { 0, 0 };
+	int ret = 2;
+
+	if (prom_cohort_matchers(match, o))
+		goto out;
 	for (size_t i = 0; i < pa->n; i++) {
-		struct metric_spec *m = NULL;
-		for (size_t k = 0; k < nspecs && !m; k++)
-			if (!strcmp(specs[k].name, pa->names[i]))
-				m = &specs[k];
-		if (m)
-			ms[i] = *m;
-		else
-			canary_metric_config_default(&ms[i].cfg, pa->names[i]);
-		if (!m || !m->has_direction)
-			ms[i].cfg.direction = CANARY_DIR_EITHER;
-		if ((!m || !m->has_tolerance) && !isnan(tolerance))
-			ms[i].cfg.tolerance = tolerance;
-		if ((!m || !m->has_spread_tol) && !isnan(spread_tol))
-			ms[i].cfg.spread_tolerance = spread_tol;
-		if ((!m || !m->has_nodata) && has_nodata)
-			ms[i].cfg.nodata = nodata;
-		if (no_spread)
-			ms[i].cfg.spread_check = false;
-		ms[i].cfg.name = pa->names[i];
+		in[i].cfg = prom_metric_config(o, i);
+		weights[i] = in[i].cfg.weight;
 		for (int c = 0; c < 2; c++) {
-			struct buf q = BUF_INIT;
-			const char *p = pa->exprs[i], *hit;
-			while ((hit = strstr(p, "$cohort"))) {
-				buf_append(&q, p, (size_t)(hit - p));
-				buf_puts(&q, match[c]);
-				p = hit + 7;
-			}
-			buf_puts(&q, p);
 			struct prom_result *pr = &res[2 * i + c];
-			int r = prom_query(pr, pa->url, buf_str(&q), end_s, window_s, pa->step_s,
-					   err, sizeof(err));
-			if (r) {
-				fprintf(stderr, "kcanary canary: --query '%s': %s\n", pa->names[i], err);
-				buf_release(&q);
-				ret = 4;
+			if (prom_query_cohort(pr, o, i, match[c], end_s)) {
+				ret = EXIT_NO_VERDICT;
 				goto out;
 			}
-			buf_release(&q);
-			size_t n = pr->n;
-			if (by_host) {   /* one value per series: its median */
-				double *tmp = xmalloc((pr->nseries ? pr->nseries : 1) * sizeof(*tmp));
-				double *grp = xmalloc((n ? n : 1) * sizeof(*grp));
-				size_t k = 0;
-				for (size_t s = 0; s < pr->nseries; s++) {
-					size_t ng = 0;
-					for (size_t j = 0; j < n; j++)
-						if (pr->series_of[j] == s)
-							grp[ng++] = pr->values[j];
-					if (ng)
-						tmp[k++] = stats_median(grp, ng);
-				}
-				memcpy(pr->values, tmp, k * sizeof(*tmp));
-				n = k;
-				free(tmp);
-				free(grp);
-			}
-			if (c == 0) {
-				in[i].control = pr->values;
-				in[i].ncontrol = n;
-			} else {
-				in[i].canary = pr->values;
-				in[i].ncanary = n;
-			}
+			size_t n = o->by_host ? series_medians(pr) : pr->n;
+			*(c == 0 ? &in[i].control : &in[i].canary) = pr->values;
+			*(c == 0 ? &in[i].ncontrol : &in[i].ncanary) = n;
 			if (pr->n > nvals[c])
 				nvals[c] = pr->n;
 			if (pr->nseries > nseries[c])
 				nseries[c] = pr->nseries;
 		}
-		in[i].cfg = ms[i].cfg;
-		weights[i] = ms[i].cfg.weight;
-	}
-	if (canary_judge(&v, in, pa->n, co)) {
-		fprintf(stderr, "kcanary canary: invalid judge settings\n");
-		goto out;
 	}
 	struct canary_cohorts cc = {
-		.control = control, .canary = canary, .control_runs = nvals[0],
+		.control = o->control, .canary = o->canary, .control_runs = nvals[0],
 		.canary_runs = nvals[1], .control_hosts = nseries[0], .canary_hosts = nseries[1],
 		.unit = "samples",
 	};
-	ret = print_verdict(&out, &v, &cc, weights, json);
+	ret = judge_and_print(in, weights, pa->n, o, &cc);
 out:
-	canary_verdict_release(&v);
-	buf_release(&out);
 	for (size_t i = 0; i < 2 * pa->n; i++)
 		prom_result_release(&res[i]);
 	free(res);
 	free(in);
-	free(ms);
 	free(weights);
 	free(match[0]);
 	free(match[1]);
 	return ret;
 }
 
+/* `kcanary canary --control SEL --canary SEL ...`: the verdict. */
+static int do_verdict(int argc, char **argv)
+{
+	struct verdict_opts o;
+	int ret;
+
+	verdict_opts_init(&o);
+	if ((ret = verdict_parse(&o, argc, argv)) < 0)
+		ret = o.prom.url ? prometheus_verdict(&o) : store_verdict(&o);
+	verdict_opts_release(&o);
+	return ret;
+}
+
+static const struct cmd_verb verbs[] = {
+	{ "simulate", do_simulate },
+	{ NULL, do_verdict },
+};
+
 int cmd_canary(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "control", required_argument, NULL, 'c' },
-		{ "canary", required_argument, NULL, 'k' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "job", required_argument, NULL, 'j' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "pass", required_argument, NULL, 'P' },
-		{ "marginal", required_argument, NULL, 'M' },
-		{ "tolerance", required_argument, NULL, 't' },
-		{ "spread-tolerance", required_argument, NULL, 'T' },
-		{ "no-spread", no_argument, NULL, 'n' },
-		{ "min-runs", required_argument, NULL, 'r' },
-		{ "nodata", required_argument, NULL, 'N' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "per-host", no_argument, NULL, 'H' },
-		{ "prometheus", required_argument, NULL, 'p' },
-		{ "query", required_argument, NULL, 'q' },
-		{ "step", required_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *control = NULL, *canary = NULL, *job = NULL;
-	struct metric_spec *specs = NULL;
-	size_t nspecs = 0, nuser = 0;
-	struct canary_opts co;
-	bool json = false, no_spread = false, by_host = false;
-	char **ctl_hosts = NULL, **can_hosts = NULL;
-	size_t nctl_hosts = 0, ncan_hosts = 0;
-	double tolerance = NAN, spread_tol = NAN, d, window_s = 0;
-	char since[32] = "";
-	bool has_nodata = false;
-	enum canary_nodata nodata = CANARY_NODATA_IGNORE;
-	struct db *db = NULL;
-	char *dbpath = NULL;
-	int64_t *ctl_ids = NULL, *can_ids = NULL;
-	size_t nctl = 0, ncan = 0, z;
-	struct canary_metric_input *in = NULL;
-	double **vals = NULL, *weights = NULL;
-	struct canary_verdict v = { 0 };
-	struct buf out = BUF_INIT;
-	struct prom_args pa = { .step_s = 15 };
-	int c, ret = 2;
-
-	if (argc > 1 && !strcmp(argv[1], "simulate"))
-		return do_simulate(argc - 1, argv + 1);
-	canary_opts_default(&co);
-	optind = 1;
-	while ((c = cmd_getopt(argc, argv, "kcanary canary", "h", lopts)) != -1) {
-		switch (c) {
-		case 'c': control = optarg; break;
-		case 'k': canary = optarg; break;
-		case 'j': job = optarg; break;
-		case 'm':
-			specs = xrealloc(specs, (nspecs + 1) * sizeof(*specs));
-			if (parse_metric_spec(&specs[nspecs], optarg)) {
-				metric_spec_release(&specs[nspecs]);
-				goto out;
-			}
-			nspecs++;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
-				fprintf(stderr, "kcanary canary: --format '%s': expected text or json\n",
-					optarg);
-				goto out;
-			}
-			json = !strcmp(optarg, "json");
-			break;
-		case 'a':
-			if (parse_double(&co.alpha, optarg) || co.alpha <= 0 || co.alpha >= 1) {
-				fprintf(stderr, "kcanary canary: --alpha '%s': expected a number in (0, 1)\n",
-					optarg);
-				goto out;
-			}
-			break;
-		case 'P':
-		case 'M':
-			if (parse_double(&d, optarg) || d < 0 || d > 100) {
-				fprintf(stderr, "kcanary canary: --%s '%s': expected a score 0..100\n",
-					c == 'P' ? "pass" : "marginal", optarg);
-				goto out;
-			}
-			*(c == 'P' ? &co.pass_threshold : &co.marginal_threshold) = d;
-			break;
-		case 't':
-		case 'T':
-			if (parse_double(&d, optarg) || d < 0) {
-				fprintf(stderr, "kcanary canary: --%s '%s': expected a fraction >= 0\n",
-					c == 't' ? "tolerance" : "spread-tolerance", optarg);
-				goto out;
-			}
-			*(c == 't' ? &tolerance : &spread_tol) = d;
-			break;
-		case 'n': no_spread = true; break;
-		case 'H': by_host = true; break;
-		case 'r':
-			if (parse_size_t(&z, optarg) || z < 2) {
-				fprintf(stderr, "kcanary canary: --min-runs '%s': expected a number >= 2\n",
-					optarg);
-				goto out;
-			}
-			co.min_n = z;
-			break;
-		case 'N':
-			if (canary_nodata_parse(&nodata, optarg)) {
-				fprintf(stderr, "kcanary canary: --nodata '%s': expected ignore, fail or"
-					" pass\n", optarg);
-				goto out;
-			}
-			has_nodata = true;
-			break;
-		case 's':
-			if (parse_size_t(&z, optarg)) {
-				fprintf(stderr, "kcanary canary: --seed '%s': expected a number\n", optarg);
-				goto out;
-			}
-			co.seed = z;
-			break;
-		case 'w':
-			if (parse_duration_s(&window_s, optarg) || !(window_s > 0)) {
-				fprintf(stderr, "kcanary canary: --window '%s': expected a duration"
-					" (30m, 1h, 3600)\n", optarg);
-				goto out;
-			}
-			break;
-		case 'p': pa.url = optarg; break;
-		case 'q': {
-			const char *eq = strchr(optarg, '=');
-			if (!eq || eq == optarg || !strstr(eq + 1, "$cohort")) {
-				fprintf(stderr, "kcanary canary: --query '%s': expected NAME=PROMQL with"
-					" $cohort where the cohort's label matchers go, as in "
-					"'x_s=kcanary_workload_sample{metric=\"x_s\",$cohort}'\n", optarg);
-				goto out;
-			}
-			pa.names = xrealloc(pa.names, (pa.n + 1) * sizeof(*pa.names));
-			pa.exprs = xrealloc(pa.exprs, (pa.n + 1) * sizeof(*pa.exprs));
-			pa.names[pa.n] = xstrndup(optarg, (size_t)(eq - optarg));
-			pa.exprs[pa.n++] = xstrdup(eq + 1);
-			break;
-		}
-		case 'x':
-			if (parse_duration_s(&pa.step_s, optarg) || !(pa.step_s > 0)) {
-				fprintf(stderr, "kcanary canary: --step '%s': expected a duration (15s)\n",
-					optarg);
-				goto out;
-			}
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = 0;
-			goto out;
-		default:
-			fputs(usage_text, stderr);
-			goto out;
-		}
-	}
-	if (!pa.url != !pa.n) {
-		fprintf(stderr, "kcanary canary: %s\n", pa.url ? "--prometheus needs at least one --query"
-			: "--query needs --prometheus URL");
-		goto out;
-	}
-	if (pa.url && job) {
-		fprintf(stderr, "kcanary canary: --job selects runs in the store, not Prometheus series\n");
-		goto out;
-	}
-	if (!control || !canary || optind != argc) {
-		fprintf(stderr, "kcanary canary: %s\n", !control ? "--control is required" :
-			!canary ? "--canary is required" : "unexpected argument");
-		fputs(usage_text, stderr);
-		goto out;
-	}
-	if (co.marginal_threshold > co.pass_threshold) {
-		fprintf(stderr, "kcanary canary: --marginal %.3g is above --pass %.3g\n",
-			co.marginal_threshold, co.pass_threshold);
-		goto out;
-	}
-
-	if (pa.url) {
-		ret = prometheus_verdict(&pa, control, canary, specs, nspecs, &co, window_s, by_host,
-					 json, tolerance, spread_tol, no_spread, has_nodata, nodata);
-		goto out;
-	}
-	ret = EXIT_NO_VERDICT;
-	dbpath = cmd_db_path();
-	if (db_open(&db, dbpath)) {
-		fprintf(stderr, "kcanary canary: cannot open the store '%s'\n", dbpath);
-		goto out;
-	}
-	if (window_s > 0)
-		clock_iso8601(since, sizeof(since), clock_wall_s() - window_s);
-	if (cohort_runs(db, &ctl_ids, &nctl, "control", control, job, window_s > 0 ? since : NULL) ||
-	    cohort_runs(db, &can_ids, &ncan, "canary", canary, job, window_s > 0 ? since : NULL)) {
-		ret = 2;
-		goto out;
-	}
-	if (!nctl || !ncan) {
-		no_runs_message(db, !nctl ? "control" : "canary", !nctl ? control : canary, job);
-		if (window_s > 0)
-			fprintf(stderr, "  (only runs since %s: --window)\n", since);
-		goto out;
-	}
-	size_t shared = 0;
-	for (size_t i = 0; i < nctl; i++)
-		for (size_t j = 0; j < ncan; j++)
-			shared += ctl_ids[i] == can_ids[j];
-	if (shared) {
-		fprintf(stderr, "kcanary canary: --control '%s' and --canary '%s' share %zu of"
-			" their runs; a run can be in one cohort only\n", control, canary, shared);
-		ret = 2;
-		goto out;
-	}
-	nuser = nspecs;
-	if (!nuser && default_metrics(db, &specs, &nspecs, ctl_ids, nctl, can_ids, ncan)) {
-		fprintf(stderr, "kcanary canary: %s\n", db_errmsg(db));
-		goto out;
-	}
-	if (!nspecs) {
-		fprintf(stderr, "kcanary canary: the cohorts' runs have no summary metrics or probe"
-			" totals to judge (NODATA): no verdict\n");
-		goto out;
-	}
-
-	if (by_host && (db_cohort_hosts(db, &ctl_hosts, ctl_ids, nctl) ||
-			db_cohort_hosts(db, &can_hosts, can_ids, ncan))) {
-		fprintf(stderr, "kcanary canary: %s\n", db_errmsg(db));
-		goto out;
-	}
-	in = xcalloc(nspecs, sizeof(*in));
-	vals = xcalloc(2 * nspecs, sizeof(*vals));
-	weights = xcalloc(nspecs, sizeof(*weights));
-	for (size_t i = 0; i < nspecs; i++) {
-		struct metric_spec *m = &specs[i];
-		if (!m->has_direction) {
-			char *better = NULL;
-			if (!strncmp(m->name, "probe:", 6))
-				m->cfg.direction = CANARY_DIR_INCREASE;
-			else if (db_metric_better(db, &better, m->name) == 0 && better)
-				m->cfg.direction = !strcmp(better, "higher") ? CANARY_DIR_DECREASE :
-						   CANARY_DIR_INCREASE;
-			else
-				m->cfg.direction = CANARY_DIR_EITHER;
-			free(better);
-		}
-		if (!m->has_tolerance && !isnan(tolerance))
-			m->cfg.tolerance = tolerance;
-		if (!m->has_spread_tol && !isnan(spread_tol))
-			m->cfg.spread_tolerance = spread_tol;
-		if (!m->has_nodata && has_nodata)
-			m->cfg.nodata = nodata;
-		if (no_spread)
-			m->cfg.spread_check = false;
-		if (db_cohort_values(db, &vals[2 * i], ctl_ids, nctl, m->name) ||
-		    db_cohort_values(db, &vals[2 * i + 1], can_ids, ncan, m->name)) {
-			fprintf(stderr, "kcanary canary: --metric '%s': %s\n", m->text, db_errmsg(db));
-			ret = 2;
-			goto out;
-		}
-		in[i].cfg = m->cfg;
-		in[i].control = vals[2 * i];
-		in[i].ncontrol = nctl;
-		in[i].canary = vals[2 * i + 1];
-		in[i].ncanary = ncan;
-		if (by_host) {
-			in[i].ncontrol = nctl_hosts = per_host(vals[2 * i], ctl_hosts, nctl);
-			in[i].ncanary = ncan_hosts = per_host(vals[2 * i + 1], can_hosts, ncan);
-		}
-		weights[i] = m->cfg.weight;
-	}
-	if (canary_judge(&v, in, nspecs, &co)) {
-		fprintf(stderr, "kcanary canary: invalid judge settings\n");
-		ret = 2;
-		goto out;
-	}
-	struct canary_cohorts cc = {
-		.control = control, .canary = canary, .control_runs = nctl, .canary_runs = ncan,
-		.control_hosts = nctl_hosts, .canary_hosts = ncan_hosts,
-	};
-	ret = print_verdict(&out, &v, &cc, weights, json);
-out:
-	canary_verdict_release(&v);
-	buf_release(&out);
-	if (vals)
-		for (size_t i = 0; i < 2 * nspecs; i++)
-			free(vals[i]);
-	free(vals);
-	free(in);
-	free(weights);
-	for (size_t i = 0; i < nspecs; i++)
-		metric_spec_release(&specs[i]);
-	free(specs);
-	free(ctl_ids);
-	free(can_ids);
-	if (ctl_hosts)
-		db_strings_free(ctl_hosts, nctl);
-	if (can_hosts)
-		db_strings_free(can_hosts, ncan);
-	db_close(db);
-	free(dbpath);
-	for (size_t i = 0; i < pa.n; i++) {
-		free(pa.names[i]);
-		free(pa.exprs[i]);
-	}
-	free(pa.names);
-	free(pa.exprs);
-	return ret;
+	return cmd_select("kcanary canary", verbs, argc, argv);
 }

@@ -1,5 +1,7 @@
-/* cmd_serve.c - kcanary serve: the JSON API and the web pages over HTTP
- * (http.c, api.c, web/). */
+/* cmd_serve.c - kcanary serve: the JSON API and the web pages over HTTP.
+ * Wires the parts: the API's state (api_state.c) given to the HTTP server
+ * (http.c) as its handler, the web/ directory, and the job queue
+ * (compare_worker_start). */
 #define LOG_MODULE "serve"
 #include <limits.h>
 #include <signal.h>
@@ -9,9 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "cmd.h"
 #include "compare.h"
-#include "db.h"
+#include "error.h"
 #include "http.h"
 #include "log.h"
 #include "util.h"
@@ -85,7 +88,9 @@ int cmd_serve(int argc, char **argv)
 	unsigned long threads = HTTP_DEFAULT_THREADS;
 	char *web = NULL, *db_path = NULL;
 	struct http_server *srv = NULL;
+	struct api_shared api = { 0 };
 	struct http_opts opts;
+	struct buf err = BUF_INIT;
 	sigset_t sigs;
 	int sig, ret = 1;
 
@@ -142,10 +147,15 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	opts = (struct http_opts){ .listen = listen, .web_dir = web, .db_path = db_path,
-				   .threads = (unsigned)threads };
-	if (http_server_start(&srv, &opts))
+	/* db_open() has said why the store cannot be opened */
+	if (api_shared_init(&api, db_path, &err))
 		goto out;
+	opts = (struct http_opts){ .listen = listen, .web_dir = web, .threads = (unsigned)threads,
+				   .handler = api_http_handler(&api) };
+	if (http_server_start(&srv, &opts, &err)) {
+		log_err("%s", err_text(&err));
+		goto out;
+	}
 	{
 		char host[128];
 		const char *colon = strrchr(listen, ':');
@@ -166,6 +176,8 @@ int cmd_serve(int argc, char **argv)
 out:
 	compare_worker_stop(worker);
 	http_server_stop(srv);
+	api_shared_release(&api);
+	buf_release(&err);
 	free(home);
 	free(db_path);
 	free(web);

@@ -3,6 +3,7 @@
 #define LOG_MODULE "token"
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -28,70 +29,115 @@ static void usage(FILE *f)
 		"  remove NAME   delete a token; requests using it are refused\n");
 }
 
-int cmd_token(int argc, char **argv)
+/* The store of --home in *out; db_open() says why it cannot be opened. */
+static int open_store(struct db **out)
 {
+	char *path = cmd_db_path();
+	int r = db_open(out, path);
+
+	free(path);
+	return r;
+}
+
+/* Wrong arguments for a verb: usage on stderr, exit code 2. */
+static int bad_usage(void)
+{
+	usage(stderr);
+	return 2;
+}
+
+static int do_create(int argc, char **argv)
+{
+	char secret[TOKEN_SECRET_LEN + 1], hash[TOKEN_HASH_HEX + 1];
 	struct db *db = NULL;
-	char *path = NULL;
 	int ret = 1, r;
 
-	if (cmd_wants_help(argc, argv)) {
-		usage(stdout);
-		return 0;
+	if (argc != 2)
+		return bad_usage();
+	if (!*argv[1]) {
+		fprintf(stderr, "kcanary token: the token name is empty\n");
+		return 1;
 	}
-	if (argc < 2 || (strcmp(argv[1], "list") && argc != 3) ||
-	    (!strcmp(argv[1], "list") && argc != 2)) {
-		usage(stderr);
-		return 2;
-	}
-	if (strcmp(argv[1], "create") && strcmp(argv[1], "list") && strcmp(argv[1], "remove")) {
-		fprintf(stderr, "kcanary token: unknown action '%s'\n", argv[1]);
-		usage(stderr);
-		return 2;
-	}
-	path = cmd_db_path();
-	if (db_open(&db, path))
+	if (open_store(&db))
 		goto out;
-	if (!strcmp(argv[1], "create")) {
-		char secret[TOKEN_SECRET_LEN + 1], hash[TOKEN_HASH_HEX + 1];
+	if ((r = token_generate(secret, sizeof(secret)))) {
+		fprintf(stderr, "kcanary token: cannot read random bytes: %s\n", strerror(-r));
+		goto out;
+	}
+	token_hash(hash, secret);
+	if (db_token_add(db, argv[1], hash)) {
+		fprintf(stderr, "kcanary token: cannot create '%s': %s\n", argv[1], db_errmsg(db));
+		goto out;
+	}
+	printf("%s\n", secret);
+	fprintf(stderr, "token '%s' created; its secret is shown only this once\n", argv[1]);
+	ret = 0;
+out:
+	db_close(db);
+	return ret;
+}
 
-		if (!*argv[2]) {
-			fprintf(stderr, "kcanary token: the token name is empty\n");
-			goto out;
-		}
-		if ((r = token_generate(secret, sizeof(secret)))) {
-			fprintf(stderr, "kcanary token: cannot read random bytes: %s\n", strerror(-r));
-			goto out;
-		}
-		token_hash(hash, secret);
-		if ((r = db_token_add(db, argv[2], hash))) {
-			fprintf(stderr, "kcanary token: cannot create '%s': %s\n", argv[2],
-				db_errmsg(db));
-			goto out;
-		}
-		printf("%s\n", secret);
-		fprintf(stderr, "token '%s' created; its secret is shown only this once\n", argv[2]);
-	} else if (!strcmp(argv[1], "list")) {
-		json_t *list, *t;
-		size_t i;
+static int do_list(int argc, char **argv)
+{
+	struct db *db = NULL;
+	json_t *list, *t;
+	size_t i;
+	int ret = 1;
 
-		if (db_token_list(db, &list)) {
-			fprintf(stderr, "kcanary token: cannot list tokens: %s\n", db_errmsg(db));
-			goto out;
-		}
-		json_array_foreach(list, i, t)
-			printf("%s\t%s\n", json_string_value(json_object_get(t, "name")),
-			       json_string_value(json_object_get(t, "created_at")));
-		json_decref(list);
-	} else {
-		if (db_token_remove(db, argv[2])) {
-			fprintf(stderr, "kcanary token: cannot remove '%s': %s\n", argv[2],
-				db_errmsg(db));
-			goto out;
-		}
+	(void)argv;
+	if (argc != 1)
+		return bad_usage();
+	if (open_store(&db))
+		goto out;
+	if (db_token_list(db, &list)) {
+		fprintf(stderr, "kcanary token: cannot list tokens: %s\n", db_errmsg(db));
+		goto out;
+	}
+	json_array_foreach(list, i, t)
+		printf("%s\t%s\n", json_string_value(json_object_get(t, "name")),
+		       json_string_value(json_object_get(t, "created_at")));
+	json_decref(list);
+	ret = 0;
+out:
+	db_close(db);
+	return ret;
+}
+
+static int do_remove(int argc, char **argv)
+{
+	struct db *db = NULL;
+	int ret = 1;
+
+	if (argc != 2)
+		return bad_usage();
+	if (open_store(&db))
+		goto out;
+	if (db_token_remove(db, argv[1])) {
+		fprintf(stderr, "kcanary token: cannot remove '%s': %s\n", argv[1], db_errmsg(db));
+		goto out;
 	}
 	ret = 0;
 out:
 	db_close(db);
-	free(path);
 	return ret;
+}
+
+static const struct cmd_verb verbs[] = {
+	{ "create", do_create },
+	{ "list",   do_list },
+	{ "remove", do_remove },
+	{ NULL, NULL },
+};
+
+int cmd_token(int argc, char **argv)
+{
+	if (cmd_wants_help(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	return cmd_select("kcanary token", verbs, argc, argv);
 }

@@ -1,13 +1,15 @@
-/* cmd_tree.c - kcanary tree: import a source release tarball as a commit,
- * resolve a commit-ish (git.h does the work). */
+/* cmd_tree.c - kcanary tree: import a source release tarball as a commit
+ * (tree_import.h does the work), resolve a commit-ish (git.h). */
 #define LOG_MODULE "tree"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "error.h"
 #include "git.h"
 #include "log.h"
+#include "tree_import.h"
 
 static void usage(FILE *f)
 {
@@ -28,11 +30,12 @@ static void usage(FILE *f)
 		"expression names; exit 1 when it is missing or ambiguous.\n");
 }
 
-static int tree_import(int argc, char **argv)
+static int do_import(int argc, char **argv)
 {
 	const char *tarball = NULL, *repo_path = NULL, *tag = NULL;
 	struct repo *r = NULL;
 	struct import_result ir;
+	struct buf err = BUF_INIT;
 	int ret = 1;
 
 	for (int i = 1; i < argc; i++) {
@@ -57,19 +60,20 @@ static int tree_import(int argc, char **argv)
 		log_err("%s", repo_errmsg());
 		return 1;
 	}
-	if (repo_import_tarball(r, &ir, tarball, tag)) {
-		log_err("cannot import '%s': %s", tarball, repo_errmsg());
+	if (tree_import_tarball(r, &ir, tarball, tag, &err)) {
+		log_err("cannot import '%s': %s", tarball, err_text(&err));
 		goto out;
 	}
 	printf("%s %s%s%s\n", ir.noop ? "unchanged" : "imported", ir.commit,
 	       *ir.tag ? " tag " : "", ir.tag);
 	ret = 0;
 out:
+	buf_release(&err);
 	repo_close(r);
 	return ret;
 }
 
-static int tree_resolve(int argc, char **argv)
+static int do_resolve(int argc, char **argv)
 {
 	const char *repo_path = NULL, *rev = NULL;
 	struct repo *r = NULL;
@@ -104,21 +108,17 @@ static int tree_resolve(int argc, char **argv)
 	return ret;
 }
 
+static const struct cmd_verb verbs[] = {
+	{ "import", do_import },
+	{ "resolve", do_resolve },
+	{ NULL, NULL },
+};
+
 int cmd_tree(int argc, char **argv)
 {
-	if (argc < 2 || cmd_wants_help(2, argv)) {
+	if (argc < 2 || cmd_wants_help(argc, argv)) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (cmd_wants_help(argc, argv)) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "import"))
-		return tree_import(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "resolve"))
-		return tree_resolve(argc - 1, argv + 1);
-	fprintf(stderr, "kcanary tree: unknown subcommand '%s' (expected import or resolve)\n",
-		argv[1]);
-	return 2;
+	return cmd_select("kcanary tree", verbs, argc, argv);
 }

@@ -21,6 +21,8 @@
 
 struct db;
 
+/* ---- the store: path, open, errors, transactions (db.c) ---- */
+
 /*
  * db_default_path - where the store lives: $KCANARY_HOME/kcanary.db, else
  * ~/.local/share/kcanary/kcanary.db. Returns a new string; caller frees.
@@ -136,6 +138,8 @@ int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_
  * and params), with the next repeat index, at the end of the run order:
  * what an interrupted run gets. */
 int db_run_reschedule(struct db *db, int64_t run_id);
+
+/* ---- what the executor reads; the job's coordinator (db_compare.c) ---- */
 
 /* A run waiting to be booted, with what booting it needs. */
 struct db_pending_run {

@@ -1,27 +1,19 @@
 /* git.c - kernel trees through libgit2 (see git.h). The only file that
  * includes <git2.h>: libgit2 errors become an errno plus one message here. */
 #define LOG_MODULE "git"
-#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <git2.h>
 
 #include "git.h"
 #include "log.h"
+#include "patch_fit.h"
 #include "util.h"
-
-extern char **environ;
-
-#define IMPORT_BRANCH "refs/heads/kcanary/import"
-#define TARBALL_TRAILER "Kcanary-Tarball: "
 
 struct repo {
 	git_repository *g;
@@ -96,7 +88,8 @@ int repo_open(struct repo **out, const char *path, bool create)
 		return set_err(-EIO, "cannot open repository '%s': %s", path, gerr());
 	}
 	/* A `git gc --auto` started by a later `git` command would compete
-	 * with the kernel build for the two cores (notes/kbuild.md). */
+	 * with the kernel build for the two cores (../shared/notes/kbuild.md,
+	 * outside this tree). */
 	if (git_repository_config(&cfg, g) == 0) {
 		int32_t cur = -1;
 
@@ -219,62 +212,7 @@ int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_he
 	return 0;
 }
 
-/* ---- import ---- */
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP ? rmdir(path) : unlink(path))
-		return -errno;
-	return 0;
-}
-
-/* Remove everything in dir except .git. */
-static int empty_workdir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int ret = 0;
-
-	if (!d)
-		return set_err(-errno, "cannot open '%s': %s", dir, strerror(errno));
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    !strcmp(e->d_name, ".git"))
-			continue;
-		char *p = xasprintf("%s/%s", dir, e->d_name);
-		int rc = nftw(p, rm_entry, 64, FTW_DEPTH | FTW_PHYS);
-		if (rc) {
-			ret = set_err(rc < 0 ? rc : -EIO, "cannot remove '%s': %s", p,
-				      strerror(rc < 0 ? -rc : EIO));
-			free(p);
-			break;
-		}
-		free(p);
-	}
-	closedir(d);
-	return ret;
-}
-
-static int run_tar(const char *tarball, const char *dir)
-{
-	char *argv[] = { (char *)"tar", (char *)"-xf", (char *)tarball, (char *)"-C",
-			 (char *)dir, (char *)"--strip-components=1",
-			 (char *)"--no-same-owner", NULL };
-	pid_t pid;
-	int st, rc;
-
-	rc = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ);
-	if (rc)
-		return set_err(-rc, "cannot run tar: %s", strerror(rc));
-	if (waitpid(pid, &st, 0) < 0)
-		return set_err(-errno, "waitpid tar: %s", strerror(errno));
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return set_err(-EIO, "cannot unpack '%s': tar failed (status %d)", tarball,
-			       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	return 0;
-}
+/* ---- writing: index, commits, refs, tags ---- */
 
 /* nftw has no payload: the index being filled, for add_entry. */
 static __thread git_index *walk_idx;
@@ -317,133 +255,15 @@ static int index_add_tree(git_index *idx, const char *root)
 	return 0;
 }
 
-/* "6.12.117" from the top Makefile of dir; "" when it cannot be read. */
-static void kernel_version(char *out, size_t size, const char *dir)
+int repo_index_workdir(struct repo *r, char out[KC_OID_HEX])
 {
-	char *path = xasprintf("%s/Makefile", dir);
-	char line[256], v[4][64] = { "", "", "", "" };
-	static const char *const keys[] = { "VERSION", "PATCHLEVEL", "SUBLEVEL", "EXTRAVERSION" };
-	FILE *f = fopen(path, "r");
-
-	out[0] = '\0';
-	free(path);
-	if (!f)
-		return;
-	for (int n = 0; n < 40 && fgets(line, sizeof(line), f); n++) {
-		for (int i = 0; i < 4; i++) {
-			size_t kl = strlen(keys[i]);
-			if (strncmp(line, keys[i], kl) || strncmp(line + kl, " =", 2))
-				continue;
-			char *s = line + kl + 2;
-			s += strspn(s, " \t");
-			s[strcspn(s, " \t\r\n")] = '\0';
-			snprintf(v[i], sizeof(v[i]), "%s", s);
-		}
-	}
-	fclose(f);
-	if (*v[0] && *v[1])
-		snprintf(out, size, "%s.%s%s%s%s", v[0], v[1], *v[2] ? "." : "", v[2], v[3]);
-}
-
-/* Walk the first-parent chain of the import branch for a commit whose
- * message names blob id want; 0 and *found when there is one. */
-static int find_import(struct repo *r, const char *want, git_oid *found, bool *has)
-{
-	git_oid tip;
-	git_commit *c = NULL;
-	int rc;
-
-	*has = false;
-	rc = git_reference_name_to_id(&tip, r->g, IMPORT_BRANCH);
-	if (rc == GIT_ENOTFOUND)
-		return 0;
-	if (rc < 0)
-		return set_err(-EIO, "cannot read %s: %s", IMPORT_BRANCH, gerr());
-	if (git_commit_lookup(&c, r->g, &tip) < 0)
-		return set_err(-EIO, "cannot read %s: %s", IMPORT_BRANCH, gerr());
-	while (c) {
-		const char *msg = git_commit_message(c);
-		const char *t = strstr(msg, TARBALL_TRAILER);
-		git_commit *p = NULL;
-
-		if (t && !strncmp(t + strlen(TARBALL_TRAILER), want, 40)) {
-			git_oid_cpy(found, git_commit_id(c));
-			*has = true;
-			git_commit_free(c);
-			return 0;
-		}
-		if (git_commit_parentcount(c) > 0 && git_commit_parent(&p, c, 0) < 0)
-			p = NULL;
-		git_commit_free(c);
-		c = p;
-	}
-	return 0;
-}
-
-static int set_tag(struct repo *r, const char *tag, const git_oid *commit)
-{
-	git_object *obj = NULL;
-	git_oid have, tag_oid;
-	char *ref = xasprintf("refs/tags/%s", tag);
+	git_index *idx = NULL;
+	git_oid tree_oid;
 	int ret = 0;
 
-	if (peel_ref_commit(r->g, ref, &have) == 0) {
-		if (!git_oid_equal(&have, commit)) {
-			char h[KC_OID_HEX];
-			git_oid_tostr(h, sizeof(h), &have);
-			ret = set_err(-EEXIST, "tag '%s' already exists and points at %.12s", tag, h);
-		}
-		goto out;
-	}
-	if (git_object_lookup(&obj, r->g, commit, GIT_OBJECT_COMMIT) < 0 ||
-	    git_tag_create_lightweight(&tag_oid, r->g, tag, obj, 0) < 0)
-		ret = set_err(-EIO, "cannot create tag '%s': %s", tag, gerr());
-out:
-	git_object_free(obj);
-	free(ref);
-	return ret;
-}
-
-int repo_import_tarball(struct repo *r, struct import_result *out,
-			const char *tarball, const char *tag)
-{
-	struct import_result res;
-	git_oid blob, found, tree_oid, commit_oid, parent_oid;
-	git_index *idx = NULL;
-	git_tree *tree = NULL;
-	git_commit *parent = NULL;
-	git_signature *sig = NULL;
-	const git_commit *parents[1];
-	struct stat st;
-	char blob_hex[KC_OID_HEX], *msg = NULL;
-	const char *base;
-	bool has = false;
-	int rc, ret = 0;
-
-	memset(&res, 0, sizeof(res));
 	if (!r->workdir)
-		return set_err(-EINVAL, "cannot import into a bare repository");
-	if (stat(tarball, &st) < 0)
-		return set_err(-errno, "cannot read '%s': %s", tarball, strerror(errno));
-	/* The tarball's identity: its git blob id (sha1 of its content). */
-	if (git_odb_hashfile(&blob, tarball, GIT_OBJECT_BLOB) < 0)
-		return set_err(-EIO, "cannot hash '%s': %s", tarball, gerr());
-	git_oid_tostr(blob_hex, sizeof(blob_hex), &blob);
-	if ((ret = find_import(r, blob_hex, &found, &has)))
-		return ret;
-	if (has) {
-		res.noop = true;
-		git_oid_tostr(res.commit, sizeof(res.commit), &found);
-		kernel_version(res.version, sizeof(res.version), r->workdir);
-		goto tag;
-	}
-
-	if ((ret = empty_workdir(r->workdir)) || (ret = run_tar(tarball, r->workdir)))
-		return ret;
-	kernel_version(res.version, sizeof(res.version), r->workdir);
-
-	/* Every file, ignored or not: the tarball is the source of truth.
-	 * (git_index_add_all with GIT_INDEX_ADD_FORCE stops at an ignored
+		return set_err(-EINVAL, "cannot index a bare repository");
+	/* (git_index_add_all with GIT_INDEX_ADD_FORCE stops at an ignored
 	 * directory with "invalid path", so walk the tree ourselves.) */
 	if (git_repository_index(&idx, r->g) < 0 || git_index_clear(idx) < 0) {
 		ret = set_err(-EIO, "cannot index '%s': %s", r->workdir, gerr());
@@ -455,69 +275,87 @@ int repo_import_tarball(struct repo *r, struct import_result *out,
 		ret = set_err(-EIO, "cannot index '%s': %s", r->workdir, gerr());
 		goto out;
 	}
-	if (git_tree_lookup(&tree, r->g, &tree_oid) < 0) {
-		ret = set_err(-EIO, "cannot read tree: %s", gerr());
+	git_oid_tostr(out, KC_OID_HEX, &tree_oid);
+out:
+	git_index_free(idx);
+	return ret;
+}
+
+int repo_commit_create(struct repo *r, char out[KC_OID_HEX], const struct repo_commit_spec *spec)
+{
+	git_tree *tree = NULL;
+	git_commit *parent = NULL;
+	git_signature *sig = NULL;
+	const git_commit *parents[1];
+	git_oid tree_oid, commit_oid;
+	int ret = 0;
+
+	if (git_oid_fromstr(&tree_oid, spec->tree) < 0 ||
+	    git_tree_lookup(&tree, r->g, &tree_oid) < 0)
+		return set_err(-ENOENT, "cannot read tree %.12s: %s", spec->tree, gerr());
+	if (spec->parent && (ret = lookup_commit(r, &parent, spec->parent)))
 		goto out;
-	}
-	rc = git_reference_name_to_id(&parent_oid, r->g, IMPORT_BRANCH);
-	if (rc == 0 && git_commit_lookup(&parent, r->g, &parent_oid) < 0) {
-		ret = set_err(-EIO, "cannot read %s: %s", IMPORT_BRANCH, gerr());
+	if (git_signature_new(&sig, spec->name, spec->email, (git_time_t)spec->time_s,
+			      spec->tz_offset_min) < 0) {
+		ret = set_err(-EINVAL, "cannot make signature '%s <%s>': %s", spec->name,
+			      spec->email, gerr());
 		goto out;
-	}
-	if (parent && git_oid_equal(git_commit_tree_id(parent), &tree_oid)) {
-		/* another tarball of the same tree (recompressed, renamed) */
-		res.noop = true;
-		git_oid_tostr(res.commit, sizeof(res.commit), &parent_oid);
-		goto tag;
-	}
-	if (git_signature_new(&sig, "kcanary import", "kcanary@localhost",
-			      (git_time_t)st.st_mtime, 0) < 0) {
-		ret = set_err(-EIO, "cannot make signature: %s", gerr());
-		goto out;
-	}
-	base = strrchr(tarball, '/') ? strrchr(tarball, '/') + 1 : tarball;
-	{
-		char *title = *res.version ? xasprintf("Linux %s", res.version) : xstrdup(base);
-		msg = xasprintf("Import %s\n\nSource release tarball %s imported by kcanary.\n\n"
-				TARBALL_TRAILER "%s\n", title, base, blob_hex);
-		free(title);
 	}
 	parents[0] = parent;
-	if (git_commit_create(&commit_oid, r->g, NULL, sig, sig, NULL, msg, tree,
+	if (git_commit_create(&commit_oid, r->g, NULL, sig, sig, NULL, spec->message, tree,
 			      parent ? 1 : 0, parents) < 0) {
-		ret = set_err(-EIO, "cannot commit import: %s", gerr());
+		ret = set_err(-EIO, "cannot commit: %s", gerr());
 		goto out;
 	}
-	{
-		git_reference *ref = NULL;
-		if (git_reference_create(&ref, r->g, IMPORT_BRANCH, &commit_oid, 1,
-					 "kcanary: import tarball") < 0 ||
-		    git_repository_set_head(r->g, IMPORT_BRANCH) < 0) {
-			git_reference_free(ref);
-			ret = set_err(-EIO, "cannot update %s: %s", IMPORT_BRANCH, gerr());
-			goto out;
-		}
-		git_reference_free(ref);
-	}
-	git_oid_tostr(res.commit, sizeof(res.commit), &commit_oid);
-tag:
-	if (tag && *tag)
-		snprintf(res.tag, sizeof(res.tag), "%s", tag);
-	else if (*res.version)
-		snprintf(res.tag, sizeof(res.tag), "v%s", res.version);
-	if (*res.tag) {
-		git_oid c;
-		git_oid_fromstr(&c, res.commit);
-		if ((ret = set_tag(r, res.tag, &c)))
-			goto out;
-	}
-	*out = res;
+	git_oid_tostr(out, KC_OID_HEX, &commit_oid);
 out:
-	free(msg);
 	git_signature_free(sig);
 	git_commit_free(parent);
 	git_tree_free(tree);
-	git_index_free(idx);
+	return ret;
+}
+
+int repo_ref_set(struct repo *r, const char *refname, const char *commit_hex,
+		 const char *log_msg, bool head)
+{
+	git_reference *ref = NULL;
+	git_oid oid;
+	int ret = 0;
+
+	if (git_oid_fromstr(&oid, commit_hex) < 0)
+		return set_err(-EINVAL, "'%s' is not a commit id", commit_hex);
+	if (git_reference_create(&ref, r->g, refname, &oid, 1, log_msg) < 0 ||
+	    (head && git_repository_set_head(r->g, refname) < 0))
+		ret = set_err(-EIO, "cannot update %s: %s", refname, gerr());
+	git_reference_free(ref);
+	return ret;
+}
+
+int repo_tag_set(struct repo *r, const char *tag, const char *commit_hex)
+{
+	git_object *obj = NULL;
+	git_oid have, want, tag_oid;
+	char *ref = xasprintf("refs/tags/%s", tag);
+	int ret = 0;
+
+	if (git_oid_fromstr(&want, commit_hex) < 0) {
+		ret = set_err(-EINVAL, "'%s' is not a commit id", commit_hex);
+		goto out;
+	}
+	if (peel_ref_commit(r->g, ref, &have) == 0) {
+		if (!git_oid_equal(&have, &want)) {
+			char h[KC_OID_HEX];
+			git_oid_tostr(h, sizeof(h), &have);
+			ret = set_err(-EEXIST, "tag '%s' already exists and points at %.12s", tag, h);
+		}
+		goto out;
+	}
+	if (git_object_lookup(&obj, r->g, &want, GIT_OBJECT_COMMIT) < 0 ||
+	    git_tag_create_lightweight(&tag_oid, r->g, tag, obj, 0) < 0)
+		ret = set_err(-EIO, "cannot create tag '%s': %s", tag, gerr());
+out:
+	git_object_free(obj);
+	free(ref);
 	return ret;
 }
 
@@ -607,207 +445,6 @@ static int track_hunk(const git_diff_hunk *h, void *payload)
 	return 0;
 }
 
-/* Swap the two paths of "diff --git a/X b/Y". */
-static void reverse_git_line(struct buf *o, const char *l, size_t n)
-{
-	const char *a = l + strlen("diff --git ");
-	const char *end = l + n;
-	const char *sp = NULL;
-
-	for (const char *p = a; p + 3 < end; p++)
-		if (!strncmp(p, " b/", 3)) {
-			sp = p;
-			break;
-		}
-	if (strncmp(a, "a/", 2) || !sp) {
-		buf_append(o, l, n);
-		return;
-	}
-	buf_printf(o, "diff --git a/%.*s b/%.*s", (int)(end - sp - 3), sp + 3,
-		   (int)(sp - a - 2), a + 2);
-}
-
-/*
- * reverse_diff - the same patch the other way round (what `git apply -R`
- * applies): pre- and post-image swapped in file headers, hunk ranges and
- * +/- lines. Lines between patches (the "-- " signature) are kept.
- */
-static char *reverse_diff(const char *diff)
-{
-	struct buf o = BUF_INIT;
-	const char *p = diff, *minus = NULL;
-	size_t minus_len = 0;
-	long old_left = 0, new_left = 0;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		const char *next = nl ? nl + 1 : p + n;
-
-		if (old_left > 0 || new_left > 0) {
-			char c = n ? *p : ' '; /* an empty line is empty context */
-
-			if (c == '+') {
-				buf_puts(&o, "-");
-				buf_append(&o, p + 1, n - 1);
-				new_left--;
-			} else if (c == '-') {
-				buf_puts(&o, "+");
-				buf_append(&o, p + 1, n - 1);
-				old_left--;
-			} else {
-				buf_append(&o, p, n);
-				if (c != '\\') {
-					old_left--;
-					new_left--;
-				}
-			}
-			buf_puts(&o, "\n");
-			p = next;
-			continue;
-		}
-		if (!strncmp(p, "@@ -", 4)) {
-			long a, b = 1, c, d = 1;
-			int used = 0;
-			const char *q = p + 4;
-			char *e;
-
-			a = strtol(q, &e, 10);
-			if (*e == ',')
-				b = strtol(e + 1, &e, 10);
-			if (strncmp(e, " +", 2))
-				goto verbatim;
-			c = strtol(e + 2, &e, 10);
-			if (*e == ',')
-				d = strtol(e + 1, &e, 10);
-			if (strncmp(e, " @@", 3))
-				goto verbatim;
-			used = (int)(e + 3 - p);
-			buf_printf(&o, "@@ -%ld,%ld +%ld,%ld @@", c, d, a, b);
-			buf_append(&o, p + used, n - (size_t)used);
-			buf_puts(&o, "\n");
-			old_left = b;
-			new_left = d;
-			p = next;
-			continue;
-		}
-		if (!strncmp(p, "diff --git ", 11)) {
-			reverse_git_line(&o, p, n);
-			buf_puts(&o, "\n");
-			p = next;
-			continue;
-		}
-		if (!strncmp(p, "--- ", 4)) {
-			minus = p;
-			minus_len = n;
-			p = next;
-			continue;
-		}
-		if (!strncmp(p, "+++ ", 4) && minus) {
-			/* "--- a/X" + "+++ b/Y" -> "--- a/Y" + "+++ b/X" */
-			const char *np = p + 4, *op = minus + 4;
-			size_t nn = n - 4, on = minus_len - 4;
-			if (!strncmp(np, "b/", 2))
-				buf_printf(&o, "--- a/%.*s\n", (int)nn - 2, np + 2);
-			else
-				buf_printf(&o, "--- %.*s\n", (int)nn, np);
-			if (!strncmp(op, "a/", 2))
-				buf_printf(&o, "+++ b/%.*s\n", (int)on - 2, op + 2);
-			else
-				buf_printf(&o, "+++ %.*s\n", (int)on, op);
-			minus = NULL;
-			p = next;
-			continue;
-		}
-		if (!strncmp(p, "new file mode ", 14)) {
-			buf_printf(&o, "deleted file mode %.*s\n", (int)n - 14, p + 14);
-			p = next;
-			continue;
-		}
-		if (!strncmp(p, "deleted file mode ", 18)) {
-			buf_printf(&o, "new file mode %.*s\n", (int)n - 18, p + 18);
-			p = next;
-			continue;
-		}
-		if (!strncmp(p, "index ", 6)) {
-			const char *dots = memmem(p, n, "..", 2);
-			if (dots) {
-				const char *b2 = dots + 2;
-				size_t bl = strcspn(b2, " \n");
-				buf_printf(&o, "index %.*s..%.*s%.*s\n", (int)bl, b2,
-					   (int)(dots - p - 6), p + 6,
-					   (int)(n - (size_t)(b2 + bl - p)), b2 + bl);
-				p = next;
-				continue;
-			}
-		}
-verbatim:
-		if (minus) { /* a lone "--- " line (the "-- " signature is 3 chars) */
-			buf_append(&o, minus, minus_len);
-			buf_puts(&o, "\n");
-			minus = NULL;
-		}
-		buf_append(&o, p, n);
-		buf_puts(&o, "\n");
-		p = next;
-	}
-	return buf_detach(&o);
-}
-
-
-/* ---- hunk relocation ----
- *
- * libgit2 applies a hunk only at the line its header names (apply.c,
- * find_hunk_linenum() tries that one position: no offsets, no fuzz), while
- * `git am` finds the context at the nearest position where it matches
- * exactly (an "offset"). Mailed patches against another tree usually need
- * offsets, so before handing a patch to libgit2 each hunk is located here,
- * as git apply does: the nearest exact match of its pre-image (context and
- * '-' lines) to where the header says, after the previous hunk, shifted by
- * the previous hunk's offset. The header is then rewritten to that line.
- * A hunk that matches nowhere is left alone, so libgit2 fails on it and
- * names it. Exact matching only: nothing here is fuzz.
- */
-
-struct line {
-	const char *p;
-	size_t n;
-};
-
-/* Split text into lines (without their '\n'). */
-static struct line *split_lines(const char *text, size_t len, size_t *count)
-{
-	size_t cap = 64, n = 0;
-	struct line *v = xmalloc(cap * sizeof(*v));
-	const char *p = text, *end = text + len;
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (n == cap) {
-			cap *= 2;
-			v = xrealloc(v, cap * sizeof(*v));
-		}
-		v[n].p = p;
-		v[n].n = l;
-		n++;
-		p += l + 1;
-	}
-	*count = n;
-	return v;
-}
-
-static bool match_at(const struct line *img, size_t nimg, const struct line *pre,
-		     size_t npre, size_t at)
-{
-	if (at + npre > nimg)
-		return false;
-	for (size_t i = 0; i < npre; i++)
-		if (img[at + i].n != pre[i].n || memcmp(img[at + i].p, pre[i].p, pre[i].n))
-			return false;
-	return true;
-}
-
 /* The blob at path in tree, or NULL. */
 static git_blob *tree_blob(git_repository *g, git_tree *tree, const char *path)
 {
@@ -827,211 +464,71 @@ static git_blob *tree_blob(git_repository *g, git_tree *tree, const char *path)
 	return b;
 }
 
-static char *relocate_hunks(git_repository *g, git_tree *tree, const char *diff)
+/* The parent tree's files for patch_fit.h: the blob read last is kept
+ * (its content is borrowed) until the next read or tree_source_release(). */
+struct tree_source {
+	git_repository *g;
+	git_tree *tree;
+	git_blob *blob;
+};
+
+static int tree_source_read(void *payload, const char *path, const char **data, size_t *len)
 {
-	struct buf o = BUF_INIT;
-	const char *p = diff;
-	git_blob *blob = NULL;
-	struct line *img = NULL;
-	size_t nimg = 0, floor_at = 0;
-	long delta = 0, last_off = 0;
+	struct tree_source *s = payload;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		const char *next = nl ? nl + 1 : p + n;
-
-		if (!strncmp(p, "--- ", 4)) {
-			/* a new file: its pre-image from the tree */
-			git_blob_free(blob);
-			blob = NULL;
-			free(img);
-			img = NULL;
-			nimg = floor_at = 0;
-			delta = last_off = 0;
-			if (!strncmp(p + 4, "a/", 2)) {
-				char *path = xstrndup(p + 6, n - 6);
-				path[strcspn(path, "\t")] = '\0';
-				blob = tree_blob(g, tree, path);
-				if (blob)
-					img = split_lines(git_blob_rawcontent(blob),
-							  (size_t)git_blob_rawsize(blob), &nimg);
-				free(path);
-			}
-		} else if (!strncmp(p, "@@ -", 4) && img) {
-			long a, b = 1, d = 1;
-			char *e;
-			const char *hp = next;
-			size_t npre = 0, cap = 16;
-			struct line *pre;
-			long old_left, new_left;
-
-			a = strtol(p + 4, &e, 10);
-			if (*e == ',')
-				b = strtol(e + 1, &e, 10);
-			if (strncmp(e, " +", 2))
-				goto verbatim;
-			(void)strtol(e + 2, &e, 10);
-			if (*e == ',')
-				d = strtol(e + 1, &e, 10);
-			if (strncmp(e, " @@", 3) || b <= 0)
-				goto verbatim;
-			/* the hunk's pre-image */
-			pre = xmalloc(cap * sizeof(*pre));
-			old_left = b;
-			new_left = d;
-			while (*hp && (old_left > 0 || new_left > 0)) {
-				const char *hnl = strchr(hp, '\n');
-				size_t hn = hnl ? (size_t)(hnl - hp) : strlen(hp);
-				char ch = hn ? *hp : ' ';
-
-				if (ch == ' ' || ch == '-') {
-					if (npre == cap) {
-						cap *= 2;
-						pre = xrealloc(pre, cap * sizeof(*pre));
-					}
-					pre[npre].p = hn ? hp + 1 : hp;
-					pre[npre].n = hn ? hn - 1 : 0;
-					npre++;
-					old_left--;
-					if (ch == ' ')
-						new_left--;
-				} else if (ch == '+') {
-					new_left--;
-				} else if (ch != '\\') {
-					break;
-				}
-				hp = hnl ? hnl + 1 : hp + hn;
-			}
-			{
-				long want = a - 1 + last_off, found = -1;
-				long lo = (long)floor_at, hi = (long)nimg - (long)npre;
-
-				if (want < lo)
-					want = lo;
-				if (want > hi)
-					want = hi;
-				for (long dd = 0; found < 0 && hi >= lo &&
-				     (want - dd >= lo || want + dd <= hi); dd++) {
-					if (want - dd >= lo &&
-					    match_at(img, nimg, pre, npre, (size_t)(want - dd)))
-						found = want - dd;
-					else if (dd && want + dd <= hi &&
-						 match_at(img, nimg, pre, npre, (size_t)(want + dd)))
-						found = want + dd;
-				}
-				free(pre);
-				if (found < 0)
-					goto verbatim;
-				last_off = found - (a - 1);
-				floor_at = (size_t)(found + b);
-				buf_printf(&o, "@@ -%ld,%ld +%ld,%ld @@", found + 1, b,
-					   found + 1 + delta, d);
-				delta += d - b;
-				buf_append(&o, e + 3, n - (size_t)(e + 3 - p));
-				buf_puts(&o, "\n");
-				p = next;
-				continue;
-			}
-		}
-verbatim:
-		buf_append(&o, p, n);
-		if (nl)
-			buf_puts(&o, "\n");
-		p = next;
-	}
-	git_blob_free(blob);
-	free(img);
-	return buf_detach(&o);
+	git_blob_free(s->blob);
+	s->blob = tree_blob(s->g, s->tree, path);
+	if (!s->blob)
+		return -ENOENT;
+	*data = git_blob_rawcontent(s->blob);
+	*len = (size_t)git_blob_rawsize(s->blob);
+	return 0;
 }
 
-
-/*
- * libgit2 removes a file for a deletion patch without looking at its
- * content (apply.c, apply_one(): no hunks are applied to a deleted file),
- * while git apply requires the content to be exactly the patch's '-'
- * lines. Check that here for every deletion in text; false (with t->file
- * set) when a file to delete is missing or differs.
- */
-static bool deletions_match(git_repository *g, git_tree *tree, const char *text,
-			    struct apply_track *t)
+static void tree_source_release(struct tree_source *s)
 {
-	const char *p = text;
-	char *old_path = NULL;
-	bool ok = true;
-
-	while (*p && ok) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		const char *next = nl ? nl + 1 : p + n;
-
-		if (!strncmp(p, "--- a/", 6)) {
-			free(old_path);
-			old_path = xstrndup(p + 6, n - 6);
-			old_path[strcspn(old_path, "\t")] = '\0';
-		} else if (!strncmp(p, "+++ /dev/null", 13) && old_path) {
-			struct buf want = BUF_INIT;
-			git_blob *b;
-			const char *q = next;
-
-			/* the '-' lines of its hunk(s) are the whole file */
-			while (*q && strncmp(q, "diff --git ", 11)) {
-				const char *qn = strchr(q, '\n');
-				size_t ql = qn ? (size_t)(qn - q) : strlen(q);
-
-				if (*q == '-') {
-					buf_append(&want, q + 1, ql - 1);
-					buf_puts(&want, "\n");
-				} else if (*q == '\\' && want.len) {
-					want.ptr[--want.len] = '\0';   /* no newline at end */
-				} else if (*q != '@') {
-					break;
-				}
-				q = qn ? qn + 1 : q + ql;
-			}
-			b = tree_blob(g, tree, old_path);
-			if (!b || (size_t)git_blob_rawsize(b) != want.len ||
-			    memcmp(git_blob_rawcontent(b), want.ptr ? want.ptr : "", want.len)) {
-				snprintf(t->file, sizeof(t->file), "%s", old_path);
-				ok = false;
-			}
-			git_blob_free(b);
-			buf_release(&want);
-		}
-		p = next;
-	}
-	free(old_path);
-	return ok;
+	git_blob_free(s->blob);
+	s->blob = NULL;
 }
 
-/* Apply diff text to tree; *out_idx gets the result unless check_only. */
+/* Apply diff text to tree, its hunks first moved to where their context
+ * is (patch_fit.h); *out_idx gets the result unless check_only. */
 static int apply_text(struct repo *r, git_index **out_idx, git_tree *tree,
 		      const char *text, bool check_only, struct apply_track *t,
 		      int *parse_rc)
 {
+	struct tree_source src = { r->g, tree, NULL };
+	const struct patch_fit_source fs = { tree_source_read, &src };
+	struct buf moved = BUF_INIT, bad = BUF_INIT;
 	git_diff *diff = NULL;
 	git_index *idx = NULL;
 	git_apply_options opts;
+	bool deletions_ok;
 	int rc;
 
 	git_apply_options_init(&opts, GIT_APPLY_OPTIONS_VERSION);
-
-	char *moved = relocate_hunks(r->g, tree, text);
-
-	*parse_rc = git_diff_from_buffer(&diff, moved, strlen(moved));
-	free(moved);
-	if (*parse_rc < 0)
+	patch_fit_hunks(&moved, NULL, text, &fs);
+	deletions_ok = patch_fit_deletions(&bad, text, &fs);
+	tree_source_release(&src);
+	*parse_rc = git_diff_from_buffer(&diff, buf_str(&moved), moved.len);
+	buf_release(&moved);
+	if (*parse_rc < 0) {
+		buf_release(&bad);
 		return *parse_rc;
+	}
 	opts.delta_cb = track_delta;
 	opts.hunk_cb = track_hunk;
 	opts.payload = t;
 	t->tree = tree;
-	if (!deletions_match(r->g, tree, text, t)) {
+	if (!deletions_ok) {
+		snprintf(t->file, sizeof(t->file), "%s", buf_str(&bad));
+		buf_release(&bad);
 		git_diff_free(diff);
 		git_error_set_str(GIT_ERROR_PATCH, "file to delete differs from the patch");
 		t->deleted_differs = true;
 		return GIT_EAPPLYFAIL;
 	}
+	buf_release(&bad);
 	if (check_only)
 		opts.flags = GIT_APPLY_CHECK;
 	rc = git_apply_to_tree(&idx, r->g, tree, diff, &opts);
@@ -1071,7 +568,8 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 	git_signature *sig = NULL;
 	struct apply_track t;
 	git_oid tree_oid, commit_oid;
-	char *msg = NULL, *rev = NULL;
+	struct buf rev = BUF_INIT;
+	char *msg = NULL;
 	const git_commit *parents[1];
 	int parse_rc = 0, rc, ret = 0;
 
@@ -1115,8 +613,9 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 			snprintf(fail->detail, sizeof(fail->detail), "%s", detail);
 		}
 		memset(&rt, 0, sizeof(rt));
-		rev = reverse_diff(p->diff);
-		if (apply_text(r, NULL, tree, rev, true, &rt, &rparse) == 0 && rparse == 0) {
+		patch_reverse(&rev, p->diff);
+		if (apply_text(r, NULL, tree, buf_str(&rev), true, &rt, &rparse) == 0 &&
+		    rparse == 0) {
 			memcpy(out, parent_hex, KC_OID_HEX);
 			out[KC_OID_HEX - 1] = '\0';
 			ret = set_err(-EALREADY, "patch %d/%d '%s' is already applied (it reverse-applies)",
@@ -1161,7 +660,7 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 	}
 	git_oid_tostr(out, KC_OID_HEX, &commit_oid);
 out:
-	free(rev);
+	buf_release(&rev);
 	free(msg);
 	git_signature_free(sig);
 	git_index_free(idx);

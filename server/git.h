@@ -1,5 +1,6 @@
-/* git.h - kernel trees through libgit2: open, resolve, import a source
- * tarball, apply one mailed patch as a commit, check out a commit.
+/* git.h - kernel trees through libgit2: open, resolve, read and write
+ * commits, refs and tags, apply one mailed patch as a commit, check out a
+ * commit, walk a bisection range.
  *
  * git.c is the only file that includes <git2.h>; nothing here runs a `git`
  * process. Object ids cross this interface as 40-char hex strings (char
@@ -29,8 +30,9 @@ const char *repo_errmsg(void);
  * With create set, a missing repository is initialised (path is made).
  * Either way, gc.auto is set to 0 in the repository's config so a `git`
  * run by hand later does not start a background gc that competes with a
- * kernel build (see notes/kbuild.md). -ENOENT when path is not a
- * repository and create is false. Free with repo_close().
+ * kernel build (../shared/notes/kbuild.md, outside this tree). -ENOENT
+ * when path is not a repository and create is false. Free with
+ * repo_close().
  */
 int repo_open(struct repo **out, const char *path, bool create);
 void repo_close(struct repo *r);
@@ -52,38 +54,49 @@ int repo_resolve(struct repo *r, char out[KC_OID_HEX], const char *rev);
 int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_hex);
 
 /*
- * struct import_result - what repo_import_tarball did.
- * commit: the import commit; noop: this tarball (same content, by its git
- * blob id) was imported before and nothing changed; version: the kernel
- * version read from the tree's Makefile ("6.12.117"), "" when not found;
- * tag: the tag set ("" when none).
+ * repo_index_workdir - replace the index with every file and symlink of
+ * the work tree (all but .git), without consulting ignore rules (Debian's
+ * linux-source tarball ships a .gitignore that ignores every top-level
+ * entry), write it, and write its tree id to out. -EINVAL for a bare
+ * repository.
  */
-struct import_result {
-	char commit[KC_OID_HEX];
-	bool noop;
-	char version[64];
-	char tag[256];
-};
+int repo_index_workdir(struct repo *r, char out[KC_OID_HEX]);
 
 /*
- * repo_import_tarball - import a kernel source release tarball as one
- * commit on refs/heads/kcanary/import (parent: the previous import), with
- * author and committer "kcanary import" dated by the tarball's mtime, then
- * check it out (HEAD on that branch).
- *
- * The work tree is emptied (everything but .git) and the tarball unpacked
- * into it by `tar` (first path component stripped, mtimes kept); the index
- * is rebuilt from every file there without consulting ignore rules (Debian's
- * linux-source tarball ships a .gitignore that ignores every top-level entry). The commit
- * message records the tarball's blob id; importing a tarball whose id is
- * already on the import branch is a no-op (the tree is not touched) that
- * returns that commit; a different tarball of the same tree as the last
- * import is a no-op too (after unpacking). tag may be NULL: the tag is then "v<version>" from
- * the tree's Makefile when that can be read. A tag that exists and points
- * elsewhere is an error (-EEXIST).
+ * struct repo_commit_spec - a commit to write. tree: the tree id; parent:
+ * the parent commit's id, NULL for a root commit; name, email, time_s
+ * (seconds since the epoch), tz_offset_min: author and committer; message:
+ * as it is (end it with '\n'). All borrowed.
  */
-int repo_import_tarball(struct repo *r, struct import_result *out,
-			const char *tarball, const char *tag);
+struct repo_commit_spec {
+	const char *tree;
+	const char *parent;
+	const char *name;
+	const char *email;
+	int64_t time_s;
+	int tz_offset_min;
+	const char *message;
+};
+
+/* repo_commit_create - write the commit spec describes and its id to out;
+ * no ref moves. -ENOENT for an unknown tree or parent. */
+int repo_commit_create(struct repo *r, char out[KC_OID_HEX], const struct repo_commit_spec *spec);
+
+/*
+ * repo_ref_set - create or move refname (a full name: "refs/heads/x") to
+ * commit_hex, forcibly, with log_msg in its reflog; with head set, HEAD
+ * then points at refname (attached, not detached). Unlike repo_branch_set
+ * this may move the branch HEAD is on; the work tree is not touched.
+ */
+int repo_ref_set(struct repo *r, const char *refname, const char *commit_hex,
+		 const char *log_msg, bool head);
+
+/*
+ * repo_tag_set - the lightweight tag refs/tags/<tag> at commit_hex: 0 when
+ * made or already there, -EEXIST (message names the tag and where it
+ * points) when it points at another commit.
+ */
+int repo_tag_set(struct repo *r, const char *tag, const char *commit_hex);
 
 /*
  * repo_checkout - make the work tree, index and HEAD (detached) match
@@ -134,7 +147,7 @@ struct apply_failure {
  * (author and committer: the mail's author and date, so the same patch on
  * the same parent always gives the same commit id) and write its id to
  * out. Nothing is checked out. Context must match exactly: hunks may move
- * (offsets) but never fuzz.
+ * (offsets, placed by patch_fit.h) but never fuzz.
  *
  * Returns 0 when applied; -EALREADY when it does not apply but its reverse
  * does (already applied; out gets parent_hex); -ENOEXEC when it does not

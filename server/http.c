@@ -1,6 +1,7 @@
 /* http.c - the only file that includes <microhttpd.h>: the daemon, request
- * bodies (capped), per-request state, static files from web/, and the
- * hand-off of /api/ requests to api.c. See http.h.
+ * bodies (capped), per-request and per-thread state, static files from
+ * web/, and the hand-off of the handler's requests to its callback (the
+ * API's, given by cmd_serve.c). Includes no handler's header. See http.h.
  */
 #define LOG_MODULE "http"
 #include <arpa/inet.h>
@@ -16,8 +17,7 @@
 #include <sys/stat.h>
 #include <microhttpd.h>
 
-#include "api.h"
-#include "db.h"
+#include "error.h"
 #include "http.h"
 #include "log.h"
 #include "util.h"
@@ -27,38 +27,48 @@
 
 struct http_server {
 	struct MHD_Daemon *d;
-	struct api_shared shared;
-	pthread_key_t api_key;     /* each server thread's struct api */
+	struct http_handler h;     /* borrowed from http_opts */
+	pthread_key_t thread_key;  /* each server thread's struct http_thread */
 	bool have_key;
-	char *db_path;
 	char *web_dir;
 	unsigned port;
 };
 
-/* A server thread's handler state, made on its first request: its own
- * store connection. Freed when libmicrohttpd ends the thread. */
-static struct api *thread_api(struct http_server *srv)
-{
-	struct api *api = pthread_getspecific(srv->api_key);
+/* A server thread's handler state, made by h.thread_init on the thread's
+ * first handled request and freed by h.thread_free when libmicrohttpd
+ * ends the thread (a pthread key destructor). */
+struct http_thread {
+	struct http_server *srv;
+	void *state;
+};
 
-	if (api)
-		return api;
-	api = xcalloc(1, sizeof(*api));
-	api->shared = &srv->shared;
-	if (db_open(&api->db, srv->db_path)) {
-		free(api);
-		return NULL;
-	}
-	pthread_setspecific(srv->api_key, api);
-	return api;
+static void thread_state_free(void *p)
+{
+	struct http_thread *t = p;
+
+	if (t->srv->h.thread_free)
+		t->srv->h.thread_free(t->srv->h.payload, t->state);
+	free(t);
 }
 
-static void thread_api_free(void *p)
+/* The calling thread's state in *out (NULL without a thread_init).
+ * Returns 0 or thread_init's error, its reason in err. */
+static int thread_state(struct http_server *srv, void **out, struct buf *err)
 {
-	struct api *api = p;
+	struct http_thread *t = pthread_getspecific(srv->thread_key);
+	void *state = NULL;
+	int r;
 
-	db_close(api->db);
-	free(api);
+	if (!t) {
+		if (srv->h.thread_init && (r = srv->h.thread_init(srv->h.payload, &state, err)))
+			return r;
+		t = xcalloc(1, sizeof(*t));
+		t->srv = srv;
+		t->state = state;
+		pthread_setspecific(srv->thread_key, t);
+	}
+	*out = t->state;
+	return 0;
 }
 
 /* Per-request state: allocated on the first callback of a request, freed
@@ -68,13 +78,26 @@ struct http_conn {
 	int too_large;
 };
 
+/* The value of key in a key, value, …, NULL list (borrowed), or NULL. */
+static const char *pair_lookup(const char *const *kv, const char *key, bool nocase)
+{
+	for (; kv && kv[0] && kv[1]; kv += 2)
+		if (nocase ? !strcasecmp(kv[0], key) : !strcmp(kv[0], key))
+			return kv[1];
+	return NULL;
+}
+
 const char *http_query(const struct http_req *req, const char *key)
 {
+	if (!req->conn)
+		return pair_lookup(req->query, key, false);
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
 const char *http_header(const struct http_req *req, const char *key)
 {
+	if (!req->conn)
+		return pair_lookup(req->headers, key, true);
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
 }
 
@@ -87,7 +110,7 @@ void http_resp_header(struct http_resp *resp, const char *name, const char *valu
 	resp->nhdr++;
 }
 
-static void resp_release(struct http_resp *resp)
+void http_resp_release(struct http_resp *resp)
 {
 	buf_release(&resp->body);
 	for (int i = 0; i < resp->nhdr; i++)
@@ -105,7 +128,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *res
 	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
-		resp_release(resp);
+		http_resp_release(resp);
 		return MHD_NO;
 	}
 	if (resp->content_type)
@@ -114,8 +137,53 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *res
 		MHD_add_response_header(r, resp->hdr_name[i], resp->hdr_value[i]);
 	ret = MHD_queue_response(c, resp->status ? (unsigned)resp->status : 500, r);
 	MHD_destroy_response(r);
-	resp_release(resp);
+	http_resp_release(resp);
 	return ret;
+}
+
+/* An error the server answers itself, in the handler's format when it
+ * has one. */
+static void refuse(struct http_server *srv, struct http_resp *resp, int status,
+		   const char *msg)
+{
+	buf_reset(&resp->body);
+	if (srv->h.error) {
+		srv->h.error(srv->h.payload, resp, status, msg);
+		return;
+	}
+	resp->status = status;
+	resp->content_type = "text/plain; charset=utf-8";
+	buf_printf(&resp->body, "%s\n", msg);
+}
+
+/* Is path the handler's: its prefix itself or a path under "<prefix>/"? */
+static bool is_handler_path(const struct http_server *srv, const char *path)
+{
+	size_t n;
+
+	if (!srv->h.fn || !srv->h.prefix)
+		return false;
+	n = strlen(srv->h.prefix);
+	return !strncmp(path, srv->h.prefix, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Hand req to the handler, with the calling thread's state. */
+static void handle(struct http_server *srv, struct http_req *req, struct http_resp *resp)
+{
+	struct buf err = BUF_INIT;
+	void *state;
+
+	if (thread_state(srv, &state, &err)) {
+		log_err("%s %s: %s", req->method, req->path, err_text(&err));
+		refuse(srv, resp, 500, err_text(&err));
+	} else {
+		srv->h.fn(srv->h.payload, state, req, resp);
+		if (!resp->status)
+			refuse(srv, resp, 500, "the handler gave no answer");
+	}
+	/* answers of the handler are live data */
+	http_resp_header(resp, "Cache-Control", "no-store");
+	buf_release(&err);
 }
 
 static const char *content_type_of(const char *path)
@@ -211,8 +279,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	}
 	*upload_data_size = 0;
 	if (hc->too_large) {
-		api_error(&resp, 413, "request body is larger than the limit of %u bytes",
-			  HTTP_MAX_BODY_BYTES);
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "request body is larger than the limit of %u bytes",
+			 HTTP_MAX_BODY_BYTES);
+		refuse(srv, &resp, 413, msg);
 		return send_resp(c, &resp);
 	}
 
@@ -223,13 +294,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		.body_len = hc->body.len,
 		.conn = c,
 	};
-	if (!strncmp(url, "/api/", 5) || !strcmp(url, "/api")) {
-		struct api *api = thread_api(srv);
-		if (api)
-			api_handle(api, &req, &resp);
-		else
-			api_error(&resp, 500, "cannot open the store '%s'", srv->db_path);
-		http_resp_header(&resp, "Cache-Control", "no-store");
+	if (is_handler_path(srv, url)) {
+		handle(srv, &req, &resp);
 	} else if (!strcmp(method, "GET") || !strcmp(method, "HEAD")) {
 		serve_static(srv, url, &resp);
 	} else {
@@ -270,11 +336,11 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	log_warn("libmicrohttpd: %s", msg);
 }
 
-int http_server_start(struct http_server **out, const struct http_opts *opts)
+int http_server_start(struct http_server **out, const struct http_opts *opts,
+		      struct buf *err)
 {
 	const char *listen = opts->listen ? opts->listen : "127.0.0.1:8080";
 	struct http_server *srv = xcalloc(1, sizeof(*srv));
-	struct db *db = NULL;
 	struct sockaddr_storage sa;
 	socklen_t salen = 0;
 	const union MHD_DaemonInfo *info;
@@ -282,25 +348,22 @@ int http_server_start(struct http_server **out, const struct http_opts *opts)
 	unsigned threads = opts->threads ? opts->threads : HTTP_DEFAULT_THREADS;
 	int r;
 
-	api_shared_init(&srv->shared);
+	srv->h = opts->handler;
 	if ((r = parse_listen(&sa, &salen, listen))) {
-		log_err("cannot listen on '%s': expected host:port with a numeric host, "
-			"as in 127.0.0.1:8080 or [::1]:8080", listen);
+		err_setf(err, r, "cannot listen on '%s': expected host:port with a numeric host, "
+			 "as in 127.0.0.1:8080 or [::1]:8080", listen);
 		goto fail;
 	}
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	/* open (and migrate) the store once here, so a bad store fails the
-	 * start rather than every request; the threads open their own */
-	if ((r = db_open(&db, opts->db_path)))
+	if ((r = -pthread_key_create(&srv->thread_key, thread_state_free))) {
+		err_setf(err, r, "cannot make the server threads' key: %s", strerror(-r));
 		goto fail;
-	db_close(db);
-	if ((r = -pthread_key_create(&srv->api_key, thread_api_free)))
-		goto fail;
+	}
 	srv->have_key = true;
-	srv->db_path = xstrdup(opts->db_path);
 	if (opts->web_dir)
 		srv->web_dir = xstrdup(opts->web_dir);
+	errno = 0;
 	srv->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv,
 				  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
@@ -310,7 +373,7 @@ int http_server_start(struct http_server **out, const struct http_opts *opts)
 				  MHD_OPTION_END);
 	if (!srv->d) {
 		r = errno ? -errno : -EADDRINUSE;
-		log_err("cannot listen on '%s': %s", listen, strerror(-r));
+		err_setf(err, r, "cannot listen on '%s': %s", listen, strerror(-r));
 		goto fail;
 	}
 	info = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);
@@ -331,13 +394,12 @@ void http_server_stop(struct http_server *srv)
 {
 	if (!srv)
 		return;
-	/* joins the pool's threads; their struct api go with them */
+	/* joins the pool's threads; their states go with them
+	 * (thread_state_free, the key's destructor) */
 	if (srv->d)
 		MHD_stop_daemon(srv->d);
 	if (srv->have_key)
-		pthread_key_delete(srv->api_key);
-	api_shared_release(&srv->shared);
-	free(srv->db_path);
+		pthread_key_delete(srv->thread_key);
 	free(srv->web_dir);
 	free(srv);
 }

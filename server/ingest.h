@@ -74,7 +74,7 @@ int ingest_close(struct ingest *in, struct ingest_stats *stats_out);
 
 /*
  * ingest_open_at - go on storing records of run_id, a run fed over several
- * calls (a fleet agent's stream arrives in batches, server/fleet.c): like
+ * calls (a fleet agent's stream arrives in batches, api_fleet.c): like
  * ingest_open(), but the run's status is left alone and raw lines are
  * numbered after line_no (the lines of the run stored before). Opened while
  * the caller holds a transaction (db_begin()), the records join it: ingest

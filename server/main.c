@@ -66,6 +66,26 @@ int cmd_getopt(int argc, char **argv, const char *prog, const char *shortopts,
 	return c;
 }
 
+int cmd_select(const char *prog, const struct cmd_verb *verbs, int argc, char **argv)
+{
+	const struct cmd_verb *v;
+	size_t n = 0;
+
+	for (v = verbs; v->name; v++, n++)
+		if (argc > 1 && !strcmp(argv[1], v->name))
+			return v->fn(argc - 1, argv + 1);
+	if (v->fn)
+		return v->fn(argc, argv);
+	if (argc > 1)
+		fprintf(stderr, "%s: unknown subcommand '%s' (expected ", prog, argv[1]);
+	else
+		fprintf(stderr, "%s: expected a subcommand (", prog);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ", verbs[i].name);
+	fprintf(stderr, ")\n");
+	return 2;
+}
+
 char *cmd_db_path(void)
 {
 	if (cmd_home)

@@ -155,15 +155,10 @@ const char *buf_str(const struct buf *b)
 	return b->ptr ? b->ptr : "";
 }
 
-static bool clock_pinned;
-static double pinned_mono_s, pinned_wall_s;
-
 double clock_mono_s(void)
 {
 	struct timespec ts;
 
-	if (clock_pinned)
-		return pinned_mono_s;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
@@ -172,22 +167,8 @@ double clock_wall_s(void)
 {
 	struct timespec ts;
 
-	if (clock_pinned)
-		return pinned_wall_s;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-void clock_pin(double mono_s, double wall_s)
-{
-	clock_pinned = true;
-	pinned_mono_s = mono_s;
-	pinned_wall_s = wall_s;
-}
-
-void clock_unpin(void)
-{
-	clock_pinned = false;
 }
 
 void clock_iso8601(char *out, size_t size, double wall_s)

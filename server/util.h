@@ -49,15 +49,14 @@ char *buf_detach(struct buf *b);
 const char *buf_str(const struct buf *b);
 
 /*
- * The clock, behind one function so tests can pin time.
- * clock_mono_s(): seconds from CLOCK_MONOTONIC (or the pinned value).
- * clock_wall_s(): seconds since the epoch (or the pinned value).
- * clock_pin(): pin both to fixed values; clock_unpin() restores the clocks.
+ * The clock, behind one function each, so that a test that needs fixed
+ * time has one place to pin it. (Nothing pins it today: the store's
+ * timestamps come from SQLite's 'now', db_runs.c and db_fleet.c.)
+ * clock_mono_s(): seconds from CLOCK_MONOTONIC.
+ * clock_wall_s(): seconds since the epoch.
  */
 double clock_mono_s(void);
 double clock_wall_s(void);
-void clock_pin(double mono_s, double wall_s);
-void clock_unpin(void);
 /* Format wall time as "2026-11-29T22:14:13Z" into out (>= 21 bytes). */
 void clock_iso8601(char *out, size_t size, double wall_s);
 

@@ -56,7 +56,8 @@ echo "import: $(elapsed $t)"
 
 phase "patch 1/3 of the v6 series on 6.12.117"
 # 6.12.117 already carries a stable backport of the same fix with other
-# context: the patch neither applies nor reverse-applies (notes/kbuild.md)
+# context: the patch neither applies nor reverse-applies
+# (../shared/notes/kbuild.md, outside this tree)
 "$KC" series apply --repo "$TREE" --base v6.12.117 --patches 1 \
 	examples/wb-dying-cgwb-flush-v6.mbox || echo "(as expected: patch 1 is left out)"
 

@@ -15,8 +15,10 @@
 #include <jansson.h>
 
 #include "db.h"
+#include "api.h"
 #include "db_api.h"
 #include "downsample.h"
+#include "error.h"
 #include "http.h"
 #include "ingest.h"
 #include "report.h"
@@ -29,6 +31,7 @@
 struct fx {
 	struct tmpdir td;
 	char *db_path;
+	struct api_shared api;     /* the server's handler: the API */
 	struct http_server *srv;
 	char base[64];
 	int64_t job, runs[7];
@@ -101,8 +104,9 @@ static int fx_setup(void **state)
 	fputs("<!DOCTYPE html><title>kcanary</title>\n", fp);
 	fclose(fp);
 	opts.web_dir = web;
-	opts.db_path = f->db_path;
-	assert_int_equal(http_server_start(&f->srv, &opts), 0);
+	assert_int_equal(api_shared_init(&f->api, f->db_path, NULL), 0);
+	opts.handler = api_http_handler(&f->api);
+	assert_int_equal(http_server_start(&f->srv, &opts, NULL), 0);
 	assert_true(http_server_port(f->srv) > 0);
 	snprintf(f->base, sizeof(f->base), "http://127.0.0.1:%u", http_server_port(f->srv));
 	free(web);
@@ -118,6 +122,7 @@ static int fx_teardown(void **state)
 	void *p = td;
 
 	http_server_stop(f->srv);
+	api_shared_release(&f->api);
 	free(f->db_path);
 	*td = f->td;
 	free(f);
@@ -759,18 +764,82 @@ static void test_listen_address_errors(void **state)
 	struct fx *f = *state;
 	struct http_server *srv = NULL;
 	char busy[64];
-	struct http_opts opts = { .db_path = f->db_path };
+	struct http_opts opts = { .handler = api_http_handler(&f->api) };
+	struct buf err = BUF_INIT;
 
 	opts.listen = "localhost:8080";        /* numeric hosts only */
-	assert_int_equal(http_server_start(&srv, &opts), -EINVAL);
+	assert_int_equal(http_server_start(&srv, &opts, &err), -EINVAL);
+	assert_non_null(strstr(err_text(&err), "cannot listen on 'localhost:8080'"));
 	opts.listen = "127.0.0.1";
-	assert_int_equal(http_server_start(&srv, &opts), -EINVAL);
+	assert_int_equal(http_server_start(&srv, &opts, NULL), -EINVAL);
 	opts.listen = "127.0.0.1:70000";
-	assert_int_equal(http_server_start(&srv, &opts), -EINVAL);
+	assert_int_equal(http_server_start(&srv, &opts, NULL), -EINVAL);
 	snprintf(busy, sizeof(busy), "127.0.0.1:%u", http_server_port(f->srv));
 	opts.listen = busy;
-	assert_true(http_server_start(&srv, &opts) < 0);
+	assert_true(http_server_start(&srv, &opts, &err) < 0);
 	assert_null(srv);
+	assert_non_null(strstr(err_text(&err), busy));
+	buf_release(&err);
+}
+
+/* A store that cannot be opened fails api_shared_init(), naming it. */
+static void test_store_errors(void **state)
+{
+	struct fx *f = *state;
+	struct api_shared sh;
+	struct buf err = BUF_INIT;
+	char *bad = xasprintf("%s/kc.db/not-a-dir/kc.db", f->td.path);
+
+	assert_true(api_shared_init(&sh, bad, &err) < 0);
+	assert_non_null(strstr(err_text(&err), "cannot open the store"));
+	assert_non_null(strstr(err_text(&err), bad));
+	api_shared_release(&sh);                /* allowed after a failed init */
+	buf_release(&err);
+	free(bad);
+}
+
+/* The router without a network (how a fuzz target drives it): a thread
+ * state of its own on the fixture's store, requests with conn NULL and
+ * their query and headers as lists. */
+static void test_router_without_network(void **state)
+{
+	struct fx *f = *state;
+	static const char *const limit0[] = { "limit", "0", NULL };
+	static const char *const limit1[] = { "limit", "1", NULL };
+	static const char *const auth[] = { "authorization", "Bearer " SECRET, NULL };
+	struct http_resp resp = { .body = BUF_INIT };
+	struct http_req req = { .method = "GET", .path = "/api/v1/jobs", .body = "" };
+	void *api = NULL;
+	json_t *v;
+
+	assert_int_equal(api_thread_init(&f->api, &api, NULL), 0);
+	req.query = limit0;
+	api_handle(api, &req, &resp);
+	assert_int_equal(resp.status, 400);
+	assert_non_null(strstr(buf_str(&resp.body), "'limit' is '0'"));
+	http_resp_release(&resp);
+
+	req.query = limit1;
+	api_handle(api, &req, &resp);
+	assert_int_equal(resp.status, 200);
+	assert_non_null(v = json_loads(buf_str(&resp.body), 0, NULL));
+	assert_int_equal(json_array_size(json_object_get(v, "jobs")), 1);
+	json_decref(v);
+	http_resp_release(&resp);
+
+	/* a state-changing route reads the token from the header list,
+	 * whose names are case-insensitive as HTTP's are */
+	req = (struct http_req){ .method = "POST", .path = "/api/v1/jobs/dying-cgwb/cancel",
+				 .body = "" };
+	api_handle(api, &req, &resp);
+	assert_int_equal(resp.status, 401);
+	http_resp_release(&resp);
+	req.headers = auth;
+	api_handle(api, &req, &resp);
+	assert_int_equal(resp.status, 200);
+	assert_string_equal(req.token, "ci");
+	http_resp_release(&resp);
+	api_thread_free(&f->api, api);
 }
 
 static void test_token_hash_and_downsample(void **state)
@@ -822,6 +891,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_metrics_and_static, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_requests, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_listen_address_errors, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_store_errors, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_router_without_network, fx_setup, fx_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -14,6 +14,7 @@
 #include "db.h"
 #include "db_kernels.h"
 #include "git.h"
+#include "tree_import.h"
 #include "util.h"
 #include "testutil.h"
 #include "fakekernel.h"
@@ -42,7 +43,7 @@ static int fx_setup(void **state)
 	fx->home = xasprintf("%s/home", fx->td.path);
 	dbp = xasprintf("%s/kcanary.db", fx->home);
 	tb = fk_tarball(fx->td.path, "3", NULL);
-	if (repo_open(&fx->r, repo, true) || repo_import_tarball(fx->r, &ir, tb, NULL) ||
+	if (repo_open(&fx->r, repo, true) || tree_import_tarball(fx->r, &ir, tb, NULL, NULL) ||
 	    db_open(&fx->db, dbp))
 		return -1;
 	memcpy(fx->base, ir.commit, KC_OID_HEX);

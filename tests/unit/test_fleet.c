@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "db.h"
+#include "api.h"
 #include "db_api.h"
 #include "http.h"
 #include "token.h"
@@ -30,6 +31,7 @@
 struct fx {
 	struct tmpdir td;
 	char *db_path;
+	struct api_shared api;     /* the server's handler: the API */
 	struct http_server *srv;
 	char base[64];
 };
@@ -54,8 +56,9 @@ static int fx_setup(void **state)
 	token_hash(hash, SECRET_H2);
 	assert_int_equal(db_token_add(db, "agent:h2", hash), 0);
 	db_close(db);
-	opts.db_path = f->db_path;
-	assert_int_equal(http_server_start(&f->srv, &opts), 0);
+	assert_int_equal(api_shared_init(&f->api, f->db_path, NULL), 0);
+	opts.handler = api_http_handler(&f->api);
+	assert_int_equal(http_server_start(&f->srv, &opts, NULL), 0);
 	snprintf(f->base, sizeof(f->base), "http://127.0.0.1:%u", http_server_port(f->srv));
 	*state = f;
 	return 0;
@@ -68,6 +71,7 @@ static int fx_teardown(void **state)
 	void *p = td;
 
 	http_server_stop(f->srv);
+	api_shared_release(&f->api);
 	free(f->db_path);
 	*td = f->td;
 	free(f);

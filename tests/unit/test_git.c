@@ -1,5 +1,6 @@
-/* test_git.c - trees (import, resolve) and applying mailed patches, on a
- * small repository made from a fake kernel tarball. */
+/* test_git.c - trees (resolve, branches) and applying mailed patches, on
+ * a small repository made from a fake kernel tarball (its import is
+ * test_tree_import.c's). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +12,9 @@
 #include <cmocka.h>
 
 #include "apply.h"
+#include "error.h"
 #include "git.h"
+#include "tree_import.h"
 #include "util.h"
 #include "testutil.h"
 #include "fakekernel.h"
@@ -29,6 +32,7 @@ static int fx_setup(void **state)
 	struct tmpdir *td;
 	struct fx *fx;
 	struct import_result ir;
+	struct buf err = BUF_INIT;
 	char *tb;
 
 	if (tmpdir_setup((void **)&td))
@@ -38,9 +42,12 @@ static int fx_setup(void **state)
 	free(td);
 	fx->repo_path = xasprintf("%s/linux", fx->td.path);
 	tb = fk_tarball(fx->td.path, "3", NULL);
-	if (repo_open(&fx->r, fx->repo_path, true) ||
-	    repo_import_tarball(fx->r, &ir, tb, NULL)) {
+	if (repo_open(&fx->r, fx->repo_path, true)) {
 		fprintf(stderr, "fixture: %s\n", repo_errmsg());
+		return -1;
+	}
+	if (tree_import_tarball(fx->r, &ir, tb, NULL, &err)) {
+		fprintf(stderr, "fixture: %s\n", err_text(&err));
 		return -1;
 	}
 	memcpy(fx->base, ir.commit, KC_OID_HEX);
@@ -59,60 +66,6 @@ static int fx_teardown(void **state)
 	*td = fx->td;
 	free(fx);
 	return tmpdir_teardown((void **)&td);
-}
-
-static void test_import(void **state)
-{
-	struct fx *fx = *state;
-	struct import_result ir;
-	char c[KC_OID_HEX], parent[KC_OID_HEX], *msg = NULL;
-	char *tb3 = xasprintf("%s/linux-1.2.3.tar.gz", fx->td.path);
-	char *tb4 = fk_tarball(fx->td.path, "4", "src/new.c=int new_v;\n");
-	char *gi = xasprintf("%s/.gitignore", fx->repo_path);
-
-	/* the import tagged v1.2.3 (from the Makefile) and kept ignored files */
-	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3"), 0);
-	assert_string_equal(c, fx->base);
-	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3:src/mm.c"), -ENOTDIR);
-	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3:Makefile"), -ENOTDIR);
-	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3:nope.c"), -ENOENT);
-	assert_int_equal(access(gi, F_OK), 0);
-
-	/* the same tarball again: a no-op giving the same commit */
-	assert_int_equal(repo_import_tarball(fx->r, &ir, tb3, NULL), 0);
-	assert_true(ir.noop);
-	assert_string_equal(ir.commit, fx->base);
-	assert_string_equal(ir.version, "1.2.3");
-
-	/* the same tree packed again (another tarball): also a no-op */
-	char *cmd = xasprintf("tar -C '%s/src-3' -cJf '%s/again.tar.xz' linux-1.2", fx->td.path, fx->td.path);
-	char *again = xasprintf("%s/again.tar.xz", fx->td.path);
-	assert_int_equal(system(cmd), 0);
-	assert_int_equal(repo_import_tarball(fx->r, &ir, again, NULL), 0);
-	assert_true(ir.noop);
-	assert_string_equal(ir.commit, fx->base);
-	free(cmd);
-	free(again);
-
-	/* the next release: a commit on top of the previous import */
-	assert_int_equal(repo_import_tarball(fx->r, &ir, tb4, "rel-4"), 0);
-	assert_false(ir.noop);
-	assert_string_equal(ir.tag, "rel-4");
-	assert_string_not_equal(ir.commit, fx->base);
-	assert_int_equal(repo_commit_parent(fx->r, parent, ir.commit), 0);
-	assert_string_equal(parent, fx->base);
-	assert_int_equal(repo_resolve(fx->r, c, "rel-4:src/new.c"), -ENOTDIR);
-	assert_int_equal(repo_resolve(fx->r, c, "kcanary/import"), 0);
-	assert_string_equal(c, ir.commit);
-	assert_int_equal(repo_commit_info(fx->r, ir.commit, NULL, NULL, NULL, &msg), 0);
-	assert_non_null(strstr(msg, "Import Linux 1.2.4"));
-	/* a tag that exists elsewhere is refused */
-	assert_int_equal(repo_import_tarball(fx->r, &ir, tb3, "rel-4"), -EEXIST);
-	assert_non_null(strstr(repo_errmsg(), "rel-4"));
-	free(msg);
-	free(gi);
-	free(tb3);
-	free(tb4);
 }
 
 static void test_resolve(void **state)
@@ -399,7 +352,6 @@ static void test_range_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_import, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_apply_commit, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_apply_offset_but_no_fuzz, fx_setup, fx_teardown),
