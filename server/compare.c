@@ -22,7 +22,6 @@
 #include "progress.h"
 #include "report.h"
 #include "runner.h"
-#include "vm.h"
 
 static void say(const struct guest_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
