@@ -240,6 +240,14 @@ out:
 	return ret;
 }
 
+/* timeout_s bounds the command; without it nothing says how long it runs. */
+static double cmd_expected_s(const struct knobs *k)
+{
+	double timeout_s = knobs_double(k, "timeout_s");
+
+	return timeout_s > 0 ? timeout_s : -1;
+}
+
 const struct workload wl_command = {
 	.name = "command",
 	.summary = "run your own script in a cgroup; stdout lines 'metric NAME VALUE' become samples",
@@ -248,4 +256,5 @@ const struct workload wl_command = {
 	.nknobs = sizeof(knobs) / sizeof(knobs[0]),
 	.check = cmd_check,
 	.run = cmd_run,
+	.expected_s = cmd_expected_s,
 };

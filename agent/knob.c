@@ -131,13 +131,22 @@ static void vals_free(struct knob_val *vals, size_t n)
 	free(vals);
 }
 
-int knobs_parse(struct knobs *out, const char *workload,
-		const struct knob_def *defs, size_t n,
-		int argc, char **argv, char *err, size_t errlen)
+/* Name the knob at fault: name (len bytes, not NUL-terminated) into f->knob. */
+static void fault_knob(struct knob_fault *f, const char *name, size_t len)
+{
+	snprintf(f->knob, sizeof(f->knob), "%.*s", (int)len, name);
+}
+
+int knobs_parse_fault(struct knobs *out, const char *workload,
+		      const struct knob_def *defs, size_t n,
+		      int argc, char **argv, struct knob_fault *f)
 {
 	struct knob_val *vals = xcalloc(n ? n : 1, sizeof(*vals));
+	char *err = f->msg;
+	size_t errlen = sizeof(f->msg);
 	int ret = 0;
 
+	f->knob[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		const char *def = defs[i].def ? defs[i].def : "";
 
@@ -162,12 +171,15 @@ int knobs_parse(struct knobs *out, const char *workload,
 		if (i == n) {
 			snprintf(err, errlen, "unknown knob '%.*s' for workload '%s' (see 'kcanary-agent list')",
 				 (int)(eq - argv[a]), argv[a], workload);
+			fault_knob(f, argv[a], (size_t)(eq - argv[a]));
 			ret = -EINVAL;
 			goto fail;
 		}
 		ret = parse_value(&vals[i], &defs[i], eq + 1, err, errlen);
-		if (ret < 0)
+		if (ret < 0) {
+			fault_knob(f, defs[i].name, strlen(defs[i].name));
 			goto fail;
+		}
 		free(vals[i].text);
 		vals[i].text = xstrdup(eq + 1);
 		vals[i].given = true;
@@ -177,6 +189,7 @@ int knobs_parse(struct knobs *out, const char *workload,
 			snprintf(err, errlen, "knob '%s' is required by workload '%s' and is empty "
 				 "(pass %s=VALUE; see 'kcanary-agent list')", defs[i].name, workload,
 				 defs[i].name);
+			fault_knob(f, defs[i].name, strlen(defs[i].name));
 			ret = -EINVAL;
 			goto fail;
 		}
@@ -187,6 +200,18 @@ int knobs_parse(struct knobs *out, const char *workload,
 	return 0;
 fail:
 	vals_free(vals, n);
+	return ret;
+}
+
+int knobs_parse(struct knobs *out, const char *workload,
+		const struct knob_def *defs, size_t n,
+		int argc, char **argv, char *err, size_t errlen)
+{
+	struct knob_fault f;
+	int ret = knobs_parse_fault(out, workload, defs, n, argc, argv, &f);
+
+	if (ret < 0)
+		snprintf(err, errlen, "%s", f.msg);
 	return ret;
 }
 

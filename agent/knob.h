@@ -62,6 +62,23 @@ int knobs_parse(struct knobs *out, const char *workload,
 		const struct knob_def *defs, size_t n,
 		int argc, char **argv, char *err, size_t errlen);
 
+/* What knobs_parse_fault() says about a setting it refuses. */
+struct knob_fault {
+	char knob[64];      /* the knob at fault ("pod_max", "foo"); "" when the
+			     * argument names none (it is no name=value) */
+	char msg[1024];     /* knobs_parse()'s one-line message */
+};
+
+/*
+ * knobs_parse_fault - knobs_parse() that also names the knob at fault, for
+ * `kcanary-agent check --json` (the coordinator points the user at the job
+ * file line or --set that set it). On -EINVAL *fault is filled; on 0 it is
+ * untouched.
+ */
+int knobs_parse_fault(struct knobs *out, const char *workload,
+		      const struct knob_def *defs, size_t n,
+		      int argc, char **argv, struct knob_fault *fault);
+
 void knobs_release(struct knobs *k);
 
 /* Typed access by name; the name must be one of the table's (asserted). */

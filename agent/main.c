@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"usage: kcanary-agent run WORKLOAD [knob=value ...] [--out DEST] [--require-probes] [-v|-q]\n"
 		"       kcanary-agent daemon --server URL --token-file FILE [...] (see daemon --help)\n"
 		"       kcanary-agent list\n"
-		"       kcanary-agent check WORKLOAD [knob=value ...]\n"
+		"       kcanary-agent check WORKLOAD [knob=value ...] [--json]\n"
 		"       kcanary-agent --help\n"
 		"\n"
 		"Runs WORKLOAD (see 'kcanary-agent list' for workloads and their knobs) and\n"
@@ -52,7 +52,15 @@ static void usage(FILE *f)
 		"missing and the run goes on, unless --require-probes is given.\n"
 		"\n"
 		"'check' only parses WORKLOAD's knobs (exit 0, or 2 with the error): the\n"
-		"coordinator uses it to refuse a bad knob before it builds anything.\n"
+		"coordinator uses it to refuse a bad knob before it builds anything, and\n"
+		"to learn how long a run takes (its watchdog). With --json it prints one\n"
+		"line on stdout and nothing on stderr (docs/records.md, \"The agent's check\"):\n"
+		"  {\"ok\":true,\"workload\":\"wb-handover\",\"expected_s\":153,\"knobs\":{...}}\n"
+		"  {\"ok\":false,\"workload\":\"wb-handover\",\"knob\":\"rate\",\"error\":\"unknown knob ...\"}\n"
+		"expected_s: seconds from the workload's start to done with these knobs\n"
+		"(wb-handover: old_s + settle_s + pod_hop + measure_s; command: timeout_s),\n"
+		"null when the knobs do not say; knobs: every knob's value, given or\n"
+		"defaulted; knob: the knob at fault, null when none is named.\n"
 		"\n"
 		"Needs root and cgroup v2 with the memory (and, for wb-handover, io)\n"
 		"controller; the test directory must not be on tmpfs.\n"
@@ -251,28 +259,72 @@ static int cmd_run(int argc, char **argv, double started_s)
 	return 0;
 }
 
-/* kcanary-agent check WORKLOAD knob=value...: parse, touch nothing. */
+/* check --json's reply (the usage text documents it); printed on stdout. */
+static void check_reply(const char *workload, const struct workload *w, const struct knobs *k,
+			const char *knob, const char *error)
+{
+	json_t *o = json_object();
+	char *text;
+
+	json_object_set_new(o, "ok", json_boolean(!error));
+	json_object_set_new(o, "workload", json_string(workload));
+	if (error) {
+		json_object_set_new(o, "knob", knob && *knob ? json_string(knob) : json_null());
+		json_object_set_new(o, "error", json_string(error));
+	} else {
+		double s = w->expected_s ? w->expected_s(k) : -1;
+
+		if (s < 0)
+			json_object_set_new(o, "expected_s", json_null());
+		else if (s == (double)(json_int_t)s)
+			json_object_set_new(o, "expected_s", json_integer((json_int_t)s));
+		else
+			json_object_set_new(o, "expected_s", json_real(s));
+		json_object_set_new(o, "knobs", params_json(k));
+	}
+	text = json_dumps(o, JSON_COMPACT);
+	printf("%s\n", text);
+	free(text);
+	json_decref(o);
+}
+
+/* kcanary-agent check WORKLOAD knob=value... [--json]: parse, touch
+ * nothing. Exit 0 when every knob parses, 2 when one does not. */
 static int cmd_check(int argc, char **argv)
 {
 	const struct workload *w;
 	struct knobs k = { NULL, 0, NULL };
-	char err[1024];
-	int ret;
+	struct knob_fault f;
+	char **kargv = xcalloc((size_t)argc + 1, sizeof(*kargv));
+	int kargc = 0, ret;
+	bool json = false;
 
-	if (argc < 2) {
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else
+			kargv[kargc++] = argv[i];
+	}
+	if (kargc < 1) {
 		usage(stderr);
+		free(kargv);
 		return 2;
 	}
-	if (!(w = find_workload(argv[1]))) {
-		fprintf(stderr, "kcanary-agent: error: unknown workload '%s' (see 'kcanary-agent list')\n",
-			argv[1]);
-		return 2;
+	if (!(w = find_workload(kargv[0]))) {
+		snprintf(f.msg, sizeof(f.msg), "unknown workload '%s' (see 'kcanary-agent list')",
+			 kargv[0]);
+		ret = -EINVAL;
+		f.knob[0] = '\0';
+	} else {
+		ret = knobs_parse_fault(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, &f);
 	}
-	ret = knobs_parse(&k, w->name, w->knobs, w->nknobs, argc - 2, argv + 2, err, sizeof(err));
-	if (ret < 0) {
-		fprintf(stderr, "kcanary-agent: error: %s\n", err);
+	if (json)
+		check_reply(kargv[0], w, &k, f.knob, ret < 0 ? f.msg : NULL);
+	else if (ret < 0)
+		fprintf(stderr, "kcanary-agent: error: %s\n", f.msg);
+	free(kargv);
+	if (ret < 0)
 		return 2;
-	}
 	knobs_release(&k);
 	return 0;
 }

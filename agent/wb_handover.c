@@ -591,6 +591,15 @@ out:
 	return ret;
 }
 
+/* The phases that take time: the old writer, the pause before the new
+ * one, the pod hop and the measured new writer (the coordinator adds its
+ * setup allowance for boot, mkfs and teardown). */
+static double wb_expected_s(const struct knobs *k)
+{
+	return knobs_double(k, "old_s") + knobs_double(k, "settle_s") +
+	       knobs_double(k, "pod_hop") + knobs_double(k, "measure_s");
+}
+
 const struct workload wl_wb_handover = {
 	.name = "wb-handover",
 	.summary = "a container appends to files a removed container left dirty (the seed's writeback stall)",
@@ -606,4 +615,5 @@ const struct workload wl_wb_handover = {
 	.nknobs = sizeof(knobs) / sizeof(knobs[0]),
 	.check = wb_check,
 	.run = wb_run,
+	.expected_s = wb_expected_s,
 };

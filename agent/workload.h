@@ -38,6 +38,10 @@ struct workload {
 	/* Run; emits phase/sample/probe/summary records. 0 or -errno with
 	 * ctx->err set. Must clean up its cgroups and children on every path. */
 	int (*run)(struct wl_ctx *ctx);
+	/* How long a run takes with these knobs, start to done, in seconds:
+	 * what `check --json` tells the coordinator for its watchdog. < 0
+	 * when the knobs do not say (a command runs as long as it runs). */
+	double (*expected_s)(const struct knobs *k);
 };
 
 extern const struct workload wl_wb_handover;

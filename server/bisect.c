@@ -299,13 +299,18 @@ static enum bisect_verdict v_new(const struct engine *e)
 
 /*
  * One oracle call, logged. Returns 0 with *value, 1 for a skip (logged,
- * counted), or -ECANCELED when the oracle asks to abort.
+ * counted), or the oracle's abort code (bisect_aborts()).
  */
+static bool bisect_aborts(int rc)
+{
+	return rc == -EINTR || rc == -ECANCELED;
+}
+
 static int measure(struct engine *e, size_t idx, const char *phase, double *value)
 {
 	int rc = e->measure(e->ctx, idx, value);
 
-	if (rc == -ECANCELED)
+	if (bisect_aborts(rc))
 		return rc;
 	if (!e->touched[idx]) {
 		e->touched[idx] = true;

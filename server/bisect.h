@@ -104,8 +104,11 @@
  * The oracle: measure one run of commit idx (0..n-1). Returns 0 and the
  * metric value in *value_out, or a negative code meaning skip (build or
  * boot failure, infrastructure error): never evidence either way; the
- * commit is not asked again. -ECANCELED is the one exception: it aborts
- * the bisection (interrupted by the user, or a replay log that diverged).
+ * commit is not asked again. Two codes abort the bisection instead, and
+ * bisect_run() returns them as they are: -EINTR (interrupted: SIGINT or
+ * SIGTERM) and -ECANCELED (the oracle stops it: cancelled, a replay log
+ * that diverged, the oracle's own store failed; the oracle's owner keeps
+ * the real reason, as bisect_execute() and bisect_replay() do).
  */
 typedef int (*bisect_measure_fn)(void *ctx, size_t idx, double *value_out);
 
@@ -228,7 +231,8 @@ struct bisect_result {
  * ENDPOINT_SKIP, UNDECIDED, ...), -EINVAL for bad options (n < 2,
  * confidence outside (0.5, 1), endpoint_min_runs < 2 when adaptive,
  * check_runs between 1 and bisect_check_runs_min() - 1), or
- * -ECANCELED when the oracle aborted; *out is written only on 0.
+ * the oracle's -EINTR or -ECANCELED when it aborted; *out is written
+ * only on 0.
  * Run time and memory are O(n) per run.
  */
 int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *opts,

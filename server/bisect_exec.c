@@ -10,9 +10,13 @@
 #include <unistd.h>
 
 #include "bisect_exec.h"
+#include "compare.h"		/* prepare(): compare_prebuilt_kernel, the build path's */
 #include "compare_build.h"
 #include "db_bisect.h"
+#include "error.h"
+#include "guest_run.h"
 #include "log.h"
+#include "progress.h"
 #include "runner.h"
 
 /* The first line of a commit message (new string). */
@@ -131,14 +135,24 @@ struct oracle {
 	int64_t job_id;
 	const struct job_spec *spec;
 	const char *metric;
-	const struct compare_opts *o;
-	struct compare_guest g;
+	const struct guest_opts *o;
+	struct guest_ctx g;
+	struct guest_job j;
 	struct bisect_cands *cands;
 	char *params, *cell, *fs;
 	struct buf *log;	/* the engine's log, as it grows */
 	struct bisect_totals *t;
-	char *abort_why;
+	struct buf *abort_why;	/* why the oracle stopped the engine */
+	int fail;		/* the store's code when it stopped it for that */
 };
+
+/* Stop the engine because the store failed: -ECANCELED (the engine's stop
+ * code, bisect.h), the store's code kept for bisect_execute(). */
+static int store_stop(struct oracle *x, int code)
+{
+	x->fail = code < 0 ? code : -EIO;
+	return -ECANCELED;
+}
 
 static void save_log(struct oracle *x)
 {
@@ -160,12 +174,9 @@ static void progress(const struct oracle *x, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (x->o->quiet)
-		return;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	progress_vsay(x->o->quiet, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* Make candidate i's kernel: prebuilt, or the commit built. */
@@ -235,49 +246,47 @@ static int pending_run(struct oracle *x, int64_t run_id, struct db_pending_run *
 
 /* One guest run of candidate idx. Returns 0 with *value_out, -EAGAIN for
  * a skip (*transient: a timeout, a paused guest or a run without the
- * metric, which the machine may cause as well as the kernel), or
- * -ECANCELED with x->abort_why set. */
+ * metric, which the machine may cause as well as the kernel), -EINTR
+ * (SIGINT/SIGTERM), or store_stop()'s -ECANCELED when the store failed;
+ * x->abort_why says why the engine stops. */
 static int measure_once(struct oracle *x, size_t idx, double *value_out, bool *transient)
 {
 	struct bisect_cand *c = &x->cands->c[idx];
 	struct db_pending_run *runs = NULL, *p;
-	struct runner_result res;
+	struct guest_result res;
 	size_t nruns = 0;
 	int64_t run_id;
-	char e[1024], label[256];
+	char label[256];
 	int r, ret = -EAGAIN;
 
 	*transient = false;
 	if ((r = db_run_create(x->db, &run_id, x->job_id, c->variant_id, x->cell, 0, x->fs,
 			       x->params)) ||
 	    (r = pending_run(x, run_id, &runs, &nruns, &p))) {
-		x->abort_why = xasprintf("cannot store a run of candidate %zu: %s", idx,
-					 db_errmsg(x->db));
-		ret = -ECANCELED;
+		err_setf(x->abort_why, r, "cannot store a run of candidate %zu: %s", idx,
+			 db_errmsg(x->db));
+		ret = store_stop(x, r);
 		goto out;
 	}
 	snprintf(label, sizeof(label), "candidate %zu %s r%d", idx, c->name, p->repeat_idx);
 	progress(x, "run of %s", label);
 	x->t->boots++;
-	r = compare_boot_run(&res, x->db, x->job_id, x->spec, p, x->o, &x->g, label, e, sizeof(e));
-	if (r < 0) {
-		x->abort_why = xstrdup(e);
-		ret = -ECANCELED;
+	if ((r = guest_run_pending(&res, &x->g, &x->j, p, label, x->abort_why))) {
+		ret = store_stop(x, r);
 		goto out;
 	}
-	if (r == COMPARE_RUN_FAILED || strcmp(res.status, "ok")) {
-		if (!strcmp(res.status, "interrupted") || runner_interrupted()) {
-			x->abort_why = xstrdup("interrupted: the run in progress is stored as "
-					       "'interrupted'");
-			ret = -ECANCELED;
+	if (strcmp(res.run.status, "ok")) {
+		if (!strcmp(res.run.status, "interrupted") || runner_interrupted()) {
+			ret = err_setf(x->abort_why, -EINTR, "interrupted: the run in progress is "
+				       "stored as 'interrupted'");
 			goto out;
 		}
-		*transient = !strcmp(res.status, "timeout") || !strcmp(res.status, "paused");
-		progress(x, "  %s%s%s (skip: no evidence either way)", res.status,
-			 res.error[0] ? ": " : "", res.error);
+		*transient = !strcmp(res.run.status, "timeout") || !strcmp(res.run.status, "paused");
+		progress(x, "  %s%s%s (skip: no evidence either way)", res.run.status,
+			 res.run.error[0] ? ": " : "", res.run.error);
 		if (!c->why)
-			c->why = xasprintf("run %s%s%.200s", res.status, res.error[0] ? ": " : "",
-					   res.error);
+			c->why = xasprintf("run %s%s%.200s", res.run.status,
+					   res.run.error[0] ? ": " : "", res.run.error);
 		goto out;
 	}
 	if ((r = db_run_metric(x->db, run_id, x->metric, value_out))) {
@@ -307,13 +316,11 @@ static int measure(void *ctx, size_t idx, double *value_out)
 	bool transient = false;
 	int r, ret = -EAGAIN;
 
-	if (runner_interrupted()) {
-		x->abort_why = xstrdup("interrupted");
-		return -ECANCELED;
-	}
+	if (runner_interrupted())
+		return err_setf(x->abort_why, -EINTR, "interrupted");
 	if (!c->state && (r = prepare(x, idx))) {
-		x->abort_why = xasprintf("cannot store candidate %zu: %s", idx, db_errmsg(x->db));
-		return -ECANCELED;
+		err_setf(x->abort_why, r, "cannot store candidate %zu: %s", idx, db_errmsg(x->db));
+		return store_stop(x, r);
 	}
 	if (c->state < 0)
 		goto skip;
@@ -340,71 +347,88 @@ skip:
 	return ret;
 }
 
-int bisect_execute(struct db *db, const struct job_spec *spec, const char *name,
-		   const char *metric, struct bisect_cands *cands, const struct bisect_opts *opts,
-		   const struct compare_opts *o, int64_t *job_id, struct bisect_result *res,
-		   enum bisect_verdict *verdicts, struct bisect_totals *totals, struct buf *err)
+/* The oracle's state for one bisection: the job stored, its one cell. */
+static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *cands,
+		       const struct bisect_exec_opts *o, struct bisect_exec_out *out,
+		       struct buf *err)
 {
-	struct oracle x = { .db = db, .spec = spec, .metric = metric, .o = o, .cands = cands,
-			    .t = totals };
-	struct buf log = BUF_INIT;
-	char *spec_json = job_spec_to_json(spec), *db_path = NULL;
+	const struct job_spec *spec = o->spec;
+	char *spec_json = job_spec_to_json(spec);
+	json_t *pj;
+	const char *fs;
+	int r;
+
+	*x = (struct oracle){ .db = db, .spec = spec, .metric = o->metric, .o = o->guest,
+			      .cands = cands, .t = &out->totals,
+			      .j = { .vcpus = (unsigned)spec->vcpus,
+				     .memory_mib = (uint64_t)spec->memory_mb,
+				     .watchdog_s = spec->watchdog_s } };
+	if ((r = db_job_create(db, &out->job_id, o->name, "bisect", spec_json)) ||
+	    (r = db_job_set_meta(db, out->job_id, 0, o->metric)))
+		r = err_setf(err, r, "cannot store the job: %s", db_errmsg(db));
+	free(spec_json);
+	if (r)
+		return r;
+	x->job_id = x->j.job_id = out->job_id;
+	x->params = job_cell_params(spec, 0);
+	x->cell = job_cell_text(spec, 0);
+	pj = json_loads(x->params, 0, NULL);
+	fs = json_string_value(json_object_get(pj, "fs"));
+	x->fs = xstrdup(fs ? fs : "ext4");
+	json_decref(pj);
+	guest_ctx_init(&x->g, db, o->guest, true);
+	return 0;
+}
+
+static void oracle_release(struct oracle *x)
+{
+	guest_ctx_release(&x->g);
+	free(x->params);
+	free(x->cell);
+	free(x->fs);
+}
+
+int bisect_execute(struct db *db, struct bisect_cands *cands, const struct bisect_exec_opts *o,
+		   struct bisect_exec_out *out, enum bisect_verdict *verdicts, struct buf *err)
+{
+	struct oracle x = { 0 };
+	struct buf log = BUF_INIT, why = BUF_INIT;
 	double t0 = clock_mono_s();
 	int r;
 
-	memset(totals, 0, sizeof(*totals));
-	if (job_ncells(spec) != 1) {
-		buf_puts(err, "a bisection measures one setting: give single values to --set "
-			 "and --fs (no lists)");
-		r = -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (job_ncells(o->spec) != 1)
+		return err_setf(err, -EINVAL, "a bisection measures one setting: give single values"
+				" to --set and --fs (no lists)");
+	if ((r = oracle_init(&x, db, cands, o, out, err)))
 		goto out;
-	}
-	if ((r = db_job_create(db, job_id, name, "bisect", spec_json)) ||
-	    (r = db_job_set_meta(db, *job_id, 0, metric))) {
-		buf_printf(err, "cannot store the job: %s", db_errmsg(db));
-		goto out;
-	}
-	x.job_id = *job_id;
-	x.params = job_cell_params(spec, 0);
-	x.cell = job_cell_text(spec, 0);
-	{
-		json_t *pj = json_loads(x.params, 0, NULL);
-		const char *fs = json_string_value(json_object_get(pj, "fs"));
-		x.fs = xstrdup(fs ? fs : "ext4");
-		json_decref(pj);
-	}
 	x.log = &log;
-	db_path = xasprintf("%s/kcanary.db", o->home);
-	compare_guest_init(&x.g, o, db_path, true);
+	x.abort_why = &why;
 	if ((r = runner_signals_install())) {
-		buf_printf(err, "cannot catch signals: %s", strerror(-r));
+		r = err_setf(err, r, "cannot catch signals: %s", strerror(-r));
 		goto out;
 	}
-	db_job_set_status(db, *job_id, "running", NULL);
-	r = bisect_run(res, cands->n, opts, measure, &x, &log, verdicts);
-	totals->wall_s = clock_mono_s() - t0;
+	db_job_set_status(db, out->job_id, "running", NULL);
+	r = bisect_run(&out->res, cands->n, o->engine, measure, &x, &log, verdicts);
+	out->totals.wall_s = clock_mono_s() - t0;
 	save_log(&x);
-	if (r == -ECANCELED) {
-		buf_printf(err, "bisection stopped: %s", x.abort_why ? x.abort_why : "aborted");
-		db_job_set_status(db, *job_id, runner_interrupted() ? "interrupted" : "failed",
+	if (r == -ECANCELED && x.fail)
+		r = x.fail;
+	if (r == -EINTR || (x.fail && r == x.fail)) {
+		r = err_setf(err, r, "bisection stopped: %s", why.len ? buf_str(&why) : "aborted");
+		db_job_set_status(db, out->job_id, r == -EINTR ? "interrupted" : "failed",
 				  buf_str(err));
 		goto out;
 	}
 	if (r) {
-		buf_printf(err, "bisection failed: %s", strerror(-r));
-		db_job_set_status(db, *job_id, "failed", buf_str(err));
+		r = err_setf(err, r, "bisection failed: %s", strerror(-r));
+		db_job_set_status(db, out->job_id, "failed", buf_str(err));
 		goto out;
 	}
-	db_job_set_status(db, *job_id, "done", NULL);
+	db_job_set_status(db, out->job_id, "done", NULL);
 out:
-	if (x.g.agent)
-		compare_guest_release(&x.g);
-	free(x.params);
-	free(x.cell);
-	free(x.fs);
-	free(x.abort_why);
-	free(spec_json);
-	free(db_path);
+	oracle_release(&x);
 	buf_release(&log);
+	buf_release(&why);
 	return r;
 }

@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 #include "bisect.h"
-#include "compare.h"
 #include "db.h"
 #include "git.h"
+#include "guest_run.h"
 #include "job.h"
 #include "util.h"
 
@@ -67,21 +67,37 @@ struct bisect_totals {
 	double wall_s;
 };
 
+/* What bisect_execute() is asked to do. Everything is borrowed. */
+struct bisect_exec_opts {
+	const struct job_spec *spec;      /* tree, config, workload, knobs, fs: one matrix cell */
+	const char *name;                 /* the job's name */
+	const char *metric;               /* measured with db_run_metric() */
+	const struct bisect_opts *engine; /* bisect.h */
+	const struct guest_opts *guest;   /* how runs are booted (guest_run.h) */
+};
+
+/* What one bisection gave. */
+struct bisect_exec_out {
+	int64_t job_id;                   /* the job stored (0 when none was) */
+	struct bisect_result res;         /* the engine's result */
+	struct bisect_totals totals;
+};
+
 /*
- * bisect_execute - store a job of kind 'bisect' named name (spec: tree,
- * config, workload, knobs, fs; one matrix cell) and run the engine over
- * cands with opts, measuring metric (db_run_metric). Every oracle call
- * rewrites the job's event log (db_bisect.h), preceded by one
- * "# candidate I SHA NAME" comment per candidate. Skips: a patch, build or
- * boot failure, a run that did not end 'ok', a run without the metric.
- * SIGINT/SIGTERM aborts (-ECANCELED; the job is 'interrupted').
+ * bisect_execute - store a job of kind 'bisect' named o->name and run the
+ * engine over cands with o->engine, measuring o->metric, each run through
+ * the run service (guest_run.h). Every oracle call rewrites the job's
+ * event log (db_bisect.h), preceded by one "# candidate I SHA NAME"
+ * comment per candidate. Skips: a patch, build or boot failure, a run that
+ * did not end 'ok', a run without the metric.
  *
- * On 0, *res, verdicts (n entries, caller's), *totals and *job_id are
- * filled. Negative errno with err on failure.
+ * On 0, *out and verdicts (cands->n entries, caller's) are filled.
+ * Returns -EINVAL (more than one matrix cell), -EINTR when SIGINT/SIGTERM
+ * stopped it (the job is 'interrupted'), -EIO when the store failed during
+ * the bisection (the job is 'failed'), or another negative errno; err says
+ * why. out->job_id is set as soon as the job is stored.
  */
-int bisect_execute(struct db *db, const struct job_spec *spec, const char *name,
-		   const char *metric, struct bisect_cands *cands, const struct bisect_opts *opts,
-		   const struct compare_opts *o, int64_t *job_id, struct bisect_result *res,
-		   enum bisect_verdict *verdicts, struct bisect_totals *totals, struct buf *err);
+int bisect_execute(struct db *db, struct bisect_cands *cands, const struct bisect_exec_opts *o,
+		   struct bisect_exec_out *out, enum bisect_verdict *verdicts, struct buf *err);
 
 #endif

@@ -13,7 +13,7 @@
 #include "bisect.h"
 #include "bisect_exec.h"
 #include "bisect_sim.h"
-#include "compare.h"
+#include "agent_check.h"
 #include "db_api.h"
 #include "db_bisect.h"
 #include "cmd.h"
@@ -639,18 +639,16 @@ static int do_bisect(int argc, char **argv)
 	struct job_spec *spec = job_spec_new();
 	struct bisect_opts bo;
 	struct bisect_cands cs = { 0 };
-	struct bisect_result res;
-	struct bisect_totals tot;
+	struct bisect_exec_out xr;
 	struct buf err = BUF_INIT;
 	const char *repo = NULL, *good = NULL, *bad = NULL, *metric = "worst_lag_s";
 	const char *strategy = "prob", *name = NULL;
 	char **kernels = NULL, *home = NULL, **kcopies = NULL;
 	size_t nkernels = 0, nkcopies = 0;
 	bool first_parent = false, hib = false, fs_given = false, repeats_given = false;
-	struct compare_opts o = { 0 };
+	struct guest_opts o = { 0 };
 	enum bisect_verdict *verdicts = NULL;
 	struct db *db = NULL;
-	int64_t job_id = 0;
 	int c, r = 0, rc = 1;
 
 	bisect_opts_init(&bo);
@@ -854,7 +852,7 @@ static int do_bisect(int argc, char **argv)
 			chk.kernels = kernels;
 			chk.nkernels = nkernels;
 		}
-		if (job_spec_check(&chk, &err) || compare_check_knobs(spec, NULL, &err))
+		if (job_spec_check(&chk, &err) || agent_check_spec(spec, NULL, &err))
 			goto usage_err;
 		if (job_ncells(spec) != 1) {
 			buf_puts(&err, "a bisection measures one setting: give single values to "
@@ -888,16 +886,18 @@ static int do_bisect(int argc, char **argv)
 			fprintf(stderr, "bisecting %zu candidates (%s, metric %s, %s is worse%s)\n",
 				cs.n, strategy, metric, bo.higher_is_worse ? "higher" : "lower",
 				bo.find_fix ? ", looking for the fix" : "");
-		r = bisect_execute(db, spec, jname, metric, &cs, &bo, &o, &job_id, &res, verdicts,
-				   &tot, &err);
+		struct bisect_exec_opts xo = { .spec = spec, .name = jname, .metric = metric,
+					       .engine = &bo, .guest = &o };
+
+		r = bisect_execute(db, &cs, &xo, &xr, verdicts, &err);
 		free(jname);
 	}
 	if (r)
 		goto fail_err;
-	print_result(&cs, &res, verdicts, &tot, metric, job_id);
+	print_result(&cs, &xr.res, verdicts, &xr.totals, metric, xr.job_id);
 	/* 3 also when the check asked for failed or could not run */
-	rc = res.outcome == BISECT_FOUND || res.outcome == BISECT_RANGE ?
-	     ((res.check_done && !res.check_passed) || res.check_abandoned ? 3 : 0) : 3;
+	rc = xr.res.outcome == BISECT_FOUND || xr.res.outcome == BISECT_RANGE ?
+	     ((xr.res.check_done && !xr.res.check_passed) || xr.res.check_abandoned ? 3 : 0) : 3;
 	goto out;
 fail_err:
 	fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));

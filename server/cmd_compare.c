@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent_check.h"
 #include "cmd.h"
 #include "compare.h"
 #include "db.h"
@@ -82,6 +83,16 @@ static int set_list(struct job_spec *s, const char *section, const char *kv, str
 	return r;
 }
 
+/* Whether job_id is a compare job: the only kind resume and rerun take. */
+static bool job_is_compare(struct db *db, int64_t job_id)
+{
+	char *kind = NULL;
+	bool yes = db_job_kind(db, job_id, &kind, NULL) == 0 && !strcmp(kind, "compare");
+
+	free(kind);
+	return yes;
+}
+
 static char *home_dir(void)
 {
 	return cmd_home ? xstrdup(cmd_home) : kc_home();
@@ -92,8 +103,8 @@ static char *home_dir(void)
 static int execute_and_report(struct db *db, int64_t job_id, const struct exec_flags *f)
 {
 	char *home = home_dir();
-	struct compare_opts o = { .home = home, .uri = f->uri, .accel = f->accel,
-				  .console = f->console, .quiet = f->quiet };
+	struct guest_opts o = { .home = home, .uri = f->uri, .accel = f->accel,
+				.console = f->console, .quiet = f->quiet };
 	struct buf err = BUF_INIT, out = BUF_INIT;
 	struct report *rep = NULL;
 	int r, rc;
@@ -251,7 +262,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err))
 		goto out;
-	if (job_spec_check(spec, &err) || compare_check_knobs(spec, NULL, &err)) {
+	if (job_spec_check(spec, &err) || agent_check_spec(spec, NULL, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;
 	}
@@ -338,7 +349,7 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		fprintf(stderr, "kcanary %s: %s\n", argv[0], db_errmsg(db));
 		goto out;
 	}
-	if (!compare_is_compare_job(db, job_id)) {
+	if (!job_is_compare(db, job_id)) {
 		fprintf(stderr, "kcanary %s: job '%s' is not a compare job (it was made by ingest,"
 			" boot, build or the fleet): nothing to %s\n", argv[0], job, argv[0]);
 		ret = 2;

@@ -174,12 +174,10 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 	/* an ad-hoc job is whatever was ingested into it: done after each run */
-	char idbuf[32];
-	int64_t adhoc;
-	snprintf(idbuf, sizeof(idbuf), "%" PRId64, job_id);
-	if (created || db_query_int64(db, &adhoc, "SELECT id FROM jobs WHERE id = ? AND kind = 'adhoc'",
-				      idbuf) == 0)
+	char *kind = NULL;
+	if (created || (db_job_kind(db, job_id, &kind, NULL) == 0 && !strcmp(kind, "adhoc")))
 		db_job_set_status(db, job_id, "done", NULL);
+	free(kind);
 	printf("run %" PRId64 " (job %" PRId64 ", variant '%s'): %s, %" PRId64 " records,"
 	       " %" PRId64 " samples, %" PRId64 " probe counts, %" PRId64 " lines kept raw\n",
 	       run_id, job_id, variant, st.status, st.records, st.samples, st.probes,

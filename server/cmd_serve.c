@@ -166,7 +166,7 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (exec) {
 		home = cmd_home ? xstrdup(cmd_home) : kc_home();
-		struct compare_opts co = { .home = home, .uri = uri };
+		struct guest_opts co = { .home = home, .uri = uri };
 		if (compare_worker_start(&worker, db_path, &co))
 			log_err("cannot start the job queue: submitted jobs stay pending");
 	}

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 struct db;
 
 /* ---- the store: path, open, errors, transactions (db.c) ---- */
@@ -178,6 +180,23 @@ int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status);
  * most max. *out is new (caller frees).
  */
 int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max);
+
+/*
+ * db_job_kind - the job's kind (adhoc, compare, bisect, canary: a new
+ * string in *out, caller frees). -ENOENT when there is no such job, -EIO
+ * when the store failed; err says which (db_compare.c).
+ */
+int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err);
+
+/*
+ * db_run_summary_value - the run's summary value of metric (run_summary:
+ * what the agent's summary record said; never derived from samples, see
+ * db_run_metric() for that). The metric is a bound parameter: any name is
+ * safe. -ENOENT when the run has none, -EIO with err when the store failed
+ * (db_compare.c).
+ */
+int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, double *out,
+			 struct buf *err);
 
 /* ---- record writer for one run (db_writer.c), used by ingest.c ---- */
 

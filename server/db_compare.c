@@ -6,6 +6,7 @@
 
 #include "db.h"
 #include "db_internal.h"
+#include "error.h"
 #include "util.h"
 
 static char *col_text(sqlite3_stmt *st, int i)
@@ -198,6 +199,51 @@ int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t
 		r = 0;
 		*out = ids;
 		*n = k;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT kind FROM jobs WHERE id = ?")))
+		return err_setf(err, r, "%s", db->err);
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*out = col_text(st, 0);
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
+	} else {
+		r = err_setf(err, db_fail(db, "job kind"), "%s", db->err);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, double *out,
+			 struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT value FROM run_summary WHERE run_id = ? AND metric = ?")))
+		return err_setf(err, r, "%s", db->err);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*out = sqlite3_column_double(st, 0);
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		r = err_setf(err, -ENOENT, "run %lld has no summary value of '%s'", (long long)run_id,
+			     metric);
+	} else {
+		r = err_setf(err, db_fail(db, "run summary value"), "%s", db->err);
 	}
 	sqlite3_finalize(st);
 	return r;

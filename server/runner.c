@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <jansson.h>
 
 #include "db_guest.h"
+#include "error.h"
 #include "ingest.h"
 #include "log.h"
 #include "runner.h"
@@ -279,305 +281,357 @@ static int make_disk(const char *path, uint64_t bytes)
 static void set_result(struct runner_result *out, const char *status, const char *error)
 {
 	snprintf(out->status, sizeof(out->status), "%s", status);
-	snprintf(out->error, sizeof(out->error), "%s", error ? error : "");
+	/* longer reasons are cut to what runs.error's buffer holds */
+	snprintf(out->error, sizeof(out->error), "%.*s", (int)sizeof(out->error) - 1,
+		 error ? error : "");
 }
 
-int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
-	       const struct runner_opts *o)
-{
-	char err[1024] = "", name[96];
-	char *run_dir = NULL, *console = NULL, *disk = NULL, *sock_path = NULL;
-	uint64_t disk_bytes = o->disk_bytes ? o->disk_bytes : 4ULL << 30;
-	char *xml = NULL, *tail = NULL;
-	struct vm_conn *conn = NULL;
-	struct vm_domain *dom = NULL;
-	struct ingest *in = NULL;
+/* One run as runner_run() carries it. The steps below return 0 or, when
+ * the store failed, a negative errno with err set; a run that fails on
+ * the way (an outcome: stored as 'failed') has x->why set and goes no
+ * further, so callers check both. */
+struct run {
+	const struct runner_opts *o;
+	struct db *db;
+	int64_t id;
+	struct runner_result *out;
+	char name[96];
+	char *dir, *console, *disk, *sock_path, *xml, *tail;
+	uint64_t disk_bytes;
+	struct vm_conn *conn;
+	struct vm_domain *dom;
+	struct ingest *in;           /* NULL once closed */
 	struct ingest_stats st;
-	struct run_state s = { .sock = -1 };
-	struct vm_spec spec;
-	double t0 = 0, last_flush, now;
-	int r, store_rc = 0;
-	bool ingest_closed = false;
+	struct run_state s;
+	double t0;                   /* when the create was asked */
+	char why[1024];              /* "": no failure so far */
+};
 
+static void run_failf(struct run *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run_failf(struct run *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(x->why, sizeof(x->why), fmt, ap);
+	va_end(ap);
+}
+
+static int store_err(struct run *x, int r, const char *what, struct buf *err)
+{
+	return err_setf(err, r, "cannot %s run %lld: %s", what, (long long)x->id,
+			db_errmsg(x->db));
+}
+
+static void run_init(struct run *x, struct runner_result *out, struct db *db, int64_t run_id,
+		     const struct runner_opts *o)
+{
+	memset(x, 0, sizeof(*x));
+	x->o = o;
+	x->db = db;
+	x->id = run_id;
+	x->out = out;
+	x->s.sock = -1;
+	x->disk_bytes = o->disk_bytes ? o->disk_bytes : 4ULL << 30;
+	x->dir = xasprintf("%s/runs/%lld", o->home, (long long)run_id);
+	x->console = xasprintf("%s/console.log", x->dir);
+	x->disk = xasprintf("%s/scratch.img", x->dir);
+	x->sock_path = short_sock_path(x->dir, run_id);
+	snprintf(x->name, sizeof(x->name), "kcanary-r%lld-p%d-%04x", (long long)run_id,
+		 (int)getpid(), (unsigned)(clock_wall_s() * 1e6) & 0xffff);
 	memset(out, 0, sizeof(*out));
-	memset(&st, 0, sizeof(st));
 	out->boot_to_hello_s = -1;
 	set_result(out, "failed", NULL);
+}
 
-	run_dir = xasprintf("%s/runs/%lld", o->home, (long long)run_id);
-	console = xasprintf("%s/console.log", run_dir);
-	disk = xasprintf("%s/scratch.img", run_dir);
-	sock_path = short_sock_path(run_dir, run_id);
-	snprintf(name, sizeof(name), "kcanary-r%lld-p%d-%04x", (long long)run_id, (int)getpid(),
-		 (unsigned)(clock_wall_s() * 1e6) & 0xffff);
+/* runs.guest_json: how the guest is booted (schema/003_guest.sql). */
+static int store_guest_json(struct run *x, const struct vm_spec *spec, struct buf *err)
+{
+	const struct runner_opts *o = x->o;
+	json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:f}",
+			      "uri", o->uri ? o->uri : vm_default_uri(), "domain", x->name,
+			      "accel", vm_accel_name(o->accel), "kernel", o->kernel,
+			      "initrd", o->initrd, "cmdline", o->cmdline,
+			      "vcpus", (int)spec->vcpus, "memory_mib", (json_int_t)spec->memory_mib,
+			      "disk_bytes", (json_int_t)x->disk_bytes, "watchdog_s", o->watchdog_s);
+	char *text = g ? json_dumps(g, JSON_COMPACT) : NULL;
+	int r = text ? db_run_set_guest_json(x->db, x->id, text) : 0;
 
-	if ((r = ingest_open(&in, db, run_id))) {
-		snprintf(out->error, sizeof(out->error), "cannot start storing run %lld: %s",
-			 (long long)run_id, db_errmsg(db));
-		store_rc = r;
-		goto out;
+	free(text);
+	json_decref(g);
+	return r ? store_err(x, r, "update", err) : 0;
+}
+
+/* The store's side, the scratch disk and the domain's XML. */
+static int run_setup(struct run *x, struct buf *err)
+{
+	const struct runner_opts *o = x->o;
+	struct vm_spec spec;
+	int r;
+
+	if ((r = ingest_open(&x->in, x->db, x->id)))
+		return store_err(x, r, "start storing", err);
+	if ((r = mkdir_p(x->dir, 0755))) {
+		run_failf(x, "cannot create '%s': %s", x->dir, strerror(-r));
+		return 0;
 	}
-	if ((r = mkdir_p(run_dir, 0755))) {
-		snprintf(err, sizeof(err), "cannot create '%s': %s", run_dir, strerror(-r));
-		goto fail;
+	unlink(x->console);
+	unlink(x->sock_path);
+	if ((r = make_disk(x->disk, x->disk_bytes))) {
+		run_failf(x, "cannot create scratch disk '%s': %s", x->disk, strerror(-r));
+		return 0;
 	}
-	unlink(console);
-	unlink(sock_path);
-	if ((r = make_disk(disk, disk_bytes))) {
-		snprintf(err, sizeof(err), "cannot create scratch disk '%s': %s", disk, strerror(-r));
-		goto fail;
-	}
-	if ((r = db_run_set_guest(db, run_id, vm_accel_name(o->accel), console, 0))) {
-		snprintf(out->error, sizeof(out->error), "cannot update run %lld: %s",
-			 (long long)run_id, db_errmsg(db));
-		store_rc = r;
-		goto out;
-	}
+	if ((r = db_run_set_guest(x->db, x->id, vm_accel_name(o->accel), x->console, 0)))
+		return store_err(x, r, "update", err);
 	spec = (struct vm_spec){
-		.name = name, .accel = o->accel,
+		.name = x->name, .accel = o->accel,
 		.vcpus = o->vcpus ? o->vcpus : 2,
 		.memory_mib = o->memory_mib ? o->memory_mib : 2048,
 		.kernel = o->kernel, .initrd = o->initrd, .cmdline = o->cmdline,
-		.disk_path = disk, .console_path = console,
-		.channel_path = sock_path, .channel_name = "kcanary",
+		.disk_path = x->disk, .console_path = x->console,
+		.channel_path = x->sock_path, .channel_name = "kcanary",
 	};
-	if (vm_domain_xml(&xml, &spec, err, sizeof(err)))
-		goto fail;
-	{
-		json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:f}",
-				      "uri", o->uri ? o->uri : vm_default_uri(), "domain", name,
-				      "accel", vm_accel_name(o->accel), "kernel", o->kernel,
-				      "initrd", o->initrd, "cmdline", o->cmdline,
-				      "vcpus", (int)spec.vcpus, "memory_mib", (json_int_t)spec.memory_mib,
-				      "disk_bytes", (json_int_t)disk_bytes,
-				      "watchdog_s", o->watchdog_s);
-		char *text = g ? json_dumps(g, JSON_COMPACT) : NULL;
-
-		r = text ? db_run_set_guest_json(db, run_id, text) : 0;
-		free(text);
-		json_decref(g);
-		if (r) {
-			snprintf(out->error, sizeof(out->error), "cannot update run %lld: %s",
-				 (long long)run_id, db_errmsg(db));
-			store_rc = r;
-			goto out;
-		}
+	if (vm_domain_xml(&x->xml, &spec, x->why, sizeof(x->why))) {
+		if (!x->why[0])
+			run_failf(x, "cannot write the domain XML");
+		return 0;
 	}
-	if (vm_conn_open(&conn, o->uri, err, sizeof(err)))
-		goto fail;
+	return store_guest_json(x, &spec, err);
+}
 
-	t0 = clock_mono_s();
-	out->create_mono_s = t0;
-	if (vm_domain_start(&dom, conn, name, xml, 0, err, sizeof(err)))
-		goto fail;
-	log_info("run %lld: guest '%s' started (%s)", (long long)run_id, name,
+/* Connect to libvirt and start the domain. */
+static void run_start(struct run *x)
+{
+	const struct runner_opts *o = x->o;
+
+	if (vm_conn_open(&x->conn, o->uri, x->why, sizeof(x->why)))
+		return;
+	x->t0 = clock_mono_s();
+	x->out->create_mono_s = x->t0;
+	if (vm_domain_start(&x->dom, x->conn, x->name, x->xml, 0, x->why, sizeof(x->why)))
+		return;
+	log_info("run %lld: guest '%s' started (%s)", (long long)x->id, x->name,
 		 vm_accel_name(o->accel));
 	if (o->on_start)
-		o->on_start(name, o->on_start_arg);
+		o->on_start(x->name, o->on_start_arg);
+}
+
+/* One pass of the wait: poll the channel, libvirt's events and the signal
+ * pipe, feed the store. Sets *done when the run has ended. */
+static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *err)
+{
+	struct run_state *s = &x->s;
+	struct pollfd pf[3];
+	struct vm_event ev;
+	int nfd = 0, sock_i = -1, r;
+	double now;
+
+	if (s->sock < 0 && !s->sock_eof) {
+		r = chan_connect(x->sock_path);
+		if (r >= 0) {
+			s->sock = r;
+		} else if (clock_mono_s() - x->t0 > CHAN_CONNECT_S && !s->stopped) {
+			run_failf(x, "cannot connect to the guest's channel '%s' within %d s: %s",
+				  x->sock_path, CHAN_CONNECT_S, strerror(-r));
+			return 0;
+		}
+	}
+	if (s->sock >= 0) {
+		sock_i = nfd;
+		pf[nfd++] = (struct pollfd){ .fd = s->sock, .events = POLLIN };
+	}
+	pf[nfd++] = (struct pollfd){ .fd = vm_domain_event_fd(x->dom), .events = POLLIN };
+	if (sig_pipe[0] >= 0)
+		pf[nfd++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+	if (poll(pf, (nfds_t)nfd, x->o->console || s->sock < 0 ? 50 : 250) < 0 && errno != EINTR) {
+		run_failf(x, "poll failed: %s", strerror(errno));
+		return 0;
+	}
+	if (sock_i >= 0 && pf[sock_i].revents) {
+		if ((r = chan_read(s, x->in)))
+			return store_err(x, r, "store", err);
+		if (x->out->boot_to_hello_s < 0 && ingest_stats(x->in)->saw_hello)
+			x->out->boot_to_hello_s = clock_mono_s() - x->t0;
+	}
+	while (vm_domain_next_event(x->dom, &ev) == 0)
+		handle_event(s, x->dom, &ev);
+	if (sig_seen)
+		s->interrupted = true;
+	if (x->o->console)
+		console_follow(s, x->console);
+	now = clock_mono_s();
+	if (now - *last_flush >= 1.0) {
+		if ((r = ingest_flush(x->in)))
+			return store_err(x, r, "store", err);
+		*last_flush = now;
+	}
+	/* Stopped: read what is left; QEMU's exit closes the socket. */
+	if (s->paused || s->interrupted || s->conn_lost ||
+	    (s->stopped && (s->sock_eof || now - s->stopped_at > 2.0)))
+		*done = true;
+	else if (now - x->t0 > x->o->watchdog_s)
+		*done = s->timed_out = true;
+	return 0;
+}
+
+/* Feed the store until the run ends, then destroy the guest. */
+static int run_wait(struct run *x, struct buf *err)
+{
+	double last_flush = clock_mono_s();
+	bool done = false;
+	char e[512];
+	int r;
 
 	/* Connect at once: the guest's writes block until a reader is there.
 	 * QEMU made the socket before the guest's CPUs started; retried in
-	 * the loop for CHAN_CONNECT_S in case it has not. */
-	s.sock = chan_connect(sock_path);
-	last_flush = clock_mono_s();
-	for (;;) {
-		struct pollfd pf[3];
-		struct vm_event ev;
-		int nfd = 0, sock_i = -1;
-
-		if (s.sock < 0 && !s.sock_eof) {
-			r = chan_connect(sock_path);
-			if (r >= 0) {
-				s.sock = r;
-			} else if (clock_mono_s() - t0 > CHAN_CONNECT_S && !s.stopped) {
-				snprintf(err, sizeof(err), "cannot connect to the guest's channel '%s' "
-					 "within %d s: %s", sock_path, CHAN_CONNECT_S, strerror(-r));
-				goto fail;
-			}
-		}
-		if (s.sock >= 0) {
-			sock_i = nfd;
-			pf[nfd++] = (struct pollfd){ .fd = s.sock, .events = POLLIN };
-		}
-		pf[nfd++] = (struct pollfd){ .fd = vm_domain_event_fd(dom), .events = POLLIN };
-		if (sig_pipe[0] >= 0)
-			pf[nfd++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
-		if (poll(pf, (nfds_t)nfd, o->console || s.sock < 0 ? 50 : 250) < 0 && errno != EINTR) {
-			snprintf(err, sizeof(err), "poll failed: %s", strerror(errno));
-			goto fail;
-		}
-		if (sock_i >= 0 && pf[sock_i].revents) {
-			if ((r = chan_read(&s, in))) {
-				snprintf(out->error, sizeof(out->error), "cannot store run %lld: %s",
-					 (long long)run_id, db_errmsg(db));
-				store_rc = r;
-				goto out;
-			}
-			if (out->boot_to_hello_s < 0 && ingest_stats(in)->saw_hello)
-				out->boot_to_hello_s = clock_mono_s() - t0;
-		}
-		while (vm_domain_next_event(dom, &ev) == 0)
-			handle_event(&s, dom, &ev);
-		if (sig_seen)
-			s.interrupted = true;
-		if (o->console)
-			console_follow(&s, console);
-		now = clock_mono_s();
-		if (now - last_flush >= 1.0) {
-			if ((r = ingest_flush(in))) {
-				snprintf(out->error, sizeof(out->error), "cannot store run %lld: %s",
-					 (long long)run_id, db_errmsg(db));
-				store_rc = r;
-				goto out;
-			}
-			last_flush = now;
-		}
-		if (s.paused || s.interrupted || s.conn_lost)
-			break;
-		/* Stopped: read what is left; QEMU's exit closes the socket. */
-		if (s.stopped && (s.sock_eof || now - s.stopped_at > 2.0))
-			break;
-		if (now - t0 > o->watchdog_s) {
-			s.timed_out = true;
-			break;
-		}
-	}
-	out->wall_s = clock_mono_s() - t0;
-	if (s.sock >= 0)
-		chan_read(&s, in);
-	if (vm_domain_destroy(dom, err, sizeof(err)))
-		log_err("%s", err);
-	if (o->console)
-		console_follow(&s, console);
-
-	r = ingest_close(in, &st);
-	in = NULL;
-	ingest_closed = true;
-	if (r) {
-		snprintf(out->error, sizeof(out->error), "cannot store run %lld: %s",
-			 (long long)run_id, db_errmsg(db));
-		store_rc = r;
-		goto out;
-	}
-	set_result(out, st.status, st.saw_error ? st.error : NULL);
-	runner_console_tail(&tail, console, RUNNER_TAIL_LINES);
-	if (s.interrupted) {
-		set_result(out, "interrupted", "interrupted by a signal: the guest was destroyed");
-	} else if (s.paused) {
-		snprintf(err, sizeof(err), "guest paused by the hypervisor (%s): an emulation "
-			 "failure or I/O error stops a guest this way; the guest was destroyed",
-			 s.pause_what);
-		set_result(out, "paused", err);
-	} else if (s.conn_lost) {
-		set_result(out, "failed", "the libvirt connection was lost during the run");
-	} else {
-		char panic[256];
-		bool has_panic = runner_find_panic(panic, sizeof(panic), tail);
-
-		if (has_panic && (s.timed_out || !st.saw_done)) {
-			snprintf(err, sizeof(err), "%s (console: %s)", panic, console);
-			set_result(out, "kernel-panic", err);
-		} else if (s.timed_out) {
-			snprintf(err, sizeof(err), "watchdog: the guest ran longer than %.0f s and was "
-				 "destroyed (console: %s)", o->watchdog_s, console);
-			set_result(out, "timeout", err);
-		} else if (!st.saw_done && !st.saw_error && !st.saw_hello) {
-			char last[160];
-
-			last_line(last, sizeof(last), tail);
-			if (!tail || !strstr(tail, "Run /init"))
-				snprintf(err, sizeof(err), "the kernel did not boot: the guest stopped after "
-					 "%.1f s without running /init (is '%s' a working kernel for this "
-					 "machine? console: %s, last line: '%s')",
-					 out->wall_s, o->kernel, console, last);
-			else
-				snprintf(err, sizeof(err), "the guest stopped before the agent said hello "
-					 "(console: %s, last line: '%s')", console, last);
-			set_result(out, "failed", err);
-		} else if (!st.saw_done && !st.saw_error) {
-			snprintf(err, sizeof(err), "the guest stopped without the agent's done record "
-				 "(%lld records; console: %s)", (long long)st.records, console);
-			set_result(out, st.status[0] ? st.status : "incomplete", err);
-		}
-	}
-	goto store;
-
-fail:
-	log_debug("run %lld: %s", (long long)run_id, err);
-	set_result(out, "failed", err);
-	if (dom && vm_domain_destroy(dom, err, sizeof(err)))
-		log_err("%s", err);
-store:
-	if (!ingest_closed && in) {
-		if ((r = ingest_close(in, &st))) {
-			snprintf(out->error, sizeof(out->error), "cannot store run %lld: %s",
-				 (long long)run_id, db_errmsg(db));
-			store_rc = r;
-			in = NULL;
-			goto out;
-		}
-		in = NULL;
-	}
-	out->records = st.records;
-	out->samples = st.samples;
-	out->probes = st.probes;
-	if (!tail)
-		runner_console_tail(&tail, console, RUNNER_TAIL_LINES);
-	if ((r = db_run_set_status(db, run_id, out->status, out->error[0] ? out->error : NULL)) ||
-	    (tail && (r = db_run_set_console_tail(db, run_id, tail)))) {
-		log_err("cannot store the outcome of run %lld: %s", (long long)run_id, db_errmsg(db));
-		store_rc = r;
-	}
-out:
-	if (in)
-		ingest_close(in, NULL);
-	if (s.sock >= 0)
-		close(s.sock);
-	if (dom) {
-		vm_domain_destroy(dom, err, sizeof(err));
-		vm_domain_free(dom);
-	}
-	vm_conn_close(conn);
-	if (sock_path)
-		unlink(sock_path);
-	if (disk)
-		unlink(disk);
-	free(run_dir);
-	free(console);
-	free(disk);
-	free(sock_path);
-	free(xml);
-	free(tail);
-	return store_rc;
+	 * wait_once() for CHAN_CONNECT_S in case it has not. */
+	x->s.sock = chan_connect(x->sock_path);
+	while (!done)
+		if ((r = wait_once(x, &last_flush, &done, err)) || x->why[0])
+			return r;
+	x->out->wall_s = clock_mono_s() - x->t0;
+	if (x->s.sock >= 0)
+		chan_read(&x->s, x->in);
+	if (vm_domain_destroy(x->dom, e, sizeof(e)))
+		log_err("%s", e);
+	if (x->o->console)
+		console_follow(&x->s, x->console);
+	return 0;
 }
 
-int runner_workload_s(double *out, const char *const *knobs, char *err, size_t size)
+/* The guest stopped without the agent's done or error record: say why,
+ * from the console tail. */
+static void judge_silent(struct run *x, char *e, size_t esz)
 {
-	/* wb-handover's phases and the agent's defaults (agent/wb_handover.c) */
-	struct { const char *knob; double s; } phases[] = {
-		{ "measure_s", 120 }, { "old_s", 30 }, { "settle_s", 3 }, { "pod_hop", 0 },
-	};
-	double total = 0;
+	char last[160];
 
-	for (size_t i = 0; knobs && knobs[i]; i++) {
-		const char *eq = strchr(knobs[i], '=');
-		if (!eq)
-			continue;
-		for (size_t p = 0; p < sizeof(phases) / sizeof(*phases); p++) {
-			size_t kl = strlen(phases[p].knob);
-			if ((size_t)(eq - knobs[i]) != kl || strncmp(knobs[i], phases[p].knob, kl))
-				continue;
-			if (parse_duration_s(&phases[p].s, eq + 1)) {
-				snprintf(err, size, "knob '%s': %s is not a duration", knobs[i],
-					 phases[p].knob);
-				return -EINVAL;
-			}
-		}
+	last_line(last, sizeof(last), x->tail);
+	if (!x->st.saw_hello && (!x->tail || !strstr(x->tail, "Run /init"))) {
+		snprintf(e, esz, "the kernel did not boot: the guest stopped after %.1f s without "
+			 "running /init (is '%s' a working kernel for this machine? console: %s, "
+			 "last line: '%s')", x->out->wall_s, x->o->kernel, x->console, last);
+		set_result(x->out, "failed", e);
+	} else if (!x->st.saw_hello) {
+		snprintf(e, esz, "the guest stopped before the agent said hello (console: %s, "
+			 "last line: '%s')", x->console, last);
+		set_result(x->out, "failed", e);
+	} else {
+		snprintf(e, esz, "the guest stopped without the agent's done record (%lld records; "
+			 "console: %s)", (long long)x->st.records, x->console);
+		set_result(x->out, x->st.status[0] ? x->st.status : "incomplete", e);
 	}
-	for (size_t p = 0; p < sizeof(phases) / sizeof(*phases); p++)
-		total += phases[p].s;
-	*out = total;
+}
+
+/* The run's status from how it ended and what the agent and console said. */
+static void run_judge(struct run *x)
+{
+	const struct run_state *s = &x->s;
+	char e[1024], panic[256];
+
+	set_result(x->out, x->st.status, x->st.saw_error ? x->st.error : NULL);
+	if (s->interrupted) {
+		set_result(x->out, "interrupted", "interrupted by a signal: the guest was destroyed");
+	} else if (s->paused) {
+		snprintf(e, sizeof(e), "guest paused by the hypervisor (%s): an emulation failure or "
+			 "I/O error stops a guest this way; the guest was destroyed", s->pause_what);
+		set_result(x->out, "paused", e);
+	} else if (s->conn_lost) {
+		set_result(x->out, "failed", "the libvirt connection was lost during the run");
+	} else if (runner_find_panic(panic, sizeof(panic), x->tail) &&
+		   (s->timed_out || !x->st.saw_done)) {
+		snprintf(e, sizeof(e), "%s (console: %s)", panic, x->console);
+		set_result(x->out, "kernel-panic", e);
+	} else if (s->timed_out) {
+		snprintf(e, sizeof(e), "watchdog: the guest ran longer than %.0f s and was destroyed "
+			 "(console: %s)", x->o->watchdog_s, x->console);
+		set_result(x->out, "timeout", e);
+	} else if (!x->st.saw_done && !x->st.saw_error) {
+		judge_silent(x, e, sizeof(e));
+	}
+}
+
+/* Close the record stream (when still open) and store the outcome and the
+ * console tail. */
+static int run_store(struct run *x, struct buf *err)
+{
+	int r;
+
+	if (x->in) {
+		r = ingest_close(x->in, &x->st);
+		x->in = NULL;
+		if (r)
+			return store_err(x, r, "store", err);
+	}
+	x->out->records = x->st.records;
+	x->out->samples = x->st.samples;
+	x->out->probes = x->st.probes;
+	if (!x->tail)
+		runner_console_tail(&x->tail, x->console, RUNNER_TAIL_LINES);
+	if ((r = db_run_set_status(x->db, x->id, x->out->status,
+				   x->out->error[0] ? x->out->error : NULL)) ||
+	    (x->tail && (r = db_run_set_console_tail(x->db, x->id, x->tail))))
+		return err_setf(err, r, "cannot store the outcome of run %lld: %s", (long long)x->id,
+				db_errmsg(x->db));
 	return 0;
+}
+
+static void run_release(struct run *x)
+{
+	char e[512];
+
+	if (x->in)
+		ingest_close(x->in, NULL);
+	if (x->s.sock >= 0)
+		close(x->s.sock);
+	if (x->dom) {
+		vm_domain_destroy(x->dom, e, sizeof(e));
+		vm_domain_free(x->dom);
+	}
+	vm_conn_close(x->conn);
+	unlink(x->sock_path);
+	unlink(x->disk);
+	free(x->dir);
+	free(x->console);
+	free(x->disk);
+	free(x->sock_path);
+	free(x->xml);
+	free(x->tail);
+}
+
+int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
+	       const struct runner_opts *o, struct buf *err)
+{
+	struct run x;
+	int r;
+
+	run_init(&x, out, db, run_id, o);
+	if ((r = run_setup(&x, err)))
+		goto out;
+	if (!x.why[0])
+		run_start(&x);
+	if (!x.why[0] && (r = run_wait(&x, err)))
+		goto out;
+	if (!x.why[0]) {
+		r = ingest_close(x.in, &x.st);
+		x.in = NULL;
+		if (r) {
+			r = store_err(&x, r, "store", err);
+			goto out;
+		}
+		runner_console_tail(&x.tail, x.console, RUNNER_TAIL_LINES);
+		run_judge(&x);
+	} else {
+		char e[512];
+
+		log_debug("run %lld: %s", (long long)run_id, x.why);
+		set_result(out, "failed", x.why);
+		if (x.dom && vm_domain_destroy(x.dom, e, sizeof(e)))
+			log_err("%s", e);
+	}
+	r = run_store(&x, err);
+out:
+	run_release(&x);
+	return r;
 }
 
 double runner_setup_allowance_s(enum vm_accel accel)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "util.h"
 #include "vm.h"
 
 #define RUNNER_TAIL_LINES 200
@@ -55,19 +56,12 @@ struct runner_result {
 /*
  * runner_run - boot the run run_id (pending, in db) as opts says and wait
  * for it to end. Returns 0 when the run was carried through and stored,
- * whatever its status (see *out); a negative errno only when the store
- * itself failed. out may not be NULL.
+ * whatever its status (see *out: a guest that could not be started is
+ * 'failed' with the reason in out->error); a negative errno, with err
+ * saying what, only when the store itself failed. out may not be NULL.
  */
 int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
-	       const struct runner_opts *opts);
-
-/*
- * runner_workload_s - how long wb-handover's phases take with these knobs
- * (NULL-ended "key=value" list; the agent's defaults for the rest):
- * old_s + settle_s + pod_hop + measure_s. A knob whose value is not a
- * duration is reported in err (size bytes) and gives -EINVAL.
- */
-int runner_workload_s(double *out, const char *const *knobs, char *err, size_t size);
+	       const struct runner_opts *opts, struct buf *err);
 
 /* The setup allowance a watchdog adds to the workload's time: boot, mkfs
  * and teardown, 180 s under TCG and 60 s with KVM. */

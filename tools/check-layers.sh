@@ -25,7 +25,8 @@
 # Why the rows are where they are:
 #   base      pure helpers every layer may use; stats is arithmetic only
 #             (no store, no library), used by the store's listings too;
-#             patch_fit is text in, text out (hunk relocation, reversal)
+#             patch_fit is text in, text out (hunk relocation, reversal);
+#             progress is stderr lines only
 #   store     sqlite's one user (db*.c)
 #   wrapper   each external library's one user: libgit2 git, libvirt vm,
 #             GMime mbox, libmicrohttpd http, zlib gzip, libcurl
@@ -34,15 +35,17 @@
 #   service   job specs (inih's one user, but also variants, the matrix and
 #             the stored job, built on series), series and their
 #             application, builds, guest images, ingest, one run in a guest
+#             (runner) and the run service over it (guest_run, with the
+#             agent's check and a run's stored params)
 #   executor  what carries out a stored job: compare, bisect
 #   api       /api/v1/ (api.c, api_*.c) over http.h's request/response
 #   command   the kcanary subcommands and main.c
 LAYERS='
-1 base     shared util log error schema stats downsample patch_fit
+1 base     shared util log error schema stats downsample patch_fit progress
 2 store    shared db db_*
 3 wrapper  shared git vm mbox http gzip prometheus token
 3 engine   shared report bisect bisect_log bisect_sim canary canary_format canary_sim
-4 service  shared job series apply build image ingest runner tree_import
+4 service  shared job series apply build image ingest runner tree_import guest_run run_params agent_check
 5 executor alone  compare compare_* bisect_exec
 6 api      shared api api_*
 7 command  shared cmd cmd_* main

@@ -183,7 +183,7 @@ static void test_watchdog_destroys(void **state)
 
 	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL), 0);
 	t0 = clock_mono_s();
-	assert_int_equal(runner_run(&res, fx->db, run, &o), 0);
+	assert_int_equal(runner_run(&res, fx->db, run, &o, NULL), 0);
 	assert_true(clock_mono_s() - t0 < 5);
 	assert_string_equal(res.status, "timeout");
 	assert_non_null(strstr(res.error, "watchdog: the guest ran longer than 1 s"));
@@ -211,7 +211,7 @@ static void test_paused_fails_at_once(void **state)
 	fx->suspend_on_start = true;
 	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "xfs", NULL), 0);
 	t0 = clock_mono_s();
-	assert_int_equal(runner_run(&res, fx->db, run, &o), 0);
+	assert_int_equal(runner_run(&res, fx->db, run, &o, NULL), 0);
 	/* at once: nowhere near the 60 s watchdog */
 	assert_true(clock_mono_s() - t0 < 5);
 	assert_string_equal(res.status, "paused");
@@ -231,7 +231,7 @@ static void test_start_failure_is_stored(void **state)
 
 	o.uri = "qemu+unix:///system?socket=/nonexistent/kc.sock";
 	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL), 0);
-	assert_int_equal(runner_run(&res, fx->db, run, &o), 0);
+	assert_int_equal(runner_run(&res, fx->db, run, &o, NULL), 0);
 	assert_string_equal(res.status, "failed");
 	assert_non_null(strstr(res.error, "cannot connect to libvirt"));
 	assert_run(fx->db, run, "status = 'failed' AND error LIKE 'cannot connect to libvirt%'");

@@ -1,0 +1,354 @@
+/* guest_run.c - the run service: a stored run through one guest to its
+ * stored outcome (see guest_run.h). */
+#define LOG_MODULE "run"
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent_check.h"
+#include "db_guest.h"
+#include "error.h"
+#include "guest_run.h"
+#include "log.h"
+#include "progress.h"
+#include "run_params.h"
+
+void guest_ctx_init(struct guest_ctx *g, struct db *db, const struct guest_opts *o,
+		    bool warn_tcg)
+{
+	memset(g, 0, sizeof(*g));
+	g->db = db;
+	g->o = *o;
+	g->agent = o->agent ? xstrdup(o->agent) : image_default_agent();
+	g->db_path = xasprintf("%s/kcanary.db", o->home);
+	vm_accel_probe(&g->ai, NULL);
+	if (o->accel) {
+		g->ai.accel = strcmp(o->accel, "kvm") ? VM_ACCEL_TCG : VM_ACCEL_KVM;
+		snprintf(g->ai.why, sizeof(g->ai.why), "--accel %s", o->accel);
+	}
+	if (g->ai.accel == VM_ACCEL_TCG && warn_tcg)
+		progress_say(o->quiet, "warning: %s (%s)", vm_tcg_warning, g->ai.why);
+}
+
+void guest_ctx_release(struct guest_ctx *g)
+{
+	if (!g)
+		return;
+	free(g->agent);
+	free(g->db_path);
+	free(g->img_path);
+	free(g->img_mod);
+	memset(g, 0, sizeof(*g));
+}
+
+/* ---- the live line: the run's latest lag sample, on a terminal ---- */
+
+struct live {
+	pthread_t thread;
+	bool running;
+	volatile bool stop;
+	const char *db_path;
+	int64_t job_id;
+	const char *label;
+};
+
+/* Reads through a connection of its own: a struct db is one thread's. */
+static void *live_main(void *arg)
+{
+	struct live *l = arg;
+	struct db *db = NULL;
+
+	if (db_open(&db, l->db_path))
+		return NULL;
+	while (!l->stop) {
+		int64_t run;
+		char *variant = NULL, *cell = NULL;
+		int rep;
+		double t, v;
+
+		if (db_run_progress(db, l->job_id, "lag_s", &run, &variant, &cell, &rep, &t, &v) == 0) {
+			if (isnan(t))
+				progress_live("%s: booting", l->label);
+			else
+				progress_live("%s: t=%.0fs lag %.1fs", l->label, t, v);
+		}
+		free(variant);
+		free(cell);
+		for (int i = 0; i < 10 && !l->stop; i++)
+			usleep(100000);
+	}
+	db_close(db);
+	return NULL;
+}
+
+static void live_start(struct live *l, const struct guest_ctx *g, int64_t job_id,
+		       const char *label)
+{
+	memset(l, 0, sizeof(*l));
+	if (!label || g->o.quiet || !isatty(2))
+		return;
+	l->db_path = g->db_path;
+	l->job_id = job_id;
+	l->label = label;
+	l->running = !pthread_create(&l->thread, NULL, live_main, l);
+}
+
+static void live_stop(struct live *l)
+{
+	if (!l->running)
+		return;
+	l->stop = true;
+	pthread_join(l->thread, NULL);
+	l->running = false;
+}
+
+/* ---- one run ---- */
+
+/* The initramfs for modules_dir: the context's last one when it was built
+ * for the same modules tree (the cache key is their content), else built
+ * or found in the image cache. 0, or -errno with why. */
+static int initramfs_for(struct guest_ctx *g, const char *modules_dir, struct buf *why)
+{
+	struct image_spec is = { .home = g->o.home, .agent_path = g->agent,
+				 .modules_dir = modules_dir };
+	char e[1024];
+	int r;
+
+	if (g->img_path && (modules_dir ? g->img_mod && !strcmp(g->img_mod, modules_dir) :
+			    !g->img_mod))
+		return 0;
+	free(g->img_path);
+	free(g->img_mod);
+	g->img_path = NULL;
+	g->img_mod = modules_dir ? xstrdup(modules_dir) : NULL;
+	if ((r = image_build(&g->img_path, &is, e, sizeof(e))))
+		return err_setf(why, r, "%s", e);
+	return 0;
+}
+
+/* The watchdog for a run whose workload the agent expects to take
+ * expected_s (< 0: it cannot tell). */
+static double watchdog_for(const struct guest_ctx *g, const struct guest_job *j,
+			   double expected_s)
+{
+	if (j->watchdog_s > 0)
+		return j->watchdog_s;
+	return (expected_s < 0 ? AGENT_CHECK_UNKNOWN_S : expected_s) +
+	       (j->setup_s > 0 ? j->setup_s : runner_setup_allowance_s(g->ai.accel));
+}
+
+/* Everything before the guest: the agent's check, the watchdog, the
+ * command line and the initramfs. 0, or -errno with why when the run
+ * cannot start (an outcome). */
+static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct guest_run_req *rq,
+		   char **cmdline, double *watchdog_s, struct buf *why)
+{
+	struct guest_settings gs = rq->gs;
+	struct agent_check chk;
+	char e[1024];
+	int r;
+
+	if ((r = agent_check(&chk, g->agent, gs.workload, gs.knobs, why)))
+		return r;
+	if (!chk.ok) {
+		r = err_setf(why, -EINVAL, "%s", chk.error);
+		agent_check_release(&chk);
+		return r;
+	}
+	*watchdog_s = watchdog_for(g, j, chk.expected_s);
+	agent_check_release(&chk);
+	if (!gs.fs)
+		gs.fs = "ext4";
+	gs.port = "kcanary";
+	if ((r = image_cmdline(cmdline, &gs, e, sizeof(e))))
+		return err_setf(why, r, "%s", e);
+	return initramfs_for(g, rq->modules_dir, why);
+}
+
+/* A run that could not start: stored as 'failed' with why. */
+static int store_failed(struct guest_result *out, struct db *db, int64_t run_id, const char *why,
+			struct buf *err)
+{
+	snprintf(out->run.status, sizeof(out->run.status), "failed");
+	snprintf(out->run.error, sizeof(out->run.error), "%s", why);
+	if (db_run_set_status(db, run_id, "failed", why))
+		return err_setf(err, -EIO, "cannot store run %lld: %s", (long long)run_id,
+				db_errmsg(db));
+	return 0;
+}
+
+int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_job *j,
+	      const struct guest_run_req *rq, struct buf *err)
+{
+	struct buf why = BUF_INIT;
+	struct live live;
+	char *cmdline = NULL;
+	double watchdog_s = 0;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->run.boot_to_hello_s = -1;
+	if (db_run_set_guest(g->db, rq->run_id, vm_accel_name(g->ai.accel), NULL, rq->kernel_id)) {
+		r = err_setf(err, -EIO, "cannot store run %lld: %s", (long long)rq->run_id,
+			     db_errmsg(g->db));
+		goto out;
+	}
+	if (prepare(g, j, rq, &cmdline, &watchdog_s, &why)) {
+		r = store_failed(out, g->db, rq->run_id, buf_str(&why), err);
+		goto out;
+	}
+	out->started = true;
+	out->watchdog_s = watchdog_s;
+	live_start(&live, g, j->job_id, rq->label);
+	{
+		struct runner_opts ro = {
+			.uri = g->o.uri, .home = g->o.home, .kernel = rq->kernel,
+			.initrd = g->img_path, .cmdline = cmdline, .accel = g->ai.accel,
+			.vcpus = j->vcpus, .memory_mib = j->memory_mib, .disk_bytes = j->disk_bytes,
+			.watchdog_s = watchdog_s, .console = g->o.console,
+		};
+		r = runner_run(&out->run, g->db, rq->run_id, &ro, err);
+	}
+	live_stop(&live);
+out:
+	buf_release(&why);
+	free(cmdline);
+	return r;
+}
+
+int guest_run_pending(struct guest_result *out, struct guest_ctx *g, const struct guest_job *j,
+		      const struct db_pending_run *p, const char *label, struct buf *err)
+{
+	struct buf why = BUF_INIT;
+	struct run_params rp;
+	int r;
+
+	if (run_params_parse(&rp, p->params_json, &why)) {
+		memset(out, 0, sizeof(*out));
+		r = store_failed(out, g->db, p->id, buf_str(&why), err);
+	} else {
+		struct guest_run_req rq = {
+			.run_id = p->id, .kernel_id = p->kernel_id, .kernel = p->image_path,
+			.modules_dir = p->modules_dir, .label = label,
+			.gs = { .fs = p->fs, .mkfs_opts = rp.mkfs_opts, .mount_opts = rp.mount_opts,
+				.sysctls = rp.sysctls, .workload = rp.workload, .knobs = rp.knobs },
+		};
+		r = guest_run(out, g, j, &rq, err);
+	}
+	run_params_release(&rp);
+	buf_release(&why);
+	return r;
+}
+
+/* ---- kcanary boot's run ---- */
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+/* The knobs as the run's params: {"key": "value", ...}, sorted. */
+static char *knobs_json(const char *const *knobs)
+{
+	json_t *o = json_object();
+	char *text;
+
+	for (size_t i = 0; knobs && knobs[i]; i++) {
+		const char *eq = strchr(knobs[i], '=');
+		char *k;
+
+		if (!eq)
+			continue;
+		k = xstrndup(knobs[i], (size_t)(eq - knobs[i]));
+		json_object_set_new(o, k, json_string(eq + 1));
+		free(k);
+	}
+	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	return text;
+}
+
+/* Store the ad-hoc run (its job created when missing): *run_id. */
+static int store_adhoc(struct db *db, int64_t *job_id, int64_t *run_id,
+		       const struct guest_adhoc *a, const char *fs, struct buf *err)
+{
+	const char *job = a->job ? a->job : "adhoc-boot";
+	char *params = knobs_json(a->gs.knobs), *cell = xasprintf("fs=%s", fs);
+	int64_t variant_id;
+	int r;
+
+	r = db_job_resolve(db, job_id, job);
+	if (r == -ENOENT && (r = db_job_create(db, job_id, job, "adhoc", NULL)))
+		r = err_setf(err, r, "cannot create job '%s': %s", job, db_errmsg(db));
+	else if (r)
+		r = err_setf(err, r, "cannot read job '%s': %s", job, db_errmsg(db));
+	else if ((r = db_variant_get(db, &variant_id, *job_id,
+				     a->variant ? a->variant : base_name(a->kernel))) ||
+		 (r = db_run_create(db, run_id, *job_id, variant_id, cell, 0, fs, params)))
+		r = err_setf(err, r, "cannot store the run: %s", db_errmsg(db));
+	free(params);
+	free(cell);
+	return r;
+}
+
+/* The modules tree a->modules names, or /lib/modules/<release> when it
+ * exists (new string, NULL for none). */
+static char *adhoc_modules(const struct guest_adhoc *a, const char *release)
+{
+	char *dir;
+
+	if (a->modules)
+		return strcmp(a->modules, "none") ? xstrdup(a->modules) : NULL;
+	dir = xasprintf("/lib/modules/%s", release);
+	if (!access(dir, R_OK))
+		return dir;
+	log_info("no modules at %s: assuming everything needed is built in", dir);
+	free(dir);
+	return NULL;
+}
+
+int guest_run_adhoc(struct guest_result *out, int64_t *run_id, struct guest_ctx *g,
+		    const struct guest_job *j, const struct guest_adhoc *a, struct buf *err)
+{
+	const char *fs = a->gs.fs ? a->gs.fs : "ext4";
+	struct guest_job jj = *j;
+	char release[128], e[1024], *modules_dir = NULL;
+	int64_t kernel_id = 0;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->run.boot_to_hello_s = -1;
+	*run_id = 0;
+	/* Stored first, so even a kernel that is no bzImage leaves a failed
+	 * run saying so. */
+	if ((r = store_adhoc(g->db, &jj.job_id, run_id, a, fs, err)))
+		return r;
+	if (image_kernel_release(release, sizeof(release), a->kernel, e, sizeof(e)))
+		return store_failed(out, g->db, *run_id, e, err);
+	modules_dir = adhoc_modules(a, release);
+	if (db_kernel_prebuilt(g->db, &kernel_id, a->kernel, release, modules_dir)) {
+		r = err_setf(err, -EIO, "cannot store the kernel: %s", db_errmsg(g->db));
+		goto out;
+	}
+	if ((r = runner_signals_install())) {
+		r = err_setf(err, r, "cannot catch signals: %s", strerror(-r));
+		goto out;
+	}
+	{
+		struct guest_run_req rq = {
+			.run_id = *run_id, .kernel_id = kernel_id, .kernel = a->kernel,
+			.modules_dir = modules_dir, .gs = a->gs,
+		};
+		rq.gs.fs = fs;
+		r = guest_run(out, g, &jj, &rq, err);
+	}
+out:
+	free(modules_dir);
+	return r;
+}

@@ -1,0 +1,224 @@
+/* test_agent_check.c - agent_check.c and run_params.c: the reply of a real
+ * `kcanary-agent check --json` (the agent built beside these tests, in
+ * $B, default build/) read back: validity, the knob at fault, expected_s
+ * per workload; a job spec's cells checked with the place each knob was
+ * set; and a run's stored params read back as guest settings. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "agent_check.h"
+#include "job.h"
+#include "run_params.h"
+#include "util.h"
+
+static char *agent_path(void)
+{
+	const char *b = getenv("B");
+
+	return xasprintf("%s/kcanary-agent", b && *b ? b : "build");
+}
+
+static int agent_setup(void **state)
+{
+	char *path = agent_path();
+
+	if (access(path, X_OK)) {
+		fprintf(stderr, "no agent at %s: build it first (make)\n", path);
+		free(path);
+		return -1;
+	}
+	*state = path;
+	return 0;
+}
+
+static int agent_teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+static void test_wb_handover_expected_s(void **state)
+{
+	const char *agent = *state;
+	const char *none[] = { NULL };
+	const char *short_run[] = { "rate_mbps=8", "old_s=4", "settle_s=1", "measure_s=8",
+				    "pod_hop=2.5", NULL };
+	struct agent_check c;
+
+	/* the agent's defaults: old_s 30 + settle_s 3 + pod_hop 0 + measure_s 120 */
+	assert_int_equal(agent_check(&c, agent, "wb-handover", none, NULL), 0);
+	assert_true(c.ok);
+	assert_true(c.expected_s == 153);
+	assert_null(c.knob);
+	assert_null(c.error);
+	agent_check_release(&c);
+	/* NULL workload: wb-handover; durations in any of the agent's forms */
+	assert_int_equal(agent_check(&c, agent, NULL, short_run, NULL), 0);
+	assert_true(c.ok);
+	assert_true(c.expected_s == 4 + 1 + 2.5 + 8);
+	agent_check_release(&c);
+	{
+		const char *minutes[] = { "measure_s=2m", "old_s=0", NULL };
+		assert_int_equal(agent_check(&c, agent, "wb-handover", minutes, NULL), 0);
+		assert_true(c.expected_s == 0 + 3 + 0 + 120);
+		agent_check_release(&c);
+	}
+}
+
+static void test_command_expected_s(void **state)
+{
+	const char *agent = *state;
+	const char *unbounded[] = { "cmd=true", NULL };
+	const char *bounded[] = { "cmd=true", "timeout_s=90", NULL };
+	struct agent_check c;
+
+	/* nothing says how long a command runs: unknown, and the service's
+	 * documented default stands in */
+	assert_int_equal(agent_check(&c, agent, "command", unbounded, NULL), 0);
+	assert_true(c.ok);
+	assert_true(c.expected_s < 0);
+	agent_check_release(&c);
+	assert_int_equal(agent_check(&c, agent, "command", bounded, NULL), 0);
+	assert_true(c.ok);
+	assert_true(c.expected_s == 90);
+	agent_check_release(&c);
+}
+
+static void test_refused_knobs_are_a_result(void **state)
+{
+	const char *agent = *state;
+	const char *unknown[] = { "rate=3", NULL };
+	const char *bad[] = { "nfiles=10", "pod_max=4Q", NULL };
+	const char *empty_cmd[] = { NULL };
+	struct agent_check c;
+
+	assert_int_equal(agent_check(&c, agent, "wb-handover", unknown, NULL), 0);
+	assert_false(c.ok);
+	assert_string_equal(c.knob, "rate");
+	assert_string_equal(c.error, "unknown knob 'rate' for workload 'wb-handover' "
+			    "(see 'kcanary-agent list')");
+	agent_check_release(&c);
+	assert_int_equal(agent_check(&c, agent, "wb-handover", bad, NULL), 0);
+	assert_false(c.ok);
+	assert_string_equal(c.knob, "pod_max");
+	assert_non_null(strstr(c.error, "knob 'pod_max': '4Q' is not a size"));
+	agent_check_release(&c);
+	assert_int_equal(agent_check(&c, agent, "command", empty_cmd, NULL), 0);
+	assert_false(c.ok);
+	assert_string_equal(c.knob, "cmd");
+	agent_check_release(&c);
+	/* a workload the agent does not have names no knob */
+	assert_int_equal(agent_check(&c, agent, "fio", empty_cmd, NULL), 0);
+	assert_false(c.ok);
+	assert_null(c.knob);
+	assert_non_null(strstr(c.error, "unknown workload 'fio'"));
+	agent_check_release(&c);
+}
+
+static void test_no_agent_or_no_reply(void **state)
+{
+	struct buf err = BUF_INIT;
+	struct agent_check c;
+
+	(void)state;
+	assert_int_equal(agent_check(&c, "/nonexistent/kcanary-agent", NULL, NULL, &err), -ENOENT);
+	assert_non_null(strstr(buf_str(&err), "cannot run the agent '/nonexistent/kcanary-agent'"));
+	buf_reset(&err);
+	/* a program that answers, but not the check's JSON */
+	assert_int_equal(agent_check(&c, "/bin/echo", NULL, NULL, &err), -EIO);
+	assert_non_null(strstr(buf_str(&err), "the agent '/bin/echo' gave no check reply "
+			       "(exit status 0, stdout: check wb-handover --json)"));
+	buf_release(&err);
+}
+
+static void test_spec_names_where_a_knob_was_set(void **state)
+{
+	const char *agent = *state;
+	struct job_spec *spec = job_spec_new();
+	struct buf err = BUF_INIT;
+
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\n[workload]\n"
+					    "nfiles = lots\n", "job.ini", &err), 0);
+	assert_int_equal(agent_check_spec(spec, agent, &err), -EINVAL);
+	assert_string_equal(buf_str(&err), "job.ini:4: [workload] nfiles: knob 'nfiles': 'lots' "
+			    "is not a whole number (expected 0, 1, 2, ...)");
+	job_spec_free(spec);
+
+	/* set by --set: named so; a matrix dimension's bad value too */
+	spec = job_spec_new();
+	buf_reset(&err);
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\n", "job.ini", &err), 0);
+	assert_int_equal(job_spec_set(spec, "matrix", "mode", "removed alive dead", &err), 0);
+	assert_int_equal(agent_check_spec(spec, agent, &err), -EINVAL);
+	assert_string_equal(buf_str(&err), "--set mode: knob 'mode': 'dead' is not a choice "
+			    "(expected one of: removed, alive, fresh)");
+	job_spec_free(spec);
+
+	/* every cell fine: 0 */
+	spec = job_spec_new();
+	buf_reset(&err);
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\n[matrix]\n"
+					    "mode = removed alive\nfs = ext4 xfs\n", "job.ini",
+					    &err), 0);
+	assert_int_equal(agent_check_spec(spec, agent, &err), 0);
+	job_spec_free(spec);
+	buf_release(&err);
+}
+
+static void test_run_params(void **state)
+{
+	struct run_params p;
+	struct buf err = BUF_INIT;
+
+	(void)state;
+	assert_int_equal(run_params_parse(&p, "{\"workload\":\"command\",\"fs\":\"xfs\","
+					  "\"cmd\":\"true\",\"timeout_s\":\"5\",\"config\":\"debug\","
+					  "\"sysctl\":{\"vm.dirty_ratio\":\"5\"},\"mkfs_opts\":\"-b 1k\"}",
+					  &err), 0);
+	assert_string_equal(p.workload, "command");
+	assert_int_equal(p.nknobs, 2);
+	assert_string_equal(p.knobs[0], "cmd=true");
+	assert_string_equal(p.knobs[1], "timeout_s=5");
+	assert_null(p.knobs[2]);
+	assert_int_equal(p.nsysctls, 1);
+	assert_string_equal(p.sysctls[0], "vm.dirty_ratio=5");
+	assert_null(p.sysctls[1]);
+	assert_string_equal(p.mkfs_opts, "-b 1k");
+	assert_null(p.mount_opts);
+	run_params_release(&p);
+
+	/* none stored: the default workload, nothing else */
+	assert_int_equal(run_params_parse(&p, NULL, &err), 0);
+	assert_string_equal(p.workload, RUN_PARAMS_DEFAULT_WORKLOAD);
+	assert_null(p.knobs[0]);
+	assert_null(p.sysctls[0]);
+	run_params_release(&p);
+
+	assert_int_equal(run_params_parse(&p, "[1, 2]", &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "run params '[1, 2]' are not a JSON object"));
+	run_params_release(&p);
+	buf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_wb_handover_expected_s, agent_setup, agent_teardown),
+		cmocka_unit_test_setup_teardown(test_command_expected_s, agent_setup, agent_teardown),
+		cmocka_unit_test_setup_teardown(test_refused_knobs_are_a_result, agent_setup,
+						agent_teardown),
+		cmocka_unit_test(test_no_agent_or_no_reply),
+		cmocka_unit_test_setup_teardown(test_spec_names_where_a_knob_was_set, agent_setup,
+						agent_teardown),
+		cmocka_unit_test(test_run_params),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

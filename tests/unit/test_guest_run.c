@@ -1,0 +1,322 @@
+/* test_guest_run.c - the run service (guest_run.c) with its real parts: a
+ * sqlite store, the agent built beside these tests ($B, default build/),
+ * a real initramfs (busybox, mkfs tools; root), and libvirt's
+ * test:///default driver for the guest. Runs that cannot start are failed
+ * outcomes, not error codes; the watchdog is the agent's expected_s plus
+ * the setup allowance; `kcanary boot`'s ad-hoc run is stored first. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "agent_check.h"
+#include "db.h"
+#include "db_guest.h"
+#include "guest_run.h"
+#include "util.h"
+#include "testutil.h"
+
+#define TEST_KERNEL "/boot/vmlinuz-6.12.117+deb12-cloud-amd64"
+#define NO_LIBVIRT "qemu+unix:///system?socket=/nonexistent/kc.sock"
+
+/* One home for the group: the initramfs is built once and found in the
+ * image cache after that. */
+struct fixture {
+	struct tmpdir td;
+	char *agent;
+	struct db *db;
+	int64_t job, variant, kernel;
+	struct guest_opts o;
+	struct guest_ctx g;
+};
+
+static int group_setup(void **state)
+{
+	struct fixture *fx = xcalloc(1, sizeof(*fx));
+	const char *b = getenv("B");
+	char *path;
+	void *td = NULL;
+
+	if (tmpdir_setup(&td))
+		return -1;
+	fx->td = *(struct tmpdir *)td;
+	free(td);
+	fx->agent = xasprintf("%s/kcanary-agent", b && *b ? b : "build");
+	if (access(fx->agent, X_OK)) {
+		fprintf(stderr, "no agent at %s: build it first (make)\n", fx->agent);
+		return -1;
+	}
+	path = xasprintf("%s/kcanary.db", fx->td.path);
+	if (db_open(&fx->db, path) || db_job_create(fx->db, &fx->job, "unit", "compare", NULL) ||
+	    db_variant_get(fx->db, &fx->variant, fx->job, "k") ||
+	    db_kernel_prebuilt(fx->db, &fx->kernel, "/boot/vmlinuz-test", "6.1.0-test", NULL))
+		return -1;
+	free(path);
+	fx->o = (struct guest_opts){ .home = fx->td.path, .uri = "test:///default",
+				     .agent = fx->agent, .accel = "tcg", .quiet = true };
+	guest_ctx_init(&fx->g, fx->db, &fx->o, false);
+	*state = fx;
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	struct fixture *fx = *state;
+	void *td = xmalloc(sizeof(struct tmpdir));
+
+	guest_ctx_release(&fx->g);
+	db_close(fx->db);
+	free(fx->agent);
+	*(struct tmpdir *)td = fx->td;
+	free(fx);
+	return tmpdir_teardown(&td);
+}
+
+/* The real initramfs needs root (mknod) and the host's busybox and mkfs. */
+static bool can_build_images(void)
+{
+	return geteuid() == 0 && !access("/bin/busybox", X_OK) && !access("/usr/sbin/mkfs.xfs", X_OK);
+}
+
+static int64_t new_run(struct fixture *fx)
+{
+	int64_t run;
+
+	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL), 0);
+	return run;
+}
+
+static void assert_run(struct db *db, int64_t run_id, const char *sql_cond)
+{
+	char *sql = xasprintf("SELECT count(*) FROM runs WHERE id = ? AND %s", sql_cond);
+	char *id = xasprintf("%lld", (long long)run_id);
+	int64_t n = -1;
+
+	assert_int_equal(db_query_int64(db, &n, sql, id), 0);
+	if (n != 1)
+		fprintf(stderr, "run %s does not satisfy: %s\n", id, sql_cond);
+	assert_int_equal(n, 1);
+	free(sql);
+	free(id);
+}
+
+static struct guest_run_req req(struct fixture *fx, int64_t run, const char *workload,
+				const char *const *knobs)
+{
+	return (struct guest_run_req){
+		.run_id = run, .kernel_id = fx->kernel, .kernel = "/boot/vmlinuz-test",
+		.gs = { .workload = workload, .knobs = knobs },
+	};
+}
+
+static void test_refused_knob_is_a_failed_run(void **state)
+{
+	struct fixture *fx = *state;
+	const char *knobs[] = { "rate=3", NULL };
+	struct guest_run_req rq = req(fx, new_run(fx), NULL, knobs);
+	struct guest_job j = { .job_id = fx->job };
+	struct guest_result res;
+	struct buf err = BUF_INIT;
+	char *dir = xasprintf("%s/runs/%lld", fx->td.path, (long long)rq.run_id);
+
+	assert_int_equal(guest_run(&res, &fx->g, &j, &rq, &err), 0);
+	assert_false(res.started);
+	assert_string_equal(res.run.status, "failed");
+	assert_string_equal(res.run.error, "unknown knob 'rate' for workload 'wb-handover' "
+			    "(see 'kcanary-agent list')");
+	assert_run(fx->db, rq.run_id, "status = 'failed' AND error LIKE 'unknown knob ''rate''%'"
+		   " AND accel = 'tcg' AND kernel_id IS NOT NULL AND finished_at IS NOT NULL");
+	/* no guest was made: the runner never saw it */
+	assert_int_not_equal(access(dir, F_OK), 0);
+	free(dir);
+	buf_release(&err);
+}
+
+static void test_no_initramfs_is_a_failed_run(void **state)
+{
+	struct fixture *fx = *state;
+	struct guest_run_req rq = req(fx, new_run(fx), NULL, NULL);
+	struct guest_job j = { .job_id = fx->job };
+	struct guest_result res;
+
+	if (access("/bin/busybox", X_OK))
+		skip();
+	rq.modules_dir = "/nonexistent/modules";
+	assert_int_equal(guest_run(&res, &fx->g, &j, &rq, NULL), 0);
+	assert_false(res.started);
+	assert_string_equal(res.run.status, "failed");
+	assert_non_null(strstr(res.run.error, "/nonexistent/modules/modules.dep"));
+	assert_run(fx->db, rq.run_id, "status = 'failed' AND error LIKE '%modules.dep%'");
+}
+
+static void test_params_that_do_not_parse_fail_the_run(void **state)
+{
+	struct fixture *fx = *state;
+	struct db_pending_run p = { .id = new_run(fx), .kernel_id = fx->kernel,
+				    .params_json = (char *)"not json", .fs = (char *)"ext4",
+				    .image_path = (char *)"/boot/vmlinuz-test" };
+	struct guest_job j = { .job_id = fx->job };
+	struct guest_result res;
+
+	assert_int_equal(guest_run_pending(&res, &fx->g, &j, &p, "run 1/1", NULL), 0);
+	assert_false(res.started);
+	assert_run(fx->db, p.id, "status = 'failed' AND error LIKE 'run params ''not json'' are"
+		   " not a JSON object%'");
+}
+
+/* The watchdog each run gets, read from the stored guest_json: the
+ * libvirt URI goes nowhere, so the runner stops at connecting. */
+static double watchdog_of(struct fixture *fx, const struct guest_job *j, const char *workload,
+			  const char *const *knobs)
+{
+	struct guest_run_req rq = req(fx, new_run(fx), workload, knobs);
+	struct guest_opts o = fx->o;
+	struct guest_ctx g;
+	struct guest_result res;
+	char *id = xasprintf("%lld", (long long)rq.run_id);
+	int64_t milli = -1;
+
+	o.uri = NO_LIBVIRT;
+	guest_ctx_init(&g, fx->db, &o, false);
+	assert_int_equal(guest_run(&res, &g, j, &rq, NULL), 0);
+	assert_true(res.started);
+	assert_string_equal(res.run.status, "failed");
+	assert_non_null(strstr(res.run.error, "cannot connect to libvirt"));
+	assert_int_equal(db_query_int64(fx->db, &milli, "SELECT CAST(round(1000 * json_extract("
+					"guest_json, '$.watchdog_s')) AS INTEGER) FROM runs WHERE id = ?",
+					id), 0);
+	assert_true(res.watchdog_s * 1000 == (double)milli);
+	guest_ctx_release(&g);
+	free(id);
+	return res.watchdog_s;
+}
+
+static void test_watchdog_is_the_agents_expected_s_plus_setup(void **state)
+{
+	struct fixture *fx = *state;
+	const char *none[] = { NULL };
+	const char *short_run[] = { "old_s=4", "settle_s=1", "measure_s=8", "pod_hop=2", NULL };
+	const char *cmd[] = { "cmd=true", NULL };
+	const char *cmd_bounded[] = { "cmd=true", "timeout_s=20", NULL };
+	struct guest_job j = { .job_id = fx->job };
+
+	if (!can_build_images())
+		skip();
+	/* wb-handover's defaults (30 + 3 + 0 + 120 s) plus TCG's 180 s */
+	assert_true(watchdog_of(fx, &j, NULL, none) == 153 + 180);
+	assert_true(watchdog_of(fx, &j, "wb-handover", short_run) == 4 + 1 + 8 + 2 + 180);
+	/* a command the agent cannot time: the documented default */
+	j.setup_s = 7.5;
+	assert_true(watchdog_of(fx, &j, "command", cmd) == AGENT_CHECK_UNKNOWN_S + 7.5);
+	assert_true(watchdog_of(fx, &j, "command", cmd_bounded) == 20 + 7.5);
+	/* the job's own watchdog wins */
+	j.watchdog_s = 42;
+	assert_true(watchdog_of(fx, &j, NULL, short_run) == 42);
+}
+
+static void test_run_on_test_driver(void **state)
+{
+	struct fixture *fx = *state;
+	const char *knobs[] = { "measure_s=1", "old_s=0", "settle_s=0", NULL };
+	struct guest_run_req rq = req(fx, new_run(fx), NULL, knobs);
+	struct guest_job j = { .job_id = fx->job, .setup_s = 0.5, .disk_bytes = 64 << 20 };
+	struct guest_result res;
+	struct buf err = BUF_INIT;
+	char *img;
+
+	if (!can_build_images())
+		skip();
+	rq.gs.fs = "xfs";
+	assert_int_equal(guest_run(&res, &fx->g, &j, &rq, &err), 0);
+	assert_true(res.started);
+	assert_true(res.watchdog_s == 1.5);
+	assert_string_equal(res.run.status, "timeout");
+	assert_non_null(strstr(res.run.error, "watchdog: the guest ran longer than 2 s"));
+	assert_run(fx->db, rq.run_id, "status = 'timeout' AND accel = 'tcg'"
+		   " AND json_extract(guest_json, '$.uri') = 'test:///default'"
+		   " AND json_extract(guest_json, '$.cmdline') LIKE '% kc.fs=xfs %'"
+		   " AND json_extract(guest_json, '$.cmdline') LIKE '% kc.knobs=measure_s=1,old_s=0,"
+		   "settle_s=0 %'"
+		   " AND json_extract(guest_json, '$.initrd') LIKE '%/images/%.cpio.gz'");
+	/* the next run with the same modules tree takes the same image */
+	img = xstrdup(fx->g.img_path);
+	rq.run_id = new_run(fx);
+	assert_int_equal(guest_run(&res, &fx->g, &j, &rq, &err), 0);
+	assert_string_equal(fx->g.img_path, img);
+	assert_string_equal(res.run.status, "timeout");
+	free(img);
+	buf_release(&err);
+}
+
+static void test_adhoc_stores_the_run_first(void **state)
+{
+	struct fixture *fx = *state;
+	const char *knobs[] = { "measure_s=5", NULL };
+	char *garbage = xasprintf("%s/garbage-vmlinuz", fx->td.path);
+	struct guest_adhoc a = { .kernel = garbage, .gs = { .knobs = knobs } };
+	struct guest_job j = { 0 };
+	struct guest_result res;
+	int64_t run = 0;
+	FILE *f = fopen(garbage, "w");
+
+	fputs("not a kernel\n", f);
+	fclose(f);
+	assert_int_equal(guest_run_adhoc(&res, &run, &fx->g, &j, &a, NULL), 0);
+	assert_true(run > 0);
+	assert_false(res.started);
+	assert_string_equal(res.run.status, "failed");
+	assert_non_null(strstr(res.run.error, "is not a bzImage"));
+	assert_run(fx->db, run, "status = 'failed' AND error LIKE '%is not a bzImage%'"
+		   " AND cell = 'fs=ext4' AND fs = 'ext4' AND params_json = '{\"measure_s\":\"5\"}'"
+		   " AND job_id = (SELECT id FROM jobs WHERE name = 'adhoc-boot' AND kind = 'adhoc')"
+		   " AND variant_id = (SELECT id FROM variants WHERE name = 'garbage-vmlinuz')");
+	free(garbage);
+}
+
+static void test_adhoc_run_on_test_driver(void **state)
+{
+	struct fixture *fx = *state;
+	const char *knobs[] = { "measure_s=1", "old_s=0", "settle_s=0", NULL };
+	struct guest_adhoc a = { .job = "unit-boot", .variant = "k117", .kernel = TEST_KERNEL,
+				 .modules = "none", .gs = { .fs = "btrfs", .knobs = knobs } };
+	struct guest_job j = { .watchdog_s = 0.6, .disk_bytes = 64 << 20 };
+	struct guest_result res;
+	int64_t run = 0, kernel = 0;
+
+	if (!can_build_images() || access(TEST_KERNEL, R_OK))
+		skip();
+	assert_int_equal(guest_run_adhoc(&res, &run, &fx->g, &j, &a, NULL), 0);
+	assert_true(res.started);
+	assert_string_equal(res.run.status, "timeout");
+	assert_int_equal(db_kernel_prebuilt(fx->db, &kernel, TEST_KERNEL,
+					    "6.12.117+deb12-cloud-amd64", NULL), 0);
+	assert_run(fx->db, run, "status = 'timeout' AND cell = 'fs=btrfs'"
+		   " AND job_id = (SELECT id FROM jobs WHERE name = 'unit-boot' AND kind = 'adhoc')"
+		   " AND variant_id = (SELECT id FROM variants WHERE name = 'k117')"
+		   " AND json_extract(guest_json, '$.watchdog_s') = 0.6");
+	{
+		char *cond = xasprintf("kernel_id = %lld", (long long)kernel);
+		assert_run(fx->db, run, cond);
+		free(cond);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refused_knob_is_a_failed_run),
+		cmocka_unit_test(test_no_initramfs_is_a_failed_run),
+		cmocka_unit_test(test_params_that_do_not_parse_fail_the_run),
+		cmocka_unit_test(test_watchdog_is_the_agents_expected_s_plus_setup),
+		cmocka_unit_test(test_run_on_test_driver),
+		cmocka_unit_test(test_adhoc_stores_the_run_first),
+		cmocka_unit_test(test_adhoc_run_on_test_driver),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
