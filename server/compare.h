@@ -75,7 +75,7 @@ int compare_worker_start(struct compare_worker **out, const char *db_path,
 			 const struct compare_opts *o);
 void compare_worker_stop(struct compare_worker *w);
 
-/* ---- one guest run, shared with the bisect oracle (cmd_bisect.c) ---- */
+/* ---- one guest run, shared with the bisect oracle (bisect_exec.c) ---- */
 
 /* What consecutive runs share: the accelerator, the agent, and the last
  * initramfs built (one per modules tree). */
@@ -110,9 +110,9 @@ int compare_boot_run(struct runner_result *res, struct db *db, int64_t job_id,
 		     const struct compare_opts *o, struct compare_guest *g, const char *label,
 		     char *e, size_t esz);
 
-/* compare_prebuilt_kernel - the kernels row of a prebuilt image at path:
- * its release from the bzImage header, modules from /lib/modules/<release>
- * when present. Returns 0 or a negative errno with why filled. */
+/* compare_prebuilt_kernel - variant_prebuilt_kernel() (variant_build.h),
+ * the one place a prebuilt image becomes a kernels row; kept under this
+ * name for the run path's callers. */
 int compare_prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
 			    struct buf *why);
 

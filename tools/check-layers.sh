@@ -33,8 +33,9 @@
 #   engine    pure engines over results: bisection, canary judge, report
 #   service   job specs (inih's one user, but also variants, the matrix and
 #             the stored job, built on series), the typed variant and its
-#             JSON (variant), series and their application, builds, guest
-#             images, ingest, one run in a guest
+#             JSON (variant), series and their application, builds, the
+#             build service over them (variant_build), guest images, ingest,
+#             one run in a guest
 #   executor  what carries out a stored job: compare, bisect
 #   api       /api/v1/ (api.c, api_*.c) over http.h's request/response
 #   command   the kcanary subcommands and main.c
@@ -43,7 +44,7 @@ LAYERS='
 2 store    shared db db_*
 3 wrapper  shared git vm mbox http gzip prometheus token
 3 engine   shared report bisect bisect_log bisect_sim canary canary_format canary_sim
-4 service  shared job variant series apply build image ingest runner tree_import
+4 service  shared job variant series apply build variant_build image ingest runner tree_import
 5 executor alone  compare compare_* bisect_exec
 6 api      shared api api_*
 7 command  shared cmd cmd_* main
