@@ -333,9 +333,9 @@ static int parse_sim_args(struct sim_args *a, int argc, char **argv)
 {
 	int c;
 
-	a->so = (struct bisect_sim_opts){ .commits = 1000, .trials = 1000, .seed = 1 };
+	*a = (struct sim_args){ .so = { .commits = 1000, .trials = 1000, .seed = 1 },
+				.history = "all", .only = "all" };
 	a->nstrat = bisect_sim_strategies(a->strat, 16);
-	a->history = a->only = "all";
 	optind = 1;
 	while ((c = cmd_getopt(argc, argv, "kcanary bisect simulate", "", sim_lopts)) != -1) {
 		if (c == '?' || c == ':') {
