@@ -10,14 +10,14 @@
 #include <unistd.h>
 
 #include "bisect_exec.h"
-#include "compare.h"		/* prepare(): compare_prebuilt_kernel, the build path's */
-#include "compare_build.h"
 #include "db_bisect.h"
 #include "error.h"
 #include "guest_run.h"
 #include "log.h"
 #include "progress.h"
 #include "runner.h"
+#include "variant.h"
+#include "variant_build.h"
 
 /* The first line of a commit message (new string). */
 static char *first_line(const char *msg)
@@ -179,53 +179,65 @@ static void progress(const struct oracle *x, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Make candidate i's kernel: prebuilt, or the commit built. */
+/* Candidate i as a variant (variant.h): a prebuilt image, or its commit
+ * built in the old end's build dir (each candidate then builds
+ * incrementally); subject, author and author_time for the web view's
+ * culprit line. */
+static void candidate_variant(struct variant *v, const struct bisect_cands *cs, size_t i)
+{
+	const struct bisect_cand *c = &cs->c[i];
+
+	*v = (struct variant){ .name = xstrdup(c->name) };
+	if (c->kernel) {
+		v->kind = VARIANT_PREBUILT;
+		v->kernel = xstrdup(c->kernel);
+		return;
+	}
+	v->kind = VARIANT_BASE;
+	v->base = xstrdup(c->sha);
+	v->subject = xstrdup(c->subject);
+	v->build_base = xstrdup(cs->c[0].sha);
+	v->author = c->author ? xstrdup(c->author) : NULL;
+	v->author_time = c->date_s;
+}
+
+/* Make candidate i's kernel through the build service (variant_build.h):
+ * its spec stored, then prebuilt, or the commit built. */
 static int prepare(struct oracle *x, size_t i)
 {
 	struct bisect_cand *c = &x->cands->c[i];
-	struct buf why = BUF_INIT;
-	json_t *vs;
+	struct variant_build_opts bo = {
+		.tree = x->spec->tree, .home = x->o->home, .progress = !x->o->quiet,
+		.fragments = (const char *const *)x->spec->config, .nfragments = x->spec->nconfig,
+	};
+	struct variant_build *vb;
+	struct variant_build_result res;
+	struct variant v;
 	char *vs_json;
-	char commit[64] = "";
-	const char *status = "ok";
 	int r;
 
 	if ((r = db_variant_get(x->db, &c->variant_id, x->job_id, c->name)))
 		return r;
-	if (c->kernel)
-		vs = json_pack("{s:s, s:s}", "kind", "prebuilt", "kernel", c->kernel);
-	else
-		/* author and author_time: for the web view's culprit line */
-		vs = json_pack("{s:s, s:s, s:s, s:s, s:s?, s:I}", "kind", "base", "base", c->sha,
-			       "subject", c->subject, "build_base", x->cands->c[0].sha,
-			       "author", c->author, "author_time", (json_int_t)c->date_s);
-	vs_json = json_dumps(vs, JSON_COMPACT);
-	db_variant_set_spec(x->db, c->variant_id, *c->sha ? c->sha : NULL, NULL, vs_json);
+	candidate_variant(&v, x->cands, i);
+	vs_json = variant_to_json(&v);
+	db_variant_set_spec(x->db, c->variant_id, v.base, NULL, vs_json);
 	free(vs_json);
 	progress(x, "candidate %zu/%zu %s: %s", i, x->cands->n - 1, c->name,
 		 c->kernel ? "prebuilt" : "building");
 	x->t->builds++;
-	if (c->kernel) {
-		if (compare_prebuilt_kernel(x->db, c->kernel, &c->kernel_id, &why))
-			status = "build-failed";
-	} else {
-		r = compare_build_variant(x->db, x->spec, vs, x->o->home, !x->o->quiet,
-					  &c->kernel_id, commit, sizeof(commit), &why);
-		if (r == COMPARE_APPLY_FAILED)
-			status = "apply-failed";
-		else if (r)
-			status = "build-failed";
-	}
-	json_decref(vs);
-	c->state = strcmp(status, "ok") ? -1 : 1;
+	vb = variant_build_new(x->db, &bo);
+	r = variant_build_for_job(vb, &res, c->variant_id, &v, NULL, NULL);
+	variant_build_free(vb);
+	c->kernel_id = res.kernel_id;
+	c->state = res.status == VARIANT_BUILD_OK ? 1 : -1;
 	if (c->state < 0) {
 		x->t->build_failures++;
-		c->why = xstrdup(buf_str(&why));
-		progress(x, "  %s: %s (skip: no evidence either way)", status, c->why);
+		c->why = xstrdup(res.reason);
+		progress(x, "  %s: %s (skip: no evidence either way)",
+			 variant_build_status_name(res.status), c->why);
 	}
-	r = db_variant_set_result(x->db, c->variant_id, status, c->state < 0 ? c->why : NULL,
-				  *commit ? commit : NULL, c->kernel_id);
-	buf_release(&why);
+	variant_build_result_release(&res);
+	variant_release(&v);
 	return r;
 }
 

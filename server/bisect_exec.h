@@ -1,10 +1,11 @@
-/* bisect_exec.h - the real `kcanary bisect`: candidates from a kernel tree
- * (git.h repo_range) or a list of prebuilt images, and the engine's oracle
- * (bisect.h) that builds a candidate's kernel once and boots one guest run
- * of the job's workload per call, stored as a run of a job of kind
+/* bisect_exec.h - the real `kcanary bisect` (cmd_bisect.c calls it):
+ * candidates from a kernel tree (git.h repo_range) or a list of prebuilt
+ * images, and the engine's oracle (bisect.h) that has a candidate's kernel
+ * built once by the build service (variant_build.h) and boots one guest
+ * run of the job's workload per call, stored as a run of a job of kind
  * 'bisect' (one variant per tested candidate: named "<sha12> <subject>",
- * its spec {kind: "base", base: SHA, subject, build_base, author:
- * "Name <email>", author_time: seconds since the epoch}). */
+ * its spec a variant.h base variant with subject, build_base (the old
+ * end), author and author_time, or a prebuilt one). */
 #ifndef KC_BISECT_EXEC_H
 #define KC_BISECT_EXEC_H
 

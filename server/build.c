@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "error.h"
 #include "log.h"
 #include "util.h"
 
@@ -346,273 +347,365 @@ static void write_text(const char *path, const char *text)
 	}
 }
 
-int build_kernel(struct build_result *out, struct repo *r, struct db *db,
-		 const char *commit_hex, const struct build_spec *spec)
-{
-	const char *src = repo_workdir(r);
-	const char *make = spec->make ? spec->make : "make";
-	struct buf key = BUF_INIT, missing = BUF_INIT;
-	char cfgkey[KC_OID_HEX], jobs[32], *cc_arg = NULL;
-	char *staging = NULL, *sconfig = NULL, *bconfig = NULL, *lock_path = NULL;
-	char *art = NULL, *cfglog = NULL, *config = NULL, *log_text = NULL, *prefix = NULL;
-	char *ncc_path = NULL;
+/* What one build_kernel() call works with: the tree, the make words every
+ * step shares, the dirs and the lock, and the kernels row as it is made. */
+struct build_job {
+	const struct build_spec *spec;
+	struct repo *r;
+	struct db *db;
+	const char *src, *make;
+	char cfgkey[KC_OID_HEX];        /* the config request: base config + fragments */
+	char jobs[32], *cc_arg;
+	char *staging, *sconfig, *bconfig, *lock_path, *cfglog, *art;
+	int lock_fd;
 	struct db_kernel k;
-	int lock_fd = -1, log_fd = -1, rc, ret = 0;
-	int64_t kid = 0;
+	int64_t kid;
+};
 
-	memset(out, 0, sizeof(*out));
-	memset(&k, 0, sizeof(k));
-	k.build_s = -1;
-	if (!src) {
-		out->error = xstrdup("cannot build from a bare repository");
-		return -EINVAL;
-	}
-	if ((ret = repo_checkout(r, commit_hex)) ||
-	    (ret = repo_commit_tree(r, out->tree, commit_hex))) {
-		out->error = xstrdup(repo_errmsg());
-		return ret;
-	}
+static void build_job_release(struct build_job *b)
+{
+	db_kernel_release(&b->k);
+	if (b->lock_fd >= 0)
+		close(b->lock_fd);
+	free(b->cc_arg);
+	free(b->staging);
+	free(b->sconfig);
+	free(b->bconfig);
+	free(b->lock_path);
+	free(b->cfglog);
+	free(b->art);
+}
 
-	/* One build dir per (base, config request). */
+/* Check out commit_hex and take its tree id (half of the cache key). */
+static int checkout(struct build_job *b, struct build_result *out, const char *commit_hex,
+		    struct buf *err)
+{
+	int r;
+
+	if (!b->src)
+		return err_setf(err, -EINVAL, "cannot build from a bare repository");
+	if ((r = repo_checkout(b->r, commit_hex)) ||
+	    (r = repo_commit_tree(b->r, out->tree, commit_hex)))
+		return err_setf(err, r, "%s", repo_errmsg());
+	return 0;
+}
+
+/* The config request's key: the base config's name and text, then each
+ * fragment's name and text. One build dir per (base, key). */
+static int config_request_key(struct build_job *b, struct buf *err)
+{
+	const struct build_spec *spec = b->spec;
+	struct buf key = BUF_INIT;
+	char *t = NULL;
+	int r = 0;
+
 	buf_printf(&key, "base-config %s\n", spec->base_config ? spec->base_config : "tinyconfig");
 	if (spec->base_config) {
-		char *t = NULL;
 		if (read_file(&t, NULL, spec->base_config, 1 << 24)) {
-			out->error = xasprintf("cannot read config '%s'", spec->base_config);
-			ret = -ENOENT;
+			r = err_setf(err, -ENOENT, "cannot read config '%s'", spec->base_config);
 			goto out;
 		}
 		buf_puts(&key, t);
 		free(t);
+		t = NULL;
 	}
 	for (size_t i = 0; i < spec->nfragments; i++) {
-		char *t = NULL;
 		if (read_file(&t, NULL, spec->fragments[i], 1 << 20)) {
-			out->error = xasprintf("cannot read config fragment '%s'", spec->fragments[i]);
-			ret = -ENOENT;
+			r = err_setf(err, -ENOENT, "cannot read config fragment '%s'",
+				     spec->fragments[i]);
 			goto out;
 		}
 		buf_printf(&key, "fragment %s\n%s", base_name(spec->fragments[i]), t);
 		free(t);
+		t = NULL;
 	}
-	kc_hash_buf(cfgkey, key.ptr, key.len);
-	out->build_dir = xasprintf("%s/build/%.12s-%.12s", spec->home, spec->base_hex, cfgkey);
-	staging = xasprintf("%s.cfg", out->build_dir);
-	lock_path = xasprintf("%s.lock", out->build_dir);
-	if ((ret = mkdir_p(out->build_dir, 0755)) || (ret = mkdir_p(staging, 0755))) {
-		out->error = xasprintf("cannot create '%s': %s", out->build_dir, strerror(-ret));
-		goto out;
-	}
-	lock_fd = open(lock_path, O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-	if (lock_fd < 0 || flock(lock_fd, LOCK_EX) < 0) {
-		ret = -errno;
-		out->error = xasprintf("cannot lock '%s': %s", lock_path, strerror(errno));
-		goto out;
-	}
+	kc_hash_buf(b->cfgkey, key.ptr, key.len);
+out:
+	buf_release(&key);
+	return r;
+}
 
-	snprintf(jobs, sizeof(jobs), "-j%ld", spec->jobs > 0 ? (long)spec->jobs
-		 : sysconf(_SC_NPROCESSORS_ONLN));
-	cc_arg = have_program("ccache") ? xstrdup("CC=ccache gcc") : xstrdup("CC=gcc");
+/* $home/build/<base>-<key>/ and its staging dir, locked against another
+ * kcanary building in the same dir. */
+static int prepare_dirs(struct build_job *b, struct build_result *out, struct buf *err)
+{
+	int r;
 
-	/* The config, in the staging dir. */
-	sconfig = xasprintf("%s/.config", staging);
-	bconfig = xasprintf("%s/.config", out->build_dir);
-	cfglog = xasprintf("%s/config.log", staging);
-	log_fd = open(cfglog, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
-	if (log_fd < 0) {
-		ret = -errno;
-		out->error = xasprintf("cannot write '%s': %s", cfglog, strerror(errno));
-		goto out;
-	}
-	{
-		char *o_arg = xasprintf("O=%s", staging);
-		char *merge = xasprintf("%s/scripts/kconfig/merge_config.sh", src);
-		char **margv = xcalloc(spec->nfragments + 8, sizeof(*margv));
-		size_t n = 0;
-		const char *step;
+	out->build_dir = xasprintf("%s/build/%.12s-%.12s", b->spec->home, b->spec->base_hex,
+				   b->cfgkey);
+	b->staging = xasprintf("%s.cfg", out->build_dir);
+	b->lock_path = xasprintf("%s.lock", out->build_dir);
+	b->sconfig = xasprintf("%s/.config", b->staging);
+	b->bconfig = xasprintf("%s/.config", out->build_dir);
+	b->cfglog = xasprintf("%s/config.log", b->staging);
+	if ((r = mkdir_p(out->build_dir, 0755)) || (r = mkdir_p(b->staging, 0755)))
+		return err_setf(err, r, "cannot create '%s': %s", out->build_dir, strerror(-r));
+	b->lock_fd = open(b->lock_path, O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+	if (b->lock_fd < 0 || flock(b->lock_fd, LOCK_EX) < 0)
+		return err_setf(err, -errno, "cannot lock '%s': %s", b->lock_path, strerror(errno));
+	return 0;
+}
 
-		if (spec->base_config) {
-			step = "copy the base config";
-			rc = copy_file(spec->base_config, sconfig) ? 1 : 0;
-		} else {
-			char *tv[] = { (char *)make, (char *)"-C", (char *)src, o_arg, cc_arg,
-				       (char *)"tinyconfig", NULL };
-			step = "make tinyconfig";
-			rc = run(tv, NULL, log_fd, NULL);
-		}
-		if (rc == 0) {
-			margv[n++] = (char *)"sh";
-			margv[n++] = merge;
-			margv[n++] = (char *)"-m";
-			margv[n++] = (char *)"-O";
-			margv[n++] = staging;
-			margv[n++] = sconfig;
-			for (size_t i = 0; i < spec->nfragments; i++)
-				margv[n++] = (char *)spec->fragments[i];
-			step = "merge_config.sh";
-			rc = run(margv, src, log_fd, NULL);
-		}
-		if (rc == 0) {
-			char *ov[] = { (char *)make, (char *)"-C", (char *)src, o_arg, cc_arg,
-				       (char *)"olddefconfig", NULL };
-			step = "make olddefconfig";
-			rc = run(ov, NULL, log_fd, NULL);
-		}
-		free(margv);
-		free(merge);
-		free(o_arg);
-		if (rc) {
-			out->error = xasprintf("config step '%s' failed (%s %d); see %s", step,
-					       rc < 0 ? "error" : "status", rc, cfglog);
-			ret = rc < 0 ? rc : 0;
-			goto out;
-		}
+/* The config steps in the staging dir: tinyconfig (or the base config),
+ * merge_config.sh with the fragments, olddefconfig. Returns 0 when they
+ * ran (*failed_step: the one that exited non-zero with *status, or NULL),
+ * a negative errno when one could not be started. */
+static int run_config_steps(struct build_job *b, int log_fd, const char **failed_step,
+			    int *status)
+{
+	const struct build_spec *spec = b->spec;
+	char *o_arg = xasprintf("O=%s", b->staging);
+	char *merge = xasprintf("%s/scripts/kconfig/merge_config.sh", b->src);
+	char **margv = xcalloc(spec->nfragments + 8, sizeof(*margv));
+	size_t n = 0;
+	const char *step;
+	int rc;
+
+	if (spec->base_config) {
+		step = "copy the base config";
+		rc = copy_file(spec->base_config, b->sconfig) ? 1 : 0;
+	} else {
+		char *tv[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->cc_arg,
+			       (char *)"tinyconfig", NULL };
+		step = "make tinyconfig";
+		rc = run(tv, NULL, log_fd, NULL);
 	}
+	if (rc == 0) {
+		margv[n++] = (char *)"sh";
+		margv[n++] = merge;
+		margv[n++] = (char *)"-m";
+		margv[n++] = (char *)"-O";
+		margv[n++] = b->staging;
+		margv[n++] = b->sconfig;
+		for (size_t i = 0; i < spec->nfragments; i++)
+			margv[n++] = (char *)spec->fragments[i];
+		step = "merge_config.sh";
+		rc = run(margv, b->src, log_fd, NULL);
+	}
+	if (rc == 0) {
+		char *ov[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->cc_arg,
+			       (char *)"olddefconfig", NULL };
+		step = "make olddefconfig";
+		rc = run(ov, NULL, log_fd, NULL);
+	}
+	free(margv);
+	free(merge);
+	free(o_arg);
+	*failed_step = rc ? step : NULL;
+	*status = rc;
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * stage_config - make the merged config in the staging dir and check that
+ * every option the fragments ask for survived. On 0 either *config is the
+ * config's text (new string) and out->config_hash its hash, or *config is
+ * NULL and out->error says which step failed or which options are missing
+ * (an outcome: the build is not ok). Negative errno when a step could not
+ * be run or a file not written.
+ */
+static int stage_config(struct build_job *b, struct build_result *out, char **config,
+			struct buf *err)
+{
+	struct buf missing = BUF_INIT;
+	const char *failed = NULL;
+	char *text = NULL;
+	int log_fd, status = 0, r;
+
+	*config = NULL;
+	log_fd = open(b->cfglog, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+	if (log_fd < 0)
+		return err_setf(err, -errno, "cannot write '%s': %s", b->cfglog, strerror(errno));
+	r = run_config_steps(b, log_fd, &failed, &status);
 	close(log_fd);
-	log_fd = -1;
-	if ((ret = read_file(&config, NULL, sconfig, 1 << 24))) {
-		out->error = xasprintf("cannot read '%s'", sconfig);
-		goto out;
+	if (r)
+		return err_setf(err, r, "config step '%s' could not be run (%s); see %s", failed,
+				strerror(-r), b->cfglog);
+	if (failed) {
+		out->error = xasprintf("config step '%s' failed (status %d); see %s", failed, status,
+				       b->cfglog);
+		return 0;
 	}
-	check_options(&missing, config, spec->fragments, spec->nfragments);
+	if ((r = read_file(&text, NULL, b->sconfig, 1 << 24)))
+		return err_setf(err, r, "cannot read '%s'", b->sconfig);
+	check_options(&missing, text, b->spec->fragments, b->spec->nfragments);
 	if (missing.len) {
 		out->error = xasprintf("config options asked for but missing after olddefconfig: %s",
 				       missing.ptr);
-		goto out;
+		free(text);
+	} else {
+		kc_hash_buf(out->config_hash, text, strlen(text));
+		*config = text;
 	}
-	kc_hash_buf(out->config_hash, config, strlen(config));
+	buf_release(&missing);
+	return 0;
+}
 
-	/* Built before? */
-	if (db_kernel_find(db, &k, out->tree, out->config_hash) == 0 &&
+/* Built before? A stored ok build of (tree, config hash) whose image is
+ * still there becomes out's kernel. */
+static bool cache_lookup(struct build_job *b, struct build_result *out)
+{
+	struct db_kernel k = { 0 };
+
+	if (db_kernel_find(b->db, &k, out->tree, out->config_hash) == 0 &&
 	    k.build_status && !strcmp(k.build_status, "ok") && k.image_path &&
 	    access(k.image_path, R_OK) == 0) {
 		out->ok = out->cache_hit = true;
 		out->build_s = k.build_s;
 		out->kernel = k;
-		memset(&k, 0, sizeof(k));
-		goto out;
+		return true;
 	}
 	db_kernel_release(&k);
-	k.build_s = -1;
+	return false;
+}
 
-	/* Replace the build dir's .config only when it changed, so make sees
-	 * nothing new for a variant that only touched .c files. */
-	if (!same_content(sconfig, bconfig) && (ret = copy_file(sconfig, bconfig))) {
-		out->error = xasprintf("cannot write '%s': %s", bconfig, strerror(-ret));
-		goto out;
-	}
-	art = xasprintf("%s/kernels/%s-%.12s", spec->home, out->tree, out->config_hash);
-	if ((ret = mkdir_p(art, 0755))) {
-		out->error = xasprintf("cannot create '%s': %s", art, strerror(-ret));
-		goto out;
-	}
-	if ((ret = db_kernel_begin(db, &kid, out->tree, out->config_hash))) {
-		out->error = xasprintf("cannot record the build: %s", db_errmsg(db));
-		goto out;
-	}
-	k.build_log_path = xasprintf("%s/build.log", art);
-	log_fd = open(k.build_log_path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
-	if (log_fd < 0) {
-		ret = -errno;
-		out->error = xasprintf("cannot write '%s': %s", k.build_log_path, strerror(errno));
-		goto out;
-	}
+/*
+ * run_make - `make O=<build dir> bzImage` with the build log in the
+ * artefact dir, after replacing the build dir's .config only when it
+ * changed (so make sees nothing new for a variant that only touched .c
+ * files) and starting the kernels row. *make_rc: make's exit status.
+ */
+static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
+		    struct buf *err)
+{
+	const struct build_spec *spec = b->spec;
+	char *o_arg = NULL, *ncc_path = NULL;
+	int log_fd = -1, r;
+
+	if (!same_content(b->sconfig, b->bconfig) && (r = copy_file(b->sconfig, b->bconfig)))
+		return err_setf(err, r, "cannot write '%s': %s", b->bconfig, strerror(-r));
+	b->art = xasprintf("%s/kernels/%s-%.12s", spec->home, out->tree, out->config_hash);
+	if ((r = mkdir_p(b->art, 0755)))
+		return err_setf(err, r, "cannot create '%s': %s", b->art, strerror(-r));
+	if ((r = db_kernel_begin(b->db, &b->kid, out->tree, out->config_hash)))
+		return err_setf(err, r, "cannot record the build: %s", db_errmsg(b->db));
+	b->k.build_log_path = xasprintf("%s/build.log", b->art);
+	log_fd = open(b->k.build_log_path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+	if (log_fd < 0)
+		return err_setf(err, -errno, "cannot write '%s': %s", b->k.build_log_path,
+				strerror(errno));
 	ncc_path = xasprintf("%s/.kcanary-files", out->build_dir);
+	o_arg = xasprintf("O=%s", out->build_dir);
 	{
-		char *o_arg = xasprintf("O=%s", out->build_dir);
-		char *mv[] = { (char *)make, (char *)"-C", (char *)src, o_arg, jobs, cc_arg,
-			       (char *)"LOCALVERSION=", (char *)"bzImage", NULL };
+		char *mv[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->jobs,
+			       b->cc_arg, (char *)"LOCALVERSION=", (char *)"bzImage", NULL };
 		struct run_ctx ctx = { .spec = spec, .t0 = clock_mono_s(),
-				       .expected = expected_files(spec->home, out->build_dir, cfgkey),
+				       .expected = expected_files(spec->home, out->build_dir, b->cfgkey),
 				       .tty = spec->progress && isatty(2),
 				       .lines = spec->progress && !isatty(2) };
 
-		log_info("make %s %s bzImage in %s (log: %s)", o_arg, jobs, src, k.build_log_path);
+		log_info("make %s %s bzImage in %s (log: %s)", o_arg, b->jobs, b->src,
+			 b->k.build_log_path);
 		dprintf(log_fd, "# kcanary: make -C %s %s %s %s LOCALVERSION= bzImage\n",
-			src, o_arg, jobs, cc_arg);
-		rc = run(mv, NULL, log_fd, &ctx);
+			b->src, o_arg, b->jobs, b->cc_arg);
+		*make_rc = run(mv, NULL, log_fd, &ctx);
 		out->build_s = clock_mono_s() - ctx.t0;
 		out->files_compiled = ctx.ncc;
 		out->cpu_s = ctx.cpu_s;
 		if (ctx.tty)
 			fprintf(stderr, "\r\033[K");
-		free(o_arg);
-		k.build_s = out->build_s;
-		if (rc == 0 && ctx.ncc > read_int_file(ncc_path)) {
+		b->k.build_s = out->build_s;
+		/* the full build's file count, for the next progress line */
+		if (*make_rc == 0 && ctx.ncc > read_int_file(ncc_path)) {
 			char num[32];
 			snprintf(num, sizeof(num), "%d\n", ctx.ncc);
 			write_text(ncc_path, num);
 		}
 	}
 	close(log_fd);
-	log_fd = -1;
-	if (rc != 0) {
-		prefix = xasprintf("%s/", src);
-		if (!read_file(&log_text, NULL, k.build_log_path, (size_t)1 << 30))
-			out->error = build_first_error(log_text, prefix, &out->where);
-		if (!out->error)
-			out->error = xasprintf("make failed (status %d)", rc);
-		k.build_error = xstrdup(out->error);
-		db_kernel_finish(db, kid, "failed", &k);
-		goto found;
+	free(o_arg);
+	free(ncc_path);
+	return 0;
+}
+
+/* A failed make: its first error (file:line, tree prefix removed) as
+ * out->error and on the kernels row. */
+static void record_make_failure(struct build_job *b, struct build_result *out, int make_rc)
+{
+	char *prefix = xasprintf("%s/", b->src), *log_text = NULL;
+
+	if (!read_file(&log_text, NULL, b->k.build_log_path, (size_t)1 << 30))
+		out->error = build_first_error(log_text, prefix, &out->where);
+	if (!out->error)
+		out->error = xasprintf("make failed (status %d)", make_rc);
+	b->k.build_error = xstrdup(out->error);
+	db_kernel_finish(b->db, b->kid, "failed", &b->k);
+	free(prefix);
+	free(log_text);
+}
+
+/* Keep bzImage, .config and System.map in the artefact dir, with the
+ * release, and finish the kernels row as ok. */
+static int store_artefacts(struct build_job *b, struct build_result *out, struct buf *err)
+{
+	static const struct { const char *from, *to; } arts[] = {
+		{ "arch/x86/boot/bzImage", "bzImage" },
+		{ ".config", "config" },
+		{ "System.map", "System.map" },
+	};
+	char *paths[3], *rel_path, *why = NULL;
+	int r = 0, rc;
+
+	for (int i = 0; i < 3; i++) {
+		char *from = xasprintf("%s/%s", out->build_dir, arts[i].from);
+		paths[i] = xasprintf("%s/%s", b->art, arts[i].to);
+		if ((rc = copy_file(from, paths[i])) && !r) {
+			why = xasprintf("cannot store '%s': %s", from, strerror(-rc));
+			r = rc;
+		}
+		free(from);
 	}
-	{
-		static const struct { const char *from, *to; } arts[] = {
-			{ "arch/x86/boot/bzImage", "bzImage" },
-			{ ".config", "config" },
-			{ "System.map", "System.map" },
-		};
-		char *paths[3];
-		for (int i = 0; i < 3; i++) {
-			char *from = xasprintf("%s/%s", out->build_dir, arts[i].from);
-			paths[i] = xasprintf("%s/%s", art, arts[i].to);
-			if ((rc = copy_file(from, paths[i])) && !ret) {
-				out->error = xasprintf("cannot store '%s': %s", from, strerror(-rc));
-				ret = rc;
-			}
-			free(from);
-		}
-		k.image_path = paths[0];
-		k.config_path = paths[1];
-		k.system_map_path = paths[2];
-		char *rel_path = xasprintf("%s/include/config/kernel.release", out->build_dir);
-		if (!read_file(&k.release, NULL, rel_path, 256))
-			k.release[strcspn(k.release, "\n")] = '\0';
-		free(rel_path);
-		if (ret) {
-			k.build_error = xstrdup(out->error);
-			db_kernel_finish(db, kid, "failed", &k);
-			goto found;
-		}
-		if ((ret = db_kernel_finish(db, kid, "ok", &k))) {
-			out->error = xasprintf("cannot record the build: %s", db_errmsg(db));
-			goto found;
-		}
-		out->ok = true;
+	b->k.image_path = paths[0];
+	b->k.config_path = paths[1];
+	b->k.system_map_path = paths[2];
+	rel_path = xasprintf("%s/include/config/kernel.release", out->build_dir);
+	if (!read_file(&b->k.release, NULL, rel_path, 256))
+		b->k.release[strcspn(b->k.release, "\n")] = '\0';
+	free(rel_path);
+	if (r) {
+		b->k.build_error = why;
+		db_kernel_finish(b->db, b->kid, "failed", &b->k);
+		return err_setf(err, r, "%s", why);
 	}
-found:
-	db_kernel_release(&k);
+	if ((r = db_kernel_finish(b->db, b->kid, "ok", &b->k)))
+		return err_setf(err, r, "cannot record the build: %s", db_errmsg(b->db));
+	out->ok = true;
+	return 0;
+}
+
+int build_kernel(struct build_result *out, struct repo *r, struct db *db,
+		 const char *commit_hex, const struct build_spec *spec, struct buf *err)
+{
+	struct build_job b = { .spec = spec, .r = r, .db = db, .src = repo_workdir(r),
+			       .make = spec->make ? spec->make : "make", .lock_fd = -1 };
+	char *config = NULL;
+	int ret, make_rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	b.k.build_s = -1;
+	if ((ret = checkout(&b, out, commit_hex, err)) ||
+	    (ret = config_request_key(&b, err)) ||
+	    (ret = prepare_dirs(&b, out, err)))
+		goto out;
+	snprintf(b.jobs, sizeof(b.jobs), "-j%ld", spec->jobs > 0 ? (long)spec->jobs
+		 : sysconf(_SC_NPROCESSORS_ONLN));
+	b.cc_arg = have_program("ccache") ? xstrdup("CC=ccache gcc") : xstrdup("CC=gcc");
+	if ((ret = stage_config(&b, out, &config, err)) || !config)
+		goto out;
+	if (cache_lookup(&b, out))
+		goto out;
+	if ((ret = run_make(&b, out, &make_rc, err)))
+		goto out;
+	if (make_rc != 0)
+		record_make_failure(&b, out, make_rc);
+	else
+		ret = store_artefacts(&b, out, err);
+	/* the row as stored, for a failed build too (its log, its error) */
 	if (db_kernel_find(db, &out->kernel, out->tree, out->config_hash))
 		memset(&out->kernel, 0, sizeof(out->kernel));
 out:
-	db_kernel_release(&k);
-	if (log_fd >= 0)
-		close(log_fd);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	buf_release(&key);
-	buf_release(&missing);
-	free(cc_arg);
-	free(staging);
-	free(sconfig);
-	free(bconfig);
-	free(lock_path);
-	free(art);
-	free(cfglog);
+	build_job_release(&b);
 	free(config);
-	free(log_text);
-	free(prefix);
-	free(ncc_path);
 	return ret;
 }
 

@@ -2,7 +2,8 @@
  * fragments (the tree's merge_config.sh, then olddefconfig), `make
  * O=<build dir> bzImage` with ccache, artefacts stored by (tree oid, config
  * hash) and recorded in the kernels table so a second request is a cache
- * hit. See notes/kbuild.md for the measurements behind the choices. */
+ * hit. The measurements behind the choices are in ../shared/notes/kbuild.md
+ * (beside the tree, not in it). Variants reach it through variant_build.h. */
 #ifndef KC_BUILD_H
 #define KC_BUILD_H
 
@@ -12,6 +13,7 @@
 #include "db.h"
 #include "db_kernels.h"
 #include "git.h"
+#include "util.h"
 
 /* The fragments of the default guest config, in merge order: with
  * tinyconfig as the base, a kernel that boots a kcanary guest and has
@@ -69,12 +71,15 @@ struct build_result {
  * $home/kernels/<tree>-<config>/.
  *
  * Returns 0 when a result was produced, whether the build succeeded or not
- * (see out->ok, out->error); a negative errno when the build could not be
- * attempted (repository, store or file system errors), with out->error set.
- * Release out with build_result_release() in both cases.
+ * (out->ok; out->error says why not: a config step that failed, options
+ * that did not survive, the first compiler error); a negative errno when
+ * the build could not be attempted, with err saying why: -EINVAL a bare
+ * repository, -ENOENT an unreadable base config or fragment, a step that
+ * could not be started, repository, store or file system errors. Release
+ * out with build_result_release() in both cases.
  */
 int build_kernel(struct build_result *out, struct repo *r, struct db *db,
-		 const char *commit_hex, const struct build_spec *spec);
+		 const char *commit_hex, const struct build_spec *spec, struct buf *err);
 void build_result_release(struct build_result *res);
 
 /*

@@ -48,9 +48,9 @@ int cmd_series(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 
-/* `kcanary series apply ...` (argv[0] is "apply"): defined with the tree
- * code; cmd_series.c has a weak default that says it is not built in. */
-int series_cmd_apply(int argc, char **argv);
+/* `kcanary series apply ...` (argv[0] is "apply"), in cmd_series_apply.c:
+ * a row of cmd_series.c's verb table. */
+int cmd_series_apply(int argc, char **argv);
 
 /*
  * struct cmd_verb - one sub-verb of a subcommand, bpftool's do_<verb>

@@ -1,6 +1,8 @@
 /* cmd_bisect.c - kcanary bisect: find the commit where a metric changed,
  * over a kernel tree's history or a list of prebuilt kernels (real guests,
- * bisect_exec.h); `log JOB`, `replay LOG` and `simulate` (bisect_sim.h). */
+ * bisect_exec.h); `log JOB`, `replay LOG` and `simulate` (bisect_sim.h).
+ * The verbs are dispatched from verbs[] at the end (cmd_select); without
+ * one the options start a bisection (do_run). */
 #define LOG_MODULE "bisect"
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +19,7 @@
 #include "db_api.h"
 #include "db_bisect.h"
 #include "cmd.h"
+#include "error.h"
 #include "log.h"
 #include "util.h"
 
@@ -117,6 +120,15 @@ static void usage(FILE *f)
 	);
 }
 
+/* Help for a verb is the whole command's usage. */
+static bool help_asked(int argc, char **argv)
+{
+	if (!cmd_wants_help(argc, argv))
+		return false;
+	usage(stdout);
+	return true;
+}
+
 static const char *const strategy_keys[] = {
 	"git", "fixed3", "fixed5", "fixed10", "adaptive", "prob", "prob-check",
 };
@@ -155,6 +167,8 @@ static int do_replay(int argc, char **argv)
 	char *text = NULL, *err = NULL;
 	int rc;
 
+	if (help_asked(argc, argv))
+		return 0;
 	if (argc != 2) {
 		fprintf(stderr, "kcanary bisect replay: expected one LOG argument\n");
 		return 2;
@@ -230,70 +244,111 @@ static int parse_unsigned(const char *s, unsigned *out, unsigned max)
 	return 0;
 }
 
-static int do_simulate(int argc, char **argv)
-{
-	static const struct option lopts[] = {
-		{ "commits", required_argument, NULL, 'n' },
-		{ "trials", required_argument, NULL, 't' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "history", required_argument, NULL, 'H' },
-		{ "strategy", required_argument, NULL, 'S' },
-		{ "find-fix", no_argument, NULL, 'f' },
-		{ "skip-rate", required_argument, NULL, 'k' },
-		{ "log", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct bisect_sim_opts so = { .commits = 1000, .trials = 1000, .seed = 1 };
+/* The flags of `kcanary bisect simulate`, as parsed. */
+struct sim_args {
+	struct bisect_sim_opts so;
 	struct bisect_sim_strategy strat[16];
-	size_t nstrat = bisect_sim_strategies(strat, 16);
-	const char *history = "all", *only = "all", *log_path = NULL;
-	enum bisect_sim_history hist[3] = { SIM_CLEAN, SIM_FLAKY, SIM_MIXED };
-	size_t nhist = 3;
-	int c, rc = 0;
+	size_t nstrat;
+	enum bisect_sim_history hist[3];
+	size_t nhist;
+	const char *history, *only, *log_path;
+};
+
+static const struct option sim_lopts[] = {
+	{ "commits", required_argument, NULL, 'n' },
+	{ "trials", required_argument, NULL, 't' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "history", required_argument, NULL, 'H' },
+	{ "strategy", required_argument, NULL, 'S' },
+	{ "find-fix", no_argument, NULL, 'f' },
+	{ "skip-rate", required_argument, NULL, 'k' },
+	{ "log", required_argument, NULL, 'l' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One simulate option: 0, or -1 for a bad value (the caller names it). */
+static int sim_opt(struct sim_args *a, int c, const char *arg)
+{
+	struct bisect_sim_opts *so = &a->so;
+	unsigned n;
 	char *end;
 
-	optind = 1;
-	while ((c = cmd_getopt(argc, argv, "kcanary bisect simulate", "", lopts)) != -1) {
-		switch (c) {
-		case 'n': {
-			unsigned n;
+	switch (c) {
+	case 'n':
+		if (parse_unsigned(arg, &n, 10000000) || n < 3)
+			return -1;
+		so->commits = n;
+		return 0;
+	case 't':
+		return parse_unsigned(arg, &so->trials, 100000000) || !so->trials ? -1 : 0;
+	case 's':
+		if (*arg < '0' || *arg > '9')
+			return -1;
+		errno = 0;
+		so->seed = strtoull(arg, &end, 0);
+		return *end || errno ? -1 : 0;
+	case 'H': a->history = arg; return 0;
+	case 'S': a->only = arg; return 0;
+	case 'f': so->find_fix = true; return 0;
+	case 'l': a->log_path = arg; return 0;
+	default:        /* 'k' */
+		so->skip_rate = strtod(arg, &end);
+		return *end || so->skip_rate < 0 || so->skip_rate >= 1 ? -1 : 0;
+	}
+}
 
-			if (parse_unsigned(optarg, &n, 10000000) || n < 3)
-				goto bad_value;
-			so.commits = n;
-			break;
+/* The histories and strategies asked for: 0, or 2 printed. */
+static int sim_select(struct sim_args *a)
+{
+	a->nhist = 3;
+	a->hist[0] = SIM_CLEAN;
+	a->hist[1] = SIM_FLAKY;
+	a->hist[2] = SIM_MIXED;
+	if (strcmp(a->history, "all")) {
+		a->nhist = 1;
+		if (bisect_sim_history_parse(&a->hist[0], a->history)) {
+			fprintf(stderr, "kcanary bisect simulate: unknown history '%s': expected "
+				"clean, flaky, mixed or all\n", a->history);
+			return 2;
 		}
-		case 't':
-			if (parse_unsigned(optarg, &so.trials, 100000000) || !so.trials)
-				goto bad_value;
-			break;
-		case 's':
-			if (*optarg < '0' || *optarg > '9')
-				goto bad_value;
-			errno = 0;
-			so.seed = strtoull(optarg, &end, 0);
-			if (*end || errno)
-				goto bad_value;
-			break;
-		case 'H':
-			history = optarg;
-			break;
-		case 'S':
-			only = optarg;
-			break;
-		case 'f':
-			so.find_fix = true;
-			break;
-		case 'k':
-			so.skip_rate = strtod(optarg, &end);
-			if (*end || so.skip_rate < 0 || so.skip_rate >= 1)
-				goto bad_value;
-			break;
-		case 'l':
-			log_path = optarg;
-			break;
-		default:
+	}
+	if (strcmp(a->only, "all")) {
+		size_t i;
+
+		for (i = 0; i < a->nstrat && strcmp(strategy_keys[i], a->only); i++)
+			;
+		if (i == a->nstrat) {
+			fprintf(stderr, "kcanary bisect simulate: unknown strategy '%s': expected "
+				"git, fixed3, fixed5, fixed10, adaptive, prob, prob-check or all\n",
+				a->only);
+			return 2;
+		}
+		a->strat[0] = a->strat[i];
+		a->nstrat = 1;
+	}
+	return 0;
+}
+
+static int parse_sim_args(struct sim_args *a, int argc, char **argv)
+{
+	int c;
+
+	*a = (struct sim_args){ .so = { .commits = 1000, .trials = 1000, .seed = 1 },
+				.history = "all", .only = "all" };
+	a->nstrat = bisect_sim_strategies(a->strat, 16);
+	optind = 1;
+	while ((c = cmd_getopt(argc, argv, "kcanary bisect simulate", "", sim_lopts)) != -1) {
+		if (c == '?' || c == ':') {
 			usage(stderr);
+			return 2;
+		}
+		if (sim_opt(a, c, optarg)) {
+			const struct option *o = sim_lopts;
+
+			while (o->name && o->val != c)
+				o++;
+			fprintf(stderr, "kcanary bisect simulate: bad value '%s' for --%s\n", optarg,
+				o->name ? o->name : "?");
 			return 2;
 		}
 	}
@@ -301,128 +356,122 @@ static int do_simulate(int argc, char **argv)
 		fprintf(stderr, "kcanary bisect simulate: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (strcmp(history, "all")) {
-		nhist = 1;
-		if (bisect_sim_history_parse(&hist[0], history)) {
-			fprintf(stderr, "kcanary bisect simulate: unknown history '%s': expected "
-				"clean, flaky, mixed or all\n", history);
-			return 2;
-		}
-	}
-	if (strcmp(only, "all")) {
-		size_t i;
+	return sim_select(a);
+}
 
-		for (i = 0; i < nstrat && strcmp(strategy_keys[i], only); i++)
-			;
-		if (i == nstrat) {
-			fprintf(stderr, "kcanary bisect simulate: unknown strategy '%s': expected "
-				"git, fixed3, fixed5, fixed10, adaptive, prob, prob-check or all\n",
-				only);
-			return 2;
+/* The issue's goal: probabilistic >= 95% with at most half the runs of
+ * the cheapest fixed-repeat strategy as accurate. A reference below 95% is
+ * no reference: with probabilistic below 95% the reference is the
+ * cheapest fixed-repeat strategy reaching 95%. */
+static void print_goal(const struct sim_args *a, const struct bisect_sim_stats *st)
+{
+	for (size_t i = 0; i < a->nstrat; i++) {
+		double acc, best = 0, mine;
+		const char *who = NULL;
+		size_t nfixed = 0;
+
+		if (strcmp(a->strat[i].name, "probabilistic"))
+			continue;
+		acc = (double)st[i].correct / st[i].trials;
+		for (size_t j = 0; j < a->nstrat; j++) {
+			double acc_j = (double)st[j].correct / st[j].trials;
+			double runs = st[j].runs_sum / st[j].trials;
+
+			if (a->strat[j].opts.strategy != BISECT_BINARY || !a->strat[j].opts.fixed_repeats)
+				continue;
+			nfixed++;
+			if (acc_j < acc || acc_j < 0.95)
+				continue;
+			if (!who || runs < best) {
+				best = runs;
+				who = a->strat[j].name;
+			}
 		}
-		strat[0] = strat[i];
-		nstrat = 1;
+		mine = st[i].runs_sum / st[i].trials;
+		if (!nfixed)
+			printf("goal: not judged: no fixed-repeat strategy simulated "
+			       "(--strategy all)\n");
+		else if (who)
+			printf("goal: probabilistic %.1f%% in %.1f runs; cheapest fixed-repeat "
+			       "%s: %s, %.1f runs; ratio %.2f: %s\n", 100 * acc, mine,
+			       acc >= 0.95 ? "as accurate" : "reaching 95%", who, best, mine / best,
+			       acc >= 0.95 && mine <= best / 2 ? "met" : "NOT met");
+		else if (acc >= 0.95)
+			printf("goal: probabilistic %.1f%% in %.1f runs; no fixed-repeat strategy "
+			       "here is as accurate: met\n", 100 * acc, mine);
+		else
+			printf("goal: probabilistic %.1f%% in %.1f runs; no fixed-repeat strategy "
+			       "here reaches 95%% (nor does probabilistic): NOT met\n", 100 * acc, mine);
 	}
+}
+
+/* Every strategy on history h: the table and the goal line. 0, or the
+ * simulator's negative errno (printed). */
+static int simulate_history(struct sim_args *a, size_t h)
+{
+	struct bisect_sim_stats st[16];
+	clock_t t0 = clock();
+	int r;
+
+	a->so.history = a->hist[h];
+	printf("history: %s%s, %zu commits, %u trials per strategy, seed %llu\n",
+	       bisect_sim_history_name(a->so.history), a->so.find_fix ? " (find-fix)" : "",
+	       a->so.commits, a->so.trials, (unsigned long long)a->so.seed);
+	printf("%-30s %8s %10s %10s %9s\n", "strategy", "accuracy", "confident",
+	       "mean runs", "max runs");
+	for (size_t i = 0; i < a->nstrat; i++) {
+		a->strat[i].opts.find_fix = a->so.find_fix;
+		if ((r = bisect_sim_run(&st[i], &a->so, &a->strat[i].opts))) {
+			fprintf(stderr, "kcanary bisect simulate: %s\n", strerror(-r));
+			return r;
+		}
+		print_row(a->strat[i].name, &st[i]);
+	}
+	printf("(confident: the named culprit holds >= %.2f of the posterior; binary "
+	       "strategies always converge, confident or not)\n",
+	       a->nstrat ? a->strat[0].opts.confidence : 0.95);
+	print_goal(a, st);
+	printf("(%.1f s CPU)\n\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
+	return 0;
+}
+
+static int do_simulate(int argc, char **argv)
+{
+	struct sim_args a;
 	struct buf log = BUF_INIT;
 	FILE *logf = NULL;
+	int rc;
 
+	if (help_asked(argc, argv))
+		return 0;
+	if ((rc = parse_sim_args(&a, argc, argv)))
+		return rc;
 	/* open the log first: a path that cannot be written fails before the
 	 * simulation, not after it */
-	if (log_path) {
-		if (!(logf = fopen(log_path, "w"))) {
-			fprintf(stderr, "kcanary bisect simulate: cannot write '%s': %s\n", log_path,
+	if (a.log_path) {
+		if (!(logf = fopen(a.log_path, "w"))) {
+			fprintf(stderr, "kcanary bisect simulate: cannot write '%s': %s\n", a.log_path,
 				strerror(errno));
 			return 1;
 		}
-		so.log = &log;
+		a.so.log = &log;
 	}
-	for (size_t h = 0; h < nhist; h++) {
-		struct bisect_sim_stats st[16];
-		clock_t t0 = clock();
-
-		so.history = hist[h];
-		printf("history: %s%s, %zu commits, %u trials per strategy, seed %llu\n",
-		       bisect_sim_history_name(so.history), so.find_fix ? " (find-fix)" : "",
-		       so.commits, so.trials, (unsigned long long)so.seed);
-		printf("%-30s %8s %10s %10s %9s\n", "strategy", "accuracy", "confident",
-		       "mean runs", "max runs");
-		for (size_t i = 0; i < nstrat; i++) {
-			strat[i].opts.find_fix = so.find_fix;
-			rc = bisect_sim_run(&st[i], &so, &strat[i].opts);
-			if (rc) {
-				fprintf(stderr, "kcanary bisect simulate: %s\n", strerror(-rc));
-				goto out;
-			}
-			print_row(strat[i].name, &st[i]);
-		}
-		printf("(confident: the named culprit holds >= %.2f of the posterior; binary "
-		       "strategies always converge, confident or not)\n",
-		       nstrat ? strat[0].opts.confidence : 0.95);
-		/* The issue's goal: probabilistic >= 95% with at most half the runs
-		 * of the cheapest fixed-repeat strategy as accurate. A reference
-		 * below 95% is no reference: with probabilistic below 95% the
-		 * reference is the cheapest fixed-repeat strategy reaching 95%. */
-		for (size_t i = 0; i < nstrat; i++) {
-			double acc, best = 0;
-			const char *who = NULL;
-			size_t nfixed = 0;
-
-			if (strcmp(strat[i].name, "probabilistic"))
-				continue;
-			acc = (double)st[i].correct / st[i].trials;
-			for (size_t j = 0; j < nstrat; j++) {
-				double a = (double)st[j].correct / st[j].trials;
-				double runs = st[j].runs_sum / st[j].trials;
-
-				if (strat[j].opts.strategy != BISECT_BINARY || !strat[j].opts.fixed_repeats)
-					continue;
-				nfixed++;
-				if (a < acc || a < 0.95)
-					continue;
-				if (!who || runs < best) {
-					best = runs;
-					who = strat[j].name;
-				}
-			}
-			double mine = st[i].runs_sum / st[i].trials;
-
-			if (!nfixed)
-				printf("goal: not judged: no fixed-repeat strategy simulated "
-				       "(--strategy all)\n");
-			else if (who)
-				printf("goal: probabilistic %.1f%% in %.1f runs; cheapest fixed-repeat "
-				       "%s: %s, %.1f runs; ratio %.2f: %s\n", 100 * acc, mine,
-				       acc >= 0.95 ? "as accurate" : "reaching 95%", who, best, mine / best,
-				       acc >= 0.95 && mine <= best / 2 ? "met" : "NOT met");
-			else if (acc >= 0.95)
-				printf("goal: probabilistic %.1f%% in %.1f runs; no fixed-repeat strategy "
-				       "here is as accurate: met\n", 100 * acc, mine);
-			else
-				printf("goal: probabilistic %.1f%% in %.1f runs; no fixed-repeat strategy "
-				       "here reaches 95%% (nor does probabilistic): NOT met\n", 100 * acc, mine);
-		}
-		printf("(%.1f s CPU)\n\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
-	}
-	if (logf) {
+	for (size_t h = 0; h < a.nhist && !rc; h++)
+		rc = simulate_history(&a, h);
+	if (logf && rc) {
+		fclose(logf);
+	} else if (logf) {
 		int bad = fputs(buf_str(&log), logf) == EOF;
 
 		bad |= fclose(logf) != 0;
-		logf = NULL;
 		if (bad) {
-			fprintf(stderr, "kcanary bisect simulate: cannot write '%s': %s\n", log_path,
+			fprintf(stderr, "kcanary bisect simulate: cannot write '%s': %s\n", a.log_path,
 				strerror(errno));
 			rc = 1;
 		}
 	}
-out:
-	if (logf)
-		fclose(logf);
 	buf_release(&log);
 	return rc ? 1 : 0;
-bad_value:
-	fprintf(stderr, "kcanary bisect simulate: bad value '%s' for --%s\n", optarg,
-		lopts[c == 'n' ? 0 : c == 't' ? 1 : c == 's' ? 2 : 6].name);
-	return 2;
 }
 
 static struct db *open_store(void)
@@ -447,6 +496,8 @@ static int do_log(int argc, char **argv)
 	char *log = NULL;
 	int rc = 1;
 
+	if (help_asked(argc, argv))
+		return 0;
 	if (argc != 2) {
 		fprintf(stderr, "kcanary bisect log: expected one JOB argument\n");
 		return 2;
@@ -599,331 +650,462 @@ static int check_metric(struct db *db, const char *metric, const char *workload,
 	return r;
 }
 
-static int do_bisect(int argc, char **argv)
-{
-	enum { O_REPO = 256, O_GOOD, O_BAD, O_FP, O_KERNELS, O_FIX, O_WORKLOAD, O_SET, O_SYSCTL,
-	       O_FS, O_CONFIG, O_METRIC, O_HIB, O_STRATEGY, O_REPEATS, O_CONF, O_MAXRUNS,
-	       O_EPRUNS, O_STEPMAX, O_CHECK, O_NAME, O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT,
-	       O_ACCEL, O_CONSOLE };
-	static const struct option lopts[] = {
-		{ "repo", required_argument, NULL, O_REPO },
-		{ "good", required_argument, NULL, O_GOOD },
-		{ "bad", required_argument, NULL, O_BAD },
-		{ "first-parent", no_argument, NULL, O_FP },
-		{ "kernels", required_argument, NULL, O_KERNELS },
-		{ "find-fix", no_argument, NULL, O_FIX },
-		{ "workload", required_argument, NULL, O_WORKLOAD },
-		{ "set", required_argument, NULL, O_SET },
-		{ "sysctl", required_argument, NULL, O_SYSCTL },
-		{ "fs", required_argument, NULL, O_FS },
-		{ "config", required_argument, NULL, O_CONFIG },
-		{ "metric", required_argument, NULL, O_METRIC },
-		{ "higher-is-better", no_argument, NULL, O_HIB },
-		{ "strategy", required_argument, NULL, O_STRATEGY },
-		{ "repeats", required_argument, NULL, O_REPEATS },
-		{ "confidence", required_argument, NULL, O_CONF },
-		{ "max-runs", required_argument, NULL, O_MAXRUNS },
-		{ "endpoint-runs", required_argument, NULL, O_EPRUNS },
-		{ "step-max-runs", required_argument, NULL, O_STEPMAX },
-		{ "check-runs", required_argument, NULL, O_CHECK },
-		{ "name", required_argument, NULL, O_NAME },
-		{ "watchdog", required_argument, NULL, O_WATCHDOG },
-		{ "vcpus", required_argument, NULL, O_VCPUS },
-		{ "memory", required_argument, NULL, O_MEM },
-		{ "connect", required_argument, NULL, O_CONNECT },
-		{ "accel", required_argument, NULL, O_ACCEL },
-		{ "console", no_argument, NULL, O_CONSOLE },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct job_spec *spec = job_spec_new();
+/* The flags of a bisection over real guests (`kcanary bisect --repo ...`
+ * or `--kernels ...`), as parsed. */
+struct run_args {
+	struct job_spec *spec;          /* tree, workload, knobs, fs, config, guest size */
 	struct bisect_opts bo;
-	struct bisect_cands cs = { 0 };
-	struct bisect_exec_out xr;
+	struct guest_opts o;
+	const char *repo, *good, *bad, *metric, *strategy, *name;
+	char **kernels;                 /* borrowed from kcopies or argv */
+	size_t nkernels;
+	char **kcopies;                 /* --kernels values, split at commas in place */
+	size_t nkcopies;
+	bool first_parent, hib, fs_given, repeats_given;
+};
+
+static void run_args_release(struct run_args *a)
+{
+	job_spec_free(a->spec);
+	free(a->kernels);
+	for (size_t i = 0; i < a->nkcopies; i++)
+		free(a->kcopies[i]);
+	free(a->kcopies);
+}
+
+enum { O_REPO = 256, O_GOOD, O_BAD, O_FP, O_KERNELS, O_FIX, O_WORKLOAD, O_SET, O_SYSCTL,
+       O_FS, O_CONFIG, O_METRIC, O_HIB, O_STRATEGY, O_REPEATS, O_CONF, O_MAXRUNS,
+       O_EPRUNS, O_STEPMAX, O_CHECK, O_NAME, O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT,
+       O_ACCEL, O_CONSOLE };
+
+static const struct option run_lopts[] = {
+	{ "repo", required_argument, NULL, O_REPO },
+	{ "good", required_argument, NULL, O_GOOD },
+	{ "bad", required_argument, NULL, O_BAD },
+	{ "first-parent", no_argument, NULL, O_FP },
+	{ "kernels", required_argument, NULL, O_KERNELS },
+	{ "find-fix", no_argument, NULL, O_FIX },
+	{ "workload", required_argument, NULL, O_WORKLOAD },
+	{ "set", required_argument, NULL, O_SET },
+	{ "sysctl", required_argument, NULL, O_SYSCTL },
+	{ "fs", required_argument, NULL, O_FS },
+	{ "config", required_argument, NULL, O_CONFIG },
+	{ "metric", required_argument, NULL, O_METRIC },
+	{ "higher-is-better", no_argument, NULL, O_HIB },
+	{ "strategy", required_argument, NULL, O_STRATEGY },
+	{ "repeats", required_argument, NULL, O_REPEATS },
+	{ "confidence", required_argument, NULL, O_CONF },
+	{ "max-runs", required_argument, NULL, O_MAXRUNS },
+	{ "endpoint-runs", required_argument, NULL, O_EPRUNS },
+	{ "step-max-runs", required_argument, NULL, O_STEPMAX },
+	{ "check-runs", required_argument, NULL, O_CHECK },
+	{ "name", required_argument, NULL, O_NAME },
+	{ "watchdog", required_argument, NULL, O_WATCHDOG },
+	{ "vcpus", required_argument, NULL, O_VCPUS },
+	{ "memory", required_argument, NULL, O_MEM },
+	{ "connect", required_argument, NULL, O_CONNECT },
+	{ "accel", required_argument, NULL, O_ACCEL },
+	{ "console", no_argument, NULL, O_CONSOLE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What one option did: taken, a bad value for it (the caller names it),
+ * or an exit status already printed. */
+enum { OPT_OK = 0, OPT_BAD_VALUE = -1 };
+
+/* --kernels a,b --kernels c: every image, in order. */
+static void add_kernels(struct run_args *a, const char *arg)
+{
+	char *copy = xstrdup(arg);
+
+	a->kcopies = xrealloc(a->kcopies, (a->nkcopies + 1) * sizeof(*a->kcopies));
+	a->kcopies[a->nkcopies++] = copy;
+	for (char *save = NULL, *t = strtok_r(copy, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save)) {
+		a->kernels = xrealloc(a->kernels, (a->nkernels + 1) * sizeof(*a->kernels));
+		a->kernels[a->nkernels++] = t;
+	}
+}
+
+/* The options that go into the job spec (job_spec_set checks them as a
+ * job file's). err says what is wrong with a refused one (-EINVAL). */
+static int job_opt(struct run_args *a, int c, const char *arg, struct buf *err)
+{
+	const char *eq;
+	char *k;
+	int r;
+
+	switch (c) {
+	case O_WORKLOAD: return job_spec_set(a->spec, "workload", "type", arg, err);
+	case O_CONFIG: return job_spec_set(a->spec, "job", "config", arg, err);
+	case O_WATCHDOG: return job_spec_set(a->spec, "job", "watchdog_s", arg, err);
+	case O_VCPUS: return job_spec_set(a->spec, "job", "vcpus", arg, err);
+	case O_MEM: return job_spec_set(a->spec, "job", "memory_mb", arg, err);
+	case O_FS:
+		/* a bisection measures one setting: no matrix of filesystems */
+		if (strpbrk(arg, ", \t"))
+			return err_setf(err, -EINVAL, "--fs takes one filesystem, not '%s' (a "
+					"bisection measures one setting)", arg);
+		a->fs_given = true;
+		return job_spec_set(a->spec, "matrix", "fs", arg, err);
+	default:        /* O_SET, O_SYSCTL */
+		if (!(eq = strchr(arg, '=')) || eq == arg)
+			return err_setf(err, -EINVAL, "'%s': expected KEY=VALUE", arg);
+		k = xstrndup(arg, (size_t)(eq - arg));
+		r = job_spec_set(a->spec, c == O_SET ? "workload" : "sysctl", k, eq + 1, err);
+		free(k);
+		return r;
+	}
+}
+
+/* --endpoint-runs MIN,MAX: 2 <= MIN <= MAX <= 1000. */
+static int parse_endpoint_runs(struct bisect_opts *bo, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	unsigned lo, hi;
+	char *first;
+	int bad;
+
+	if (!comma)
+		return OPT_BAD_VALUE;
+	first = xstrndup(arg, (size_t)(comma - arg));
+	bad = parse_unsigned(first, &lo, 1000) || parse_unsigned(comma + 1, &hi, 1000);
+	free(first);
+	if (bad || lo < 2 || hi < lo)
+		return OPT_BAD_VALUE;
+	bo->endpoint_min_runs = lo;
+	bo->endpoint_max_runs = hi;
+	return OPT_OK;
+}
+
+/* The engine's options (bisect.h). OPT_OK, OPT_BAD_VALUE, or 2 printed. */
+static int engine_opt(struct run_args *a, int c, const char *arg)
+{
+	struct bisect_opts *bo = &a->bo;
+	char *end;
+
+	switch (c) {
+	case O_REPEATS:
+		a->repeats_given = true;
+		return parse_unsigned(arg, &bo->fixed_repeats, 1000) || !bo->fixed_repeats ?
+		       OPT_BAD_VALUE : OPT_OK;
+	case O_CONF:
+		bo->confidence = strtod(arg, &end);
+		return *end || !(bo->confidence > 0.5 && bo->confidence < 1) ? OPT_BAD_VALUE : OPT_OK;
+	case O_MAXRUNS:
+		return parse_unsigned(arg, &bo->max_runs, 100000) || !bo->max_runs ?
+		       OPT_BAD_VALUE : OPT_OK;
+	case O_EPRUNS:
+		return parse_endpoint_runs(bo, arg);
+	case O_STEPMAX:
+		return parse_unsigned(arg, &bo->step_max_runs, 1000) || !bo->step_max_runs ?
+		       OPT_BAD_VALUE : OPT_OK;
+	default:        /* O_CHECK */
+		if (parse_unsigned(arg, &bo->check_runs, 1000))
+			return OPT_BAD_VALUE;
+		if (bo->check_runs && bo->check_runs < bisect_check_runs_min()) {
+			fprintf(stderr, "kcanary bisect: --check-runs %u: the culprit check could "
+				"never pass (its Mann-Whitney test at p <= 0.05, grown to 2 x N "
+				"runs a side, needs --check-runs %u at least; 0 turns it off)\n",
+				bo->check_runs, bisect_check_runs_min());
+			return 2;
+		}
+		return OPT_OK;
+	}
+}
+
+/* One option c with its argument arg: OPT_OK, OPT_BAD_VALUE, or an exit
+ * status (2) already printed. */
+static int run_opt(struct run_args *a, int c, const char *arg)
+{
 	struct buf err = BUF_INIT;
-	const char *repo = NULL, *good = NULL, *bad = NULL, *metric = "worst_lag_s";
-	const char *strategy = "prob", *name = NULL;
-	char **kernels = NULL, *home = NULL, **kcopies = NULL;
-	size_t nkernels = 0, nkcopies = 0;
-	bool first_parent = false, hib = false, fs_given = false, repeats_given = false;
-	struct guest_opts o = { 0 };
-	enum bisect_verdict *verdicts = NULL;
-	struct db *db = NULL;
-	int c, r = 0, rc = 1;
+	int r = OPT_OK;
 
-	bisect_opts_init(&bo);
-	optind = 1;
-	while ((c = cmd_getopt(argc, argv, "kcanary bisect", "q", lopts)) != -1) {
-		const char *eq;
-
-		switch (c) {
-		case O_REPO: repo = optarg; break;
-		case O_GOOD: good = optarg; break;
-		case O_BAD: bad = optarg; break;
-		case O_FP: first_parent = true; break;
-		case O_KERNELS: {
-			/* --kernels a --kernels b: both, in order (appended) */
-			char *copy = xstrdup(optarg);
-
-			kcopies = xrealloc(kcopies, (nkcopies + 1) * sizeof(*kcopies));
-			kcopies[nkcopies++] = copy;
-			for (char *save = NULL, *t = strtok_r(copy, ",", &save); t;
-			     t = strtok_r(NULL, ",", &save)) {
-				kernels = xrealloc(kernels, (nkernels + 1) * sizeof(*kernels));
-				kernels[nkernels++] = t;
-			}
-			break;
-		}
-		case O_FIX: bo.find_fix = true; break;
-		case O_WORKLOAD: r = job_spec_set(spec, "workload", "type", optarg, &err); break;
-		case O_SET:
-		case O_SYSCTL:
-			if (!(eq = strchr(optarg, '=')) || eq == optarg) {
-				buf_printf(&err, "'%s': expected KEY=VALUE", optarg);
-				r = -EINVAL;
-				break;
-			}
-			{
-				char *k = xstrndup(optarg, (size_t)(eq - optarg));
-				r = job_spec_set(spec, c == O_SET ? "workload" : "sysctl", k, eq + 1, &err);
-				free(k);
-			}
-			break;
-		case O_FS:
-			/* a bisection measures one setting: no matrix of filesystems */
-			if (strpbrk(optarg, ", \t")) {
-				fprintf(stderr, "kcanary bisect: --fs takes one filesystem, not '%s' "
-					"(a bisection measures one setting)\n", optarg);
-				rc = 2;
-				goto out;
-			}
-			fs_given = true;
-			r = job_spec_set(spec, "matrix", "fs", optarg, &err);
-			break;
-		case O_CONFIG: r = job_spec_set(spec, "job", "config", optarg, &err); break;
-		case O_METRIC: metric = optarg; break;
-		case O_HIB: hib = true; break;
-		case O_STRATEGY: strategy = optarg; break;
-		case O_REPEATS:
-			repeats_given = true;
-			if (parse_unsigned(optarg, &bo.fixed_repeats, 1000) || !bo.fixed_repeats)
-				goto bad_value;
-			break;
-		case O_CONF: {
-			char *end;
-			bo.confidence = strtod(optarg, &end);
-			if (*end || !(bo.confidence > 0.5 && bo.confidence < 1))
-				goto bad_value;
-			break;
-		}
-		case O_MAXRUNS:
-			if (parse_unsigned(optarg, &bo.max_runs, 100000) || !bo.max_runs)
-				goto bad_value;
-			break;
-		case O_EPRUNS: {
-			unsigned lo, hi;
-			const char *comma = strchr(optarg, ',');
-			char *first;
-
-			if (!comma)
-				goto bad_value;
-			first = xstrndup(optarg, (size_t)(comma - optarg));
-			r = parse_unsigned(first, &lo, 1000) || parse_unsigned(comma + 1, &hi, 1000);
-			free(first);
-			if (r || lo < 2 || hi < lo) {
-				r = 0;
-				goto bad_value;
-			}
-			bo.endpoint_min_runs = lo;
-			bo.endpoint_max_runs = hi;
-			break;
-		}
-		case O_STEPMAX:
-			if (parse_unsigned(optarg, &bo.step_max_runs, 1000) || !bo.step_max_runs)
-				goto bad_value;
-			break;
-		case O_CHECK:
-			if (parse_unsigned(optarg, &bo.check_runs, 1000))
-				goto bad_value;
-			if (bo.check_runs && bo.check_runs < bisect_check_runs_min()) {
-				fprintf(stderr, "kcanary bisect: --check-runs %u: the culprit check could "
-					"never pass (its Mann-Whitney test at p <= 0.05, grown to 2 x N "
-					"runs a side, needs --check-runs %u at least; 0 turns it off)\n",
-					bo.check_runs, bisect_check_runs_min());
-				rc = 2;
-				goto out;
-			}
-			break;
-		case O_NAME: name = optarg; break;
-		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
-		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
-		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;
-		case O_CONNECT: o.uri = optarg; break;
-		case O_ACCEL:
-			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg"))
-				goto bad_value;
-			o.accel = optarg;
-			break;
-		case O_CONSOLE: o.console = true; break;
-		case 'q': o.quiet = true; break;
-		default:
-			usage(stderr);
-			rc = 2;
-			goto out;
-		}
-		if (r) {
+	switch (c) {
+	case O_REPO: a->repo = arg; break;
+	case O_GOOD: a->good = arg; break;
+	case O_BAD: a->bad = arg; break;
+	case O_FP: a->first_parent = true; break;
+	case O_KERNELS: add_kernels(a, arg); break;
+	case O_FIX: a->bo.find_fix = true; break;
+	case O_METRIC: a->metric = arg; break;
+	case O_HIB: a->hib = true; break;
+	case O_STRATEGY: a->strategy = arg; break;
+	case O_NAME: a->name = arg; break;
+	case O_CONNECT: a->o.uri = arg; break;
+	case O_CONSOLE: a->o.console = true; break;
+	case 'q': a->o.quiet = true; break;
+	case O_ACCEL:
+		if (strcmp(arg, "kvm") && strcmp(arg, "tcg"))
+			return OPT_BAD_VALUE;
+		a->o.accel = arg;
+		break;
+	case O_WORKLOAD: case O_SET: case O_SYSCTL: case O_FS: case O_CONFIG:
+	case O_WATCHDOG: case O_VCPUS: case O_MEM:
+		if (job_opt(a, c, arg, &err)) {
 			fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
-			rc = 2;
-			goto out;
+			r = 2;
 		}
+		break;
+	case O_REPEATS: case O_CONF: case O_MAXRUNS: case O_EPRUNS: case O_STEPMAX:
+	case O_CHECK:
+		r = engine_opt(a, c, arg);
+		break;
+	default:
+		usage(stderr);
+		r = 2;
+	}
+	buf_release(&err);
+	return r;
+}
+
+static const char *run_opt_name(int c)
+{
+	for (const struct option *o = run_lopts; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+/* The strategy and how its options combine: 0, or 2 printed. */
+static int pick_strategy(struct run_args *a)
+{
+	const char *s = a->strategy;
+
+	if (!strcmp(s, "prob")) {
+		a->bo.strategy = BISECT_PROBABILISTIC;
+	} else if (!strcmp(s, "adaptive")) {
+		a->bo.strategy = BISECT_BINARY;
+	} else if (!strcmp(s, "fixed")) {
+		a->bo.strategy = BISECT_BINARY;
+		if (!a->repeats_given)
+			a->bo.fixed_repeats = 3;
+	} else {
+		fprintf(stderr, "kcanary bisect: unknown strategy '%s': expected prob, adaptive or "
+			"fixed\n", s);
+		return 2;
+	}
+	if (strcmp(s, "fixed"))
+		a->bo.fixed_repeats = 0;
+	if (a->repeats_given && strcmp(s, "fixed")) {
+		fprintf(stderr, "kcanary bisect: --repeats goes with --strategy fixed\n");
+		return 2;
+	}
+	return 0;
+}
+
+/* Parse argv into a (a->spec and a->bo made here): 0, or the exit status
+ * (2, 1) with the message printed. */
+static int parse_run_args(struct run_args *a, int argc, char **argv)
+{
+	struct buf err = BUF_INIT;
+	int c, r;
+
+	a->spec = job_spec_new();
+	a->metric = "worst_lag_s";
+	a->strategy = "prob";
+	bisect_opts_init(&a->bo);
+	optind = 1;
+	while ((c = cmd_getopt(argc, argv, "kcanary bisect", "q", run_lopts)) != -1) {
+		if ((r = run_opt(a, c, optarg)) == OPT_BAD_VALUE) {
+			fprintf(stderr, "kcanary bisect: bad value '%s' for --%s\n", optarg,
+				run_opt_name(c));
+			return 2;
+		}
+		if (r)
+			return r;
 	}
 	/* --kernels A B C: the images after the first are arguments (getopt
 	 * keeps their order); as git bisect start takes its revisions */
-	if (optind != argc && !kernels) {
+	if (optind != argc && !a->kernels) {
 		fprintf(stderr, "kcanary bisect: unexpected argument '%s' (kernel images go after "
 			"--kernels)\n", argv[optind]);
-		rc = 2;
-		goto out;
+		return 2;
 	}
 	for (; optind < argc; optind++) {
-		kernels = xrealloc(kernels, (nkernels + 1) * sizeof(*kernels));
-		kernels[nkernels++] = argv[optind];
+		a->kernels = xrealloc(a->kernels, (a->nkernels + 1) * sizeof(*a->kernels));
+		a->kernels[a->nkernels++] = argv[optind];
 	}
-	if (!strcmp(strategy, "prob"))
-		bo.strategy = BISECT_PROBABILISTIC;
-	else if (!strcmp(strategy, "adaptive"))
-		bo.strategy = BISECT_BINARY;
-	else if (!strcmp(strategy, "fixed")) {
-		bo.strategy = BISECT_BINARY;
-		if (!repeats_given)
-			bo.fixed_repeats = 3;
-	} else {
-		fprintf(stderr, "kcanary bisect: unknown strategy '%s': expected prob, adaptive or "
-			"fixed\n", strategy);
-		rc = 2;
-		goto out;
-	}
-	if (strcmp(strategy, "fixed"))
-		bo.fixed_repeats = 0;
-	if (repeats_given && strcmp(strategy, "fixed")) {
-		fprintf(stderr, "kcanary bisect: --repeats goes with --strategy fixed\n");
-		rc = 2;
-		goto out;
-	}
-	if (!!repo + !!nkernels != 1 || (repo && (!good || !bad)) || (nkernels && (good || bad))) {
+	if ((r = pick_strategy(a)))
+		return r;
+	if (!!a->repo + !!a->nkernels != 1 || (a->repo && (!a->good || !a->bad)) ||
+	    (a->nkernels && (a->good || a->bad))) {
 		fprintf(stderr, "kcanary bisect: give either --repo DIR --good REV --bad REV, or "
 			"--kernels OLD ... NEW\n");
-		rc = 2;
-		goto out;
+		return 2;
 	}
-	if (!strncmp(metric, "probe:", 6) && !strchr(metric + 6, ':')) {
-		fprintf(stderr, "kcanary bisect: bad metric '%s': expected probe:NAME:KEY\n", metric);
-		rc = 2;
-		goto out;
+	if (!strncmp(a->metric, "probe:", 6) && !strchr(a->metric + 6, ':')) {
+		fprintf(stderr, "kcanary bisect: bad metric '%s': expected probe:NAME:KEY\n",
+			a->metric);
+		return 2;
 	}
-	if (!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err)) {
+	if (!a->fs_given && job_spec_set(a->spec, "matrix", "fs", "ext4", &err)) {
 		fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
+		buf_release(&err);
+		return 1;
+	}
+	return 0;
+}
+
+/* The old end: good for a regression, bad for a fix; the new end the other. */
+static const char *old_end(const struct run_args *a)
+{
+	return a->bo.find_fix ? a->bad : a->good;
+}
+
+static const char *new_end(const struct run_args *a)
+{
+	return a->bo.find_fix ? a->good : a->bad;
+}
+
+/* The candidates: the tree's range, or the images. -EINVAL and the like
+ * with err (an exit-1 error). */
+static int load_candidates(struct run_args *a, struct bisect_cands *cs, struct buf *err)
+{
+	int r;
+
+	if (!a->repo)
+		return bisect_cands_from_kernels(cs, a->kernels, a->nkernels, err);
+	if ((r = job_spec_set(a->spec, "job", "tree", a->repo, err)))
+		return r;
+	r = bisect_cands_from_repo(cs, a->repo, old_end(a), new_end(a), a->first_parent, err);
+	if (r && a->bo.find_fix && strstr(err_text(err), "not an ancestor"))
+		buf_puts(err, " (with --find-fix, --bad names the older end)");
+	return r;
+}
+
+/* What kcanary compare checks before anything is stored or built: the
+ * spec (job_spec_check, on a shallow copy given the range's ends as its
+ * variants; it only reads), one setting, and the workload and its knobs
+ * (the agent's check). -EINVAL with err (a usage error). */
+static int check_before_store(const struct run_args *a, struct buf *err)
+{
+	struct job_spec chk = *a->spec;
+
+	if (a->repo) {
+		chk.tree = (char *)a->repo;
+		chk.base = (char *)old_end(a);
+	} else {
+		chk.kernels = a->kernels;
+		chk.nkernels = a->nkernels;
+	}
+	if (job_spec_check(&chk, err) || agent_check_spec(a->spec, NULL, err))
+		return -EINVAL;
+	if (job_ncells(a->spec) != 1)
+		return err_setf(err, -EINVAL, "a bisection measures one setting: give single values "
+				"to --set and --sysctl (no lists)");
+	return 0;
+}
+
+/* The metric's direction: the store's metrics table, or --higher-is-better.
+ * -EINVAL (usage) or -EIO with err. */
+static int metric_direction(struct run_args *a, struct db *db, struct buf *err)
+{
+	int r;
+
+	if ((r = check_metric(db, a->metric, a->spec->workload, err)))
+		return r;
+	if ((r = db_metric_higher_is_worse(db, a->metric, &a->bo.higher_is_worse)))
+		return err_setf(err, -EIO, "cannot read metric '%s': %s", a->metric, db_errmsg(db));
+	if (a->hib)
+		a->bo.higher_is_worse = false;
+	return 0;
+}
+
+/* Run the bisection (bisect_exec.h) and print its result; the exit
+ * status: 0 a culprit that passed its check, 3 none named (or it failed
+ * or could not run its check), 1 an error (printed). */
+static int run_bisection(struct run_args *a, struct db *db, struct bisect_cands *cs)
+{
+	enum bisect_verdict *verdicts = xcalloc(cs->n, sizeof(*verdicts));
+	char *jname = a->name ? xstrdup(a->name) :
+		      a->repo ? xasprintf("bisect %s..%s", old_end(a), new_end(a)) :
+		      xasprintf("bisect %zu kernels", cs->n);
+	struct bisect_exec_opts xo = { .spec = a->spec, .name = jname, .metric = a->metric,
+				       .engine = &a->bo, .guest = &a->o };
+	struct bisect_exec_out xr;
+	struct buf err = BUF_INIT;
+	int rc;
+
+	if (!a->o.quiet)
+		fprintf(stderr, "bisecting %zu candidates (%s, metric %s, %s is worse%s)\n", cs->n,
+			a->strategy, a->metric, a->bo.higher_is_worse ? "higher" : "lower",
+			a->bo.find_fix ? ", looking for the fix" : "");
+	if (bisect_execute(db, cs, &xo, &xr, verdicts, &err)) {
+		fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
+		rc = 1;
 		goto out;
 	}
-	if (repo) {
-		/* old end first: good for a regression, bad for a fix */
-		const char *old = bo.find_fix ? bad : good, *new = bo.find_fix ? good : bad;
+	print_result(cs, &xr.res, verdicts, &xr.totals, a->metric, xr.job_id);
+	rc = xr.res.outcome == BISECT_FOUND || xr.res.outcome == BISECT_RANGE ?
+	     ((xr.res.check_done && !xr.res.check_passed) || xr.res.check_abandoned ? 3 : 0) : 3;
+out:
+	free(jname);
+	free(verdicts);
+	buf_release(&err);
+	return rc;
+}
 
-		if (job_spec_set(spec, "job", "tree", repo, &err))
-			goto fail_err;
-		if (bisect_cands_from_repo(&cs, repo, old, new, first_parent, &err)) {
-			if (bo.find_fix && strstr(buf_str(&err), "not an ancestor"))
-				buf_puts(&err, " (with --find-fix, --bad names the older end)");
-			goto fail_err;
-		}
-	} else if (bisect_cands_from_kernels(&cs, kernels, nkernels, &err))
-		goto fail_err;
-	/* What kcanary compare checks before anything is stored or built: the
-	 * spec (job_spec_check, on a shallow copy given the range's ends as its
-	 * variants; it only reads), one setting, and the workload and its knobs
-	 * (the agent's check). */
-	{
-		struct job_spec chk = *spec;
+/* `kcanary bisect --repo ... | --kernels ...`: the flags, the checks
+ * kcanary compare makes, then the bisection. */
+static int do_run(int argc, char **argv)
+{
+	struct run_args a = { 0 };
+	struct bisect_cands cs = { 0 };
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	char *home = NULL;
+	int r, rc;
 
-		if (repo) {
-			chk.tree = (char *)repo;
-			chk.base = (char *)(bo.find_fix ? bad : good);
-		} else {
-			chk.kernels = kernels;
-			chk.nkernels = nkernels;
-		}
-		if (job_spec_check(&chk, &err) || agent_check_spec(spec, NULL, &err))
-			goto usage_err;
-		if (job_ncells(spec) != 1) {
-			buf_puts(&err, "a bisection measures one setting: give single values to "
-				 "--set and --sysctl (no lists)");
-			goto usage_err;
-		}
+	if ((rc = parse_run_args(&a, argc, argv)))
+		goto out;
+	rc = 1;
+	if (load_candidates(&a, &cs, &err))
+		goto fail;
+	if (check_before_store(&a, &err)) {
+		rc = 2;
+		goto fail;
 	}
 	if (!(db = open_store()))
 		goto out;
-	if ((r = check_metric(db, metric, spec->workload, &err))) {
-		if (r == -EINVAL)
-			goto usage_err;
-		goto fail_err;
+	if ((r = metric_direction(&a, db, &err))) {
+		rc = r == -EINVAL ? 2 : 1;
+		goto fail;
 	}
-	if (db_metric_higher_is_worse(db, metric, &bo.higher_is_worse)) {
-		buf_printf(&err, "cannot read metric '%s': %s", metric, db_errmsg(db));
-		goto fail_err;
-	}
-	if (hib)
-		bo.higher_is_worse = false;
 	home = cmd_home ? xstrdup(cmd_home) : kc_home();
-	o.home = home;
-	verdicts = xcalloc(cs.n, sizeof(*verdicts));
-	{
-		char *jname = name ? xstrdup(name) :
-			      repo ? xasprintf("bisect %s..%s", bo.find_fix ? bad : good,
-					       bo.find_fix ? good : bad) :
-			      xasprintf("bisect %zu kernels", cs.n);
-
-		if (!o.quiet)
-			fprintf(stderr, "bisecting %zu candidates (%s, metric %s, %s is worse%s)\n",
-				cs.n, strategy, metric, bo.higher_is_worse ? "higher" : "lower",
-				bo.find_fix ? ", looking for the fix" : "");
-		struct bisect_exec_opts xo = { .spec = spec, .name = jname, .metric = metric,
-					       .engine = &bo, .guest = &o };
-
-		r = bisect_execute(db, &cs, &xo, &xr, verdicts, &err);
-		free(jname);
-	}
-	if (r)
-		goto fail_err;
-	print_result(&cs, &xr.res, verdicts, &xr.totals, metric, xr.job_id);
-	/* 3 also when the check asked for failed or could not run */
-	rc = xr.res.outcome == BISECT_FOUND || xr.res.outcome == BISECT_RANGE ?
-	     ((xr.res.check_done && !xr.res.check_passed) || xr.res.check_abandoned ? 3 : 0) : 3;
+	a.o.home = home;
+	rc = run_bisection(&a, db, &cs);
 	goto out;
-fail_err:
+fail:
 	fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
-	rc = 1;
-	goto out;
-usage_err:
-	fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
-	rc = 2;
 out:
 	bisect_cands_release(&cs);
-	job_spec_free(spec);
+	run_args_release(&a);
 	buf_release(&err);
-	free(kernels);
-	for (size_t i = 0; i < nkcopies; i++)
-		free(kcopies[i]);
-	free(kcopies);
 	free(home);
-	free(verdicts);
 	db_close(db);
 	return rc;
-bad_value:
-	fprintf(stderr, "kcanary bisect: bad value '%s' for --%s\n", optarg,
-		lopts[c - O_REPO].name);
-	rc = 2;
-	goto out;
 }
+
+/* No verb: options start a bisection over real guests. */
+static int do_default(int argc, char **argv)
+{
+	if (help_asked(argc, argv))
+		return 0;
+	if (argv[1][0] == '-')
+		return do_run(argc, argv);
+	fprintf(stderr, "kcanary bisect: unknown subcommand '%s'; see 'kcanary bisect --help'\n",
+		argv[1]);
+	return 2;
+}
+
+static const struct cmd_verb verbs[] = {
+	{ "log", do_log },
+	{ "replay", do_replay },
+	{ "simulate", do_simulate },
+	{ NULL, do_default },
+};
 
 int cmd_bisect(int argc, char **argv)
 {
@@ -931,29 +1113,5 @@ int cmd_bisect(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "replay")) {
-		if (cmd_wants_help(argc - 1, argv + 1)) {
-			usage(stdout);
-			return 0;
-		}
-		return do_replay(argc - 1, argv + 1);
-	}
-	if (!strcmp(argv[1], "simulate")) {
-		if (cmd_wants_help(argc - 1, argv + 1)) {
-			usage(stdout);
-			return 0;
-		}
-		return do_simulate(argc - 1, argv + 1);
-	}
-	if (cmd_wants_help(argc, argv)) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "log"))
-		return do_log(argc - 1, argv + 1);
-	if (argv[1][0] == '-')
-		return do_bisect(argc, argv);
-	fprintf(stderr, "kcanary bisect: unknown subcommand '%s'; see 'kcanary bisect --help'\n",
-		argv[1]);
-	return 2;
+	return cmd_select("kcanary bisect", verbs, argc, argv);
 }

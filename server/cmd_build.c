@@ -1,5 +1,6 @@
 /* cmd_build.c - kcanary build: one kernel per variant (the base, and the
- * base plus each series revision), recorded as a job with its variants. */
+ * base plus each series revision), recorded as a job with its variants by
+ * the build service (variant_build.h); here the flags and the table. */
 #define LOG_MODULE "build"
 #include <limits.h>
 #include <stdio.h>
@@ -7,16 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply.h"
-#include "build.h"
 #include "cmd.h"
-#include "cmd_series_apply.h"
 #include "db.h"
-#include "db_kernels.h"
-#include "git.h"
 #include "log.h"
 #include "series.h"
 #include "util.h"
+#include "variant.h"
+#include "variant_build.h"
 
 static void usage(FILE *f)
 {
@@ -55,213 +53,171 @@ static void usage(FILE *f)
 		"Exit 0 when every variant has a kernel, 1 otherwise, 2 on usage.\n");
 }
 
-struct variant_row {
-	char *name;
-	char commit[KC_OID_HEX];
-	const char *status;
-	double build_s, cpu_s;
-	bool has_time;
-	char *artefact;
-	char *error;
+/* The flags. */
+struct build_args {
+	const char *repo, *base, *subset, *config;
+	char **files;                   /* --series FILE... */
+	size_t nfiles;
+	const char **frags;             /* --config-fragment NAME... */
+	size_t nfrags;
+	bool no_defaults;
+	int jobs;
 };
 
-static void print_table(const struct variant_row *v, size_t n)
+/* Parse argv into a; 0, or 2 (usage, printed). */
+static int parse_args(struct build_args *a, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		if (!strcmp(o, "--repo") && i + 1 < argc)
+			a->repo = argv[++i];
+		else if (!strcmp(o, "--base") && i + 1 < argc)
+			a->base = argv[++i];
+		else if (!strcmp(o, "--patches") && i + 1 < argc)
+			a->subset = argv[++i];
+		else if (!strcmp(o, "--config") && i + 1 < argc)
+			a->config = argv[++i];
+		else if (!strcmp(o, "--jobs") && i + 1 < argc)
+			a->jobs = atoi(argv[++i]);
+		else if (!strcmp(o, "--no-default-fragments"))
+			a->no_defaults = true;
+		else if (!strcmp(o, "--config-fragment") && i + 1 < argc) {
+			while (i + 1 < argc && argv[i + 1][0] != '-')
+				a->frags[a->nfrags++] = argv[++i];
+		} else if (!strcmp(o, "--series") && i + 1 < argc) {
+			while (i + 1 < argc && argv[i + 1][0] != '-')
+				a->files[a->nfiles++] = argv[++i];
+		} else {
+			fprintf(stderr, "kcanary build: %s '%s'\n", o[0] == '-' ?
+				"unrecognized option (or missing value)" : "unexpected argument", o);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!a->repo || !a->base || (a->subset && !a->nfiles)) {
+		usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* The variants: the base, then the base plus each revision read. */
+static struct variant_build_item *make_items(const struct build_args *a, struct series **revs,
+					     size_t nrev)
+{
+	struct variant_build_item *items = xcalloc(nrev + 1, sizeof(*items));
+
+	items[0].v = (struct variant){ .kind = VARIANT_BASE, .name = xstrdup("base"),
+				       .base = xstrdup(a->base) };
+	for (size_t i = 0; i < nrev; i++) {
+		const struct series *s = revs[i];
+		struct variant *v = &items[i + 1].v;
+		int m = s->npatches ? s->patches[s->npatches - 1].m : 0;
+
+		*v = (struct variant){ .kind = VARIANT_SERIES, .base = xstrdup(a->base),
+				       .patches = a->subset ? xstrdup(a->subset) : NULL };
+		v->name = a->subset ? xasprintf("%s v%d %s/%d", s->name, s->version, a->subset, m)
+				    : xasprintf("%s v%d", s->name, s->version);
+		items[i + 1].rev = s;
+	}
+	return items;
+}
+
+static void print_table(const struct variant_build_item *it, size_t n)
 {
 	int w = 7;
 
 	for (size_t i = 0; i < n; i++)
-		if ((int)strlen(v[i].name) > w)
-			w = (int)strlen(v[i].name);
+		if ((int)strlen(it[i].v.name) > w)
+			w = (int)strlen(it[i].v.name);
 	printf("%-*s  %-12s  %-12s  %10s  %8s  %s\n", w, "variant", "commit", "status",
 	       "build time", "cpu", "artefact");
 	for (size_t i = 0; i < n; i++) {
+		const struct variant_build_result *r = &it[i].res;
+		const char *artefact = r->image_path ? r->image_path : r->build_log_path;
 		char t[32] = "-", c[32] = "-";
-		if (v[i].has_time)
-			snprintf(t, sizeof(t), "%dm%04.1fs", (int)(v[i].build_s / 60),
-				 v[i].build_s - 60 * (int)(v[i].build_s / 60));
-		if (v[i].cpu_s > 0)
-			snprintf(c, sizeof(c), "%dm%02ds", (int)(v[i].cpu_s / 60),
-				 (int)v[i].cpu_s % 60);
-		printf("%-*s  %-12.12s  %-12s  %10s  %8s  %s\n", w, v[i].name,
-		       *v[i].commit ? v[i].commit : "-", v[i].status, t, c,
-		       v[i].artefact ? v[i].artefact : "-");
+
+		if (r->build_s >= 0)
+			snprintf(t, sizeof(t), "%dm%04.1fs", (int)(r->build_s / 60),
+				 r->build_s - 60 * (int)(r->build_s / 60));
+		if (r->cpu_s > 0)
+			snprintf(c, sizeof(c), "%dm%02ds", (int)(r->cpu_s / 60), (int)r->cpu_s % 60);
+		printf("%-*s  %-12.12s  %-12s  %10s  %8s  %s\n", w, it[i].v.name,
+		       *r->commit ? r->commit : "-",
+		       r->status == VARIANT_BUILD_OK && r->cache_hit ? "cached" :
+		       variant_build_status_name(r->status), t, c, artefact ? artefact : "-");
 	}
 	for (size_t i = 0; i < n; i++)
-		if (v[i].error)
-			printf("%s: %s\n", v[i].name, v[i].error);
+		if (it[i].res.reason)
+			printf("%s: %s\n", it[i].v.name, it[i].res.reason);
 }
 
 int cmd_build(int argc, char **argv)
 {
-	const char *repo_path = NULL, *base = NULL, *subset = NULL, *config = NULL;
-	char **files = xcalloc((size_t)argc + 1, sizeof(*files));
-	const char **frag_names = xcalloc((size_t)argc + 8, sizeof(*frag_names));
-	char **frags = NULL, *kdir = NULL, *home = NULL, *dbp = NULL;
-	size_t nfiles = 0, nfrag = 0, nrev = 0, nv = 0;
-	bool defaults = true;
-	int jobs = 0, ret = 1;
+	struct build_args a = { .files = xcalloc((size_t)argc + 1, sizeof(char *)),
+				.frags = xcalloc((size_t)argc + 1, sizeof(char *)) };
+	struct variant_build_opts bo = { 0 };
+	struct variant_build *vb = NULL;
+	struct variant_build_item *items = NULL;
 	struct series **revs = NULL;
-	struct repo *r = NULL;
+	struct buf err = BUF_INIT;
 	struct db *db = NULL;
-	struct variant_row *rows = NULL;
-	char base_hex[KC_OID_HEX];
+	char base_hex[KC_OID_HEX], *home = NULL, *dbp = NULL, *jname = NULL;
+	size_t nrev = 0, nitems = 0;
 	int64_t job_id = 0;
+	int ret = 1;
 
 	if (cmd_wants_help(argc, argv)) {
 		usage(stdout);
 		ret = 0;
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--repo") && i + 1 < argc)
-			repo_path = argv[++i];
-		else if (!strcmp(a, "--base") && i + 1 < argc)
-			base = argv[++i];
-		else if (!strcmp(a, "--patches") && i + 1 < argc)
-			subset = argv[++i];
-		else if (!strcmp(a, "--config") && i + 1 < argc)
-			config = argv[++i];
-		else if (!strcmp(a, "--jobs") && i + 1 < argc)
-			jobs = atoi(argv[++i]);
-		else if (!strcmp(a, "--no-default-fragments"))
-			defaults = false;
-		else if (!strcmp(a, "--config-fragment") && i + 1 < argc) {
-			while (i + 1 < argc && argv[i + 1][0] != '-')
-				frag_names[nfrag++] = argv[++i];
-		} else if (!strcmp(a, "--series") && i + 1 < argc) {
-			while (i + 1 < argc && argv[i + 1][0] != '-')
-				files[nfiles++] = argv[++i];
-		} else {
-			fprintf(stderr, "kcanary build: %s '%s'\n", a[0] == '-' ?
-				"unrecognized option (or missing value)" : "unexpected argument", a);
-			usage(stderr);
-			ret = 2;
-			goto out;
-		}
-	}
-	if (!repo_path || !base || (subset && !nfiles)) {
-		usage(stderr);
-		ret = 2;
+	if ((ret = parse_args(&a, argc, argv)))
 		goto out;
-	}
-
-	kdir = build_kernels_dir();
-	frags = xcalloc(nfrag + 8, sizeof(*frags));
-	{
-		size_t n = 0;
-		if (defaults)
-			for (size_t i = 0; build_default_fragments[i]; i++)
-				frags[n++] = build_fragment_path(kdir, build_default_fragments[i]);
-		for (size_t i = 0; i < nfrag; i++)
-			frags[n++] = build_fragment_path(kdir, frag_names[i]);
-		nfrag = n;
-	}
-
-	if (repo_open(&r, repo_path, false) || repo_resolve(r, base_hex, base)) {
-		log_err("%s", repo_errmsg());
-		goto out;
-	}
-	if (nfiles && series_files_load(&revs, &nrev, files, nfiles))
-		goto out;
+	ret = 1;
 	home = cmd_home ? xstrdup(cmd_home) : kc_home();
+	bo = (struct variant_build_opts){
+		.tree = a.repo, .home = home, .base_config = a.config,
+		.fragments = a.frags, .nfragments = a.nfrags, .no_default_fragments = a.no_defaults,
+		.jobs = a.jobs, .progress = true,
+	};
 	dbp = cmd_db_path();
 	if (db_open(&db, dbp)) {
 		log_err("cannot open the store '%s': %s", dbp, db ? db_errmsg(db) : "");
 		goto out;
 	}
-	{
-		char *jname = xasprintf("build %s", base);
-		if (db_job_create(db, &job_id, jname, "adhoc", NULL)) {
-			log_err("cannot record the job: %s", db_errmsg(db));
-			free(jname);
-			goto out;
-		}
-		free(jname);
-		db_job_set_status(db, job_id, "building", NULL);
+	vb = variant_build_new(db, &bo);
+	if (variant_build_resolve(vb, base_hex, a.base, &err) ||
+	    (a.nfiles && variant_build_load_series(&revs, &nrev, a.files, a.nfiles, &err))) {
+		log_err("%s", buf_str(&err));
+		goto out;
 	}
-
-	rows = xcalloc(nrev + 1, sizeof(*rows));
+	items = make_items(&a, revs, nrev);
+	nitems = nrev + 1;
+	jname = xasprintf("build %s", a.base);
+	if (variant_build_adhoc(vb, &job_id, jname, items, nitems, &err)) {
+		log_err("%s", buf_str(&err));
+		goto out;
+	}
+	print_table(items, nitems);
 	ret = 0;
-	for (size_t i = 0; i <= nrev; i++) {
-		struct variant_row *row = &rows[nv++];
-		struct build_result br;
-		struct build_spec spec = { .home = home, .base_hex = base_hex,
-					   .base_config = config,
-					   .fragments = (const char *const *)frags,
-					   .nfragments = nfrag, .jobs = jobs, .progress = true };
-		char commit[KC_OID_HEX];
-		int64_t vid = 0;
-
-		memcpy(commit, base_hex, KC_OID_HEX);
-		if (i == 0) {
-			row->name = xstrdup("base");
-		} else {
-			const struct series *s = revs[i - 1];
-			struct apply_series as;
-			struct apply_result res;
-			int m = s->npatches ? s->patches[s->npatches - 1].m : 0;
-
-			row->name = subset ? xasprintf("%s v%d %s/%d", s->name, s->version, subset, m)
-					   : xasprintf("%s v%d", s->name, s->version);
-			apply_series_from(&as, s);
-			if (apply_series(&res, r, base_hex, &as, subset) || res.nfailed) {
-				row->status = "apply-failed";
-				row->error = xstrdup(res.error ? res.error : repo_errmsg());
-				memcpy(row->commit, res.tip, KC_OID_HEX);
-			} else {
-				memcpy(commit, res.tip, KC_OID_HEX);
-			}
-			apply_result_release(&res);
-			apply_series_view_release(&as);
-		}
-		if (db_variant_get(db, &vid, job_id, row->name))
-			log_warn("cannot record variant '%s': %s", row->name, db_errmsg(db));
-		if (row->status) {
-			db_variant_set_build(db, vid, base, NULL, subset, 0, "apply-failed", row->error);
+	for (size_t i = 0; i < nitems; i++)
+		if (items[i].res.status != VARIANT_BUILD_OK)
 			ret = 1;
-			continue;
-		}
-		memcpy(row->commit, commit, KC_OID_HEX);
-		spec.label = row->name;
-		int rc = build_kernel(&br, r, db, commit, &spec);
-		if (rc || !br.ok) {
-			row->status = "build-failed";
-			row->error = xstrdup(br.error ? br.error : "build failed");
-			ret = 1;
-		} else {
-			row->status = br.cache_hit ? "cached" : "ok";
-		}
-		if (br.build_s > 0 || (!rc && br.ok)) {
-			row->build_s = br.build_s;
-			row->cpu_s = br.cache_hit ? 0 : br.cpu_s;
-			row->has_time = br.build_s >= 0;
-		}
-		row->artefact = br.kernel.image_path ? xstrdup(br.kernel.image_path)
-			      : (br.kernel.build_log_path ? xstrdup(br.kernel.build_log_path) : NULL);
-		db_variant_set_build(db, vid, base, commit, i ? subset : NULL, br.kernel.id,
-				     br.ok ? "ok" : "build-failed", br.ok ? NULL : row->error);
-		build_result_release(&br);
-	}
-	db_job_set_status(db, job_id, ret ? "failed" : "done", NULL);
-	print_table(rows, nv);
 out:
-	for (size_t i = 0; i < nv; i++) {
-		free(rows[i].name);
-		free(rows[i].artefact);
-		free(rows[i].error);
+	for (size_t i = 0; i < nitems; i++) {
+		variant_release(&items[i].v);
+		variant_build_result_release(&items[i].res);
 	}
-	free(rows);
-	for (size_t i = 0; frags && frags[i]; i++)
-		free(frags[i]);
-	free(frags);
-	free(frag_names);
-	free(files);
-	free(kdir);
+	free(items);
+	free(a.files);
+	free(a.frags);
 	free(home);
 	free(dbp);
+	free(jname);
+	buf_release(&err);
 	series_free_all(revs, nrev);
+	variant_build_free(vb);
 	db_close(db);
-	repo_close(r);
 	return ret;
 }

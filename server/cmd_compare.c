@@ -267,7 +267,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	if (f.dry_run) {
-		struct job_variant *v = NULL;
+		struct variant *v = NULL;
 		size_t nv = job_variants(spec, &v), nc = job_ncells(spec);
 		printf("job '%s': %zu variant%s x %zu cell%s x %d repeat%s = %zu runs (seed %llu)\n",
 		       spec->name, nv, nv == 1 ? "" : "s", nc, nc == 1 ? "" : "s", spec->repeat,

@@ -1,5 +1,6 @@
 /* cmd_series.c - kcanary series: `show` prints the series read from mail
- * (series.h); `apply` is series_cmd_apply(), defined with the tree code.
+ * (series.h); `apply` is cmd_series_apply() (cmd_series_apply.c). The
+ * verbs are dispatched from verbs[] at the end.
  */
 #define LOG_MODULE "series"
 #include <getopt.h>
@@ -13,16 +14,6 @@
 #include "cmd.h"
 #include "log.h"
 #include "series.h"
-
-/* The apply side lives with the tree code; this default answers when the
- * binary was linked without it. */
-__attribute__((weak)) int series_cmd_apply(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "kcanary series apply: not built into this kcanary\n");
-	return 1;
-}
 
 static void usage(FILE *f)
 {
@@ -238,17 +229,17 @@ static int series_show(int argc, char **argv)
 	return ret;
 }
 
+static const struct cmd_verb verbs[] = {
+	{ "show", series_show },
+	{ "apply", cmd_series_apply },
+	{ NULL, NULL },
+};
+
 int cmd_series(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "show"))
-		return series_show(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "apply"))
-		return series_cmd_apply(argc - 1, argv + 1);
-	fprintf(stderr, "kcanary series: unknown subcommand '%s' (expected show or apply)\n",
-		argv[1]);
-	return 2;
+	return cmd_select("kcanary series", verbs, argc, argv);
 }

@@ -1,9 +1,7 @@
 /* cmd_series_apply.c - kcanary series apply: each revision of the given
- * mail files as commits on a base (apply.h), one line per patch.
- *
- * cmd_series.c dispatches `apply` here (it has a weak fallback). The
- * revision loader below is shared with cmd_build.c, which also makes the
- * linker take this file out of libkcanary.a over that fallback. */
+ * mail files as commits on a base, one line per patch. The steps (resolve,
+ * read the mail, apply) are the build service's (variant_build.h); here
+ * the flags and the printing. cmd_series.c's verb table dispatches here. */
 #define LOG_MODULE "apply"
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,24 +9,10 @@
 
 #include "apply.h"
 #include "cmd.h"
-#include "cmd_series_apply.h"
-#include "git.h"
 #include "log.h"
 #include "series.h"
 #include "util.h"
-
-int series_files_load(struct series ***out, size_t *n_out, char *const *paths, size_t npaths)
-{
-	struct buf err = BUF_INIT;
-	int rc = series_load(out, n_out, paths, npaths, &err);
-
-	if (rc)
-		log_err("%s", err.len ? buf_str(&err) : "cannot read the series");
-	else if (err.len)
-		log_warn("%s", buf_str(&err));
-	buf_release(&err);
-	return rc;
-}
+#include "variant_build.h"
 
 static void usage(FILE *f)
 {
@@ -54,13 +38,14 @@ static void usage(FILE *f)
 		"usage error.\n");
 }
 
-int series_cmd_apply(int argc, char **argv)
+int cmd_series_apply(int argc, char **argv)
 {
 	const char *repo_path = NULL, *base = NULL, *subset = NULL;
 	char **files = xcalloc((size_t)argc + 1, sizeof(*files));
 	size_t nfiles = 0, nrev = 0;
 	struct series **revs = NULL;
-	struct repo *r = NULL;
+	struct variant_build *vb = NULL;
+	struct buf err = BUF_INIT;
 	char base_hex[KC_OID_HEX];
 	int ret = 1;
 
@@ -90,24 +75,20 @@ int series_cmd_apply(int argc, char **argv)
 		free(files);
 		return 2;
 	}
-	if (repo_open(&r, repo_path, false) || repo_resolve(r, base_hex, base)) {
-		log_err("%s", repo_errmsg());
+	vb = variant_build_new(NULL, &(struct variant_build_opts){ .tree = repo_path });
+	if (variant_build_resolve(vb, base_hex, base, &err) ||
+	    variant_build_load_series(&revs, &nrev, files, nfiles, &err)) {
+		log_err("%s", buf_str(&err));
 		goto out;
 	}
-	if (series_files_load(&revs, &nrev, files, nfiles))
-		goto out;
 	ret = 0;
 	for (size_t i = 0; i < nrev; i++) {
-		struct apply_series s;
 		struct apply_result res;
-		int rc;
 
-		apply_series_from(&s, revs[i]);
-		printf("series %s v%d (%zu patches) on %.12s\n", s.name, s.version, s.npatches,
-		       base_hex);
-		rc = apply_series(&res, r, base_hex, &s, subset);
-		if (rc) {
-			log_err("%s", res.error ? res.error : repo_errmsg());
+		printf("series %s v%d (%zu patches) on %.12s\n", revs[i]->name, revs[i]->version,
+		       revs[i]->npatches, base_hex);
+		if (variant_build_apply(vb, &res, base_hex, revs[i], subset, &err)) {
+			log_err("%s", buf_str(&err));
 			ret = 1;
 		} else {
 			apply_result_print(stdout, &res);
@@ -118,11 +99,11 @@ int series_cmd_apply(int argc, char **argv)
 				ret = 1;
 		}
 		apply_result_release(&res);
-		apply_series_view_release(&s);
 	}
 out:
 	series_free_all(revs, nrev);
-	repo_close(r);
+	variant_build_free(vb);
+	buf_release(&err);
 	free(files);
 	return ret;
 }

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "compare.h"
-#include "compare_build.h"
 #include "db_guest.h"
 #include "error.h"
 #include "guest_run.h"
@@ -22,6 +21,8 @@
 #include "progress.h"
 #include "report.h"
 #include "runner.h"
+#include "variant.h"
+#include "variant_build.h"
 
 static void say(const struct guest_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -37,89 +38,58 @@ static void say(const struct guest_opts *o, const char *fmt, ...)
 
 /* ---- kernels ---- */
 
-int compare_prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
-			   struct buf *why)
-{
-	char release[128], err[512], *modules = NULL;
-	int r;
-
-	if ((r = image_kernel_release(release, sizeof(release), path, err, sizeof(err)))) {
-		buf_puts(why, err);
-		return r;
-	}
-	modules = xasprintf("/lib/modules/%s", release);
-	if (access(modules, R_OK)) {
-		free(modules);
-		modules = NULL;
-	}
-	r = db_kernel_prebuilt(db, kernel_id, path, release, modules);
-	if (r)
-		buf_printf(why, "cannot store kernel '%s': %s", path, db_errmsg(db));
-	free(modules);
-	return r;
-}
-
+/* Each pending variant's kernel, through the build service (variant_build.h):
+ * what became of it is stored on its row; a variant that fails does not
+ * stop the others. */
 static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec *spec,
 			   const struct guest_opts *o, struct buf *err)
 {
+	struct variant_build_opts bo = {
+		.tree = spec->tree, .home = o->home, .progress = !o->quiet,
+		.fragments = (const char *const *)spec->config, .nfragments = spec->nconfig,
+	};
+	struct variant_build *vb = NULL;
 	struct db_variant_row *v = NULL;
 	size_t n = 0;
 	int r, nok = 0;
 
-	if ((r = db_job_variants(db, job_id, &v, &n))) {
-		buf_printf(err, "cannot read variants: %s", db_errmsg(db));
-		return r;
-	}
+	if ((r = db_job_variants(db, job_id, &v, &n)))
+		return err_setf(err, r, "cannot read variants: %s", db_errmsg(db));
+	vb = variant_build_new(db, &bo);
 	for (size_t i = 0; i < n; i++) {
-		json_t *vs = json_loads(v[i].spec_json, 0, NULL);
-		const char *kind = json_string_value(json_object_get(vs, "kind"));
-		struct buf why = BUF_INIT;
-		int64_t kernel_id = 0;
-		char commit[64] = "";
-		const char *status = "ok";
+		struct variant var;
+		struct variant_build_result res;
 
 		if (!strcmp(v[i].status, "ok")) {
 			nok++;
-			json_decref(vs);
 			continue;
 		}
 		if (strcmp(v[i].status, "pending")) {
 			/* failed before: the same inputs fail the same way */
 			say(o, "kernel %zu/%zu %s: %s (stored)", i + 1, n, v[i].name, v[i].status);
-			json_decref(vs);
 			continue;
 		}
-		say(o, "kernel %zu/%zu %s: %s", i + 1, n, v[i].name,
-		    kind && !strcmp(kind, "prebuilt") ? "prebuilt" : "building");
-		if (kind && !strcmp(kind, "prebuilt")) {
-			const char *path = json_string_value(json_object_get(vs, "kernel"));
-			if (!path || compare_prebuilt_kernel(db, path, &kernel_id, &why))
-				status = "build-failed";
-		} else {
-			r = compare_build_variant(db, spec, vs, o->home, !o->quiet, &kernel_id,
-						  commit, sizeof(commit), &why);
-			if (r == COMPARE_APPLY_FAILED)
-				status = "apply-failed";
-			else if (r)
-				status = "build-failed";
-		}
-		if (!strcmp(status, "ok"))
-			nok++;
-		else
-			say(o, "  %s: %s", status, buf_str(&why));
-		r = db_variant_set_result(db, v[i].id, status, strcmp(status, "ok") ? buf_str(&why) : NULL,
-					  *commit ? commit : NULL, kernel_id);
-		buf_release(&why);
-		json_decref(vs);
-		if (r) {
-			buf_printf(err, "cannot store variant '%s': %s", v[i].name, db_errmsg(db));
+		if ((r = variant_from_json(&var, v[i].name, v[i].spec_json, err))) {
+			err_wrapf(err, r, "variant '%s' in the store", v[i].name);
 			goto out;
 		}
+		say(o, "kernel %zu/%zu %s: %s", i + 1, n, v[i].name,
+		    var.kind == VARIANT_PREBUILT ? "prebuilt" : "building");
+		r = variant_build_for_job(vb, &res, v[i].id, &var, NULL, err);
+		if (res.status == VARIANT_BUILD_OK)
+			nok++;
+		else
+			say(o, "  %s: %s", variant_build_status_name(res.status), res.reason);
+		variant_build_result_release(&res);
+		variant_release(&var);
+		if (r)
+			goto out;
 	}
 	if (!nok)
 		say(o, "no variant has a kernel: nothing to run");
 	r = 0;
 out:
+	variant_build_free(vb);
 	db_variant_rows_free(v, n);
 	return r;
 }

@@ -59,10 +59,4 @@ int compare_worker_start(struct compare_worker **out, const char *db_path,
 			 const struct guest_opts *o);
 void compare_worker_stop(struct compare_worker *w);
 
-/* compare_prebuilt_kernel - the kernels row of a prebuilt image at path:
- * its release from the bzImage header, modules from /lib/modules/<release>
- * when present. Returns 0 or a negative errno with why filled. */
-int compare_prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
-			    struct buf *why);
-
 #endif

@@ -434,17 +434,29 @@ char *job_cell_params(const struct job_spec *s, size_t i)
 	return out;
 }
 
-static void add_variant(struct job_variant **v, size_t *n, const char *name, const char *kind,
-			const char *base, const char *series, const char *patches,
-			const char *kernel)
+/* Append a variant of kind named name, recording the job's config. */
+static struct variant *add_variant(struct variant **v, size_t *n, const struct job_spec *s,
+				   const char *name, enum variant_kind kind)
 {
+	struct variant *x;
+
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	(*v)[*n] = (struct job_variant){
-		xstrdup(name), xstrdup(kind), base ? xstrdup(base) : NULL,
-		series ? xstrdup(series) : NULL, patches ? xstrdup(patches) : NULL,
-		kernel ? xstrdup(kernel) : NULL,
-	};
-	(*n)++;
+	x = &(*v)[(*n)++];
+	*x = (struct variant){ .kind = kind, .name = xstrdup(name) };
+	x->config = xcalloc(s->nconfig + 1, sizeof(*x->config));
+	for (size_t i = 0; i < s->nconfig; i++)
+		x->config[x->nconfig++] = xstrdup(s->config[i]);
+	return x;
+}
+
+static void add_series_variant(struct variant **v, size_t *n, const struct job_spec *s,
+			       const char *name, const char *series, const char *patches)
+{
+	struct variant *x = add_variant(v, n, s, name, VARIANT_SERIES);
+
+	x->base = s->base ? xstrdup(s->base) : NULL;
+	x->series = xstrdup(series);
+	x->patches = patches ? xstrdup(patches) : NULL;
 }
 
 /* A series variant is named as cover letters name it, by its revision:
@@ -489,9 +501,9 @@ static int patches_last(const char *p)
 	return p ? atoi(dash ? dash + 1 : p) : 0;
 }
 
-size_t job_variants(const struct job_spec *s, struct job_variant **out)
+size_t job_variants(const struct job_spec *s, struct variant **out)
 {
-	struct job_variant *v = NULL;
+	struct variant *v = NULL;
 	size_t n = 0;
 
 	if (s->nkernels) {
@@ -501,18 +513,20 @@ size_t job_variants(const struct job_spec *s, struct job_variant **out)
 			const char *name = basename(copy);
 			if (!strncmp(name, "vmlinuz-", 8) && name[8])
 				name += 8;
-			add_variant(&v, &n, name, "prebuilt", NULL, NULL, NULL, s->kernels[i]);
+			add_variant(&v, &n, s, name, VARIANT_PREBUILT)->kernel = xstrdup(s->kernels[i]);
 			free(copy);
 		}
 	} else if (s->base) {
 		char *name = xasprintf("base (%s)", s->base);
-		add_variant(&v, &n, name, "base", s->base, NULL, NULL, NULL);
+		add_variant(&v, &n, s, name, VARIANT_BASE)->base = xstrdup(s->base);
 		free(name);
 	}
 	if (s->aa && n) {
-		char *name = xasprintf("%s A/A", v[0].name);
-		add_variant(&v, &n, name, v[0].kind, v[0].base, NULL, NULL, v[0].kernel);
-		free(name);
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		variant_copy(&v[n], &v[0]);
+		free(v[n].name);
+		v[n].name = xasprintf("%s A/A", v[0].name);
+		n++;
 	}
 	char **labels = xcalloc(s->nseries + 1, sizeof(*labels));
 	for (size_t i = 0; i < s->nseries; i++)
@@ -534,13 +548,13 @@ size_t job_variants(const struct job_spec *s, struct job_variant **out)
 			for (int k = first; k < last; k++) {
 				char *p = k == first ? xasprintf("%d", k) : xasprintf("%d-%d", first, k);
 				char *name = xasprintf("+ %s %s", label, p);
-				add_variant(&v, &n, name, "series", s->base, s->series[i], p, NULL);
+				add_series_variant(&v, &n, s, name, s->series[i], p);
 				free(name);
 				free(p);
 			}
 		}
 		char *name = s->patches ? xasprintf("+ %s %s", label, s->patches) : xasprintf("+ %s", label);
-		add_variant(&v, &n, name, "series", s->base, s->series[i], s->patches, NULL);
+		add_series_variant(&v, &n, s, name, s->series[i], s->patches);
 		free(name);
 		free(label);
 	}
@@ -549,22 +563,16 @@ size_t job_variants(const struct job_spec *s, struct job_variant **out)
 	return n;
 }
 
-void job_variants_free(struct job_variant *v, size_t n)
+void job_variants_free(struct variant *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].kind);
-		free(v[i].base);
-		free(v[i].series);
-		free(v[i].patches);
-		free(v[i].kernel);
-	}
+	for (size_t i = 0; v && i < n; i++)
+		variant_release(&v[i]);
 	free(v);
 }
 
 int job_spec_check(const struct job_spec *s, struct buf *err)
 {
-	struct job_variant *v = NULL;
+	struct variant *v = NULL;
 	size_t nv = job_variants(s, &v);
 	size_t ncells = job_ncells(s);
 	int r = -EINVAL;
@@ -732,7 +740,7 @@ out:
 
 int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct buf *err)
 {
-	struct job_variant *v = NULL;
+	struct variant *v = NULL;
 	size_t nv = job_variants(s, &v), ncells = job_ncells(s);
 	int64_t job = 0, *vids = xcalloc(nv ? nv : 1, sizeof(*vids));
 	size_t *order = xcalloc(ncells, sizeof(*order));
@@ -747,12 +755,7 @@ int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct 
 	if ((r = db_job_set_meta(db, job, (int64_t)s->seed, s->metric)))
 		goto fail;
 	for (size_t i = 0; i < nv; i++) {
-		json_t *vs = json_pack("{s:s,s:s?,s:s?,s:s?,s:s?,s:o}", "kind", v[i].kind,
-				       "base", v[i].base, "series", v[i].series,
-				       "patches", v[i].patches, "kernel", v[i].kernel,
-				       "config", strv_json(s->config, s->nconfig));
-		char *vj = json_dumps(vs, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		json_decref(vs);
+		char *vj = variant_to_json(&v[i]);
 		r = db_variant_get(db, &vids[i], job, v[i].name);
 		if (!r)
 			r = db_variant_set_spec(db, vids[i], v[i].base, v[i].patches, vj);

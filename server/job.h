@@ -16,6 +16,7 @@
 
 #include "db.h"
 #include "util.h"
+#include "variant.h"
 
 /* More runs than this in one job is a mistake, not a plan. */
 #define JOB_MAX_RUNS 10000
@@ -110,18 +111,14 @@ char *job_spec_to_json(const struct job_spec *spec);
 /* ...and back, for rerun/resume. -EINVAL on a malformed document. */
 int job_spec_from_json(struct job_spec *spec, const char *json, struct buf *err);
 
-struct job_variant {
-	char *name;             /* "base (v6.12.117)", "+ v6 2-3", "base (A/A)" */
-	char *kind;             /* base, series, prebuilt */
-	char *base;
-	char *series;           /* mbox path for kind series */
-	char *patches;          /* "1-2" subset or NULL */
-	char *kernel;           /* image path for kind prebuilt */
-};
-
-/* The variants of a spec, baseline first. Caller frees with job_variants_free. */
-size_t job_variants(const struct job_spec *spec, struct job_variant **out);
-void job_variants_free(struct job_variant *v, size_t n);
+/*
+ * job_variants - the variants of a spec, baseline first (variant.h): names
+ * as cover letters give them ("base (v6.12.117)", "+ v6 2-3", "base
+ * (v6.12.117) A/A"), each with the job's config fragments recorded. *out
+ * is a new array of the returned count; free it with job_variants_free().
+ */
+size_t job_variants(const struct job_spec *spec, struct variant **out);
+void job_variants_free(struct variant *v, size_t n);
 
 /* Number of matrix cells (product of the dimension sizes; 1 without any). */
 size_t job_ncells(const struct job_spec *spec);

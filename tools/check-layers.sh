@@ -33,10 +33,11 @@
 #             prometheus, nettle token
 #   engine    pure engines over results: bisection, canary judge, report
 #   service   job specs (inih's one user, but also variants, the matrix and
-#             the stored job, built on series), series and their
-#             application, builds, guest images, ingest, one run in a guest
-#             (runner) and the run service over it (guest_run, with the
-#             agent's check and a run's stored params)
+#             the stored job, built on series), the typed variant and its
+#             JSON (variant), series and their application, builds, the
+#             build service over them (variant_build), guest images, ingest,
+#             one run in a guest (runner) and the run service over it
+#             (guest_run, with the agent's check and a run's stored params)
 #   executor  what carries out a stored job: compare, bisect
 #   api       /api/v1/ (api.c, api_*.c) over http.h's request/response
 #   command   the kcanary subcommands and main.c
@@ -45,7 +46,7 @@ LAYERS='
 2 store    shared db db_*
 3 wrapper  shared git vm mbox http gzip prometheus token
 3 engine   shared report bisect bisect_log bisect_sim canary canary_format canary_sim
-4 service  shared job series apply build image ingest runner tree_import guest_run run_params agent_check
+4 service  shared job variant series apply build variant_build image ingest runner tree_import guest_run run_params agent_check
 5 executor alone  compare compare_* bisect_exec
 6 api      shared api api_*
 7 command  shared cmd cmd_* main

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *json = job_spec_to_json(s);
 		if (job_spec_from_json(t, json, &err))
 			abort();      /* what we write we must read back */
-		struct job_variant *v = NULL;
+		struct variant *v = NULL;
 		size_t nv = job_variants(s, &v);
 		job_variants_free(v, nv);
 		size_t nc = job_ncells(s);

@@ -11,9 +11,12 @@ trap 'rm -rf "$tmp"' EXIT
 $KC bisect simulate --commits 200 --trials 1 --seed 5 --history flaky \
 	--strategy prob-check --skip-rate 0.05 --log $tmp/b.log > $tmp/sim.txt
 grep -q '^probabilistic + check' $tmp/sim.txt
-# one strategy alone has nothing to judge the goal against
-$KC bisect simulate --commits 50 --trials 3 --history clean --strategy prob > $tmp/one.txt
+# one strategy alone has nothing to judge the goal against; without --log
+# no file is written (run in an empty dir to see that)
+mkdir $tmp/cwd
+(cd $tmp/cwd && $KC bisect simulate --commits 50 --trials 3 --history clean --strategy prob) > $tmp/one.txt
 grep -q '^goal: not judged: no fixed-repeat strategy simulated' $tmp/one.txt
+[ -z "$(ls -A $tmp/cwd)" ] || { echo "FAIL: simulate without --log wrote: $(ls -A $tmp/cwd)"; exit 1; }
 head -2 $tmp/b.log | grep -q '^kcanary-bisect-log 1$'
 $KC bisect replay $tmp/b.log > $tmp/replay.txt
 grep -q 'without measuring: same result' $tmp/replay.txt

@@ -97,7 +97,7 @@ static void test_build_cache_and_reuse(void **state)
 	struct build_result res;
 	char *cfg = NULL;
 
-	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec), 0);
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec, NULL), 0);
 	if (!res.ok)
 		fail_msg("build: %s", res.error);
 	assert_false(res.cache_hit);
@@ -118,7 +118,7 @@ static void test_build_cache_and_reuse(void **state)
 	build_result_release(&res);
 
 	/* the same (tree, config) again: a cache hit, nothing compiled */
-	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec), 0);
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec, NULL), 0);
 	assert_true(res.ok);
 	assert_true(res.cache_hit);
 	assert_int_equal(res.files_compiled, 0);
@@ -127,7 +127,7 @@ static void test_build_cache_and_reuse(void **state)
 	/* a variant touching one .c file: same build dir, one file compiled */
 	char *v = patch_commit(fx, "src/mm.c", 60, "int v60 = 60;", "int v61 = 61;");
 	spec.label = "variant";
-	assert_int_equal(build_kernel(&res, fx->r, fx->db, v, &spec), 0);
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, v, &spec, NULL), 0);
 	assert_true(res.ok);
 	assert_false(res.cache_hit);
 	assert_string_equal(res.build_dir, dir1);
@@ -171,7 +171,7 @@ static void test_build_failure_shows_first_error(void **state)
 	char *v = patch_commit(fx, "src/main.c", 1, "int main_v = 1;", "#error broken on purpose");
 	char *log = NULL;
 
-	assert_int_equal(build_kernel(&res, fx->r, fx->db, v, &spec), 0);
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, v, &spec, NULL), 0);
 	assert_false(res.ok);
 	assert_non_null(res.error);
 	assert_non_null(strstr(res.error, "src/main.c:2:2: error: #error broken on purpose"));
@@ -195,7 +195,7 @@ static void test_missing_option_is_named(void **state)
 				   .nfragments = 2, .jobs = 1 };
 	struct build_result res;
 
-	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec), 0);
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec, NULL), 0);
 	assert_false(res.ok);
 	assert_non_null(strstr(res.error, "CONFIG_IMPOSSIBLE=y (wish.config; got: is not set)"));
 	assert_null(strstr(res.error, "CONFIG_GUEST"));

@@ -39,7 +39,7 @@ static void test_design_sketch(void **state)
 	(void)state;
 	struct job_spec *s = job_spec_new();
 	struct buf err = BUF_INIT;
-	struct job_variant *v = NULL;
+	struct variant *v = NULL;
 
 	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
 	assert_string_equal(s->name, "dying-cgwb-foreign-flush");
@@ -65,7 +65,7 @@ static void test_design_sketch(void **state)
 	assert_int_equal(nv, 3);
 	assert_string_equal(v[0].name, "base (v6.12.117)");
 	assert_string_equal(v[1].name, "+ v5");
-	assert_string_equal(v[2].kind, "series");
+	assert_int_equal(v[2].kind, VARIANT_SERIES);
 	job_variants_free(v, nv);
 	assert_int_equal(job_spec_check(s, &err), 0);
 	job_spec_free(s);
@@ -157,7 +157,7 @@ static void test_prefixes_aa_and_prebuilt(void **state)
 	(void)state;
 	struct job_spec *s = job_spec_new();
 	struct buf err = BUF_INIT;
-	struct job_variant *v = NULL;
+	struct variant *v = NULL;
 
 	assert_int_equal(job_spec_parse_ini(s,
 		"[job]\ntree=/t\nbase=v6.12.117\nseries=x/wb-v6.mbox\npatches=1-3\nprefixes=yes\naa=yes\n",
@@ -191,7 +191,7 @@ static void test_series_variant_names(void **state)
 	(void)state;
 	struct job_spec *s = job_spec_new();
 	struct buf err = BUF_INIT;
-	struct job_variant *v = NULL;
+	struct variant *v = NULL;
 
 	assert_int_equal(job_spec_parse_ini(s,
 		"[job]\ntree=/t\nbase=v6.12.117\nseries=examples/wb-dying-cgwb-flush-v6.mbox\n"

@@ -1,0 +1,340 @@
+/* variant_build.c - the build service: resolve, apply, build, cache, or a
+ * prebuilt image's kernels row (see variant_build.h). */
+#define LOG_MODULE "build"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "db_guest.h"
+#include "db_kernels.h"
+#include "error.h"
+#include "image.h"
+#include "log.h"
+#include "series.h"
+#include "variant_build.h"
+
+struct variant_build {
+	struct db *db;
+	struct variant_build_opts o;
+	struct repo *repo;              /* opened when first needed */
+	char **frags;                   /* fragment paths, merge order */
+	size_t nfrags;
+};
+
+static const char *const status_names[] = {
+	[VARIANT_BUILD_OK] = "ok",
+	[VARIANT_BUILD_APPLY_FAILED] = "apply-failed",
+	[VARIANT_BUILD_BUILD_FAILED] = "build-failed",
+};
+
+const char *variant_build_status_name(enum variant_build_status s)
+{
+	return (size_t)s < sizeof(status_names) / sizeof(status_names[0]) ? status_names[s] : "?";
+}
+
+void variant_build_result_release(struct variant_build_result *res)
+{
+	if (!res)
+		return;
+	free(res->image_path);
+	free(res->build_log_path);
+	free(res->reason);
+	memset(res, 0, sizeof(*res));
+}
+
+struct variant_build *variant_build_new(struct db *db, const struct variant_build_opts *o)
+{
+	struct variant_build *vb = xcalloc(1, sizeof(*vb));
+	char *kdir = build_kernels_dir();
+
+	vb->db = db;
+	vb->o = *o;
+	vb->frags = xcalloc(o->nfragments + 8, sizeof(*vb->frags));
+	if (!o->no_default_fragments)
+		for (size_t i = 0; build_default_fragments[i]; i++)
+			vb->frags[vb->nfrags++] = build_fragment_path(kdir, build_default_fragments[i]);
+	for (size_t i = 0; i < o->nfragments; i++)
+		vb->frags[vb->nfrags++] = build_fragment_path(kdir, o->fragments[i]);
+	free(kdir);
+	return vb;
+}
+
+void variant_build_free(struct variant_build *vb)
+{
+	if (!vb)
+		return;
+	for (size_t i = 0; i < vb->nfrags; i++)
+		free(vb->frags[i]);
+	free(vb->frags);
+	repo_close(vb->repo);
+	free(vb);
+}
+
+static int open_repo(struct variant_build *vb, struct buf *err)
+{
+	int r;
+
+	if (vb->repo)
+		return 0;
+	if (!vb->o.tree)
+		return err_setf(err, -EINVAL, "no kernel tree to build from (give one: --repo, or "
+				"'tree' in [job])");
+	if ((r = repo_open(&vb->repo, vb->o.tree, false)))
+		return err_setf(err, r, "%s", repo_errmsg());
+	return 0;
+}
+
+int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const char *rev,
+			  struct buf *err)
+{
+	int r;
+
+	if ((r = open_repo(vb, err)))
+		return r;
+	if ((r = repo_resolve(vb->repo, out, rev)))
+		return err_setf(err, r, "%s", repo_errmsg());
+	return 0;
+}
+
+int variant_build_load_series(struct series ***out, size_t *n_out, char *const *paths,
+			      size_t npaths, struct buf *err)
+{
+	struct buf msg = BUF_INIT;
+	int r = series_load(out, n_out, paths, npaths, &msg);
+
+	if (r)
+		err_setf(err, r, "%s", msg.len ? buf_str(&msg) : "cannot read the series");
+	else if (msg.len)
+		log_warn("%s", buf_str(&msg));
+	buf_release(&msg);
+	return r;
+}
+
+int variant_build_apply(struct variant_build *vb, struct apply_result *out,
+			const char *base_hex, const struct series *rev, const char *subset,
+			struct buf *err)
+{
+	struct apply_series as;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = open_repo(vb, err)))
+		return r;
+	apply_series_from(&as, rev);
+	r = apply_series(out, vb->repo, base_hex, &as, subset);
+	apply_series_view_release(&as);
+	if (r)
+		err_setf(err, r, "%s", out->error ? out->error : repo_errmsg());
+	return r;
+}
+
+/* The revision a series variant's mail file stands for: the only one, or
+ * the newest when the mailbox holds several. NULL when there is none. */
+static const struct series *newest_revision(struct series **revs, size_t n)
+{
+	const struct series *best = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (!best || revs[i]->version > best->version)
+			best = revs[i];
+	return best;
+}
+
+/* Apply a series variant's revision (rev, or the newest in v->series) on
+ * base_hex: tip gets the last commit. A patch that does not apply, or a
+ * subset the revision does not have, is the variant's outcome (out->status
+ * apply-failed), not an error. */
+static int apply_revision(struct variant_build *vb, struct variant_build_result *out,
+			  const struct variant *v, const struct series *rev,
+			  const char *base_hex, char tip[KC_OID_HEX], struct buf *err)
+{
+	struct series **revs = NULL;
+	const struct series *s = rev;
+	struct apply_result ar;
+	struct buf why = BUF_INIT;
+	char *paths[] = { v->series };
+	size_t n = 0;
+	int r;
+
+	if (!s) {
+		if (!v->series)
+			return err_setf(err, -EINVAL, "series variant '%s' has no mail file",
+					v->name ? v->name : "");
+		if ((r = variant_build_load_series(&revs, &n, paths, 1, err)))
+			return r;
+		if (!(s = newest_revision(revs, n))) {
+			r = err_setf(err, -EINVAL, "no series in '%s'", v->series);
+			goto out;
+		}
+	}
+	r = variant_build_apply(vb, &ar, base_hex, s, v->patches, &why);
+	if (r == -EINVAL || (!r && ar.nfailed)) {
+		out->status = VARIANT_BUILD_APPLY_FAILED;
+		out->reason = xstrdup(ar.error ? ar.error : buf_str(&why));
+		memcpy(out->commit, ar.tip, KC_OID_HEX);
+		r = 0;
+	} else if (r) {
+		err_setf(err, r, "%s", buf_str(&why));
+	} else {
+		memcpy(tip, ar.tip, KC_OID_HEX);
+	}
+	apply_result_release(&ar);
+out:
+	buf_release(&why);
+	series_free_all(revs, n);
+	return r;
+}
+
+/* Build commit tip in the build dir of dir_hex (build.h) into out. */
+static int build_commit(struct variant_build *vb, struct variant_build_result *out,
+			const struct variant *v, const char *tip, const char *dir_hex,
+			struct buf *err)
+{
+	struct build_spec bs = {
+		.home = vb->o.home, .base_hex = dir_hex, .base_config = vb->o.base_config,
+		.fragments = (const char *const *)vb->frags, .nfragments = vb->nfrags,
+		.jobs = vb->o.jobs, .progress = vb->o.progress,
+		.label = v->name ? v->name : v->base,
+	};
+	struct build_result br;
+	int r;
+
+	if (!vb->db)
+		return err_setf(err, -EINVAL, "no store to record the build of '%s' in", bs.label);
+	if ((r = build_kernel(&br, vb->repo, vb->db, tip, &bs, err)))
+		goto out;
+	memcpy(out->commit, tip, KC_OID_HEX);
+	out->cache_hit = br.cache_hit;
+	out->build_s = br.ok || br.build_s > 0 ? br.build_s : -1;
+	out->cpu_s = br.cache_hit ? 0 : br.cpu_s;
+	out->kernel_id = br.kernel.id;
+	out->image_path = br.kernel.image_path ? xstrdup(br.kernel.image_path) : NULL;
+	out->build_log_path = br.kernel.build_log_path ? xstrdup(br.kernel.build_log_path) : NULL;
+	if (br.ok) {
+		out->status = VARIANT_BUILD_OK;
+		log_info("kernel %s: %s%s", tip, br.kernel.image_path, br.cache_hit ? " (cached)" : "");
+	} else {
+		out->status = VARIANT_BUILD_BUILD_FAILED;
+		out->reason = br.kernel.build_log_path ?
+			xasprintf("%s (log: %s)", br.error ? br.error : "build failed",
+				  br.kernel.build_log_path) :
+			xstrdup(br.error ? br.error : "build failed");
+	}
+out:
+	build_result_release(&br);
+	return r;
+}
+
+int variant_build_kernel(struct variant_build *vb, struct variant_build_result *out,
+			 const struct variant *v, const struct series *rev, struct buf *err)
+{
+	char base_hex[KC_OID_HEX], dir_hex[KC_OID_HEX], tip[KC_OID_HEX];
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->build_s = -1;
+	if (v->kind == VARIANT_PREBUILT) {
+		if ((r = variant_prebuilt_kernel(vb->db, v->kernel, &out->kernel_id, err)))
+			return r;
+		out->image_path = xstrdup(v->kernel);
+		return 0;
+	}
+	if (!v->base)
+		return err_setf(err, -EINVAL, "variant '%s' has no base", v->name ? v->name : "");
+	if ((r = variant_build_resolve(vb, base_hex, v->base, err)))
+		return r;
+	memcpy(dir_hex, base_hex, KC_OID_HEX);
+	if (v->build_base && (r = variant_build_resolve(vb, dir_hex, v->build_base, err)))
+		return r;
+	memcpy(tip, base_hex, KC_OID_HEX);
+	if (v->kind == VARIANT_SERIES) {
+		if ((r = apply_revision(vb, out, v, rev, base_hex, tip, err)))
+			goto fail;
+		if (out->status == VARIANT_BUILD_APPLY_FAILED)
+			return 0;
+	}
+	if ((r = build_commit(vb, out, v, tip, dir_hex, err)))
+		goto fail;
+	return 0;
+fail:
+	variant_build_result_release(out);
+	return r;
+}
+
+int variant_build_for_job(struct variant_build *vb, struct variant_build_result *out,
+			  int64_t variant_id, const struct variant *v, const struct series *rev,
+			  struct buf *err)
+{
+	struct buf why = BUF_INIT;
+	const char *commit;
+	int r;
+
+	if (variant_build_kernel(vb, out, v, rev, &why)) {
+		/* could not be attempted: a variant without a kernel all the same */
+		memset(out, 0, sizeof(*out));
+		out->status = VARIANT_BUILD_BUILD_FAILED;
+		out->build_s = -1;
+		out->reason = buf_detach(&why);
+	}
+	buf_release(&why);
+	commit = out->status == VARIANT_BUILD_APPLY_FAILED || !*out->commit ? NULL : out->commit;
+	r = db_variant_set_build(vb->db, variant_id, v->base, commit, v->patches, out->kernel_id,
+				 variant_build_status_name(out->status), out->reason);
+	if (r)
+		return err_setf(err, r, "cannot store variant '%s': %s", v->name ? v->name : "",
+				db_errmsg(vb->db));
+	return 0;
+}
+
+int variant_build_adhoc(struct variant_build *vb, int64_t *job_id, const char *name,
+			struct variant_build_item *items, size_t n, struct buf *err)
+{
+	struct db *db = vb->db;
+	bool all_ok = true;
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		memset(&items[i].res, 0, sizeof(items[i].res));
+	if ((r = db_job_create(db, job_id, name, "adhoc", NULL)) ||
+	    (r = db_job_set_status(db, *job_id, "building", NULL)))
+		return err_setf(err, r, "cannot record the job: %s", db_errmsg(db));
+	for (size_t i = 0; i < n; i++) {
+		struct variant_build_item *it = &items[i];
+		int64_t vid = 0;
+
+		if ((r = db_variant_get(db, &vid, *job_id, it->v.name))) {
+			err_setf(err, r, "cannot record variant '%s': %s", it->v.name, db_errmsg(db));
+			goto out;
+		}
+		if ((r = variant_build_for_job(vb, &it->res, vid, &it->v, it->rev, err)))
+			goto out;
+		all_ok &= it->res.status == VARIANT_BUILD_OK;
+	}
+out:
+	db_job_set_status(db, *job_id, r || !all_ok ? "failed" : "done", NULL);
+	return r;
+}
+
+int variant_prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
+			    struct buf *err)
+{
+	char release[128], e[512], *modules = NULL;
+	int r;
+
+	if (!db)
+		return err_setf(err, -EINVAL, "no store to record kernel '%s' in", path);
+	if ((r = image_kernel_release(release, sizeof(release), path, e, sizeof(e))))
+		return err_setf(err, r, "%s", e);
+	modules = xasprintf("/lib/modules/%s", release);
+	if (access(modules, R_OK)) {
+		free(modules);
+		modules = NULL;
+	}
+	if ((r = db_kernel_prebuilt(db, kernel_id, path, release, modules)))
+		err_setf(err, r, "cannot store kernel '%s': %s", path, db_errmsg(db));
+	free(modules);
+	return r;
+}
