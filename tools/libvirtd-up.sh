@@ -68,7 +68,12 @@ if [ -f /run/libvirtd.pid ] && ! kill -0 "$(cat /run/libvirtd.pid)" 2>/dev/null;
 	rm -f /run/libvirtd.pid
 fi
 say "starting libvirtd (setsid tini -s -- /usr/sbin/libvirtd), log /var/log/libvirt/libvirtd.out"
-setsid tini -s -- /usr/sbin/libvirtd >>/var/log/libvirt/libvirtd.out 2>&1 </dev/null &
+# Only stdin, stdout and stderr go to the daemon: a descriptor it
+# inherited would stay open as long as it runs, such as the one of
+# `flock /tmp/kc-integration.lock` around a test that started it, which
+# then holds that lock for ever and blocks every later test.
+setsid tini -s -- /usr/sbin/libvirtd >>/var/log/libvirt/libvirtd.out 2>&1 </dev/null \
+	3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 i=0
 while [ $i -lt 60 ]; do
 	if answers; then
