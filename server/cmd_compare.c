@@ -112,9 +112,13 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 	r = compare_execute(db, job_id, &o, &err);
 	if (r && r != -EINTR)
 		fprintf(stderr, "kcanary compare: job %lld: %s\n", (long long)job_id, buf_str(&err));
-	if (report_build(&rep, db, job_id, NULL) == 0) {
+	buf_reset(&out);
+	if (report_build(&rep, db, job_id, NULL, &out) == 0) {
+		buf_reset(&out);
 		report_format(&out, rep, REPORT_TEXT);
 		printf("\njob %lld\n\n%s", (long long)job_id, buf_str(&out));
+	} else {
+		fprintf(stderr, "kcanary compare: no report: %s\n", buf_str(&out));
 	}
 	if (r == -EINTR) {
 		fprintf(stderr, "kcanary compare: %s: kcanary resume %lld\n", buf_str(&err),
@@ -128,15 +132,6 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 	buf_release(&out);
 	free(home);
 	return rc;
-}
-
-static struct db *open_store(void)
-{
-	struct db *db = NULL;
-	char *p = cmd_db_path();
-	db_open(&db, p);
-	free(p);
-	return db;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -286,7 +281,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
-	if (!(db = open_store()))
+	if (!(db = cmd_open_store("kcanary compare")))
 		goto out;
 	if (job_store(db, spec, &job_id, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
@@ -343,10 +338,10 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		return 2;
 	}
 	ret = 1;
-	if (!(db = open_store()))
+	if (!(db = cmd_open_store(rerun ? "kcanary rerun" : "kcanary resume")))
 		goto out;
-	if (db_job_resolve(db, &job_id, job)) {
-		fprintf(stderr, "kcanary %s: %s\n", argv[0], db_errmsg(db));
+	if (db_job_resolve(db, &job_id, job, &err)) {
+		fprintf(stderr, "kcanary %s: %s\n", argv[0], buf_str(&err));
 		goto out;
 	}
 	if (!job_is_compare(db, job_id)) {
@@ -358,7 +353,7 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 	if (rerun) {
 		struct job_spec *spec = job_spec_new();
 		char *json = NULL;
-		int r = db_job_spec(db, job_id, &json);
+		int r = db_job_spec(db, job_id, &json, &err);
 		if (!r)
 			r = job_spec_from_json(spec, json, &err);
 		if (!r)
@@ -366,8 +361,7 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		free(json);
 		job_spec_free(spec);
 		if (r) {
-			fprintf(stderr, "kcanary rerun: job '%s': %s\n", job,
-				err.len ? buf_str(&err) : db_errmsg(db));
+			fprintf(stderr, "kcanary rerun: job '%s': %s\n", job, buf_str(&err));
 			goto out;
 		}
 		fprintf(stderr, "job %lld stored as a rerun of '%s'\n", (long long)job_id, job);

@@ -147,9 +147,10 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	/* db_open() has said why the store cannot be opened */
-	if (api_shared_init(&api, db_path, &err))
+	if (api_shared_init(&api, db_path, &err)) {
+		log_err("%s", err_text(&err));
 		goto out;
+	}
 	opts = (struct http_opts){ .listen = listen, .web_dir = web, .threads = (unsigned)threads,
 				   .handler = api_http_handler(&api) };
 	if (http_server_start(&srv, &opts, &err)) {

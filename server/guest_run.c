@@ -63,7 +63,8 @@ static void *live_main(void *arg)
 	struct live *l = arg;
 	struct db *db = NULL;
 
-	if (db_open(&db, l->db_path))
+	/* the live line is a courtesy: without it the run goes on */
+	if (db_open(&db, l->db_path, NULL))
 		return NULL;
 	while (!l->stop) {
 		int64_t run;
@@ -71,7 +72,7 @@ static void *live_main(void *arg)
 		int rep;
 		double t, v;
 
-		if (db_run_progress(db, l->job_id, "lag_s", &run, &variant, &cell, &rep, &t, &v) == 0) {
+		if (db_run_progress(db, l->job_id, "lag_s", &run, &variant, &cell, &rep, &t, &v, NULL) == 0) {
 			if (isnan(t))
 				progress_live("%s: booting", l->label);
 			else
@@ -175,11 +176,8 @@ static int store_failed(struct guest_result *out, struct db *db, int64_t run_id,
 			struct buf *err)
 {
 	snprintf(out->run.status, sizeof(out->run.status), "failed");
-	snprintf(out->run.error, sizeof(out->run.error), "%s", why);
-	if (db_run_set_status(db, run_id, "failed", why))
-		return err_setf(err, -EIO, "cannot store run %lld: %s", (long long)run_id,
-				db_errmsg(db));
-	return 0;
+	snprintf(out->run.error, sizeof(out->run.error), "%.*s", (int)sizeof(out->run.error) - 1, why);
+	return db_run_set_status(db, run_id, "failed", why, err);
 }
 
 int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_job *j,
@@ -193,11 +191,9 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 
 	memset(out, 0, sizeof(*out));
 	out->run.boot_to_hello_s = -1;
-	if (db_run_set_guest(g->db, rq->run_id, vm_accel_name(g->ai.accel), NULL, rq->kernel_id)) {
-		r = err_setf(err, -EIO, "cannot store run %lld: %s", (long long)rq->run_id,
-			     db_errmsg(g->db));
+	if ((r = db_run_set_guest(g->db, rq->run_id, vm_accel_name(g->ai.accel), NULL,
+				  rq->kernel_id, err)))
 		goto out;
-	}
 	if (prepare(g, j, rq, &cmdline, &watchdog_s, &why)) {
 		r = store_failed(out, g->db, rq->run_id, buf_str(&why), err);
 		goto out;
@@ -283,15 +279,12 @@ static int store_adhoc(struct db *db, int64_t *job_id, int64_t *run_id,
 	int64_t variant_id;
 	int r;
 
-	r = db_job_resolve(db, job_id, job);
-	if (r == -ENOENT && (r = db_job_create(db, job_id, job, "adhoc", NULL)))
-		r = err_setf(err, r, "cannot create job '%s': %s", job, db_errmsg(db));
-	else if (r)
-		r = err_setf(err, r, "cannot read job '%s': %s", job, db_errmsg(db));
-	else if ((r = db_variant_get(db, &variant_id, *job_id,
-				     a->variant ? a->variant : base_name(a->kernel))) ||
-		 (r = db_run_create(db, run_id, *job_id, variant_id, cell, 0, fs, params)))
-		r = err_setf(err, r, "cannot store the run: %s", db_errmsg(db));
+	r = db_job_resolve(db, job_id, job, err);
+	if (r == -ENOENT)
+		r = db_job_create(db, job_id, job, "adhoc", NULL, err);
+	if (!r && !(r = db_variant_get(db, &variant_id, *job_id,
+				       a->variant ? a->variant : base_name(a->kernel), err)))
+		r = db_run_create(db, run_id, *job_id, variant_id, cell, 0, fs, params, err);
 	free(params);
 	free(cell);
 	return r;
@@ -332,10 +325,8 @@ int guest_run_adhoc(struct guest_result *out, int64_t *run_id, struct guest_ctx 
 	if (image_kernel_release(release, sizeof(release), a->kernel, e, sizeof(e)))
 		return store_failed(out, g->db, *run_id, e, err);
 	modules_dir = adhoc_modules(a, release);
-	if (db_kernel_prebuilt(g->db, &kernel_id, a->kernel, release, modules_dir)) {
-		r = err_setf(err, -EIO, "cannot store the kernel: %s", db_errmsg(g->db));
+	if ((r = db_kernel_prebuilt(g->db, &kernel_id, a->kernel, release, modules_dir, err)))
 		goto out;
-	}
 	if ((r = runner_signals_install())) {
 		r = err_setf(err, r, "cannot catch signals: %s", strerror(-r));
 		goto out;

@@ -217,12 +217,12 @@ static void compute(struct report *r)
 }
 
 int report_build(struct report **out, struct db *db, int64_t job_id,
-		 const struct report_opts *opts)
+		 const struct report_opts *opts, struct buf *err)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
 	int ret;
 
-	if ((ret = db_report_load(db, job_id, opts ? opts->metric : NULL, &r->d))) {
+	if ((ret = db_report_load(db, job_id, opts ? opts->metric : NULL, &r->d, err))) {
 		free(r);
 		return ret;
 	}

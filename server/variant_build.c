@@ -282,10 +282,9 @@ int variant_build_for_job(struct variant_build *vb, struct variant_build_result 
 	buf_release(&why);
 	commit = out->status == VARIANT_BUILD_APPLY_FAILED || !*out->commit ? NULL : out->commit;
 	r = db_variant_set_build(vb->db, variant_id, v->base, commit, v->patches, out->kernel_id,
-				 variant_build_status_name(out->status), out->reason);
+				 variant_build_status_name(out->status), out->reason, err);
 	if (r)
-		return err_setf(err, r, "cannot store variant '%s': %s", v->name ? v->name : "",
-				db_errmsg(vb->db));
+		return err_wrapf(err, r, "variant '%s'", v->name ? v->name : "");
 	return 0;
 }
 
@@ -298,23 +297,24 @@ int variant_build_adhoc(struct variant_build *vb, int64_t *job_id, const char *n
 
 	for (size_t i = 0; i < n; i++)
 		memset(&items[i].res, 0, sizeof(items[i].res));
-	if ((r = db_job_create(db, job_id, name, "adhoc", NULL)) ||
-	    (r = db_job_set_status(db, *job_id, "building", NULL)))
-		return err_setf(err, r, "cannot record the job: %s", db_errmsg(db));
+	if ((r = db_job_create(db, job_id, name, "adhoc", NULL, err)) ||
+	    (r = db_job_set_status(db, *job_id, "building", NULL, err)))
+		return r;
 	for (size_t i = 0; i < n; i++) {
 		struct variant_build_item *it = &items[i];
 		int64_t vid = 0;
 
-		if ((r = db_variant_get(db, &vid, *job_id, it->v.name))) {
-			err_setf(err, r, "cannot record variant '%s': %s", it->v.name, db_errmsg(db));
+		if ((r = db_variant_get(db, &vid, *job_id, it->v.name, err)))
 			goto out;
-		}
 		if ((r = variant_build_for_job(vb, &it->res, vid, &it->v, it->rev, err)))
 			goto out;
 		all_ok &= it->res.status == VARIANT_BUILD_OK;
 	}
 out:
-	db_job_set_status(db, *job_id, r || !all_ok ? "failed" : "done", NULL);
+	if (r)       /* the first error is what is reported */
+		db_job_set_status(db, *job_id, "failed", NULL, NULL);
+	else
+		r = db_job_set_status(db, *job_id, all_ok ? "done" : "failed", NULL, err);
 	return r;
 }
 
@@ -333,8 +333,7 @@ int variant_prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
 		free(modules);
 		modules = NULL;
 	}
-	if ((r = db_kernel_prebuilt(db, kernel_id, path, release, modules)))
-		err_setf(err, r, "cannot store kernel '%s': %s", path, db_errmsg(db));
+	r = db_kernel_prebuilt(db, kernel_id, path, release, modules, err);
 	free(modules);
 	return r;
 }

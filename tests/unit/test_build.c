@@ -44,7 +44,7 @@ static int fx_setup(void **state)
 	dbp = xasprintf("%s/kcanary.db", fx->home);
 	tb = fk_tarball(fx->td.path, "3", NULL);
 	if (repo_open(&fx->r, repo, true) || tree_import_tarball(fx->r, &ir, tb, NULL, NULL) ||
-	    db_open(&fx->db, dbp))
+	    db_open(&fx->db, dbp, NULL))
 		return -1;
 	memcpy(fx->base, ir.commit, KC_OID_HEX);
 	fx->frag = xasprintf("%s/guest.config", fx->td.path);
@@ -134,7 +134,7 @@ static void test_build_cache_and_reuse(void **state)
 	assert_int_equal(res.files_compiled, 1);
 	int64_t n = 0;
 	assert_int_equal(db_query_int64(fx->db, &n,
-		"SELECT count(*) FROM kernels WHERE build_status = 'ok'", NULL), 0);
+		"SELECT count(*) FROM kernels WHERE build_status = 'ok'", NULL, NULL), 0);
 	assert_int_equal(n, 2);
 	/* the full build's file count is kept for the progress line */
 	char *cnt_path = xasprintf("%s/.kcanary-files", dir1), *cnt = NULL;
@@ -144,16 +144,16 @@ static void test_build_cache_and_reuse(void **state)
 	free(cnt_path);
 	/* variants' build outcome in the store; statuses are a closed set */
 	int64_t job = 0, vid = 0;
-	assert_int_equal(db_job_create(fx->db, &job, "build", "adhoc", NULL), 0);
-	assert_int_equal(db_variant_get(fx->db, &vid, job, "base"), 0);
+	assert_int_equal(db_job_create(fx->db, &job, "build", "adhoc", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(fx->db, &vid, job, "base", NULL), 0);
 	assert_int_equal(db_variant_set_build(fx->db, vid, "v1.2.3", v, NULL, res.kernel.id,
-					      "ok", NULL), 0);
+					      "ok", NULL, NULL), 0);
 	assert_int_equal(db_variant_set_build(fx->db, vid, "v1.2.3", v, NULL, 0, "exploded",
-					      NULL), -EINVAL);
-	assert_int_equal(db_variant_set_build(fx->db, 9999, "v1.2.3", v, NULL, 0, "ok", NULL),
+					      NULL, NULL), -EINVAL);
+	assert_int_equal(db_variant_set_build(fx->db, 9999, "v1.2.3", v, NULL, 0, "ok", NULL, NULL),
 			 -ENOENT);
 	assert_int_equal(db_query_int64(fx->db, &n,
-		"SELECT count(*) FROM variants WHERE status = 'ok' AND kernel_id IS NOT NULL", NULL), 0);
+		"SELECT count(*) FROM variants WHERE status = 'ok' AND kernel_id IS NOT NULL", NULL, NULL), 0);
 	assert_int_equal(n, 1);
 	build_result_release(&res);
 	free(v);
