@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "apply.h"
+#include "error.h"
 #include "log.h"
 #include "series.h"
 #include "util.h"
 
-int patch_range_parse(bool *sel, int m, const char *spec, char *err, size_t errsize)
+int patch_range_parse(bool *sel, int m, const char *spec, struct buf *err)
 {
 	const char *p = spec;
 
@@ -46,10 +47,8 @@ int patch_range_parse(bool *sel, int m, const char *spec, char *err, size_t errs
 	}
 	return 0;
 bad:
-	if (err)
-		snprintf(err, errsize, "bad patch subset '%s': expected K, A-B or a comma list within 1-%d",
-			 spec, m);
-	return -EINVAL;
+	return err_setf(err, -EINVAL, "bad patch subset '%s': expected K, A-B or a comma list"
+			" within 1-%d", spec, m);
 }
 
 static void slug(char *out, size_t size, const char *s)
@@ -83,7 +82,7 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 {
 	int m = 0, ret = 0;
 	bool *sel;
-	char err[256];
+	struct buf err = BUF_INIT;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->tip, sizeof(out->tip), "%s", base_hex);
@@ -91,8 +90,8 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 		if (s->patches[i].k > m)
 			m = s->patches[i].k;
 	sel = xcalloc((size_t)m + 1, sizeof(*sel));
-	if ((ret = patch_range_parse(sel, m, subset, err, sizeof(err)))) {
-		out->error = xstrdup(err);
+	if ((ret = patch_range_parse(sel, m, subset, &err))) {
+		out->error = buf_detach(&err);
 		goto out;
 	}
 	out->patches = xcalloc(s->npatches ? s->npatches : 1, sizeof(*out->patches));

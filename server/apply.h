@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "git.h"
+#include "util.h"
 
 /* One revision to apply: name (series slug), version (the N of vN) and its
  * patches ordered by k. All borrowed. */
@@ -25,7 +26,7 @@ struct apply_series {
  * sel[k] is set for each selected k in 1..m. -EINVAL for a malformed
  * spec or one outside 1..m, with a message naming it in err (may be NULL).
  */
-int patch_range_parse(bool *sel, int m, const char *spec, char *err, size_t errsize);
+int patch_range_parse(bool *sel, int m, const char *spec, struct buf *err);
 
 enum apply_outcome {
 	APPLY_APPLIED,

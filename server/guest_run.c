@@ -117,8 +117,6 @@ static int initramfs_for(struct guest_ctx *g, const char *modules_dir, struct bu
 {
 	struct image_spec is = { .home = g->o.home, .agent_path = g->agent,
 				 .modules_dir = modules_dir };
-	char e[1024];
-	int r;
 
 	if (g->img_path && (modules_dir ? g->img_mod && !strcmp(g->img_mod, modules_dir) :
 			    !g->img_mod))
@@ -127,9 +125,7 @@ static int initramfs_for(struct guest_ctx *g, const char *modules_dir, struct bu
 	free(g->img_mod);
 	g->img_path = NULL;
 	g->img_mod = modules_dir ? xstrdup(modules_dir) : NULL;
-	if ((r = image_build(&g->img_path, &is, e, sizeof(e))))
-		return err_setf(why, r, "%s", e);
-	return 0;
+	return image_build(&g->img_path, &is, why);
 }
 
 /* The watchdog for a run whose workload the agent expects to take
@@ -151,7 +147,6 @@ static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct 
 {
 	struct guest_settings gs = rq->gs;
 	struct agent_check chk;
-	char e[1024];
 	int r;
 
 	if ((r = agent_check(&chk, g->agent, gs.workload, gs.knobs, why)))
@@ -166,8 +161,8 @@ static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct 
 	if (!gs.fs)
 		gs.fs = "ext4";
 	gs.port = "kcanary";
-	if ((r = image_cmdline(cmdline, &gs, e, sizeof(e))))
-		return err_setf(why, r, "%s", e);
+	if ((r = image_cmdline(cmdline, &gs, why)))
+		return r;
 	return initramfs_for(g, rq->modules_dir, why);
 }
 
@@ -311,7 +306,8 @@ int guest_run_adhoc(struct guest_result *out, int64_t *run_id, struct guest_ctx 
 {
 	const char *fs = a->gs.fs ? a->gs.fs : "ext4";
 	struct guest_job jj = *j;
-	char release[128], e[1024], *modules_dir = NULL;
+	char release[128], *modules_dir = NULL;
+	struct buf why = BUF_INIT;
 	int64_t kernel_id = 0;
 	int r;
 
@@ -322,8 +318,11 @@ int guest_run_adhoc(struct guest_result *out, int64_t *run_id, struct guest_ctx 
 	 * run saying so. */
 	if ((r = store_adhoc(g->db, &jj.job_id, run_id, a, fs, err)))
 		return r;
-	if (image_kernel_release(release, sizeof(release), a->kernel, e, sizeof(e)))
-		return store_failed(out, g->db, *run_id, e, err);
+	if (image_kernel_release(release, sizeof(release), a->kernel, &why)) {
+		r = store_failed(out, g->db, *run_id, buf_str(&why), err);
+		buf_release(&why);
+		return r;
+	}
 	modules_dir = adhoc_modules(a, release);
 	if ((r = db_kernel_prebuilt(g->db, &kernel_id, a->kernel, release, modules_dir, err)))
 		goto out;

@@ -360,6 +360,7 @@ static int store_guest_json(struct run *x, const struct vm_spec *spec, struct bu
 static int run_setup(struct run *x, struct buf *err)
 {
 	const struct runner_opts *o = x->o;
+	struct buf e = BUF_INIT;
 	struct vm_spec spec;
 	int r;
 
@@ -385,9 +386,9 @@ static int run_setup(struct run *x, struct buf *err)
 		.disk_path = x->disk, .console_path = x->console,
 		.channel_path = x->sock_path, .channel_name = "kcanary",
 	};
-	if (vm_domain_xml(&x->xml, &spec, x->why, sizeof(x->why))) {
-		if (!x->why[0])
-			run_failf(x, "cannot write the domain XML");
+	if (vm_domain_xml(&x->xml, &spec, &e)) {
+		run_failf(x, "%s", e.len ? buf_str(&e) : "cannot write the domain XML");
+		buf_release(&e);
 		return 0;
 	}
 	return store_guest_json(x, &spec, err);
@@ -397,17 +398,23 @@ static int run_setup(struct run *x, struct buf *err)
 static void run_start(struct run *x)
 {
 	const struct runner_opts *o = x->o;
+	struct buf e = BUF_INIT;
 
-	if (vm_conn_open(&x->conn, o->uri, x->why, sizeof(x->why)))
-		return;
+	if (vm_conn_open(&x->conn, o->uri, &e))
+		goto failed;
 	x->t0 = clock_mono_s();
 	x->out->create_mono_s = x->t0;
-	if (vm_domain_start(&x->dom, x->conn, x->name, x->xml, 0, x->why, sizeof(x->why)))
-		return;
+	if (vm_domain_start(&x->dom, x->conn, x->name, x->xml, 0, &e))
+		goto failed;
 	log_info("run %lld: guest '%s' started (%s)", (long long)x->id, x->name,
 		 vm_accel_name(o->accel));
 	if (o->on_start)
 		o->on_start(x->name, o->on_start_arg);
+	return;
+failed:
+	/* libvirt's words are the run's outcome: stored as 'failed' */
+	run_failf(x, "%s", buf_str(&e));
+	buf_release(&e);
 }
 
 /* One pass of the wait: poll the channel, libvirt's events and the signal
@@ -472,8 +479,8 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 static int run_wait(struct run *x, struct buf *err)
 {
 	double last_flush = clock_mono_s();
+	struct buf e = BUF_INIT;
 	bool done = false;
-	char e[512];
 	int r;
 
 	/* Connect at once: the guest's writes block until a reader is there.
@@ -486,8 +493,9 @@ static int run_wait(struct run *x, struct buf *err)
 	x->out->wall_s = clock_mono_s() - x->t0;
 	if (x->s.sock >= 0)
 		chan_read(&x->s, x->in, NULL);   /* a store error: said again by ingest_close */
-	if (vm_domain_destroy(x->dom, e, sizeof(e)))
-		log_err("%s", e);
+	if (vm_domain_destroy(x->dom, &e))      /* cleanup: said here, once */
+		log_err("%s", buf_str(&e));
+	buf_release(&e);
 	if (x->o->console)
 		console_follow(&x->s, x->console);
 	return 0;
@@ -570,14 +578,12 @@ static int run_store(struct run *x, struct buf *err)
 
 static void run_release(struct run *x)
 {
-	char e[512];
-
 	if (x->in)
 		ingest_close(x->in, NULL, NULL);
 	if (x->s.sock >= 0)
 		close(x->s.sock);
 	if (x->dom) {
-		vm_domain_destroy(x->dom, e, sizeof(e));
+		vm_domain_destroy(x->dom, NULL);   /* gone already after run_wait */
 		vm_domain_free(x->dom);
 	}
 	vm_conn_close(x->conn);
@@ -612,12 +618,13 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 		runner_console_tail(&x.tail, x.console, RUNNER_TAIL_LINES);
 		run_judge(&x);
 	} else {
-		char e[512];
+		struct buf e = BUF_INIT;
 
 		log_debug("run %lld: %s", (long long)run_id, x.why);
 		set_result(out, "failed", x.why);
-		if (x.dom && vm_domain_destroy(x.dom, e, sizeof(e)))
-			log_err("%s", e);
+		if (x.dom && vm_domain_destroy(x.dom, &e))
+			log_err("%s", buf_str(&e));
+		buf_release(&e);
 	}
 	r = run_store(&x, err);
 out:

@@ -321,13 +321,13 @@ out:
 int variant_prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
 			    struct buf *err)
 {
-	char release[128], e[512], *modules = NULL;
+	char release[128], *modules = NULL;
 	int r;
 
 	if (!db)
 		return err_setf(err, -EINVAL, "no store to record kernel '%s' in", path);
-	if ((r = image_kernel_release(release, sizeof(release), path, e, sizeof(e))))
-		return err_setf(err, r, "%s", e);
+	if ((r = image_kernel_release(release, sizeof(release), path, err)))
+		return r;
 	modules = xasprintf("/lib/modules/%s", release);
 	if (access(modules, R_OK)) {
 		free(modules);

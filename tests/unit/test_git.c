@@ -331,22 +331,23 @@ static void test_series_subset_and_failure(void **state)
 static void test_range_parse(void **state)
 {
 	bool sel[6];
-	char err[128];
+	struct buf err = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(patch_range_parse(sel, 5, "2", err, sizeof(err)), 0);
+	assert_int_equal(patch_range_parse(sel, 5, "2", &err), 0);
 	assert_true(sel[2] && !sel[1] && !sel[3]);
-	assert_int_equal(patch_range_parse(sel, 5, "1-2,5", err, sizeof(err)), 0);
+	assert_int_equal(patch_range_parse(sel, 5, "1-2,5", &err), 0);
 	assert_true(sel[1] && sel[2] && !sel[3] && !sel[4] && sel[5]);
-	assert_int_equal(patch_range_parse(sel, 5, "3-", err, sizeof(err)), 0);
+	assert_int_equal(patch_range_parse(sel, 5, "3-", &err), 0);
 	assert_true(!sel[2] && sel[3] && sel[5]);
-	assert_int_equal(patch_range_parse(sel, 5, NULL, err, sizeof(err)), 0);
+	assert_int_equal(patch_range_parse(sel, 5, NULL, &err), 0);
 	assert_true(sel[1] && sel[5] && !sel[0]);
-	assert_int_equal(patch_range_parse(sel, 5, "0", err, sizeof(err)), -EINVAL);
-	assert_int_equal(patch_range_parse(sel, 5, "2-1", err, sizeof(err)), -EINVAL);
-	assert_int_equal(patch_range_parse(sel, 5, "x", err, sizeof(err)), -EINVAL);
-	assert_int_equal(patch_range_parse(sel, 5, "1,", err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "'1,'"));
+	assert_int_equal(patch_range_parse(sel, 5, "0", &err), -EINVAL);
+	assert_int_equal(patch_range_parse(sel, 5, "2-1", &err), -EINVAL);
+	assert_int_equal(patch_range_parse(sel, 5, "x", &err), -EINVAL);
+	assert_int_equal(patch_range_parse(sel, 5, "1,", &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "'1,'"));
+	buf_release(&err);
 }
 
 int main(void)

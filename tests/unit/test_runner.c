@@ -112,17 +112,18 @@ static void on_start(const char *name, void *arg)
 	struct fixture *fx = arg;
 	struct vm_conn *c = NULL;
 	struct vm_domain *d = NULL;
-	char err[512];
+	struct buf err = BUF_INIT;
 
 	snprintf(fx->name, sizeof(fx->name), "%s", name);
 	if (!fx->suspend_on_start)
 		return;
 	/* What an emulation failure looks like to libvirt: the guest pauses. */
-	assert_int_equal(vm_conn_open(&c, "test:///default", err, sizeof(err)), 0);
-	assert_int_equal(vm_domain_lookup(&d, c, name, err, sizeof(err)), 0);
-	assert_int_equal(vm_domain_suspend(d, err, sizeof(err)), 0);
+	assert_int_equal(vm_conn_open(&c, "test:///default", &err), 0);
+	assert_int_equal(vm_domain_lookup(&d, c, name, &err), 0);
+	assert_int_equal(vm_domain_suspend(d, &err), 0);
 	vm_domain_free(d);
 	vm_conn_close(c);
+	buf_release(&err);
 }
 
 static struct runner_opts test_opts(struct fixture *fx, double watchdog_s)
@@ -155,11 +156,12 @@ static void assert_domain_gone(const char *name)
 {
 	struct vm_conn *c = NULL;
 	struct vm_domain *d = NULL;
-	char err[512];
+	struct buf err = BUF_INIT;
 
-	assert_int_equal(vm_conn_open(&c, "test:///default", err, sizeof(err)), 0);
-	assert_int_equal(vm_domain_lookup(&d, c, name, err, sizeof(err)), -ENOENT);
+	assert_int_equal(vm_conn_open(&c, "test:///default", &err), 0);
+	assert_int_equal(vm_domain_lookup(&d, c, name, &err), -ENOENT);
 	vm_conn_close(c);
+	buf_release(&err);
 }
 
 static void assert_files_removed(struct fixture *fx, int64_t run_id)
