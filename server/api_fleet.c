@@ -316,14 +316,14 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 	if (token_allows(resp, req, req->name))
 		return;
 	if (enc && !strcasecmp(enc, "gzip")) {
-		r = gzip_inflate(&plain, req->body, req->body_len, FLEET_MAX_BATCH_BYTES, msg, sizeof(msg));
+		r = gzip_inflate(&plain, req->body, req->body_len, FLEET_MAX_BATCH_BYTES, &err);
 		if (r == -EFBIG) {
-			api_error(resp, 413, "record batch %s (limit %u bytes inflated)", msg,
+			api_error(resp, 413, "record batch %s (limit %u bytes inflated)", buf_str(&err),
 				  FLEET_MAX_BATCH_BYTES);
 			goto out;
 		}
 		if (r) {
-			api_error(resp, 400, "record batch: %s", msg);
+			api_error(resp, 400, "record batch: %s", buf_str(&err));
 			goto out;
 		}
 		text = buf_str(&plain);

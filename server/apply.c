@@ -78,11 +78,11 @@ void apply_branch_name(char *out, size_t size, const struct apply_series *s,
 }
 
 int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
-		 const struct apply_series *s, const char *subset)
+		 const struct apply_series *s, const char *subset, struct buf *err)
 {
+	struct buf why = BUF_INIT;
 	int m = 0, ret = 0;
 	bool *sel;
-	struct buf err = BUF_INIT;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->tip, sizeof(out->tip), "%s", base_hex);
@@ -90,10 +90,8 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 		if (s->patches[i].k > m)
 			m = s->patches[i].k;
 	sel = xcalloc((size_t)m + 1, sizeof(*sel));
-	if ((ret = patch_range_parse(sel, m, subset, &err))) {
-		out->error = buf_detach(&err);
+	if ((ret = patch_range_parse(sel, m, subset, err)))
 		goto out;
-	}
 	out->patches = xcalloc(s->npatches ? s->npatches : 1, sizeof(*out->patches));
 	for (size_t i = 0; i < s->npatches; i++) {
 		const struct apply_patch *p = &s->patches[i];
@@ -107,7 +105,8 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 		pr->k = p->k;
 		pr->m = p->m;
 		pr->subject = p->subject;
-		rc = repo_apply_patch(r, commit, out->tip, p, &pr->fail);
+		buf_reset(&why);
+		rc = repo_apply_patch(r, commit, out->tip, p, &pr->fail, &why);
 		if (rc == 0) {
 			pr->outcome = APPLY_APPLIED;
 			memcpy(pr->commit, commit, KC_OID_HEX);
@@ -115,7 +114,7 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 			out->napplied++;
 			continue;
 		}
-		pr->error = xstrdup(repo_errmsg());
+		pr->error = xstrdup(buf_str(&why));
 		if (rc == -EALREADY) {
 			pr->outcome = APPLY_ALREADY;
 			out->nalready++;
@@ -123,8 +122,8 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 			continue;
 		}
 		if (rc != -ENOEXEC && rc != -EBADMSG && rc != -EINVAL) {
-			ret = rc;        /* the repository itself failed */
-			out->error = xstrdup(pr->error);
+			/* the repository itself failed: an error, not an outcome */
+			ret = err_setf(err, rc, "%s", pr->error);
 			goto out;
 		}
 		pr->outcome = APPLY_FAILED;
@@ -134,12 +133,11 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 	}
 	if (out->nfailed == 0) {
 		apply_branch_name(out->branch, sizeof(out->branch), s, subset);
-		if ((ret = repo_branch_set(r, out->branch, out->tip))) {
-			out->error = xstrdup(repo_errmsg());
+		if ((ret = repo_branch_set(r, out->branch, out->tip, err)))
 			out->branch[0] = '\0';
-		}
 	}
 out:
+	buf_release(&why);
 	free(sel);
 	return ret;
 }

@@ -35,14 +35,10 @@ int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = repo_open(&r, repo_path, false))) {
-		buf_printf(err, "cannot open repository '%s': %s", repo_path, repo_errmsg());
+	if ((rc = repo_open(&r, repo_path, false, err)))
 		return rc;
-	}
-	if ((rc = repo_range(r, &v, &n, old_rev, new_rev, first_parent))) {
-		buf_printf(err, "%s", repo_errmsg());
+	if ((rc = repo_range(r, &v, &n, old_rev, new_rev, first_parent, err)))
 		goto out;
-	}
 	if (!first_parent) {
 		/* The engine needs a line: every commit after the culprit is
 		 * new. A linearised DAG breaks that on side branches, so a range
@@ -51,14 +47,12 @@ int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
 		size_t merges = 0, all = n;
 
 		for (size_t i = 1; i < n; i++)
-			merges += repo_commit_nparents(r, v[i]) > 1;
+			merges += repo_commit_nparents(r, v[i], NULL) > 1;   /* read: in the range */
 		if (merges) {
 			free(v);
 			v = NULL;
-			if ((rc = repo_range(r, &v, &n, old_rev, new_rev, true))) {
-				buf_printf(err, "%s", repo_errmsg());
+			if ((rc = repo_range(r, &v, &n, old_rev, new_rev, true, err)))
 				goto out;
-			}
 			log_warn("the range has %zu merge%s: bisecting its first-parent chain (%zu of "
 				 "%zu commits; a merge stands for its branch, as with --first-parent). "
 				 "To look inside a culprit merge M, bisect its branch: --good "
@@ -73,10 +67,8 @@ int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
 		char *msg = NULL;
 
 		memcpy(c->sha, v[i], KC_OID_HEX);
-		if ((rc = repo_commit_info(r, c->sha, &c->author, &c->date_s, NULL, &msg))) {
-			buf_printf(err, "%s", repo_errmsg());
+		if ((rc = repo_commit_info(r, c->sha, &c->author, &c->date_s, NULL, &msg, err)))
 			goto out;
-		}
 		c->subject = first_line(msg);
 		free(msg);
 		c->name = xasprintf("%.12s %s", c->sha, c->subject);

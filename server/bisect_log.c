@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "bisect.h"
+#include "error.h"
 #include "log.h"
 #include "util.h"
 
@@ -167,7 +168,8 @@ static int replay_measure(void *ctx, size_t idx, double *value_out)
 	return 0;
 }
 
-int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog, char **err)
+int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog,
+		  struct buf *err)
 {
 	struct replay rp = { 0 };
 	struct bisect_opts o;
@@ -277,10 +279,9 @@ int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog
 		buf_puts(relog, buf_str(&own));
 	*out = r;
 out:
-	if (err)
-		*err = why;
-	else
-		free(why);
+	if (rc)
+		err_setf(err, rc, "%s", why ? why : strerror(-rc));
+	free(why);
 	free(rp.why);
 	free(rp.ev);
 	free(logged_result);

@@ -384,9 +384,9 @@ static int checkout(struct build_job *b, struct build_result *out, const char *c
 
 	if (!b->src)
 		return err_setf(err, -EINVAL, "cannot build from a bare repository");
-	if ((r = repo_checkout(b->r, commit_hex)) ||
-	    (r = repo_commit_tree(b->r, out->tree, commit_hex)))
-		return err_setf(err, r, "%s", repo_errmsg());
+	if ((r = repo_checkout(b->r, commit_hex, err)) ||
+	    (r = repo_commit_tree(b->r, out->tree, commit_hex, err)))
+		return r;
 	return 0;
 }
 
@@ -419,7 +419,7 @@ static int config_request_key(struct build_job *b, struct buf *err)
 		free(t);
 		t = NULL;
 	}
-	kc_hash_buf(b->cfgkey, key.ptr, key.len);
+	kc_hash_buf(b->cfgkey, key.ptr, key.len, NULL);   /* hashing memory cannot fail */
 out:
 	buf_release(&key);
 	return r;
@@ -534,7 +534,7 @@ static int stage_config(struct build_job *b, struct build_result *out, char **co
 				       missing.ptr);
 		free(text);
 	} else {
-		kc_hash_buf(out->config_hash, text, strlen(text));
+		kc_hash_buf(out->config_hash, text, strlen(text), NULL);
 		*config = text;
 	}
 	buf_release(&missing);

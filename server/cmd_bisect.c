@@ -164,7 +164,8 @@ static int do_replay(int argc, char **argv)
 {
 	struct bisect_result r;
 	struct buf relog = BUF_INIT;
-	char *text = NULL, *err = NULL;
+	char *text = NULL;
+	struct buf err = BUF_INIT;
 	int rc;
 
 	if (help_asked(argc, argv))
@@ -181,8 +182,7 @@ static int do_replay(int argc, char **argv)
 	}
 	rc = bisect_replay(&r, text, &relog, &err);
 	if (rc) {
-		fprintf(stderr, "kcanary bisect replay: '%s': %s\n", argv[1],
-			err ? err : strerror(-rc));
+		fprintf(stderr, "kcanary bisect replay: '%s': %s\n", argv[1], buf_str(&err));
 		rc = 1;
 		goto out;
 	}
@@ -207,7 +207,7 @@ static int do_replay(int argc, char **argv)
 	}
 	print_check(&r);
 out:
-	free(err);
+	buf_release(&err);
 	free(text);
 	buf_release(&relog);
 	return rc;

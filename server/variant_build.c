@@ -75,16 +75,12 @@ void variant_build_free(struct variant_build *vb)
 
 static int open_repo(struct variant_build *vb, struct buf *err)
 {
-	int r;
-
 	if (vb->repo)
 		return 0;
 	if (!vb->o.tree)
 		return err_setf(err, -EINVAL, "no kernel tree to build from (give one: --repo, or "
 				"'tree' in [job])");
-	if ((r = repo_open(&vb->repo, vb->o.tree, false)))
-		return err_setf(err, r, "%s", repo_errmsg());
-	return 0;
+	return repo_open(&vb->repo, vb->o.tree, false, err);
 }
 
 int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const char *rev,
@@ -94,9 +90,7 @@ int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const 
 
 	if ((r = open_repo(vb, err)))
 		return r;
-	if ((r = repo_resolve(vb->repo, out, rev)))
-		return err_setf(err, r, "%s", repo_errmsg());
-	return 0;
+	return repo_resolve(vb->repo, out, rev, err);
 }
 
 int variant_build_load_series(struct series ***out, size_t *n_out, char *const *paths,
@@ -124,10 +118,8 @@ int variant_build_apply(struct variant_build *vb, struct apply_result *out,
 	if ((r = open_repo(vb, err)))
 		return r;
 	apply_series_from(&as, rev);
-	r = apply_series(out, vb->repo, base_hex, &as, subset);
+	r = apply_series(out, vb->repo, base_hex, &as, subset, err);
 	apply_series_view_release(&as);
-	if (r)
-		err_setf(err, r, "%s", out->error ? out->error : repo_errmsg());
 	return r;
 }
 

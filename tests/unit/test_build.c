@@ -19,6 +19,9 @@
 #include "testutil.h"
 #include "fakekernel.h"
 
+/* git.h's message of the last failed call (error.h) */
+static struct buf gitmsg = BUF_INIT;
+
 struct fx {
 	struct tmpdir td;
 	struct repo *r;
@@ -43,7 +46,7 @@ static int fx_setup(void **state)
 	fx->home = xasprintf("%s/home", fx->td.path);
 	dbp = xasprintf("%s/kcanary.db", fx->home);
 	tb = fk_tarball(fx->td.path, "3", NULL);
-	if (repo_open(&fx->r, repo, true) || tree_import_tarball(fx->r, &ir, tb, NULL, NULL) ||
+	if (repo_open(&fx->r, repo, true, &gitmsg) || tree_import_tarball(fx->r, &ir, tb, NULL, NULL) ||
 	    db_open(&fx->db, dbp, NULL))
 		return -1;
 	memcpy(fx->base, ir.commit, KC_OID_HEX);
@@ -82,8 +85,8 @@ static char *patch_commit(struct fx *fx, const char *file, int at, const char *o
 	struct apply_patch p = { 1, 1, "test change", "Dev One", "dev1@example.org",
 				 1700000000, 0, "test change\n", d, NULL };
 
-	if (repo_apply_patch(fx->r, c, fx->base, &p, NULL))
-		fail_msg("apply: %s", repo_errmsg());
+	if (repo_apply_patch(fx->r, c, fx->base, &p, NULL, &gitmsg))
+		fail_msg("apply: %s", buf_str(&gitmsg));
 	free(d);
 	return xstrdup(c);
 }
@@ -112,7 +115,7 @@ static void test_build_cache_and_reuse(void **state)
 	assert_int_equal(read_file(&cfg, NULL, res.kernel.config_path, 1 << 20), 0);
 	assert_non_null(strstr(cfg, "CONFIG_GUEST=y\n"));
 	char h[KC_OID_HEX];
-	assert_int_equal(kc_hash_file(h, res.kernel.config_path), 0);
+	assert_int_equal(kc_hash_file(h, res.kernel.config_path, &gitmsg), 0);
 	assert_string_equal(h, res.config_hash);
 	char *dir1 = xstrdup(res.build_dir);
 	build_result_release(&res);

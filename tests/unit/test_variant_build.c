@@ -26,6 +26,9 @@
 #include "testutil.h"
 #include "fakekernel.h"
 
+/* git.h's message of the last failed call (error.h) */
+static struct buf gitmsg = BUF_INIT;
+
 struct fx {
 	struct tmpdir td;
 	struct db *db;
@@ -52,7 +55,7 @@ static int fx_setup(void **state)
 	fx->home = xasprintf("%s/home", fx->td.path);
 	dbp = xasprintf("%s/kcanary.db", fx->home);
 	tb = fk_tarball(fx->td.path, "3", NULL);
-	if (repo_open(&r, fx->repo, true) || tree_import_tarball(r, &ir, tb, "v1.2.3", NULL) ||
+	if (repo_open(&r, fx->repo, true, &gitmsg) || tree_import_tarball(r, &ir, tb, "v1.2.3", NULL) ||
 	    db_open(&fx->db, dbp, NULL))
 		return -1;
 	repo_close(r);
