@@ -729,28 +729,7 @@ void build_result_release(struct build_result *res)
  * (build/kcanary -> kernels/), else ./kernels. New string. */
 char *build_kernels_dir(void)
 {
-	const char *env = getenv("KCANARY_KERNELS_DIR");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env)
-		return xstrdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			char *d = xasprintf("%s/../kernels", exe);
-			char *g = xasprintf("%s/guest.config", d);
-			bool ok = access(g, R_OK) == 0;
-			free(g);
-			if (ok)
-				return d;
-			free(d);
-		}
-	}
-	return xstrdup("kernels");
+	return exe_sibling("KCANARY_KERNELS_DIR", "../kernels", "guest.config", "kernels");
 }
 
 char *build_fragment_path(const char *kdir, const char *name)

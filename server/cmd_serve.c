@@ -60,23 +60,7 @@ static bool is_dir(const char *p)
 /* The web/ directory: $KCANARY_WEB_DIR, <exe>/../web, /usr/share/kcanary/web. */
 static char *default_web_dir(void)
 {
-	const char *env = getenv("KCANARY_WEB_DIR");
-	char exe[PATH_MAX], *slash, *p;
-	ssize_t n;
-
-	if (env && *env)
-		return xstrdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')))
-			*slash = '\0';
-		p = xasprintf("%s/../web", exe);
-		if (is_dir(p))
-			return p;
-		free(p);
-	}
-	return xstrdup("/usr/share/kcanary/web");
+	return exe_sibling("KCANARY_WEB_DIR", "../web", NULL, "/usr/share/kcanary/web");
 }
 
 int cmd_serve(int argc, char **argv)
