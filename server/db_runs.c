@@ -37,10 +37,11 @@ int db_job_resolve(struct db *db, int64_t *out_id, const char *id_or_name, struc
 	while (*p >= '0' && *p <= '9')
 		p++;
 	if (*id_or_name && !*p) {
+		/* a store error here is met again, with err, by the name query */
 		r = db_query_int64(db, out_id, "SELECT id FROM jobs WHERE id = ?",
-				   id_or_name, err);
-		if (r != -ENOENT)
-			return r;
+				   id_or_name, NULL);
+		if (!r)
+			return 0;
 	}
 	r = db_query_int64(db, out_id,
 			   "SELECT id FROM jobs WHERE name = ? ORDER BY id DESC LIMIT 1",

@@ -274,9 +274,14 @@ static int store_adhoc(struct db *db, int64_t *job_id, int64_t *run_id,
 	int64_t variant_id;
 	int r;
 
-	r = db_job_resolve(db, job_id, job, err);
-	if (r == -ENOENT)
+	struct buf why = BUF_INIT;
+
+	r = db_job_resolve(db, job_id, job, &why);
+	if (r == -ENOENT)        /* the first run of this name: not an error */
 		r = db_job_create(db, job_id, job, "adhoc", NULL, err);
+	else if (r)
+		err_setf(err, r, "%s", buf_str(&why));
+	buf_release(&why);
 	if (!r && !(r = db_variant_get(db, &variant_id, *job_id,
 				       a->variant ? a->variant : base_name(a->kernel), err)))
 		r = db_run_create(db, run_id, *job_id, variant_id, cell, 0, fs, params, err);

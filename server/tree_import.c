@@ -109,10 +109,16 @@ static void kernel_version(char *out, size_t size, const char *dir)
 /* The tip of the import branch into tip; *has false when there is none. */
 static int import_tip(struct repo *r, char tip[KC_OID_HEX], bool *has, struct buf *err)
 {
-	int rc = repo_resolve(r, tip, TREE_IMPORT_BRANCH, err);
+	struct buf why = BUF_INIT;
+	int rc = repo_resolve(r, tip, TREE_IMPORT_BRANCH, &why);
 
 	*has = rc == 0;
-	return rc == -ENOENT ? 0 : rc;
+	if (rc == -ENOENT)       /* no import yet: not an error, err stays as it was */
+		rc = 0;
+	else if (rc)
+		err_setf(err, rc, "%s", buf_str(&why));
+	buf_release(&why);
+	return rc;
 }
 
 /* Walk the first-parent chain of the import branch for a commit whose
