@@ -730,6 +730,8 @@ static void print_stats(struct daemon *d, double elapsed_s)
 	fflush(stdout);
 }
 
+/* reason: flags, setup, the poll loop and the drain share the daemon's descriptors, spool and
+ * child; the loop's steps are functions already (send_batch, send_heartbeat, read_child). */
 int daemon_main(int argc, char **argv, const struct workload *(*find)(const char *name))
 {
 	static const struct option lopts[] = {

@@ -297,6 +297,8 @@ static void run_meta(char **workload, char **params, const struct db_host *h,
 	json_decref(rec);
 }
 
+/* reason: one batch is one transaction: the envelope, the host, each stream's ingest and
+ * the commit share one rollback path (out:), so they stay in one function. */
 void api_agent_records(struct api *api, struct http_req *req, struct http_resp *resp)
 {
 	struct buf err = BUF_INIT;

@@ -451,6 +451,8 @@ static void probe_lines(struct buf *b, const struct report *r, const char *celln
 	}
 }
 
+/* reason: one cell's table, text and markdown side by side; every row uses the column
+ * widths computed at its top. */
 static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
 		      bool markdown)
 {
