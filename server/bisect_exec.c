@@ -265,6 +265,7 @@ static int measure_once(struct oracle *x, size_t idx, double *value_out, bool *t
 	struct bisect_cand *c = &x->cands->c[idx];
 	struct db_pending_run *runs = NULL, *p;
 	struct guest_result res;
+	struct buf why = BUF_INIT;
 	size_t nruns = 0;
 	int64_t run_id;
 	char label[256];
@@ -299,7 +300,13 @@ static int measure_once(struct oracle *x, size_t idx, double *value_out, bool *t
 					   res.run.error[0] ? ": " : "", res.run.error);
 		goto out;
 	}
-	if ((r = db_run_metric(x->db, run_id, x->metric, value_out, NULL))) {
+	r = db_run_metric(x->db, run_id, x->metric, value_out, &why);
+	if (r && r != -ENOENT && r != -EINVAL) {   /* the store failed: stop */
+		err_setf(x->abort_why, r, "candidate %zu: %s", idx, buf_str(&why));
+		ret = store_stop(x, r);
+		goto out;
+	}
+	if (r) {                                   /* no value: no evidence */
 		progress(x, "  ok, but the run has no '%s' (skip: no evidence either way)",
 			 x->metric);
 		if (!c->why)
@@ -310,6 +317,7 @@ static int measure_once(struct oracle *x, size_t idx, double *value_out, bool *t
 	progress(x, "  ok, %s %.6g", x->metric, *value_out);
 	ret = 0;
 out:
+	buf_release(&why);
 	db_pending_runs_free(runs, nruns);
 	return ret;
 }

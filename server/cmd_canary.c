@@ -836,18 +836,21 @@ static int store_cohorts(struct db *db, const struct verdict_opts *o, struct coh
 
 /* The bad direction of metric m when --metric did not say: probes and
  * lower-is-better metrics 'increase', higher-is-better 'decrease', else
- * 'either'. */
-static enum canary_direction store_direction(struct db *db, const struct metric_spec *m)
+ * 'either'. 0, or the store's error with err (a direction it could not
+ * read must not silently become 'either'). */
+static int store_direction(enum canary_direction *dir, struct db *db,
+			   const struct metric_spec *m, struct buf *err)
 {
-	enum canary_direction dir = CANARY_DIR_EITHER;
 	char *better = NULL;
+	int r = 0;
 
+	*dir = CANARY_DIR_EITHER;
 	if (!strncmp(m->name, "probe:", 6))
-		dir = CANARY_DIR_INCREASE;
-	else if (db_metric_better(db, &better, m->name, NULL) == 0 && better)
-		dir = !strcmp(better, "higher") ? CANARY_DIR_DECREASE : CANARY_DIR_INCREASE;
+		*dir = CANARY_DIR_INCREASE;
+	else if (!(r = db_metric_better(db, &better, m->name, err)) && better)
+		*dir = !strcmp(better, "higher") ? CANARY_DIR_DECREASE : CANARY_DIR_INCREASE;
 	free(better);
-	return dir;
+	return r;
 }
 
 /* The values of every metric of o for both cohorts: in[i] with weights[i];
@@ -857,19 +860,18 @@ static int store_values(struct db *db, struct verdict_opts *o, const struct coho
 			const struct cohort *can, struct canary_metric_input *in, double **vals,
 			double *weights, struct canary_cohorts *cc)
 {
-	for (size_t i = 0; i < o->nspecs; i++) {
-		struct metric_spec *m = &o->specs[i];
-		if (!m->has_direction)
-			m->cfg.direction = store_direction(db, m);
-		metric_overrides(&m->cfg, m, o);
-		struct buf err = BUF_INIT;
+	struct buf err = BUF_INIT;
+	size_t i;
 
+	for (i = 0; i < o->nspecs; i++) {
+		struct metric_spec *m = &o->specs[i];
+
+		if (!m->has_direction && store_direction(&m->cfg.direction, db, m, &err))
+			goto fail;
+		metric_overrides(&m->cfg, m, o);
 		if (db_cohort_values(db, &vals[2 * i], ctl->ids, ctl->n, m->name, &err) ||
-		    db_cohort_values(db, &vals[2 * i + 1], can->ids, can->n, m->name, &err)) {
-			fprintf(stderr, "kcanary canary: --metric '%s': %s\n", m->text, buf_str(&err));
-			buf_release(&err);
-			return 2;
-		}
+		    db_cohort_values(db, &vals[2 * i + 1], can->ids, can->n, m->name, &err))
+			goto fail;
 		in[i].cfg = m->cfg;
 		in[i].control = vals[2 * i];
 		in[i].ncontrol = ctl->n;
@@ -882,6 +884,10 @@ static int store_values(struct db *db, struct verdict_opts *o, const struct coho
 		weights[i] = m->cfg.weight;
 	}
 	return -1;
+fail:
+	fprintf(stderr, "kcanary canary: --metric '%s': %s\n", o->specs[i].text, buf_str(&err));
+	buf_release(&err);
+	return 2;
 }
 
 /* The verdict with values from the store. Returns the exit status. */

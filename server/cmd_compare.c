@@ -84,13 +84,15 @@ static int set_list(struct job_spec *s, const char *section, const char *kv, str
 }
 
 /* Whether job_id is a compare job: the only kind resume and rerun take. */
-static bool job_is_compare(struct db *db, int64_t job_id)
+/* *yes when job_id is a compare job; 0, or the store's error with err. */
+static int job_is_compare(struct db *db, int64_t job_id, bool *yes, struct buf *err)
 {
 	char *kind = NULL;
-	bool yes = db_job_kind(db, job_id, &kind, NULL) == 0 && !strcmp(kind, "compare");
+	int r = db_job_kind(db, job_id, &kind, err);
 
+	*yes = !r && !strcmp(kind, "compare");
 	free(kind);
-	return yes;
+	return r;
 }
 
 static char *home_dir(void)
@@ -362,7 +364,12 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		fprintf(stderr, "kcanary %s: %s\n", argv[0], buf_str(&err));
 		goto out;
 	}
-	if (!job_is_compare(db, job_id)) {
+	bool is_compare = false;
+	if (job_is_compare(db, job_id, &is_compare, &err)) {
+		fprintf(stderr, "kcanary %s: %s\n", argv[0], buf_str(&err));
+		goto out;
+	}
+	if (!is_compare) {
 		fprintf(stderr, "kcanary %s: job '%s' is not a compare job (it was made by ingest,"
 			" boot, build or the fleet): nothing to %s\n", argv[0], job, argv[0]);
 		ret = 2;

@@ -66,7 +66,7 @@ int repo_open(struct repo **out, const char *path, bool create, struct buf *err)
 		if (rc < 0)
 			return err_setf(err, -EIO, "cannot init repository '%s': %s", path, gerr());
 	} else if (rc == GIT_ENOTFOUND) {
-		return err_setf(err, -ENOENT, "'%s' is not a git repository", path);
+		return err_setf(err, -ENOENT, "cannot open repository '%s': not a git repository", path);
 	} else if (rc < 0) {
 		return err_setf(err, -EIO, "cannot open repository '%s': %s", path, gerr());
 	}
