@@ -149,8 +149,12 @@ $(B)/tests/agent_test_%: $(B)/tests/agent/test_%.o $(B)/libkcagent.a
 # hide the tests' results).
 test: unit integration check-layers
 
+# and one error carrier in every public header (tools/check-errors.sh:
+# its list of functions without struct buf *err is for reading; it fails
+# only on another carrier, error.h)
 check-layers:
 	$(Q)sh tools/check-layers.sh
+	$(Q)out=$$(sh tools/check-errors.sh) || { echo "$$out" | sed -n '/^check-errors:/,$$p'; exit 1; }
 
 unit: all $(UNIT_TESTS) $(AGENT_TESTS)
 	$(Q)B=$(B) sh tests/run-unit.sh $(UNIT_TESTS) $(AGENT_TESTS)

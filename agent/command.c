@@ -100,6 +100,8 @@ static int cmd_check(struct wl_ctx *ctx)
 	return ret;
 }
 
+/* reason: the child, its pipe, its cgroup and the timeout are one lifecycle with one
+ * cleanup path (out:) that must run whatever step failed. */
 static int cmd_run(struct wl_ctx *ctx)
 {
 	const struct knobs *k = ctx->knobs;

@@ -439,7 +439,8 @@ static int64_t reply_int(json_t *reply, const char *key, int64_t dflt)
 static int do_register(struct daemon *d)
 {
 	json_t *labels = json_object(), *body, *reply = NULL;
-	char err[512] = "", *text;
+	struct buf err = BUF_INIT;
+	char *text;
 	long status = 0;
 	int r;
 
@@ -450,7 +451,7 @@ static int do_register(struct daemon *d)
 	text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	r = http_out_post(d->http, "/api/v1/agents/register", text, strlen(text), 0, &status, &reply,
-			  err, sizeof(err));
+			  &err);
 	free(text);
 	if (!r && status == 200 && json_is_integer(json_object_get(reply, "next_seq"))) {
 		int64_t next = reply_int(reply, "next_seq", 1);
@@ -466,17 +467,19 @@ static int do_register(struct daemon *d)
 			r = status == 401 || status == 403 ? -EACCES : -EPROTO;
 		/* once per outage; the back-off retries quietly */
 		if (d->server_up || !d->register_failures++ || r == -EACCES)
-			log_warn("cannot register: %s", *err ? err : "unexpected answer");
+			log_warn("cannot register: %s", err.len ? buf_str(&err) : "unexpected answer");
 		d->server_up = false;
 	}
 	json_decref(reply);
+	buf_release(&err);
 	return r;
 }
 
 /* Send one batch. 0 sent (or nothing to send), -EAGAIN try again later. */
 static int send_batch(struct daemon *d, double now)
 {
-	char *body = NULL, *path, err[512] = "";
+	char *body = NULL, *path;
+	struct buf err = BUF_INIT;
 	size_t len = 0, n = 0;
 	json_t *reply = NULL;
 	long status = 0;
@@ -491,15 +494,17 @@ static int send_batch(struct daemon *d, double now)
 		return r;
 	}
 	path = xasprintf("/api/v1/agents/%s/records", d->host);
-	r = http_out_post(d->http, path, body, len, 1, &status, &reply, err, sizeof(err));
+	r = http_out_post(d->http, path, body, len, 1, &status, &reply, &err);
 	free(path);
 	free(body);
 	if (r) {
 		if (d->server_up || !d->send_errors)
-			log_warn("cannot send records (kept in the spool, retrying with back-off): %s", err);
+			log_warn("cannot send records (kept in the spool, retrying with back-off): %s",
+				 buf_str(&err));
 		d->send_errors++;
 		backoff(d, now);
 		json_decref(reply);
+		buf_release(&err);
 		return -EAGAIN;
 	}
 	d->batches++;
@@ -522,7 +527,7 @@ static int send_batch(struct daemon *d, double now)
 			log_warn("batch of %zu records refused as too large; sending %zu at a time",
 				 n, d->batch_max);
 		} else {
-			log_err("a record was refused as too large and is dropped: %s", err);
+			log_err("a record was refused as too large and is dropped: %s", buf_str(&err));
 			spool_drop_first(d->spool);
 			d->dropped++;
 		}
@@ -532,12 +537,13 @@ static int send_batch(struct daemon *d, double now)
 		r = -EAGAIN;
 		backoff(d, now);
 	} else {
-		log_err("records refused: %s", err);
+		log_err("records refused: %s", buf_str(&err));
 		d->send_errors++;
 		backoff(d, now);
 		r = -EAGAIN;
 	}
 	json_decref(reply);
+	buf_release(&err);
 	return r;
 }
 
@@ -545,7 +551,7 @@ static void send_heartbeat(struct daemon *d)
 {
 	struct spool_stats ss;
 	json_t *body, *reply = NULL;
-	char *text, *path, err[512];
+	char *text, *path;
 	long status = 0;
 
 	spool_stats(d->spool, &ss);
@@ -556,7 +562,8 @@ static void send_heartbeat(struct daemon *d)
 	text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	path = xasprintf("/api/v1/agents/%s/heartbeat", d->host);
-	if (!http_out_post(d->http, path, text, strlen(text), 0, &status, &reply, err, sizeof(err)) &&
+	/* a heartbeat that does not get through is tried again next period */
+	if (!http_out_post(d->http, path, text, strlen(text), 0, &status, &reply, NULL) &&
 	    status == 404)
 		d->registered = false;
 	json_decref(reply);
@@ -723,6 +730,8 @@ static void print_stats(struct daemon *d, double elapsed_s)
 	fflush(stdout);
 }
 
+/* reason: flags, setup, the poll loop and the drain share the daemon's descriptors, spool and
+ * child; the loop's steps are functions already (send_batch, send_heartbeat, read_child). */
 int daemon_main(int argc, char **argv, const struct workload *(*find)(const char *name))
 {
 	static const struct option lopts[] = {
@@ -748,7 +757,7 @@ int daemon_main(int argc, char **argv, const struct workload *(*find)(const char
 			    .probes_state = "not loaded" };
 	const char *token_file = NULL, *spool_path = NULL, *metrics_listen = NULL;
 	uint64_t spool_max = 64u << 20;
-	char missing[256] = "", reason[256] = "", err[512];
+	char missing[256] = "", reason[256] = "";
 	struct utsname u;
 	struct sigaction sa;
 	double t0 = clock_mono_s();
@@ -831,8 +840,11 @@ int daemon_main(int argc, char **argv, const struct workload *(*find)(const char
 				d.workload);
 			goto out;
 		}
-		if (knobs_parse(&k, w->name, w->knobs, w->nknobs, d.wl_argc, d.wl_argv, err, sizeof(err))) {
-			fprintf(stderr, "kcanary-agent daemon: %s\n", err);
+		struct buf err = BUF_INIT;
+
+		if (knobs_parse(&k, w->name, w->knobs, w->nknobs, d.wl_argc, d.wl_argv, &err)) {
+			fprintf(stderr, "kcanary-agent daemon: %s\n", buf_str(&err));
+			buf_release(&err);
 			goto out;
 		}
 		knobs_release(&k);

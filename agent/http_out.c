@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #define LOG_MODULE "http_out"
+#include "error.h"
 #include "http_out.h"
 #include "log.h"
 #include "util.h"
@@ -100,7 +101,7 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 }
 
 int http_out_post(struct http_out *h, const char *path, const char *body, size_t len,
-		  int gzip, long *status, json_t **reply, char *err, size_t errlen)
+		  int gzip, long *status, json_t **reply, struct buf *err)
 {
 	struct curl_slist *hdrs = NULL;
 	struct buf resp = BUF_INIT_MAX(HTTP_OUT_MAX_REPLY);
@@ -118,7 +119,7 @@ int http_out_post(struct http_out *h, const char *path, const char *body, size_t
 	hdrs = curl_slist_append(hdrs, "Expect:");
 	if (gzip) {
 		if ((r = gzip_deflate(&z, &zlen, body, len))) {
-			snprintf(err, errlen, "cannot gzip the batch");
+			err_setf(err, r, "cannot gzip the batch");
 			goto out;
 		}
 		hdrs = curl_slist_append(hdrs, "Content-Encoding: gzip");
@@ -141,16 +142,18 @@ int http_out_post(struct http_out *h, const char *path, const char *body, size_t
 	curl_easy_setopt(h->c, CURLOPT_USERAGENT, "kcanary-agent");
 	rc = curl_easy_perform(h->c);
 	if (rc != CURLE_OK) {
-		snprintf(err, errlen, "POST %s: %s", url, *curl_err ? curl_err : curl_easy_strerror(rc));
 		r = rc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
 		    rc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED : -EIO;
+		err_setf(err, r, "POST %s: %s", url, *curl_err ? curl_err : curl_easy_strerror(rc));
 		goto out;
 	}
 	curl_easy_getinfo(h->c, CURLINFO_RESPONSE_CODE, status);
 	if (reply && resp.len)
 		*reply = json_loadb(resp.ptr, resp.len, 0, NULL);
-	if (*status >= 400)
-		snprintf(err, errlen, "POST %s: %ld %.300s", url, *status, resp.len ? buf_str(&resp) : "");
+	if (*status >= 400 && err) {      /* an answer, but a refusal: its words */
+		buf_reset(err);
+		buf_printf(err, "POST %s: %ld %.300s", url, *status, resp.len ? buf_str(&resp) : "");
+	}
 out:
 	curl_slist_free_all(hdrs);
 	buf_release(&resp);

@@ -9,6 +9,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "util.h"
+
 struct http_out;
 
 /*
@@ -25,11 +27,13 @@ void http_out_free(struct http_out *h);
  * deflated with "Content-Encoding: gzip" (RFC 1952). *status gets the HTTP
  * status and *reply (may be NULL) the answer parsed as JSON, or NULL when
  * it is not JSON (caller decrefs). Returns 0 when an answer came (any
- * status), or -ECONNREFUSED / -ETIMEDOUT / -EIO when none did; err (size
- * errlen) then says why, as curl put it.
+ * status), or -ECONNREFUSED / -ETIMEDOUT / -EIO when none did; err
+ * (error.h; may be NULL) then says why, as curl put it. For an answer
+ * with a status of 400 or more err holds it ("POST URL: 413 ..."), for
+ * the caller's message.
  */
 int http_out_post(struct http_out *h, const char *path, const char *body, size_t len,
-		  int gzip, long *status, json_t **reply, char *err, size_t errlen);
+		  int gzip, long *status, json_t **reply, struct buf *err);
 
 /* gzip_deflate - body as one gzip member in a new buffer (*out, *out_len;
  * caller frees). 0 or -ENOMEM. Exposed for tests. */

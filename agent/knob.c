@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "error.h"
 #include "knob.h"
 #include "util.h"
 
@@ -205,13 +206,13 @@ fail:
 
 int knobs_parse(struct knobs *out, const char *workload,
 		const struct knob_def *defs, size_t n,
-		int argc, char **argv, char *err, size_t errlen)
+		int argc, char **argv, struct buf *err)
 {
 	struct knob_fault f;
 	int ret = knobs_parse_fault(out, workload, defs, n, argc, argv, &f);
 
 	if (ret < 0)
-		snprintf(err, errlen, "%s", f.msg);
+		err_setf(err, ret, "%s", f.msg);
 	return ret;
 }
 

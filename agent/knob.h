@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 enum knob_type {
 	KNOB_SIZE,      /* bytes: "4096", "64K", "4G" (binary suffixes) */
 	KNOB_SIZE_MAX,  /* a size or "max" (UINT64_MAX), as memory.max takes */
@@ -51,7 +53,7 @@ struct knobs {
 /*
  * knobs_parse - parse argv[0..argc) "name=value" against defs[0..n) into
  * *out (every knob filled; defaults first). On error *out is untouched,
- * and err (size errlen) holds a one-line message naming the knob, the
+ * and err (error.h; may be NULL) holds a one-line message naming the knob, the
  * value and what was expected, e.g.
  *   unknown knob 'foo' for workload 'wb-handover' (see 'kcanary-agent list')
  *   knob 'pod_max': '4Q' is not a size (expected bytes with an optional K, M, G or T suffix, or max)
@@ -60,7 +62,7 @@ struct knobs {
  */
 int knobs_parse(struct knobs *out, const char *workload,
 		const struct knob_def *defs, size_t n,
-		int argc, char **argv, char *err, size_t errlen);
+		int argc, char **argv, struct buf *err);
 
 /* What knobs_parse_fault() says about a setting it refuses. */
 struct knob_fault {

@@ -167,6 +167,7 @@ static int cmd_run(int argc, char **argv, double started_s)
 	struct knobs k = { NULL, 0, NULL };
 	struct wl_ctx ctx;
 	char err[1024], missing[256], reason[256];
+	struct buf why = BUF_INIT;
 	struct sigaction sa;
 	struct probes *probes = NULL;
 	const char *probes_state = "loaded";
@@ -200,9 +201,11 @@ static int cmd_run(int argc, char **argv, double started_s)
 		free(kargv);
 		return 2;
 	}
-	if (rec_open(&rec, out_spec, err, sizeof(err)) < 0) {
+	if (rec_open(&rec, out_spec, &why) < 0) {
 		free(kargv);
-		return die(NULL, 2, err);
+		ret = die(NULL, 2, buf_str(&why));
+		buf_release(&why);
+		return ret;
 	}
 	w = find_workload(kargv[0]);
 	if (!w) {
@@ -210,10 +213,13 @@ static int cmd_run(int argc, char **argv, double started_s)
 		free(kargv);
 		return die(rec, 2, err);
 	}
-	ret = knobs_parse(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, err, sizeof(err));
+	ret = knobs_parse(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, &why);
 	free(kargv);
-	if (ret < 0)
-		return die(rec, 2, err);
+	if (ret < 0) {
+		ret = die(rec, 2, buf_str(&why));
+		buf_release(&why);
+		return ret;
+	}
 
 	ctx.rec = rec;
 	ctx.knobs = &k;

@@ -11,6 +11,7 @@
 
 #define LOG_MODULE "record"
 #include "log.h"
+#include "error.h"
 #include "record.h"
 #include "util.h"
 
@@ -71,7 +72,7 @@ struct rec_out *rec_open_fd(int fd)
 	return r;
 }
 
-int rec_open(struct rec_out **out, const char *spec, char *err, size_t errlen)
+int rec_open(struct rec_out **out, const char *spec, struct buf *err)
 {
 	char *path = NULL;
 	struct stat st;
@@ -84,7 +85,7 @@ int rec_open(struct rec_out **out, const char *spec, char *err, size_t errlen)
 	if (!strncmp(spec, "port:", 5)) {
 		ret = rec_find_port(&path, "/sys/class/virtio-ports", spec + 5);
 		if (ret < 0) {
-			snprintf(err, errlen, "cannot find virtio-serial port '%s' under /sys/class/virtio-ports: %s (is the channel in the domain XML and virtio_console loaded?)",
+			err_setf(err, ret, "cannot find virtio-serial port '%s' under /sys/class/virtio-ports: %s (is the channel in the domain XML and virtio_console loaded?)",
 				 spec + 5, strerror(-ret));
 			goto out;
 		}
@@ -96,8 +97,7 @@ int rec_open(struct rec_out **out, const char *spec, char *err, size_t errlen)
 	else
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "cannot open output '%s': %s", path, strerror(errno));
+		ret = err_setf(err, -errno, "cannot open output '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	*out = rec_open_fd(fd);

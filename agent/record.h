@@ -29,6 +29,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "util.h"
+
 struct rec_out;
 
 /*
@@ -46,7 +48,7 @@ int rec_find_port(char **out, const char *sysfs_root, const char *name);
  * or truncated (0644). *out is freed by rec_close(). Returns 0 or -errno,
  * with a message in err.
  */
-int rec_open(struct rec_out **out, const char *spec, char *err, size_t errlen);
+int rec_open(struct rec_out **out, const char *spec, struct buf *err);
 
 /* rec_open_fd - a stream on an fd the caller keeps (tests, pipes). */
 struct rec_out *rec_open_fd(int fd);

@@ -13,6 +13,7 @@
 #include "api.h"
 #include "db.h"
 #include "db_api.h"
+#include "error.h"
 #include "log.h"
 #include "token.h"
 #include "util.h"
@@ -86,14 +87,16 @@ void api_text(struct http_resp *resp, int status, struct buf *text)
 	resp->content_type = "text/plain; charset=utf-8";
 }
 
-void api_db_error(struct http_resp *resp, struct api *api, int r, const char *what)
+void api_db_error(struct http_resp *resp, int r, const char *what, struct buf *err)
 {
-	if (r == -ENOENT) {
+	if (r == -ENOENT)
 		api_error(resp, 404, "%s", what);
-		return;
+	else {
+		/* the handler is where a store error is handled: logged here, once */
+		log_err("%s: %s", what, err_text(err));
+		api_error(resp, 500, "store error: %s", err_text(err));
 	}
-	log_err("%s: %s", what, db_errmsg(api->db));
-	api_error(resp, 500, "store error: %s", db_errmsg(api->db));
+	buf_release(err);
 }
 
 int api_query_uint(struct http_resp *resp, const struct http_req *req,
@@ -149,6 +152,7 @@ static bool match(const char *pattern, const char *path, char *seg, size_t segsz
  * the token's name goes to req->token. */
 static int check_token(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	char *name = req->token;
 	const char *h = http_header(req, "Authorization");
 	char hash[TOKEN_HASH_HEX + 1];
@@ -161,15 +165,16 @@ static int check_token(struct api *api, struct http_req *req, struct http_resp *
 		return -EACCES;
 	}
 	token_hash(hash, h + 7);
-	r = db_token_find(api->db, name, sizeof(req->token), hash);
+	r = db_token_find(api->db, name, sizeof(req->token), hash, &err);
 	if (r == -ENOENT) {
+		buf_release(&err);
 		http_resp_header(resp, "WWW-Authenticate",
 				 "Bearer realm=\"kcanary\", error=\"invalid_token\"");
 		api_error(resp, 401, "the bearer token is not one of this store's tokens");
 		return -EACCES;
 	}
 	if (r) {
-		api_db_error(resp, api, r, "cannot check the token");
+		api_db_error(resp, r, "cannot check the token", &err);
 		return r;
 	}
 	/* agents post every few seconds: their requests only at debug level */
@@ -182,6 +187,7 @@ static int check_token(struct api *api, struct http_req *req, struct http_resp *
 
 void api_handle(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	char seg[256], allow[64] = "";
 	const struct api_route *hit = NULL;
 	int r;
@@ -212,13 +218,14 @@ void api_handle(struct api *api, struct http_req *req, struct http_resp *resp)
 	req->id = 0;
 	req->name = NULL;
 	if (strstr(hit->pattern, "{job}")) {
-		r = db_job_resolve(api->db, &req->id, seg);
+		r = db_job_resolve(api->db, &req->id, seg, &err);
 		if (r == -ENOENT) {
+			buf_release(&err);
 			api_error(resp, 404, "no job '%s' in the store", seg);
 			return;
 		}
 		if (r) {
-			api_db_error(resp, api, r, "cannot look up the job");
+			api_db_error(resp, r, "cannot look up the job", &err);
 			return;
 		}
 	} else if (strstr(hit->pattern, "{id}")) {

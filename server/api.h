@@ -85,8 +85,12 @@ void api_error(struct http_resp *resp, int status, const char *fmt, ...)
 /* api_text - answer status with text/plain; the buffer is moved into resp. */
 void api_text(struct http_resp *resp, int status, struct buf *text);
 
-/* Map a store error to an answer: -ENOENT 404 naming what, else 500. */
-void api_db_error(struct http_resp *resp, struct api *api, int r, const char *what);
+/*
+ * api_db_error - answer a store error r: -ENOENT 404 with what, else 500
+ * with err's text (logged once, here). Releases err, which the handler's
+ * db_* call filled (error.h).
+ */
+void api_db_error(struct http_resp *resp, int r, const char *what, struct buf *err);
 
 /*
  * api_query_uint - parse the query parameter key as an unsigned integer

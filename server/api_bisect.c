@@ -10,12 +10,13 @@
 
 void api_job_bisect_log(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	struct buf b = BUF_INIT;
 	char *log = NULL;
 	int r;
 
-	if ((r = db_bisect_log_get(api->db, req->id, &log)))
-		return api_db_error(resp, api, r, "no bisection log for this job");
+	if ((r = db_bisect_log_get(api->db, req->id, &log, &err)))
+		return api_db_error(resp, r, "no bisection log for this job", &err);
 	buf_puts(&b, log);
 	free(log);
 	api_text(resp, 200, &b);

@@ -83,12 +83,13 @@ static json_t *body_object(struct http_resp *resp, const struct http_req *req, b
 
 void api_hosts_list(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	json_t *hosts = NULL;
 	int r;
 
 	(void)req;
-	if ((r = db_hosts_list(api->db, &hosts))) {
-		api_db_error(resp, api, r, "cannot list hosts");
+	if ((r = db_hosts_list(api->db, &hosts, &err))) {
+		api_db_error(resp, r, "cannot list hosts", &err);
 		return;
 	}
 	api_json(resp, 200, json_pack("{s:o}", "hosts", hosts));
@@ -96,6 +97,7 @@ void api_hosts_list(struct api *api, struct http_req *req, struct http_resp *res
 
 void api_agent_register(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	json_t *body = body_object(resp, req, false), *labels, *v;
 	const char *host, *kernel, *boot, *version, *k;
 	struct db_host h = { 0 };
@@ -138,8 +140,8 @@ void api_agent_register(struct api *api, struct http_req *req, struct http_resp 
 		goto out;
 	labels_text = labels ? json_dumps(labels, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
 	if ((r = db_host_register(api->db, &h, host, kernel, boot, labels_text, version,
-				     *req->token ? req->token : NULL))) {
-		api_db_error(resp, api, r, "cannot register the host");
+				     *req->token ? req->token : NULL, &err))) {
+		api_db_error(resp, r, "cannot register the host", &err);
 		goto out;
 	}
 	log_info("host '%s' registered: kernel %s, next seq %" PRId64, host, kernel, h.next_seq);
@@ -152,10 +154,12 @@ out:
 	db_host_release(&h);
 	free(labels_text);
 	json_decref(body);
+	buf_release(&err);
 }
 
 void api_agent_heartbeat(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	json_t *body;
 	struct db_host h = { 0 };
 	char *text = NULL;
@@ -165,20 +169,21 @@ void api_agent_heartbeat(struct api *api, struct http_req *req, struct http_resp
 		return;
 	text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
-	r = db_host_heartbeat(api->db, req->name, text);
+	r = db_host_heartbeat(api->db, req->name, text, &err);
 	if (!r)
-		r = db_host_get(api->db, &h, req->name);
+		r = db_host_get(api->db, &h, req->name, &err);
 	if (r == -ENOENT)
 		api_error(resp, 404, "no host '%s': register first (POST /api/v1/agents/register)",
 			  req->name);
 	else if (r)
-		api_db_error(resp, api, r, "cannot store the heartbeat");
+		api_db_error(resp, r, "cannot store the heartbeat", &err);
 	else
 		api_json(resp, 200, json_pack("{s:s, s:I, s:I}", "host", h.name,
 					      "next_seq", (json_int_t)h.next_seq,
 					      "acked_seq", (json_int_t)(h.next_seq - 1)));
 	db_host_release(&h);
 	free(text);
+	buf_release(&err);
 }
 
 /* One line of a batch: {"seq": N, "run": "KEY", "line": "RECORD"}. */
@@ -292,8 +297,11 @@ static void run_meta(char **workload, char **params, const struct db_host *h,
 	json_decref(rec);
 }
 
+/* reason: one batch is one transaction: the envelope, the host, each stream's ingest and
+ * the commit share one rollback path (out:), so they stay in one function. */
 void api_agent_records(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	const char *enc = http_header(req, "Content-Encoding");
 	struct buf plain = BUF_INIT;
 	struct batch_line *lines = NULL;
@@ -310,14 +318,14 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 	if (token_allows(resp, req, req->name))
 		return;
 	if (enc && !strcasecmp(enc, "gzip")) {
-		r = gzip_inflate(&plain, req->body, req->body_len, FLEET_MAX_BATCH_BYTES, msg, sizeof(msg));
+		r = gzip_inflate(&plain, req->body, req->body_len, FLEET_MAX_BATCH_BYTES, &err);
 		if (r == -EFBIG) {
-			api_error(resp, 413, "record batch %s (limit %u bytes inflated)", msg,
+			api_error(resp, 413, "record batch %s (limit %u bytes inflated)", buf_str(&err),
 				  FLEET_MAX_BATCH_BYTES);
 			goto out;
 		}
 		if (r) {
-			api_error(resp, 400, "record batch: %s", msg);
+			api_error(resp, 400, "record batch: %s", buf_str(&err));
 			goto out;
 		}
 		text = buf_str(&plain);
@@ -331,19 +339,19 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 		goto out;
 	}
 
-	if ((r = db_begin(api->db))) {
-		api_db_error(resp, api, r, "cannot start storing the batch");
+	if ((r = db_begin(api->db, &err))) {
+		api_db_error(resp, r, "cannot start storing the batch", &err);
 		goto out;
 	}
 	in_tx = true;
-	r = db_host_get(api->db, &h, req->name);
+	r = db_host_get(api->db, &h, req->name, &err);
 	if (r == -ENOENT) {
 		api_error(resp, 404, "no host '%s': register first (POST /api/v1/agents/register)",
 			  req->name);
 		goto out;
 	}
 	if (r) {
-		api_db_error(resp, api, r, "cannot read the host");
+		api_db_error(resp, r, "cannot read the host", &err);
 		goto out;
 	}
 	if (nlines && lines[0].seq > h.next_seq) {
@@ -374,23 +382,23 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 			br = &runs[nruns++];
 			memset(br, 0, sizeof(*br));
 			br->key = bl->run;
-			r = db_host_run_find(api->db, &br->run_id, &br->line_no, h.id, bl->run);
+			r = db_host_run_find(api->db, &br->run_id, &br->line_no, h.id, bl->run, &err);
 			if (r == -ENOENT) {
 				char *w = NULL, *params = NULL;
 				run_meta(&w, &params, &h, bl);
-				r = db_host_run_create(api->db, &br->run_id, &h, bl->run, w, params);
+				r = db_host_run_create(api->db, &br->run_id, &h, bl->run, w, params, &err);
 				free(w);
 				free(params);
 			}
 			if (!r)
-				r = ingest_open_at(&br->in, api->db, br->run_id, br->line_no);
+				r = ingest_open_at(&br->in, api->db, br->run_id, br->line_no, &err);
 			if (r) {
-				api_db_error(resp, api, r, "cannot find the run of the stream");
+				api_db_error(resp, r, "cannot find the run of the stream", &err);
 				goto out;
 			}
 		}
-		if ((r = ingest_line(br->in, bl->line, bl->len))) {
-			api_db_error(resp, api, r, "cannot store a record");
+		if ((r = ingest_line(br->in, bl->line, bl->len, &err))) {
+			api_db_error(resp, r, "cannot store a record", &err);
 			goto out;
 		}
 		next = bl->seq + 1;
@@ -400,7 +408,7 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 		struct ingest_stats st;
 		const char *status = NULL;
 
-		r = ingest_detach(runs[k].in, &st);
+		r = ingest_detach(runs[k].in, &st, &err);
 		runs[k].in = NULL;
 		if (!r) {
 			if (st.saw_error)
@@ -410,15 +418,15 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 			bad += st.bad_lines;
 			r = db_host_run_update(api->db, &h, runs[k].key, runs[k].run_id,
 					       runs[k].line_no + st.lines, st.records, st.bad_lines,
-					       status, st.saw_error ? st.error : NULL);
+					       status, st.saw_error ? st.error : NULL, &err);
 		}
 		if (r) {
-			api_db_error(resp, api, r, "cannot store the batch");
+			api_db_error(resp, r, "cannot store the batch", &err);
 			goto out;
 		}
 	}
-	if ((r = db_host_advance(api->db, h.id, next, stored, dups)) || (r = db_commit(api->db))) {
-		api_db_error(resp, api, r, "cannot store the batch");
+	if ((r = db_host_advance(api->db, h.id, next, stored, dups, &err)) || (r = db_commit(api->db, &err))) {
+		api_db_error(resp, r, "cannot store the batch", &err);
 		goto out;
 	}
 	in_tx = false;
@@ -429,7 +437,7 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 out:
 	for (size_t k = 0; k < nruns; k++)
 		if (runs[k].in)
-			ingest_detach(runs[k].in, NULL);
+			ingest_detach(runs[k].in, NULL, NULL);
 	if (in_tx)
 		db_rollback(api->db);
 	for (size_t i = 0; i < nlines; i++)
@@ -438,4 +446,5 @@ out:
 	free(runs);
 	db_host_release(&h);
 	buf_release(&plain);
+	buf_release(&err);
 }

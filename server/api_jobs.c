@@ -21,61 +21,67 @@
 
 void api_metrics(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	json_t *v;
 	int r;
 
 	(void)req;
-	if ((r = db_api_metrics(api->db, &v)))
-		return api_db_error(resp, api, r, "cannot list metrics");
+	if ((r = db_api_metrics(api->db, &v, &err)))
+		return api_db_error(resp, r, "cannot list metrics", &err);
 	api_json(resp, 200, json_pack("{s:o}", "metrics", v));
 }
 
 void api_jobs_list(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	long limit = 100;
 	json_t *v;
 	int r;
 
 	if (api_query_uint(resp, req, "limit", 1, 1000, &limit))
 		return;
-	if ((r = db_api_jobs(api->db, &v, (int)limit)))
-		return api_db_error(resp, api, r, "cannot list jobs");
+	if ((r = db_api_jobs(api->db, &v, (int)limit, &err)))
+		return api_db_error(resp, r, "cannot list jobs", &err);
 	api_json(resp, 200, json_pack("{s:o}", "jobs", v));
 }
 
 void api_job_get(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	json_t *v;
 	int r;
 
-	if ((r = db_api_job(api->db, &v, req->id)))
-		return api_db_error(resp, api, r, "no such job");
+	if ((r = db_api_job(api->db, &v, req->id, &err)))
+		return api_db_error(resp, r, "no such job", &err);
 	api_json(resp, 200, v);
 }
 
 void api_job_variants(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	json_t *v;
 	int r;
 
-	if ((r = db_api_variants(api->db, &v, req->id)))
-		return api_db_error(resp, api, r, "no such job");
+	if ((r = db_api_variants(api->db, &v, req->id, &err)))
+		return api_db_error(resp, r, "no such job", &err);
 	api_json(resp, 200, json_pack("{s:I, s:o}", "job_id", (json_int_t)req->id, "variants", v));
 }
 
 void api_job_runs(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	json_t *v;
 	int r;
 
-	if ((r = db_api_runs(api->db, &v, req->id, http_query(req, "metric"))))
-		return api_db_error(resp, api, r, "no such job");
+	if ((r = db_api_runs(api->db, &v, req->id, http_query(req, "metric"), &err)))
+		return api_db_error(resp, r, "no such job", &err);
 	api_json(resp, 200, v);
 }
 
 void api_samples(struct api *api, struct http_req *req, struct http_resp *resp,
 		 int64_t job_id, int64_t run_id)
 {
+	struct buf err = BUF_INIT;
 	const char *metric = http_query(req, "metric");
 	long max_points = 0;
 	json_t *v;
@@ -83,11 +89,14 @@ void api_samples(struct api *api, struct http_req *req, struct http_resp *resp,
 
 	if (api_query_uint(resp, req, "max_points", 0, DB_API_MAX_POINTS, &max_points))
 		return;
-	r = db_api_samples(api->db, &v, job_id, run_id, metric ? metric : "lag_s", max_points);
-	if (r == -EINVAL)
-		return api_error(resp, 400, "%s", db_errmsg(api->db));
+	r = db_api_samples(api->db, &v, job_id, run_id, metric ? metric : "lag_s", max_points, &err);
+	if (r == -EINVAL) {
+		api_error(resp, 400, "%s", buf_str(&err));
+		buf_release(&err);
+		return;
+	}
 	if (r)
-		return api_db_error(resp, api, r, run_id ? "no such run" : "no such job");
+		return api_db_error(resp, r, run_id ? "no such run" : "no such job", &err);
 	if (run_id)
 		json_object_set_new(v, "run_id", json_integer(run_id));
 	else
@@ -102,6 +111,7 @@ void api_job_samples(struct api *api, struct http_req *req, struct http_resp *re
 
 void api_job_report(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	const char *fmt_name = http_query(req, "format");
 	const char *thr = http_query(req, "threshold");
 	const char *metric = http_query(req, "metric");
@@ -123,14 +133,14 @@ void api_job_report(struct api *api, struct http_req *req, struct http_resp *res
 					 thr);
 		opts.has_threshold = true;
 	}
-	if ((r = db_api_job_fingerprint(api->db, &fp, req->id)))
-		return api_db_error(resp, api, r, "no such job");
+	if ((r = db_api_job_fingerprint(api->db, &fp, req->id, &err)))
+		return api_db_error(resp, r, "no such job", &err);
 	key = xasprintf("%lld|%d|%s|%s", (long long)req->id, (int)fmt, metric ? metric : "",
 			thr ? thr : "");
 	if (api_report_cache_get(api->shared, &out, key, fp)) {
 		/* build once, keep every format: the page asks for text and json */
-		if ((r = report_build(&rep, api->db, req->id, &opts))) {
-			api_db_error(resp, api, r, "no such job");
+		if ((r = report_build(&rep, api->db, req->id, &opts, &err))) {
+			api_db_error(resp, r, "no such job", &err);
 			goto out;
 		}
 		for (int f = REPORT_TEXT; f <= REPORT_JSON; f++) {
@@ -206,11 +216,11 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 		if (r == -EINVAL || r == -EEXIST)
 			api_error(resp, 400, "cannot store the job: %s", buf_str(&err));
 		else
-			api_db_error(resp, api, r, "cannot store the job");
+			api_db_error(resp, r, "cannot store the job", &err);
 		goto out;
 	}
-	if ((r = db_api_job(api->db, &job, id))) {
-		api_db_error(resp, api, r, "cannot read the job back");
+	if ((r = db_api_job(api->db, &job, id, &err))) {
+		api_db_error(resp, r, "cannot read the job back", &err);
 		goto out;
 	}
 	log_info("job %lld '%s' submitted, pending", (long long)id, spec->name);
@@ -224,17 +234,20 @@ out:
 
 void api_job_cancel(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	char status[32] = "";
 	json_t *job;
 	int r;
 
-	r = db_job_cancel(api->db, req->id, status);
-	if (r == -EALREADY)
+	r = db_job_cancel(api->db, req->id, status, &err);
+	if (r == -EALREADY) {
+		buf_release(&err);
 		return api_error(resp, 409, "job %lld has already ended (%s); nothing to cancel",
 				 (long long)req->id, status);
+	}
 	if (r)
-		return api_db_error(resp, api, r, "no such job");
-	if ((r = db_api_job(api->db, &job, req->id)))
-		return api_db_error(resp, api, r, "cannot read the job back");
+		return api_db_error(resp, r, "no such job", &err);
+	if ((r = db_api_job(api->db, &job, req->id, &err)))
+		return api_db_error(resp, r, "cannot read the job back", &err);
 	api_json(resp, 200, job);
 }

@@ -20,11 +20,12 @@
 
 void api_run_get(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	json_t *v;
 	int r;
 
-	if ((r = db_api_run(api->db, &v, req->id)))
-		return api_db_error(resp, api, r, "no such run");
+	if ((r = db_api_run(api->db, &v, req->id, &err)))
+		return api_db_error(resp, r, "no such run", &err);
 	api_json(resp, 200, v);
 }
 
@@ -35,11 +36,12 @@ void api_run_samples(struct api *api, struct http_req *req, struct http_resp *re
 
 void api_run_probes(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	json_t *v;
 	int r;
 
-	if ((r = db_api_run_probes(api->db, &v, req->id)))
-		return api_db_error(resp, api, r, "no such run");
+	if ((r = db_api_run_probes(api->db, &v, req->id, &err)))
+		return api_db_error(resp, r, "no such run", &err);
 	api_json(resp, 200, v);
 }
 
@@ -91,14 +93,15 @@ static void send_log_tail(struct http_resp *resp, const char *path, const char *
 
 void api_run_console(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	char *path = NULL, *tail = NULL;
 	long max_bytes = API_LOG_MAX_BYTES;
 	int r;
 
 	if (api_query_uint(resp, req, "max_bytes", 1, API_LOG_MAX_BYTES, &max_bytes))
 		return;
-	if ((r = db_api_run_console(api->db, &path, &tail, req->id)))
-		return api_db_error(resp, api, r, "no such run");
+	if ((r = db_api_run_console(api->db, &path, &tail, req->id, &err)))
+		return api_db_error(resp, r, "no such run", &err);
 	send_log_tail(resp, path, tail, max_bytes, "console log");
 	free(path);
 	free(tail);
@@ -106,14 +109,15 @@ void api_run_console(struct api *api, struct http_req *req, struct http_resp *re
 
 void api_kernel_build_log(struct api *api, struct http_req *req, struct http_resp *resp)
 {
+	struct buf err = BUF_INIT;
 	char *path = NULL;
 	long max_bytes = API_LOG_MAX_BYTES;
 	int r;
 
 	if (api_query_uint(resp, req, "max_bytes", 1, API_LOG_MAX_BYTES, &max_bytes))
 		return;
-	if ((r = db_api_kernel_build_log(api->db, &path, req->id)))
-		return api_db_error(resp, api, r, "no such kernel");
+	if ((r = db_api_kernel_build_log(api->db, &path, req->id, &err)))
+		return api_db_error(resp, r, "no such kernel", &err);
 	send_log_tail(resp, path, NULL, max_bytes, "build log");
 	free(path);
 }

@@ -22,8 +22,8 @@ int api_shared_init(struct api_shared *sh, const char *db_path, struct buf *err)
 
 	memset(sh, 0, sizeof(*sh));
 	/* open (and migrate) the store once here; the threads open their own */
-	if ((r = db_open(&db, db_path)))
-		return err_setf(err, r, "cannot open the store '%s'", db_path);
+	if ((r = db_open(&db, db_path, err)))
+		return r;
 	db_close(db);
 	pthread_mutex_init(&sh->lock, NULL);
 	sh->db_path = xstrdup(db_path);
@@ -37,9 +37,9 @@ int api_thread_init(void *payload, void **out, struct buf *err)
 	int r;
 
 	api->shared = sh;
-	if ((r = db_open(&api->db, sh->db_path))) {
+	if ((r = db_open(&api->db, sh->db_path, err))) {
 		free(api);
-		return err_setf(err, r, "cannot open the store '%s'", sh->db_path);
+		return r;
 	}
 	*out = api;
 	return 0;

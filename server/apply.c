@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "apply.h"
+#include "error.h"
 #include "log.h"
 #include "series.h"
 #include "util.h"
 
-int patch_range_parse(bool *sel, int m, const char *spec, char *err, size_t errsize)
+int patch_range_parse(bool *sel, int m, const char *spec, struct buf *err)
 {
 	const char *p = spec;
 
@@ -46,10 +47,8 @@ int patch_range_parse(bool *sel, int m, const char *spec, char *err, size_t errs
 	}
 	return 0;
 bad:
-	if (err)
-		snprintf(err, errsize, "bad patch subset '%s': expected K, A-B or a comma list within 1-%d",
-			 spec, m);
-	return -EINVAL;
+	return err_setf(err, -EINVAL, "bad patch subset '%s': expected K, A-B or a comma list"
+			" within 1-%d", spec, m);
 }
 
 static void slug(char *out, size_t size, const char *s)
@@ -79,11 +78,11 @@ void apply_branch_name(char *out, size_t size, const struct apply_series *s,
 }
 
 int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
-		 const struct apply_series *s, const char *subset)
+		 const struct apply_series *s, const char *subset, struct buf *err)
 {
+	struct buf why = BUF_INIT;
 	int m = 0, ret = 0;
 	bool *sel;
-	char err[256];
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->tip, sizeof(out->tip), "%s", base_hex);
@@ -91,10 +90,8 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 		if (s->patches[i].k > m)
 			m = s->patches[i].k;
 	sel = xcalloc((size_t)m + 1, sizeof(*sel));
-	if ((ret = patch_range_parse(sel, m, subset, err, sizeof(err)))) {
-		out->error = xstrdup(err);
+	if ((ret = patch_range_parse(sel, m, subset, err)))
 		goto out;
-	}
 	out->patches = xcalloc(s->npatches ? s->npatches : 1, sizeof(*out->patches));
 	for (size_t i = 0; i < s->npatches; i++) {
 		const struct apply_patch *p = &s->patches[i];
@@ -108,7 +105,8 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 		pr->k = p->k;
 		pr->m = p->m;
 		pr->subject = p->subject;
-		rc = repo_apply_patch(r, commit, out->tip, p, &pr->fail);
+		buf_reset(&why);
+		rc = repo_apply_patch(r, commit, out->tip, p, &pr->fail, &why);
 		if (rc == 0) {
 			pr->outcome = APPLY_APPLIED;
 			memcpy(pr->commit, commit, KC_OID_HEX);
@@ -116,7 +114,7 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 			out->napplied++;
 			continue;
 		}
-		pr->error = xstrdup(repo_errmsg());
+		pr->error = xstrdup(buf_str(&why));
 		if (rc == -EALREADY) {
 			pr->outcome = APPLY_ALREADY;
 			out->nalready++;
@@ -124,8 +122,8 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 			continue;
 		}
 		if (rc != -ENOEXEC && rc != -EBADMSG && rc != -EINVAL) {
-			ret = rc;        /* the repository itself failed */
-			out->error = xstrdup(pr->error);
+			/* the repository itself failed: an error, not an outcome */
+			ret = err_setf(err, rc, "%s", pr->error);
 			goto out;
 		}
 		pr->outcome = APPLY_FAILED;
@@ -135,12 +133,11 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 	}
 	if (out->nfailed == 0) {
 		apply_branch_name(out->branch, sizeof(out->branch), s, subset);
-		if ((ret = repo_branch_set(r, out->branch, out->tip))) {
-			out->error = xstrdup(repo_errmsg());
+		if ((ret = repo_branch_set(r, out->branch, out->tip, err)))
 			out->branch[0] = '\0';
-		}
 	}
 out:
+	buf_release(&why);
 	free(sel);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "git.h"
+#include "util.h"
 
 /* One revision to apply: name (series slug), version (the N of vN) and its
  * patches ordered by k. All borrowed. */
@@ -25,7 +26,7 @@ struct apply_series {
  * sel[k] is set for each selected k in 1..m. -EINVAL for a malformed
  * spec or one outside 1..m, with a message naming it in err (may be NULL).
  */
-int patch_range_parse(bool *sel, int m, const char *spec, char *err, size_t errsize);
+int patch_range_parse(bool *sel, int m, const char *spec, struct buf *err);
 
 enum apply_outcome {
 	APPLY_APPLIED,
@@ -65,13 +66,13 @@ struct apply_result {
  * tried on the last good commit (so the report shows every patch). When
  * none failed, refs/heads/kcanary/<name>/vN (or …/vN-p<subset> for a
  * subset) is set to the tip. Returns 0 when the result was produced
- * (whatever the outcomes); a negative errno when it could not be (bad
- * subset: -EINVAL; repository errors), with out->error set (the result
- * is then still to be released). Release
- * out with apply_result_release().
+ * (whatever the outcomes: each patch's, and out->error the first failed
+ * patch's message); a negative errno when it could not be (bad subset:
+ * -EINVAL; repository errors), with err saying why (the result is then
+ * still to be released). Release out with apply_result_release().
  */
 int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
-		 const struct apply_series *s, const char *subset);
+		 const struct apply_series *s, const char *subset, struct buf *err);
 void apply_result_release(struct apply_result *res);
 
 /* The branch name for s and subset (e.g. "kcanary/memcg-cleanup/v2-p1-2"),

@@ -862,6 +862,8 @@ static int check_opts(const struct bisect_opts *o, size_t n)
 	return 0;
 }
 
+/* reason: the steps (endpoints, search_binary/search_probabilistic, the culprit check) are
+ * functions; what is left fills struct bisect_result from them in one place. */
 int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *opts,
 	       bisect_measure_fn measure_fn, void *ctx, struct buf *log,
 	       enum bisect_verdict *verdicts)

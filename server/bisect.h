@@ -261,7 +261,7 @@ void bisect_result_line(struct buf *b, const struct bisect_result *r);
  * -ENODATA when the log ends before the engine does.
  */
 int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog,
-		  char **err);
+		  struct buf *err);
 
 /*
  * bisect_log_table - the table of every tested commit from a log: one line

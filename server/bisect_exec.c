@@ -35,14 +35,10 @@ int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if ((rc = repo_open(&r, repo_path, false))) {
-		buf_printf(err, "cannot open repository '%s': %s", repo_path, repo_errmsg());
+	if ((rc = repo_open(&r, repo_path, false, err)))
 		return rc;
-	}
-	if ((rc = repo_range(r, &v, &n, old_rev, new_rev, first_parent))) {
-		buf_printf(err, "%s", repo_errmsg());
+	if ((rc = repo_range(r, &v, &n, old_rev, new_rev, first_parent, err)))
 		goto out;
-	}
 	if (!first_parent) {
 		/* The engine needs a line: every commit after the culprit is
 		 * new. A linearised DAG breaks that on side branches, so a range
@@ -51,14 +47,12 @@ int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
 		size_t merges = 0, all = n;
 
 		for (size_t i = 1; i < n; i++)
-			merges += repo_commit_nparents(r, v[i]) > 1;
+			merges += repo_commit_nparents(r, v[i], NULL) > 1;   /* read: in the range */
 		if (merges) {
 			free(v);
 			v = NULL;
-			if ((rc = repo_range(r, &v, &n, old_rev, new_rev, true))) {
-				buf_printf(err, "%s", repo_errmsg());
+			if ((rc = repo_range(r, &v, &n, old_rev, new_rev, true, err)))
 				goto out;
-			}
 			log_warn("the range has %zu merge%s: bisecting its first-parent chain (%zu of "
 				 "%zu commits; a merge stands for its branch, as with --first-parent). "
 				 "To look inside a culprit merge M, bisect its branch: --good "
@@ -73,10 +67,8 @@ int bisect_cands_from_repo(struct bisect_cands *out, const char *repo_path,
 		char *msg = NULL;
 
 		memcpy(c->sha, v[i], KC_OID_HEX);
-		if ((rc = repo_commit_info(r, c->sha, &c->author, &c->date_s, NULL, &msg))) {
-			buf_printf(err, "%s", repo_errmsg());
+		if ((rc = repo_commit_info(r, c->sha, &c->author, &c->date_s, NULL, &msg, err)))
 			goto out;
-		}
 		c->subject = first_line(msg);
 		free(msg);
 		c->name = xasprintf("%.12s %s", c->sha, c->subject);
@@ -156,16 +148,18 @@ static int store_stop(struct oracle *x, int code)
 
 static void save_log(struct oracle *x)
 {
-	struct buf b = BUF_INIT;
+	struct buf b = BUF_INIT, err = BUF_INIT;
 
 	for (size_t i = 0; i < x->cands->n; i++)
 		buf_printf(&b, "# candidate %zu %s %s\n", i,
 			   *x->cands->c[i].sha ? x->cands->c[i].sha : "-", x->cands->c[i].name);
 	buf_puts(&b, buf_str(x->log));
-	if (db_bisect_log_set(x->db, x->job_id, buf_str(&b)))
-		log_warn("cannot store the bisect log of job %lld: %s", (long long)x->job_id,
-			 db_errmsg(x->db));
+	/* the verdict is what the caller reports; a log that cannot be kept
+	 * is said here, once */
+	if (db_bisect_log_set(x->db, x->job_id, buf_str(&b), &err))
+		log_warn("%s", buf_str(&err));
 	buf_release(&b);
+	buf_release(&err);
 }
 
 static void progress(const struct oracle *x, const char *fmt, ...)
@@ -203,7 +197,7 @@ static void candidate_variant(struct variant *v, const struct bisect_cands *cs, 
 
 /* Make candidate i's kernel through the build service (variant_build.h):
  * its spec stored, then prebuilt, or the commit built. */
-static int prepare(struct oracle *x, size_t i)
+static int prepare(struct oracle *x, size_t i, struct buf *err)
 {
 	struct bisect_cand *c = &x->cands->c[i];
 	struct variant_build_opts bo = {
@@ -216,17 +210,21 @@ static int prepare(struct oracle *x, size_t i)
 	char *vs_json;
 	int r;
 
-	if ((r = db_variant_get(x->db, &c->variant_id, x->job_id, c->name)))
+	if ((r = db_variant_get(x->db, &c->variant_id, x->job_id, c->name, err)))
 		return r;
 	candidate_variant(&v, x->cands, i);
 	vs_json = variant_to_json(&v);
-	db_variant_set_spec(x->db, c->variant_id, v.base, NULL, vs_json);
+	r = db_variant_set_spec(x->db, c->variant_id, v.base, NULL, vs_json, err);
 	free(vs_json);
+	if (r) {
+		variant_release(&v);
+		return r;
+	}
 	progress(x, "candidate %zu/%zu %s: %s", i, x->cands->n - 1, c->name,
 		 c->kernel ? "prebuilt" : "building");
 	x->t->builds++;
 	vb = variant_build_new(x->db, &bo);
-	r = variant_build_for_job(vb, &res, c->variant_id, &v, NULL, NULL);
+	r = variant_build_for_job(vb, &res, c->variant_id, &v, NULL, err);
 	variant_build_free(vb);
 	c->kernel_id = res.kernel_id;
 	c->state = res.status == VARIANT_BUILD_OK ? 1 : -1;
@@ -243,17 +241,18 @@ static int prepare(struct oracle *x, size_t i)
 
 /* The pending run run_id as the executor needs it (kernel image, modules). */
 static int pending_run(struct oracle *x, int64_t run_id, struct db_pending_run **out,
-		       size_t *n, struct db_pending_run **p)
+		       size_t *n, struct db_pending_run **p, struct buf *err)
 {
 	int total, done, r;
 
 	*p = NULL;
-	if ((r = db_job_pending_runs(x->db, x->job_id, out, n, &total, &done)))
+	if ((r = db_job_pending_runs(x->db, x->job_id, out, n, &total, &done, err)))
 		return r;
 	for (size_t i = 0; i < *n; i++)
 		if ((*out)[i].id == run_id)
 			*p = &(*out)[i];
-	return *p ? 0 : -ENOENT;
+	return *p ? 0 : err_setf(err, -ENOENT, "run %lld is not pending (no kernel?)",
+				 (long long)run_id);
 }
 
 /* One guest run of candidate idx. Returns 0 with *value_out, -EAGAIN for
@@ -266,6 +265,7 @@ static int measure_once(struct oracle *x, size_t idx, double *value_out, bool *t
 	struct bisect_cand *c = &x->cands->c[idx];
 	struct db_pending_run *runs = NULL, *p;
 	struct guest_result res;
+	struct buf why = BUF_INIT;
 	size_t nruns = 0;
 	int64_t run_id;
 	char label[256];
@@ -273,10 +273,9 @@ static int measure_once(struct oracle *x, size_t idx, double *value_out, bool *t
 
 	*transient = false;
 	if ((r = db_run_create(x->db, &run_id, x->job_id, c->variant_id, x->cell, 0, x->fs,
-			       x->params)) ||
-	    (r = pending_run(x, run_id, &runs, &nruns, &p))) {
-		err_setf(x->abort_why, r, "cannot store a run of candidate %zu: %s", idx,
-			 db_errmsg(x->db));
+			       x->params, x->abort_why)) ||
+	    (r = pending_run(x, run_id, &runs, &nruns, &p, x->abort_why))) {
+		err_wrapf(x->abort_why, r, "candidate %zu", idx);
 		ret = store_stop(x, r);
 		goto out;
 	}
@@ -301,7 +300,13 @@ static int measure_once(struct oracle *x, size_t idx, double *value_out, bool *t
 					   res.run.error[0] ? ": " : "", res.run.error);
 		goto out;
 	}
-	if ((r = db_run_metric(x->db, run_id, x->metric, value_out))) {
+	r = db_run_metric(x->db, run_id, x->metric, value_out, &why);
+	if (r && r != -ENOENT && r != -EINVAL) {   /* the store failed: stop */
+		err_setf(x->abort_why, r, "candidate %zu: %s", idx, buf_str(&why));
+		ret = store_stop(x, r);
+		goto out;
+	}
+	if (r) {                                   /* no value: no evidence */
 		progress(x, "  ok, but the run has no '%s' (skip: no evidence either way)",
 			 x->metric);
 		if (!c->why)
@@ -312,6 +317,7 @@ static int measure_once(struct oracle *x, size_t idx, double *value_out, bool *t
 	progress(x, "  ok, %s %.6g", x->metric, *value_out);
 	ret = 0;
 out:
+	buf_release(&why);
 	db_pending_runs_free(runs, nruns);
 	return ret;
 }
@@ -330,8 +336,8 @@ static int measure(void *ctx, size_t idx, double *value_out)
 
 	if (runner_interrupted())
 		return err_setf(x->abort_why, -EINTR, "interrupted");
-	if (!c->state && (r = prepare(x, idx))) {
-		err_setf(x->abort_why, r, "cannot store candidate %zu: %s", idx, db_errmsg(x->db));
+	if (!c->state && (r = prepare(x, idx, x->abort_why))) {
+		err_wrapf(x->abort_why, r, "candidate %zu", idx);
 		return store_stop(x, r);
 	}
 	if (c->state < 0)
@@ -375,9 +381,9 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 			      .j = { .vcpus = (unsigned)spec->vcpus,
 				     .memory_mib = (uint64_t)spec->memory_mb,
 				     .watchdog_s = spec->watchdog_s } };
-	if ((r = db_job_create(db, &out->job_id, o->name, "bisect", spec_json)) ||
-	    (r = db_job_set_meta(db, out->job_id, 0, o->metric)))
-		r = err_setf(err, r, "cannot store the job: %s", db_errmsg(db));
+	if ((r = db_job_create(db, &out->job_id, o->name, "bisect", spec_json, err)) ||
+	    (r = db_job_set_meta(db, out->job_id, 0, o->metric, err)))
+		err_wrapf(err, r, "cannot store the bisection");
 	free(spec_json);
 	if (r)
 		return r;
@@ -420,7 +426,8 @@ int bisect_execute(struct db *db, struct bisect_cands *cands, const struct bisec
 		r = err_setf(err, r, "cannot catch signals: %s", strerror(-r));
 		goto out;
 	}
-	db_job_set_status(db, out->job_id, "running", NULL);
+	if ((r = db_job_set_status(db, out->job_id, "running", NULL, err)))
+		goto out;
 	r = bisect_run(&out->res, cands->n, o->engine, measure, &x, &log, verdicts);
 	out->totals.wall_s = clock_mono_s() - t0;
 	save_log(&x);
@@ -429,15 +436,15 @@ int bisect_execute(struct db *db, struct bisect_cands *cands, const struct bisec
 	if (r == -EINTR || (x.fail && r == x.fail)) {
 		r = err_setf(err, r, "bisection stopped: %s", why.len ? buf_str(&why) : "aborted");
 		db_job_set_status(db, out->job_id, r == -EINTR ? "interrupted" : "failed",
-				  buf_str(err));
+				  buf_str(err), NULL);
 		goto out;
 	}
 	if (r) {
 		r = err_setf(err, r, "bisection failed: %s", strerror(-r));
-		db_job_set_status(db, out->job_id, "failed", buf_str(err));
+		db_job_set_status(db, out->job_id, "failed", buf_str(err), NULL);
 		goto out;
 	}
-	db_job_set_status(db, out->job_id, "done", NULL);
+	r = db_job_set_status(db, out->job_id, "done", NULL, err);
 out:
 	oracle_release(&x);
 	buf_release(&log);

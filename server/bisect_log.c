@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "bisect.h"
+#include "error.h"
 #include "log.h"
 #include "util.h"
 
@@ -167,15 +168,17 @@ static int replay_measure(void *ctx, size_t idx, double *value_out)
 	return 0;
 }
 
-int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog, char **err)
+/*
+ * Read a bisect log's lines into the engine's options (*o, *n candidates),
+ * the replay's events (rp) and the logged result line (*result, new
+ * string or NULL). 0, or -EINVAL with *why (new string) naming the line.
+ */
+static int parse_log(const char *text, struct bisect_opts *o, size_t *n, struct replay *rp,
+		     char **result, char **why)
 {
-	struct replay rp = { 0 };
-	struct bisect_opts o;
-	struct bisect_result r;
-	struct buf mine = BUF_INIT, own = BUF_INIT;
-	char *logged_result = NULL, *why = NULL, *fv_log = NULL, *fv_mine = NULL;
 	bool have_header = false, have_config = false;
-	size_t n = 0, lineno = 0;
+	char *logged_result = NULL;
+	size_t lineno = 0;
 	int rc = 0;
 
 	for (const char *p = text; *p;) {
@@ -190,14 +193,14 @@ int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog
 		}
 		if (!have_header) {
 			if (strcmp(line, "kcanary-bisect-log 1")) {
-				why = xasprintf("line %zu: expected 'kcanary-bisect-log 1', found '%.40s'",
+				*why = xasprintf("line %zu: expected 'kcanary-bisect-log 1', found '%.40s'",
 						lineno, line);
 				rc = -EINVAL;
 			}
 			have_header = true;
 		} else if (!strncmp(line, "config ", 7)) {
-			if (have_config || parse_config(line, &o, &n)) {
-				why = xasprintf("line %zu: bad or repeated config line", lineno);
+			if (have_config || parse_config(line, o, n)) {
+				*why = xasprintf("line %zu: bad or repeated config line", lineno);
 				rc = -EINVAL;
 			}
 			have_config = true;
@@ -206,20 +209,20 @@ int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog
 			unsigned long long idx;
 			double code;
 
-			if (field_uint(line, "idx", &idx) || idx >= n ||
+			if (field_uint(line, "idx", &idx) || idx >= *n ||
 			    (line[0] == 'r' ? field_double(line, "value", &ev.value) :
 			     field_double(line, "code", &code) || code >= 0)) {
-				why = xasprintf("line %zu: bad %s line '%.60s'", lineno,
+				*why = xasprintf("line %zu: bad %s line '%.60s'", lineno,
 						line[0] == 'r' ? "run" : "skip", line);
 				rc = -EINVAL;
 			} else {
 				ev.idx = (size_t)idx;
 				ev.code = line[0] == 'r' ? 0 : (int)code;
-				if (rp.nev == rp.cap) {
-					rp.cap = rp.cap ? 2 * rp.cap : 64;
-					rp.ev = xrealloc(rp.ev, rp.cap * sizeof(*rp.ev));
+				if (rp->nev == rp->cap) {
+					rp->cap = rp->cap ? 2 * rp->cap : 64;
+					rp->ev = xrealloc(rp->ev, rp->cap * sizeof(*rp->ev));
 				}
-				rp.ev[rp.nev++] = ev;
+				rp->ev[rp->nev++] = ev;
 			}
 		} else if (!strncmp(line, "result ", 7) && !logged_result) {
 			logged_result = line;
@@ -227,14 +230,33 @@ int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog
 		}
 		free(line);
 		if (rc)
-			goto out;
+			break;
 	}
-	if (!have_header || !have_config) {
-		why = xasprintf("not a bisect log: %s missing", have_header ? "config line" :
+	if (!rc && (!have_header || !have_config)) {
+		*why = xasprintf("not a bisect log: %s missing", have_header ? "config line" :
 				"'kcanary-bisect-log 1' header");
 		rc = -EINVAL;
-		goto out;
 	}
+	if (rc)
+		free(logged_result);
+	else
+		*result = logged_result;
+	return rc;
+}
+
+int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog,
+		  struct buf *err)
+{
+	struct replay rp = { 0 };
+	struct bisect_opts o;
+	struct bisect_result r;
+	struct buf mine = BUF_INIT, own = BUF_INIT;
+	char *logged_result = NULL, *why = NULL, *fv_log = NULL, *fv_mine = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if ((rc = parse_log(text, &o, &n, &rp, &logged_result, &why)))
+		goto out;
 	rc = bisect_run(&r, n, &o, replay_measure, &rp, &own, NULL);
 	if (rc == -ECANCELED && rp.failure) {
 		rc = rp.failure;
@@ -277,10 +299,9 @@ int bisect_replay(struct bisect_result *out, const char *text, struct buf *relog
 		buf_puts(relog, buf_str(&own));
 	*out = r;
 out:
-	if (err)
-		*err = why;
-	else
-		free(why);
+	if (rc)
+		err_setf(err, rc, "%s", why ? why : strerror(-rc));
+	free(why);
 	free(rp.why);
 	free(rp.ev);
 	free(logged_result);

@@ -384,9 +384,9 @@ static int checkout(struct build_job *b, struct build_result *out, const char *c
 
 	if (!b->src)
 		return err_setf(err, -EINVAL, "cannot build from a bare repository");
-	if ((r = repo_checkout(b->r, commit_hex)) ||
-	    (r = repo_commit_tree(b->r, out->tree, commit_hex)))
-		return err_setf(err, r, "%s", repo_errmsg());
+	if ((r = repo_checkout(b->r, commit_hex, err)) ||
+	    (r = repo_commit_tree(b->r, out->tree, commit_hex, err)))
+		return r;
 	return 0;
 }
 
@@ -419,7 +419,7 @@ static int config_request_key(struct build_job *b, struct buf *err)
 		free(t);
 		t = NULL;
 	}
-	kc_hash_buf(b->cfgkey, key.ptr, key.len);
+	kc_hash_buf(b->cfgkey, key.ptr, key.len, NULL);   /* hashing memory cannot fail */
 out:
 	buf_release(&key);
 	return r;
@@ -534,7 +534,7 @@ static int stage_config(struct build_job *b, struct build_result *out, char **co
 				       missing.ptr);
 		free(text);
 	} else {
-		kc_hash_buf(out->config_hash, text, strlen(text));
+		kc_hash_buf(out->config_hash, text, strlen(text), NULL);
 		*config = text;
 	}
 	buf_release(&missing);
@@ -547,7 +547,9 @@ static bool cache_lookup(struct build_job *b, struct build_result *out)
 {
 	struct db_kernel k = { 0 };
 
-	if (db_kernel_find(b->db, &k, out->tree, out->config_hash) == 0 &&
+	/* a store that cannot answer is a miss: the build's own writes then
+	 * say what is wrong with it */
+	if (db_kernel_find(b->db, &k, out->tree, out->config_hash, NULL) == 0 &&
 	    k.build_status && !strcmp(k.build_status, "ok") && k.image_path &&
 	    access(k.image_path, R_OK) == 0) {
 		out->ok = out->cache_hit = true;
@@ -577,8 +579,8 @@ static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
 	b->art = xasprintf("%s/kernels/%s-%.12s", spec->home, out->tree, out->config_hash);
 	if ((r = mkdir_p(b->art, 0755)))
 		return err_setf(err, r, "cannot create '%s': %s", b->art, strerror(-r));
-	if ((r = db_kernel_begin(b->db, &b->kid, out->tree, out->config_hash)))
-		return err_setf(err, r, "cannot record the build: %s", db_errmsg(b->db));
+	if ((r = db_kernel_begin(b->db, &b->kid, out->tree, out->config_hash, err)))
+		return r;
 	b->k.build_log_path = xasprintf("%s/build.log", b->art);
 	log_fd = open(b->k.build_log_path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
 	if (log_fd < 0)
@@ -620,18 +622,21 @@ static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
 
 /* A failed make: its first error (file:line, tree prefix removed) as
  * out->error and on the kernels row. */
-static void record_make_failure(struct build_job *b, struct build_result *out, int make_rc)
+static int record_make_failure(struct build_job *b, struct build_result *out, int make_rc,
+			       struct buf *err)
 {
 	char *prefix = xasprintf("%s/", b->src), *log_text = NULL;
+	int r;
 
 	if (!read_file(&log_text, NULL, b->k.build_log_path, (size_t)1 << 30))
 		out->error = build_first_error(log_text, prefix, &out->where);
 	if (!out->error)
 		out->error = xasprintf("make failed (status %d)", make_rc);
 	b->k.build_error = xstrdup(out->error);
-	db_kernel_finish(b->db, b->kid, "failed", &b->k);
+	r = db_kernel_finish(b->db, b->kid, "failed", &b->k, err);
 	free(prefix);
 	free(log_text);
+	return r;
 }
 
 /* Keep bzImage, .config and System.map in the artefact dir, with the
@@ -664,11 +669,11 @@ static int store_artefacts(struct build_job *b, struct build_result *out, struct
 	free(rel_path);
 	if (r) {
 		b->k.build_error = why;
-		db_kernel_finish(b->db, b->kid, "failed", &b->k);
+		db_kernel_finish(b->db, b->kid, "failed", &b->k, NULL);   /* err says why */
 		return err_setf(err, r, "%s", why);
 	}
-	if ((r = db_kernel_finish(b->db, b->kid, "ok", &b->k)))
-		return err_setf(err, r, "cannot record the build: %s", db_errmsg(b->db));
+	if ((r = db_kernel_finish(b->db, b->kid, "ok", &b->k, err)))
+		return r;
 	out->ok = true;
 	return 0;
 }
@@ -697,11 +702,11 @@ int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 	if ((ret = run_make(&b, out, &make_rc, err)))
 		goto out;
 	if (make_rc != 0)
-		record_make_failure(&b, out, make_rc);
+		ret = record_make_failure(&b, out, make_rc, err);
 	else
 		ret = store_artefacts(&b, out, err);
 	/* the row as stored, for a failed build too (its log, its error) */
-	if (db_kernel_find(db, &out->kernel, out->tree, out->config_hash))
+	if (db_kernel_find(db, &out->kernel, out->tree, out->config_hash, NULL))
 		memset(&out->kernel, 0, sizeof(out->kernel));
 out:
 	build_job_release(&b);
@@ -724,28 +729,7 @@ void build_result_release(struct build_result *res)
  * (build/kcanary -> kernels/), else ./kernels. New string. */
 char *build_kernels_dir(void)
 {
-	const char *env = getenv("KCANARY_KERNELS_DIR");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env)
-		return xstrdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			char *d = xasprintf("%s/../kernels", exe);
-			char *g = xasprintf("%s/guest.config", d);
-			bool ok = access(g, R_OK) == 0;
-			free(g);
-			if (ok)
-				return d;
-			free(d);
-		}
-	}
-	return xstrdup("kernels");
+	return exe_sibling("KCANARY_KERNELS_DIR", "../kernels", "guest.config", "kernels");
 }
 
 char *build_fragment_path(const char *kdir, const char *name)

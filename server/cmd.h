@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+struct db;
+
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -26,6 +28,9 @@ bool cmd_wants_help(int argc, char **argv);
 
 /* The store path from --home/$KCANARY_HOME (caller frees). */
 char *cmd_db_path(void);
+/* cmd_open_store - open the store at cmd_db_path(); NULL after printing
+ * "PROG: <why>" on stderr (prog: "kcanary compare"). db_close() it. */
+struct db *cmd_open_store(const char *prog);
 /* Set by the global --home option before the subcommand runs. */
 extern const char *cmd_home;
 

@@ -164,7 +164,8 @@ static int do_replay(int argc, char **argv)
 {
 	struct bisect_result r;
 	struct buf relog = BUF_INIT;
-	char *text = NULL, *err = NULL;
+	char *text = NULL;
+	struct buf err = BUF_INIT;
 	int rc;
 
 	if (help_asked(argc, argv))
@@ -181,8 +182,7 @@ static int do_replay(int argc, char **argv)
 	}
 	rc = bisect_replay(&r, text, &relog, &err);
 	if (rc) {
-		fprintf(stderr, "kcanary bisect replay: '%s': %s\n", argv[1],
-			err ? err : strerror(-rc));
+		fprintf(stderr, "kcanary bisect replay: '%s': %s\n", argv[1], buf_str(&err));
 		rc = 1;
 		goto out;
 	}
@@ -207,7 +207,7 @@ static int do_replay(int argc, char **argv)
 	}
 	print_check(&r);
 out:
-	free(err);
+	buf_release(&err);
 	free(text);
 	buf_release(&relog);
 	return rc;
@@ -474,23 +474,9 @@ static int do_simulate(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
-static struct db *open_store(void)
-{
-	struct db *db = NULL;
-	char *p = cmd_db_path();
-
-	if (db_open(&db, p)) {
-		fprintf(stderr, "kcanary bisect: cannot open the store '%s': %s\n", p,
-			db ? db_errmsg(db) : "failed");
-		db_close(db);
-		db = NULL;
-	}
-	free(p);
-	return db;
-}
-
 static int do_log(int argc, char **argv)
 {
+	struct buf err = BUF_INIT;
 	struct db *db;
 	int64_t id;
 	char *log = NULL;
@@ -514,17 +500,16 @@ static int do_log(int argc, char **argv)
 		if (missing)
 			return 1;
 	}
-	if (!(db = open_store()))
+	if (!(db = cmd_open_store("kcanary bisect")))
 		return 1;
-	if (db_job_resolve(db, &id, argv[1]))
-		fprintf(stderr, "kcanary bisect log: no job '%s' in the store\n", argv[1]);
-	else if (db_bisect_log_get(db, id, &log))
-		fprintf(stderr, "kcanary bisect log: job '%s': %s\n", argv[1], db_errmsg(db));
+	if (db_job_resolve(db, &id, argv[1], &err) || db_bisect_log_get(db, id, &log, &err))
+		fprintf(stderr, "kcanary bisect log: %s\n", err_text(&err));
 	else {
 		fputs(log, stdout);
 		rc = 0;
 	}
 	free(log);
+	buf_release(&err);
 	db_close(db);
 	return rc;
 }
@@ -630,10 +615,8 @@ static int check_metric(struct db *db, const char *metric, const char *workload,
 
 	if (!strncmp(metric, "probe:", 6) || !strcmp(workload, "command"))
 		return 0;
-	if ((r = db_api_metrics(db, &all))) {
-		buf_printf(err, "cannot list the known metrics: %s", db_errmsg(db));
-		return -EIO;
-	}
+	if ((r = db_api_metrics(db, &all, err)))
+		return r;
 	json_array_foreach(all, i, m)
 		if (!strcmp(json_string_value(json_object_get(m, "name")), metric))
 			break;
@@ -1006,8 +989,8 @@ static int metric_direction(struct run_args *a, struct db *db, struct buf *err)
 
 	if ((r = check_metric(db, a->metric, a->spec->workload, err)))
 		return r;
-	if ((r = db_metric_higher_is_worse(db, a->metric, &a->bo.higher_is_worse)))
-		return err_setf(err, -EIO, "cannot read metric '%s': %s", a->metric, db_errmsg(db));
+	if ((r = db_metric_higher_is_worse(db, a->metric, &a->bo.higher_is_worse, err)))
+		return r;
 	if (a->hib)
 		a->bo.higher_is_worse = false;
 	return 0;
@@ -1067,7 +1050,7 @@ static int do_run(int argc, char **argv)
 		rc = 2;
 		goto fail;
 	}
-	if (!(db = open_store()))
+	if (!(db = cmd_open_store("kcanary bisect")))
 		goto out;
 	if ((r = metric_direction(&a, db, &err))) {
 		rc = r == -EINVAL ? 2 : 1;

@@ -286,9 +286,8 @@ int cmd_boot(int argc, char **argv)
 	rc = 1;
 	db_path = cmd_db_path();
 	home = cmd_home ? xstrdup(cmd_home) : kc_home();
-	if ((r = db_open(&db, db_path))) {
-		fprintf(stderr, "kcanary boot: cannot open the store '%s': %s\n", db_path,
-			db ? db_errmsg(db) : strerror(-r));
+	if ((r = db_open(&db, db_path, &err))) {
+		fprintf(stderr, "kcanary boot: %s\n", buf_str(&err));
 		goto out;
 	}
 	{

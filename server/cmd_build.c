@@ -182,8 +182,8 @@ int cmd_build(int argc, char **argv)
 		.jobs = a.jobs, .progress = true,
 	};
 	dbp = cmd_db_path();
-	if (db_open(&db, dbp)) {
-		log_err("cannot open the store '%s': %s", dbp, db ? db_errmsg(db) : "");
+	if (db_open(&db, dbp, &err)) {
+		log_err("%s", buf_str(&err));
 		goto out;
 	}
 	vb = variant_build_new(db, &bo);

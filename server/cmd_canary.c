@@ -239,13 +239,13 @@ static int cohort_runs(struct db *db, int64_t **ids, size_t *n, const char *whic
 		       const char *text, const char *job, const char *since)
 {
 	struct db_selector *sel = NULL;
+	struct buf err = BUF_INIT;
 	size_t nsel = 0;
-	char *err = NULL;
 	int r;
 
 	if ((r = db_selectors_parse(&sel, &nsel, text, &err))) {
-		fprintf(stderr, "kcanary canary: --%s: %s\n", which, err);
-		free(err);
+		fprintf(stderr, "kcanary canary: --%s: %s\n", which, buf_str(&err));
+		buf_release(&err);
 		return r;
 	}
 	if (job) {
@@ -260,9 +260,10 @@ static int cohort_runs(struct db *db, int64_t **ids, size_t *n, const char *whic
 		sel[nsel].value = xstrdup(since);
 		nsel++;
 	}
-	r = db_cohort_runs(db, ids, n, sel, nsel);
+	r = db_cohort_runs(db, ids, n, sel, nsel, &err);
 	if (r)
-		fprintf(stderr, "kcanary canary: --%s '%s': %s\n", which, text, db_errmsg(db));
+		fprintf(stderr, "kcanary canary: --%s '%s': %s\n", which, text, buf_str(&err));
+	buf_release(&err);
 	db_selectors_free(sel, nsel);
 	return r;
 }
@@ -275,7 +276,7 @@ static void no_runs_message(struct db *db, const char *which, const char *text,
 
 	fprintf(stderr, "kcanary canary: --%s '%s'%s%s%s matches no runs (NODATA): no verdict\n",
 		which, text, job ? " in job '" : "", job ? job : "", job ? "'" : "");
-	if (!db_kernel_releases(db, &rel, &nrel) && nrel) {
+	if (!db_kernel_releases(db, &rel, &nrel, NULL) && nrel) {
 		fprintf(stderr, "  kernels in the store:");
 		for (size_t i = 0; i < nrel; i++)
 			fprintf(stderr, "%s %s", i ? "," : "", rel[i]);
@@ -773,14 +774,15 @@ static size_t per_host(double *v, char *const *hosts, size_t n)
 /* Metric names to judge when --metric was not given: the union of what the
  * two cohorts have. */
 static int default_metrics(struct db *db, struct metric_spec **specs, size_t *nspecs,
-			   const int64_t *a, size_t na, const int64_t *b, size_t nb)
+			   const int64_t *a, size_t na, const int64_t *b, size_t nb,
+			   struct buf *err)
 {
 	char **ma = NULL, **mb = NULL;
 	size_t nma = 0, nmb = 0;
 	int r;
 
-	if ((r = db_cohort_metrics(db, &ma, &nma, a, na)) ||
-	    (r = db_cohort_metrics(db, &mb, &nmb, b, nb)))
+	if ((r = db_cohort_metrics(db, &ma, &nma, a, na, err)) ||
+	    (r = db_cohort_metrics(db, &mb, &nmb, b, nb, err)))
 		goto out;
 	for (size_t k = 0; k < nma + nmb; k++) {
 		const char *name = k < nma ? ma[k] : mb[k - nma];
@@ -834,18 +836,21 @@ static int store_cohorts(struct db *db, const struct verdict_opts *o, struct coh
 
 /* The bad direction of metric m when --metric did not say: probes and
  * lower-is-better metrics 'increase', higher-is-better 'decrease', else
- * 'either'. */
-static enum canary_direction store_direction(struct db *db, const struct metric_spec *m)
+ * 'either'. 0, or the store's error with err (a direction it could not
+ * read must not silently become 'either'). */
+static int store_direction(enum canary_direction *dir, struct db *db,
+			   const struct metric_spec *m, struct buf *err)
 {
-	enum canary_direction dir = CANARY_DIR_EITHER;
 	char *better = NULL;
+	int r = 0;
 
+	*dir = CANARY_DIR_EITHER;
 	if (!strncmp(m->name, "probe:", 6))
-		dir = CANARY_DIR_INCREASE;
-	else if (db_metric_better(db, &better, m->name) == 0 && better)
-		dir = !strcmp(better, "higher") ? CANARY_DIR_DECREASE : CANARY_DIR_INCREASE;
+		*dir = CANARY_DIR_INCREASE;
+	else if (!(r = db_metric_better(db, &better, m->name, err)) && better)
+		*dir = !strcmp(better, "higher") ? CANARY_DIR_DECREASE : CANARY_DIR_INCREASE;
 	free(better);
-	return dir;
+	return r;
 }
 
 /* The values of every metric of o for both cohorts: in[i] with weights[i];
@@ -855,16 +860,18 @@ static int store_values(struct db *db, struct verdict_opts *o, const struct coho
 			const struct cohort *can, struct canary_metric_input *in, double **vals,
 			double *weights, struct canary_cohorts *cc)
 {
-	for (size_t i = 0; i < o->nspecs; i++) {
+	struct buf err = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < o->nspecs; i++) {
 		struct metric_spec *m = &o->specs[i];
-		if (!m->has_direction)
-			m->cfg.direction = store_direction(db, m);
+
+		if (!m->has_direction && store_direction(&m->cfg.direction, db, m, &err))
+			goto fail;
 		metric_overrides(&m->cfg, m, o);
-		if (db_cohort_values(db, &vals[2 * i], ctl->ids, ctl->n, m->name) ||
-		    db_cohort_values(db, &vals[2 * i + 1], can->ids, can->n, m->name)) {
-			fprintf(stderr, "kcanary canary: --metric '%s': %s\n", m->text, db_errmsg(db));
-			return 2;
-		}
+		if (db_cohort_values(db, &vals[2 * i], ctl->ids, ctl->n, m->name, &err) ||
+		    db_cohort_values(db, &vals[2 * i + 1], can->ids, can->n, m->name, &err))
+			goto fail;
 		in[i].cfg = m->cfg;
 		in[i].control = vals[2 * i];
 		in[i].ncontrol = ctl->n;
@@ -877,6 +884,10 @@ static int store_values(struct db *db, struct verdict_opts *o, const struct coho
 		weights[i] = m->cfg.weight;
 	}
 	return -1;
+fail:
+	fprintf(stderr, "kcanary canary: --metric '%s': %s\n", o->specs[i].text, buf_str(&err));
+	buf_release(&err);
+	return 2;
 }
 
 /* The verdict with values from the store. Returns the exit status. */
@@ -885,21 +896,22 @@ static int store_verdict(struct verdict_opts *o)
 	struct cohort ctl = { 0 }, can = { 0 };
 	struct canary_metric_input *in = NULL;
 	double **vals = NULL, *weights = NULL;
+	struct buf err = BUF_INIT;
 	struct db *db = NULL;
 	char *dbpath = cmd_db_path();
 	size_t nvals = 0;
 	int ret = EXIT_NO_VERDICT;
 
-	if (db_open(&db, dbpath)) {
-		fprintf(stderr, "kcanary canary: cannot open the store '%s'\n", dbpath);
+	if (db_open(&db, dbpath, &err)) {
+		fprintf(stderr, "kcanary canary: %s\n", buf_str(&err));
 		goto out;
 	}
 	if ((ret = store_cohorts(db, o, &ctl, &can)) >= 0)
 		goto out;
 	ret = EXIT_NO_VERDICT;
 	if (!o->nspecs && default_metrics(db, &o->specs, &o->nspecs, ctl.ids, ctl.n, can.ids,
-					  can.n)) {
-		fprintf(stderr, "kcanary canary: %s\n", db_errmsg(db));
+					  can.n, &err)) {
+		fprintf(stderr, "kcanary canary: %s\n", buf_str(&err));
 		goto out;
 	}
 	if (!o->nspecs) {
@@ -907,9 +919,9 @@ static int store_verdict(struct verdict_opts *o)
 			" totals to judge (NODATA): no verdict\n");
 		goto out;
 	}
-	if (o->by_host && (db_cohort_hosts(db, &ctl.hosts, ctl.ids, ctl.n) ||
-			   db_cohort_hosts(db, &can.hosts, can.ids, can.n))) {
-		fprintf(stderr, "kcanary canary: %s\n", db_errmsg(db));
+	if (o->by_host && (db_cohort_hosts(db, &ctl.hosts, ctl.ids, ctl.n, &err) ||
+			   db_cohort_hosts(db, &can.hosts, can.ids, can.n, &err))) {
+		fprintf(stderr, "kcanary canary: %s\n", buf_str(&err));
 		goto out;
 	}
 	struct canary_cohorts cc = {
@@ -932,6 +944,7 @@ out:
 	cohort_release(&can);
 	db_close(db);
 	free(dbpath);
+	buf_release(&err);
 	return ret;
 }
 
@@ -942,19 +955,19 @@ out:
 static int prom_cohort_matchers(char *match[2], const struct verdict_opts *o)
 {
 	const char *cohort_text[2] = { o->control, o->canary }, *which[2] = { "control", "canary" };
-	char err[1024];
 
 	for (int c = 0; c < 2; c++) {
 		struct db_selector *sel = NULL;
+		struct buf err = BUF_INIT;
 		size_t nsel = 0;
-		char *perr = NULL;
-		int r = db_selectors_parse(&sel, &nsel, cohort_text[c], &perr);
-		if (!r && (r = prom_matchers(&match[c], sel, nsel, err, sizeof(err))))
-			perr = xstrdup(err);
+		int r = db_selectors_parse(&sel, &nsel, cohort_text[c], &err);
+		if (!r)
+			r = prom_matchers(&match[c], sel, nsel, &err);
 		db_selectors_free(sel, nsel);
 		if (r) {
-			fprintf(stderr, "kcanary canary: --%s '%s': %s\n", which[c], cohort_text[c], perr);
-			free(perr);
+			fprintf(stderr, "kcanary canary: --%s '%s': %s\n", which[c], cohort_text[c],
+				buf_str(&err));
+			buf_release(&err);
 			return -EINVAL;
 		}
 	}
@@ -969,7 +982,7 @@ static int prom_query_cohort(struct prom_result *pr, const struct verdict_opts *
 	const struct prom_args *pa = &o->prom;
 	struct buf q = BUF_INIT;
 	const char *p = pa->exprs[i], *hit;
-	char err[1024];
+	struct buf err = BUF_INIT;
 	int r;
 
 	while ((hit = strstr(p, "$cohort"))) {
@@ -978,10 +991,11 @@ static int prom_query_cohort(struct prom_result *pr, const struct verdict_opts *
 		p = hit + 7;
 	}
 	buf_puts(&q, p);
-	r = prom_query(pr, pa->url, buf_str(&q), end_s, o->window_s, pa->step_s, err, sizeof(err));
+	r = prom_query(pr, pa->url, buf_str(&q), end_s, o->window_s, pa->step_s, &err);
 	if (r)
-		fprintf(stderr, "kcanary canary: --query '%s': %s\n", pa->names[i], err);
+		fprintf(stderr, "kcanary canary: --query '%s': %s\n", pa->names[i], buf_str(&err));
 	buf_release(&q);
+	buf_release(&err);
 	return r;
 }
 

@@ -84,13 +84,15 @@ static int set_list(struct job_spec *s, const char *section, const char *kv, str
 }
 
 /* Whether job_id is a compare job: the only kind resume and rerun take. */
-static bool job_is_compare(struct db *db, int64_t job_id)
+/* *yes when job_id is a compare job; 0, or the store's error with err. */
+static int job_is_compare(struct db *db, int64_t job_id, bool *yes, struct buf *err)
 {
 	char *kind = NULL;
-	bool yes = db_job_kind(db, job_id, &kind, NULL) == 0 && !strcmp(kind, "compare");
+	int r = db_job_kind(db, job_id, &kind, err);
 
+	*yes = !r && !strcmp(kind, "compare");
 	free(kind);
-	return yes;
+	return r;
 }
 
 static char *home_dir(void)
@@ -112,9 +114,13 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 	r = compare_execute(db, job_id, &o, &err);
 	if (r && r != -EINTR)
 		fprintf(stderr, "kcanary compare: job %lld: %s\n", (long long)job_id, buf_str(&err));
-	if (report_build(&rep, db, job_id, NULL) == 0) {
+	buf_reset(&out);
+	if (report_build(&rep, db, job_id, NULL, &out) == 0) {
+		buf_reset(&out);
 		report_format(&out, rep, REPORT_TEXT);
 		printf("\njob %lld\n\n%s", (long long)job_id, buf_str(&out));
+	} else {
+		fprintf(stderr, "kcanary compare: no report: %s\n", buf_str(&out));
 	}
 	if (r == -EINTR) {
 		fprintf(stderr, "kcanary compare: %s: kcanary resume %lld\n", buf_str(&err),
@@ -130,62 +136,49 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 	return rc;
 }
 
-static struct db *open_store(void)
-{
-	struct db *db = NULL;
-	char *p = cmd_db_path();
-	db_open(&db, p);
-	free(p);
-	return db;
-}
+enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
+       O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC,
+       O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT, O_ACCEL, O_CONSOLE, O_DRY };
+static const struct option compare_opts[] = {
+	{ "repo", required_argument, NULL, O_REPO },
+	{ "base", required_argument, NULL, O_BASE },
+	{ "series", required_argument, NULL, O_SERIES },
+	{ "patches", required_argument, NULL, O_PATCHES },
+	{ "prefixes", no_argument, NULL, O_PREFIXES },
+	{ "kernels", required_argument, NULL, O_KERNELS },
+	{ "aa", no_argument, NULL, O_AA },
+	{ "config-fragment", required_argument, NULL, O_FRAG },
+	{ "workload", required_argument, NULL, O_WORKLOAD },
+	{ "set", required_argument, NULL, O_SET },
+	{ "sysctl", required_argument, NULL, O_SYSCTL },
+	{ "fs", required_argument, NULL, O_FS },
+	{ "repeat", required_argument, NULL, O_REPEAT },
+	{ "name", required_argument, NULL, O_NAME },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "metric", required_argument, NULL, O_METRIC },
+	{ "watchdog", required_argument, NULL, O_WATCHDOG },
+	{ "vcpus", required_argument, NULL, O_VCPUS },
+	{ "memory-mb", required_argument, NULL, O_MEM },
+	{ "connect", required_argument, NULL, O_CONNECT },
+	{ "accel", required_argument, NULL, O_ACCEL },
+	{ "console", no_argument, NULL, O_CONSOLE },
+	{ "dry-run", no_argument, NULL, O_DRY },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
-int cmd_compare(int argc, char **argv)
+/* The job file among argv's operands (the first one), read into spec
+ * before the flags so that they override it; *fs_given when it has a
+ * matrix of its own. 0, or a negative errno after saying why. */
+static int load_job_file(struct job_spec *spec, int argc, char **argv, bool *fs_given,
+			 struct buf *err)
 {
-	enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
-	       O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC,
-	       O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT, O_ACCEL, O_CONSOLE, O_DRY };
-	static const struct option opts[] = {
-		{ "repo", required_argument, NULL, O_REPO },
-		{ "base", required_argument, NULL, O_BASE },
-		{ "series", required_argument, NULL, O_SERIES },
-		{ "patches", required_argument, NULL, O_PATCHES },
-		{ "prefixes", no_argument, NULL, O_PREFIXES },
-		{ "kernels", required_argument, NULL, O_KERNELS },
-		{ "aa", no_argument, NULL, O_AA },
-		{ "config-fragment", required_argument, NULL, O_FRAG },
-		{ "workload", required_argument, NULL, O_WORKLOAD },
-		{ "set", required_argument, NULL, O_SET },
-		{ "sysctl", required_argument, NULL, O_SYSCTL },
-		{ "fs", required_argument, NULL, O_FS },
-		{ "repeat", required_argument, NULL, O_REPEAT },
-		{ "name", required_argument, NULL, O_NAME },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "metric", required_argument, NULL, O_METRIC },
-		{ "watchdog", required_argument, NULL, O_WATCHDOG },
-		{ "vcpus", required_argument, NULL, O_VCPUS },
-		{ "memory-mb", required_argument, NULL, O_MEM },
-		{ "connect", required_argument, NULL, O_CONNECT },
-		{ "accel", required_argument, NULL, O_ACCEL },
-		{ "console", no_argument, NULL, O_CONSOLE },
-		{ "dry-run", no_argument, NULL, O_DRY },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct job_spec *spec = job_spec_new();
-	struct exec_flags f = { 0 };
-	struct buf err = BUF_INIT, frags = BUF_INIT;
-	struct db *db = NULL;
-	bool fs_given = false;
-	int c, ret = 2;
-	int64_t job_id;
-
-	/* the job file first, so that flags override it */
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-' ) {
 			/* skip an option's value */
 			if (strchr(argv[i], '=') == NULL && i + 1 < argc && argv[i][1] == '-') {
-				for (const struct option *o = opts; o->name; o++)
+				for (const struct option *o = compare_opts; o->name; o++)
 					if (!strcmp(argv[i] + 2, o->name) && o->has_arg == required_argument)
 						i++;
 			}
@@ -196,19 +189,56 @@ int cmd_compare(int argc, char **argv)
 		if (r) {
 			fprintf(stderr, "kcanary compare: cannot read job file '%s': %s\n", argv[i],
 				strerror(-r));
-			goto out;
+			return r;
 		}
-		r = job_spec_parse_ini(spec, text, argv[i], &err);
+		r = job_spec_parse_ini(spec, text, argv[i], err);
 		free(text);
 		if (r) {
-			fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
-			goto out;
+			fprintf(stderr, "kcanary compare: %s\n", buf_str(err));
+			return r;
 		}
-		fs_given = true;   /* the file's matrix decides the filesystems */
+		*fs_given = true;   /* the file's matrix decides the filesystems */
 		break;
 	}
+	return 0;
+}
+
+/* --dry-run: the job's variants, cells and run count, nothing stored. */
+static void print_dry_run(const struct job_spec *spec)
+{
+	struct variant *v = NULL;
+	size_t nv = job_variants(spec, &v), nc = job_ncells(spec);
+
+	printf("job '%s': %zu variant%s x %zu cell%s x %d repeat%s = %zu runs (seed %llu)\n",
+	       spec->name, nv, nv == 1 ? "" : "s", nc, nc == 1 ? "" : "s", spec->repeat,
+	       spec->repeat == 1 ? "" : "s", nv * nc * (size_t)spec->repeat,
+	       (unsigned long long)spec->seed);
+	for (size_t i = 0; i < nv; i++)
+		printf("  variant %zu: %s\n", i, v[i].name);
+	for (size_t i = 0; i < nc; i++) {
+		char *cell = job_cell_text(spec, i), *p = job_cell_params(spec, i);
+		printf("  cell %zu: %s  %s\n", i, cell, p);
+		free(cell);
+		free(p);
+	}
+	job_variants_free(v, nv);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct job_spec *spec = job_spec_new();
+	struct exec_flags f = { 0 };
+	struct buf err = BUF_INIT, frags = BUF_INIT;
+	struct db *db = NULL;
+	bool fs_given = false;
+	int c, ret = 2;
+	int64_t job_id;
+
+	/* the job file first, so that flags override it */
+	if (load_job_file(spec, argc, argv, &fs_given, &err))
+		goto out;
 	optind = 1;
-	while ((c = cmd_getopt(argc, argv, "kcanary compare", "qh", opts)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary compare", "qh", compare_opts)) != -1) {
 		int r = 0;
 		switch (c) {
 		case O_REPO: r = job_spec_set(spec, "job", "tree", optarg, &err); break;
@@ -260,33 +290,18 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err))
-		goto out;
-	if (job_spec_check(spec, &err) || agent_check_spec(spec, NULL, &err)) {
+	if ((!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err)) ||
+	    job_spec_check(spec, &err) || agent_check_spec(spec, NULL, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;
 	}
 	if (f.dry_run) {
-		struct variant *v = NULL;
-		size_t nv = job_variants(spec, &v), nc = job_ncells(spec);
-		printf("job '%s': %zu variant%s x %zu cell%s x %d repeat%s = %zu runs (seed %llu)\n",
-		       spec->name, nv, nv == 1 ? "" : "s", nc, nc == 1 ? "" : "s", spec->repeat,
-		       spec->repeat == 1 ? "" : "s", nv * nc * (size_t)spec->repeat,
-		       (unsigned long long)spec->seed);
-		for (size_t i = 0; i < nv; i++)
-			printf("  variant %zu: %s\n", i, v[i].name);
-		for (size_t i = 0; i < nc; i++) {
-			char *cell = job_cell_text(spec, i), *p = job_cell_params(spec, i);
-			printf("  cell %zu: %s  %s\n", i, cell, p);
-			free(cell);
-			free(p);
-		}
-		job_variants_free(v, nv);
+		print_dry_run(spec);
 		ret = 0;
 		goto out;
 	}
 	ret = 1;
-	if (!(db = open_store()))
+	if (!(db = cmd_open_store("kcanary compare")))
 		goto out;
 	if (job_store(db, spec, &job_id, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
@@ -343,13 +358,18 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		return 2;
 	}
 	ret = 1;
-	if (!(db = open_store()))
+	if (!(db = cmd_open_store(rerun ? "kcanary rerun" : "kcanary resume")))
 		goto out;
-	if (db_job_resolve(db, &job_id, job)) {
-		fprintf(stderr, "kcanary %s: %s\n", argv[0], db_errmsg(db));
+	if (db_job_resolve(db, &job_id, job, &err)) {
+		fprintf(stderr, "kcanary %s: %s\n", argv[0], buf_str(&err));
 		goto out;
 	}
-	if (!job_is_compare(db, job_id)) {
+	bool is_compare = false;
+	if (job_is_compare(db, job_id, &is_compare, &err)) {
+		fprintf(stderr, "kcanary %s: %s\n", argv[0], buf_str(&err));
+		goto out;
+	}
+	if (!is_compare) {
 		fprintf(stderr, "kcanary %s: job '%s' is not a compare job (it was made by ingest,"
 			" boot, build or the fleet): nothing to %s\n", argv[0], job, argv[0]);
 		ret = 2;
@@ -358,7 +378,7 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 	if (rerun) {
 		struct job_spec *spec = job_spec_new();
 		char *json = NULL;
-		int r = db_job_spec(db, job_id, &json);
+		int r = db_job_spec(db, job_id, &json, &err);
 		if (!r)
 			r = job_spec_from_json(spec, json, &err);
 		if (!r)
@@ -366,8 +386,7 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		free(json);
 		job_spec_free(spec);
 		if (r) {
-			fprintf(stderr, "kcanary rerun: job '%s': %s\n", job,
-				err.len ? buf_str(&err) : db_errmsg(db));
+			fprintf(stderr, "kcanary rerun: job '%s': %s\n", job, buf_str(&err));
 			goto out;
 		}
 		fprintf(stderr, "job %lld stored as a rerun of '%s'\n", (long long)job_id, job);

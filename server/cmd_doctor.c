@@ -52,7 +52,8 @@ static char *default_kernel(void)
 static void check_channel(struct vm_conn *conn, enum vm_accel accel, const char *kernel,
 			  const char *home)
 {
-	char err[1024], name[64], *dir = xasprintf("%s/doctor", home);
+	char name[64], *dir = xasprintf("%s/doctor", home);
+	struct buf err = BUF_INIT;
 	char *disk = xasprintf("%s/disk.img", dir), *con = xasprintf("%s/console.log", dir);
 	char *sock = xasprintf("/tmp/kcanary-doctor-%d.sock", (int)getpid()), *xml = NULL;
 	struct vm_domain *d = NULL;
@@ -74,9 +75,9 @@ static void check_channel(struct vm_conn *conn, enum vm_accel accel, const char 
 	}
 	close(fd);
 	fd = -1;
-	if (vm_domain_xml(&xml, &spec, err, sizeof(err)) ||
-	    vm_domain_start(&d, conn, name, xml, VM_START_PAUSED, err, sizeof(err))) {
-		report(false, "channel", err,
+	if (vm_domain_xml(&xml, &spec, &err) ||
+	    vm_domain_start(&d, conn, name, xml, VM_START_PAUSED, &err)) {
+		report(false, "channel", buf_str(&err),
 		       "see /var/log/libvirt/qemu/ for QEMU's message; 'sudo tools/libvirtd-up.sh' "
 		       "sets qemu.conf for hosts without systemd");
 		goto out;
@@ -90,7 +91,7 @@ static void check_channel(struct vm_conn *conn, enum vm_accel accel, const char 
 	else
 		report(false, "channel", "QEMU started but its channel socket refuses connections",
 		       "check that QEMU can create sockets in /tmp (AppArmor/SELinux confinement)");
-	vm_domain_destroy(d, err, sizeof(err));
+	vm_domain_destroy(d, NULL);   /* a check's guest: the next run cleans up */
 out:
 	if (fd >= 0)
 		close(fd);
@@ -104,12 +105,14 @@ out:
 	free(con);
 	free(sock);
 	free(xml);
+	buf_release(&err);
 }
 
 int cmd_doctor(int argc, char **argv)
 {
 	const char *uri = NULL, *kernel_arg = NULL;
-	char err[1024], buf[512], release[128], drv[32];
+	char buf[512], release[128], drv[32];
+	struct buf err = BUF_INIT;
 	char *kernel = NULL, *agent = NULL, *home = NULL, *initrd = NULL, *mods = NULL;
 	struct vm_accel_info ai;
 	struct vm_conn *conn = NULL;
@@ -147,15 +150,15 @@ int cmd_doctor(int argc, char **argv)
 		       "guests run under TCG: timings are not performance numbers for this "
 		       "host; use a machine with VT-x/AMD-V and a readable /dev/kvm for those");
 
-	if (vm_conn_open(&conn, uri, err, sizeof(err))) {
-		err[strcspn(err, "\n")] = '\0';  /* the hint is the fix below */
-		report(false, "libvirt", err,
+	if (vm_conn_open(&conn, uri, &err)) {
+		err.ptr[strcspn(err.ptr, "\n")] = '\0';  /* the hint is the fix below */
+		report(false, "libvirt", err.ptr,
 		       "start a daemon: sudo tools/libvirtd-up.sh (or set $KCANARY_LIBVIRT_URI)");
 	} else {
 		snprintf(buf, sizeof(buf), "%s answers", uri ? uri : vm_default_uri());
 		report(true, "libvirt", buf, NULL);
-		if (vm_conn_driver(conn, drv, sizeof(drv), &has_qemu, &has_kvm, err, sizeof(err))) {
-			report(false, "qemu driver", err, "apt-get install libvirt-daemon-driver-qemu");
+		if (vm_conn_driver(conn, drv, sizeof(drv), &has_qemu, &has_kvm, &err)) {
+			report(false, "qemu driver", buf_str(&err), "apt-get install libvirt-daemon-driver-qemu");
 		} else if (!has_qemu) {
 			snprintf(buf, sizeof(buf), "driver %s cannot run QEMU guests", drv);
 			report(false, "qemu driver", buf,
@@ -191,8 +194,8 @@ int cmd_doctor(int argc, char **argv)
 	if (!kernel) {
 		report(false, "kernel", "no /boot/vmlinuz-*",
 		       "apt-get install linux-image-cloud-amd64, or give --kernel PATH");
-	} else if (image_kernel_release(release, sizeof(release), kernel, err, sizeof(err))) {
-		report(false, "kernel", err, "give a bzImage with --kernel PATH");
+	} else if (image_kernel_release(release, sizeof(release), kernel, &err)) {
+		report(false, "kernel", buf_str(&err), "give a bzImage with --kernel PATH");
 	} else {
 		mods = xasprintf("/lib/modules/%s", release);
 		snprintf(buf, sizeof(buf), "%s (%s%s)", kernel, release,
@@ -204,8 +207,8 @@ int cmd_doctor(int argc, char **argv)
 		}
 		if (access(agent, X_OK) == 0) {
 			struct image_spec is = { .home = home, .agent_path = agent, .modules_dir = mods };
-			if (image_build(&initrd, &is, err, sizeof(err)))
-				report(false, "guest image", err, "see the message; 'make deps' installs the tools");
+			if (image_build(&initrd, &is, &err))
+				report(false, "guest image", buf_str(&err), "see the message; 'make deps' installs the tools");
 			else
 				report(true, "guest image", initrd, NULL);
 		}
@@ -218,6 +221,7 @@ int cmd_doctor(int argc, char **argv)
 	free(home);
 	free(initrd);
 	free(mods);
+	buf_release(&err);
 	printf("%s\n", failures ? "some checks failed" : "all checks passed");
 	return failures ? 1 : 0;
 }

@@ -43,6 +43,8 @@ static void add_cell(struct buf *cell, const char *kv)
 	buf_puts(cell, kv);
 }
 
+/* reason: the run it stores into is being reshaped by issue 18 (interrupted runs, a job
+ * found or created in one transaction); split it once that has landed. */
 int cmd_ingest(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -55,7 +57,7 @@ int cmd_ingest(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *job = NULL, *variant = NULL, *fs = NULL;
-	struct buf cell = BUF_INIT;
+	struct buf cell = BUF_INIT, err = BUF_INIT;
 	json_t *params = json_object();
 	struct db *db = NULL;
 	struct ingest *in = NULL;
@@ -130,10 +132,12 @@ int cmd_ingest(int argc, char **argv)
 	}
 	ret = 1;
 	dbpath = cmd_db_path();
-	if (db_open(&db, dbpath))
+	if (db_open(&db, dbpath, &err)) {
+		fprintf(stderr, "kcanary ingest: %s\n", buf_str(&err));
 		goto out;
+	}
 	bool created = false;
-	r = db_job_resolve(db, &job_id, job);
+	r = db_job_resolve(db, &job_id, job, &err);
 	if (r == -ENOENT && job[strspn(job, "0123456789")] == '\0') {
 		/* an all-digit JOB is an id: a mistyped id must not make a job */
 		fprintf(stderr, "kcanary ingest: no job with id %s; give a name to start a new job\n", job);
@@ -141,42 +145,44 @@ int cmd_ingest(int argc, char **argv)
 		goto out;
 	}
 	if (r == -ENOENT) {
-		r = db_job_create(db, &job_id, job, "adhoc", NULL);
+		r = db_job_create(db, &job_id, job, "adhoc", NULL, &err);
 		created = !r;
 	}
 	if (r) {
-		fprintf(stderr, "kcanary ingest: job '%s': %s\n", job, db_errmsg(db));
+		fprintf(stderr, "kcanary ingest: job '%s': %s\n", job, buf_str(&err));
 		goto out;
 	}
 	params_json = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
-	if (db_variant_get(db, &variant_id, job_id, variant) ||
+	if (db_variant_get(db, &variant_id, job_id, variant, &err) ||
 	    db_run_create(db, &run_id, job_id, variant_id, buf_str(&cell), repeat, fs,
-			  params_json)) {
+			  params_json, &err) ||
+	    /* an ingested variant has what it needs: its runs are its results */
+	    db_variant_set_result(db, variant_id, "ok", NULL, NULL, 0, &err)) {
 		fprintf(stderr, "kcanary ingest: job '%s' variant '%s': %s\n", job, variant,
-			db_errmsg(db));
+			buf_str(&err));
 		goto out;
 	}
-	/* an ingested variant has what it needs: its runs are its results */
-	db_variant_set_result(db, variant_id, "ok", NULL, NULL, 0);
-	if (ingest_open(&in, db, run_id)) {
-		fprintf(stderr, "kcanary ingest: %s\n", db_errmsg(db));
+	if (ingest_open(&in, db, run_id, &err)) {
+		fprintf(stderr, "kcanary ingest: %s\n", buf_str(&err));
 		goto out;
 	}
 	char chunk[1 << 16];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (ingest_feed(in, chunk, n))
+		if (ingest_feed(in, chunk, n, NULL))
 			break;
-	r = ingest_close(in, &st);
+	/* a store error in feed is said again by close */
+	r = ingest_close(in, &st, &err);
 	in = NULL;
 	if (r) {
-		fprintf(stderr, "kcanary ingest: store error; batches before it are kept\n");
+		fprintf(stderr, "kcanary ingest: %s; batches before it are kept\n", buf_str(&err));
 		goto out;
 	}
 	/* an ad-hoc job is whatever was ingested into it: done after each run */
 	char *kind = NULL;
-	if (created || (db_job_kind(db, job_id, &kind, NULL) == 0 && !strcmp(kind, "adhoc")))
-		db_job_set_status(db, job_id, "done", NULL);
+	if ((created || (db_job_kind(db, job_id, &kind, NULL) == 0 && !strcmp(kind, "adhoc"))) &&
+	    db_job_set_status(db, job_id, "done", NULL, &err))
+		fprintf(stderr, "kcanary ingest: %s\n", buf_str(&err));
 	free(kind);
 	printf("run %" PRId64 " (job %" PRId64 ", variant '%s'): %s, %" PRId64 " records,"
 	       " %" PRId64 " samples, %" PRId64 " probe counts, %" PRId64 " lines kept raw\n",
@@ -191,7 +197,7 @@ int cmd_ingest(int argc, char **argv)
 	ret = 0;
 out:
 	if (in)
-		ingest_close(in, NULL);
+		ingest_close(in, NULL, NULL);
 	if (f && f != stdin)
 		fclose(f);
 	db_close(db);
@@ -199,5 +205,6 @@ out:
 	free(params_json);
 	json_decref(params);
 	buf_release(&cell);
+	buf_release(&err);
 	return ret;
 }

@@ -22,18 +22,10 @@ static const char status_usage[] =
 	"apply or build), runs done of total by outcome, and the run in\n"
 	"progress with its latest lag sample.\n";
 
-static struct db *open_store(void)
-{
-	struct db *db = NULL;
-	char *path = cmd_db_path();
-	db_open(&db, path);
-	free(path);
-	return db;
-}
-
 int cmd_jobs(int argc, char **argv)
 {
 	struct db_job_row *rows = NULL;
+	struct buf err = BUF_INIT;
 	size_t n = 0;
 	bool all = argc > 1 && !strcmp(argv[1], "--all");
 	struct db *db;
@@ -46,10 +38,11 @@ int cmd_jobs(int argc, char **argv)
 		fprintf(stderr, "kcanary jobs: unexpected '%s'\n%s", argv[1], jobs_usage);
 		return 2;
 	}
-	if (!(db = open_store()))
+	if (!(db = cmd_open_store("kcanary jobs")))
 		return 1;
-	if (db_jobs_list(db, &rows, &n, all ? 0 : 20)) {
-		fprintf(stderr, "kcanary jobs: %s\n", db_errmsg(db));
+	if (db_jobs_list(db, &rows, &n, all ? 0 : 20, &err)) {
+		fprintf(stderr, "kcanary jobs: %s\n", buf_str(&err));
+		buf_release(&err);
 		db_close(db);
 		return 1;
 	}
@@ -70,10 +63,11 @@ int cmd_jobs(int argc, char **argv)
 int cmd_status(int argc, char **argv)
 {
 	struct db_job_row *j = NULL;
+	struct buf err = BUF_INIT;
 	struct db *db;
 	int64_t id, run;
 	char *variant = NULL, *cell = NULL;
-	int rep, ret = 1;
+	int rep, ret = 1, r;
 	double t, v;
 
 	if (cmd_wants_help(argc, argv)) {
@@ -86,10 +80,10 @@ int cmd_status(int argc, char **argv)
 		fputs(status_usage, stderr);
 		return 2;
 	}
-	if (!(db = open_store()))
+	if (!(db = cmd_open_store("kcanary status")))
 		return 1;
-	if (db_job_resolve(db, &id, argv[1]) || db_job_get(db, id, &j)) {
-		fprintf(stderr, "kcanary status: %s\n", db_errmsg(db));
+	if (db_job_resolve(db, &id, argv[1], &err) || db_job_get(db, id, &j, &err)) {
+		fprintf(stderr, "kcanary status: %s\n", buf_str(&err));
 		goto out;
 	}
 	printf("job %lld '%s' (%s): %s\n", (long long)j->id, j->name, j->kind, j->status);
@@ -99,15 +93,20 @@ int cmd_status(int argc, char **argv)
 	printf("  runs: %d/%d done: %d ok, %d failed, %d other; %d running\n", j->runs_done,
 	       j->runs_total, j->runs_ok, j->runs_failed,
 	       j->runs_done - j->runs_ok - j->runs_failed, j->runs_running);
-	if (db_run_progress(db, id, "lag_s", &run, &variant, &cell, &rep, &t, &v) == 0) {
+	r = db_run_progress(db, id, "lag_s", &run, &variant, &cell, &rep, &t, &v, &err);
+	if (r == 0) {
 		if (isnan(t))
 			printf("  now: run %lld %s %s r%d: booting\n", (long long)run, variant, cell, rep);
 		else
 			printf("  now: run %lld %s %s r%d: t=%.0fs lag %.1fs\n", (long long)run,
 			       variant, cell, rep, t, v);
+	} else if (r != -ENOENT) {      /* -ENOENT: no run is running */
+		fprintf(stderr, "kcanary status: %s\n", buf_str(&err));
+		goto out;
 	}
 	ret = 0;
 out:
+	buf_release(&err);
 	free(variant);
 	free(cell);
 	db_jobs_free(j, j ? 1 : 0);

@@ -40,7 +40,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts ro = { 0 };
 	enum report_format fmt = REPORT_TEXT;
 	struct report *rep = NULL;
-	struct buf out = BUF_INIT;
+	struct buf out = BUF_INIT, err = BUF_INIT;
 	struct db *db = NULL;
 	char *dbpath = NULL;
 	int64_t job_id;
@@ -88,15 +88,17 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = 1;
 	dbpath = cmd_db_path();
-	if (db_open(&db, dbpath))
-		goto out;
-	if ((r = db_job_resolve(db, &job_id, argv[optind]))) {
-		fprintf(stderr, "kcanary report: %s\n", db_errmsg(db));
+	if (db_open(&db, dbpath, &err)) {
+		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
 		goto out;
 	}
-	if (report_build(&rep, db, job_id, &ro)) {
+	if ((r = db_job_resolve(db, &job_id, argv[optind], &err))) {
+		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
+		goto out;
+	}
+	if (report_build(&rep, db, job_id, &ro, &err)) {
 		fprintf(stderr, "kcanary report: cannot read job '%s': %s\n", argv[optind],
-			db_errmsg(db));
+			buf_str(&err));
 		goto out;
 	}
 	if (ro.metric && !report_nvalues(rep)) {
@@ -111,6 +113,7 @@ int cmd_report(int argc, char **argv)
 out:
 	report_free(rep);
 	buf_release(&out);
+	buf_release(&err);
 	db_close(db);
 	free(dbpath);
 	return ret;

@@ -60,23 +60,7 @@ static bool is_dir(const char *p)
 /* The web/ directory: $KCANARY_WEB_DIR, <exe>/../web, /usr/share/kcanary/web. */
 static char *default_web_dir(void)
 {
-	const char *env = getenv("KCANARY_WEB_DIR");
-	char exe[PATH_MAX], *slash, *p;
-	ssize_t n;
-
-	if (env && *env)
-		return xstrdup(env);
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		if ((slash = strrchr(exe, '/')))
-			*slash = '\0';
-		p = xasprintf("%s/../web", exe);
-		if (is_dir(p))
-			return p;
-		free(p);
-	}
-	return xstrdup("/usr/share/kcanary/web");
+	return exe_sibling("KCANARY_WEB_DIR", "../web", NULL, "/usr/share/kcanary/web");
 }
 
 int cmd_serve(int argc, char **argv)
@@ -147,9 +131,10 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	/* db_open() has said why the store cannot be opened */
-	if (api_shared_init(&api, db_path, &err))
+	if (api_shared_init(&api, db_path, &err)) {
+		log_err("%s", err_text(&err));
 		goto out;
+	}
 	opts = (struct http_opts){ .listen = listen, .web_dir = web, .threads = (unsigned)threads,
 				   .handler = api_http_handler(&api) };
 	if (http_server_start(&srv, &opts, &err)) {

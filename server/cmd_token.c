@@ -29,16 +29,6 @@ static void usage(FILE *f)
 		"  remove NAME   delete a token; requests using it are refused\n");
 }
 
-/* The store of --home in *out; db_open() says why it cannot be opened. */
-static int open_store(struct db **out)
-{
-	char *path = cmd_db_path();
-	int r = db_open(out, path);
-
-	free(path);
-	return r;
-}
-
 /* Wrong arguments for a verb: usage on stderr, exit code 2. */
 static int bad_usage(void)
 {
@@ -49,6 +39,7 @@ static int bad_usage(void)
 static int do_create(int argc, char **argv)
 {
 	char secret[TOKEN_SECRET_LEN + 1], hash[TOKEN_HASH_HEX + 1];
+	struct buf err = BUF_INIT;
 	struct db *db = NULL;
 	int ret = 1, r;
 
@@ -58,27 +49,29 @@ static int do_create(int argc, char **argv)
 		fprintf(stderr, "kcanary token: the token name is empty\n");
 		return 1;
 	}
-	if (open_store(&db))
+	if (!(db = cmd_open_store("kcanary token")))
 		goto out;
 	if ((r = token_generate(secret, sizeof(secret)))) {
 		fprintf(stderr, "kcanary token: cannot read random bytes: %s\n", strerror(-r));
 		goto out;
 	}
 	token_hash(hash, secret);
-	if (db_token_add(db, argv[1], hash)) {
-		fprintf(stderr, "kcanary token: cannot create '%s': %s\n", argv[1], db_errmsg(db));
+	if (db_token_add(db, argv[1], hash, &err)) {
+		fprintf(stderr, "kcanary token: cannot create '%s': %s\n", argv[1], buf_str(&err));
 		goto out;
 	}
 	printf("%s\n", secret);
 	fprintf(stderr, "token '%s' created; its secret is shown only this once\n", argv[1]);
 	ret = 0;
 out:
+	buf_release(&err);
 	db_close(db);
 	return ret;
 }
 
 static int do_list(int argc, char **argv)
 {
+	struct buf err = BUF_INIT;
 	struct db *db = NULL;
 	json_t *list, *t;
 	size_t i;
@@ -87,10 +80,10 @@ static int do_list(int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return bad_usage();
-	if (open_store(&db))
+	if (!(db = cmd_open_store("kcanary token")))
 		goto out;
-	if (db_token_list(db, &list)) {
-		fprintf(stderr, "kcanary token: cannot list tokens: %s\n", db_errmsg(db));
+	if (db_token_list(db, &list, &err)) {
+		fprintf(stderr, "kcanary token: %s\n", buf_str(&err));
 		goto out;
 	}
 	json_array_foreach(list, i, t)
@@ -99,25 +92,28 @@ static int do_list(int argc, char **argv)
 	json_decref(list);
 	ret = 0;
 out:
+	buf_release(&err);
 	db_close(db);
 	return ret;
 }
 
 static int do_remove(int argc, char **argv)
 {
+	struct buf err = BUF_INIT;
 	struct db *db = NULL;
 	int ret = 1;
 
 	if (argc != 2)
 		return bad_usage();
-	if (open_store(&db))
+	if (!(db = cmd_open_store("kcanary token")))
 		goto out;
-	if (db_token_remove(db, argv[1])) {
-		fprintf(stderr, "kcanary token: cannot remove '%s': %s\n", argv[1], db_errmsg(db));
+	if (db_token_remove(db, argv[1], &err)) {
+		fprintf(stderr, "kcanary token: cannot remove '%s': %s\n", argv[1], buf_str(&err));
 		goto out;
 	}
 	ret = 0;
 out:
+	buf_release(&err);
 	db_close(db);
 	return ret;
 }

@@ -56,8 +56,9 @@ static int do_import(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (repo_open(&r, repo_path, true)) {
-		log_err("%s", repo_errmsg());
+	if (repo_open(&r, repo_path, true, &err)) {
+		log_err("%s", err_text(&err));
+		buf_release(&err);
 		return 1;
 	}
 	if (tree_import_tarball(r, &ir, tarball, tag, &err)) {
@@ -76,6 +77,7 @@ out:
 static int do_resolve(int argc, char **argv)
 {
 	const char *repo_path = NULL, *rev = NULL;
+	struct buf err = BUF_INIT;
 	struct repo *r = NULL;
 	char oid[KC_OID_HEX];
 	int ret = 1;
@@ -94,16 +96,13 @@ static int do_resolve(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (repo_open(&r, repo_path, false)) {
-		log_err("%s", repo_errmsg());
-		return 1;
-	}
-	if (repo_resolve(r, oid, rev))
-		log_err("%s", repo_errmsg());
+	if (repo_open(&r, repo_path, false, &err) || repo_resolve(r, oid, rev, &err))
+		log_err("%s", err_text(&err));
 	else {
 		printf("%s\n", oid);
 		ret = 0;
 	}
+	buf_release(&err);
 	repo_close(r);
 	return ret;
 }

@@ -53,8 +53,8 @@ static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec 
 	size_t n = 0;
 	int r, nok = 0;
 
-	if ((r = db_job_variants(db, job_id, &v, &n)))
-		return err_setf(err, r, "cannot read variants: %s", db_errmsg(db));
+	if ((r = db_job_variants(db, job_id, &v, &n, err)))
+		return r;
 	vb = variant_build_new(db, &bo);
 	for (size_t i = 0; i < n; i++) {
 		struct variant var;
@@ -116,7 +116,7 @@ static int check_compare_job(struct db *db, int64_t job_id, const char *what, st
 static bool job_cancelled(struct db *db, int64_t job_id)
 {
 	char *owner = NULL, *status = NULL;
-	bool c = db_job_owner(db, job_id, &owner, &status) == 0 && !strcmp(status, "cancelled");
+	bool c = db_job_owner(db, job_id, &owner, &status, NULL) == 0 && !strcmp(status, "cancelled");
 	free(owner);
 	free(status);
 	return c;
@@ -182,8 +182,7 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 	int total = 0, done = 0, r;
 	struct guest_ctx g;
 
-	if ((r = db_job_pending_runs(db, job_id, &runs, &n, &total, &done))) {
-		r = err_setf(err, r, "cannot read runs: %s", db_errmsg(db));
+	if ((r = db_job_pending_runs(db, job_id, &runs, &n, &total, &done, err))) {
 		db_pending_runs_free(runs, n);
 		return r;
 	}
@@ -214,9 +213,10 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		}
 		fmt_run_value(val, sizeof(val), db, p->id, spec->metric);
 		say(o, "  %s%s%s%s", res.run.status, val, res.run.error[0] ? ": " : "", res.run.error);
-		if (!strcmp(res.run.status, "interrupted"))
-			/* the run is kept as it was; a fresh repeat waits for resume */
-			db_run_reschedule(db, p->id);
+		/* an interrupted run is kept as it was; a fresh repeat waits for resume */
+		if (!strcmp(res.run.status, "interrupted") &&
+		    (r = db_run_reschedule(db, p->id, err)))
+			break;
 		if (runner_interrupted()) {
 			r = err_setf(err, -EINTR, "interrupted: the run in progress is stored as"
 				     " 'interrupted'; 'kcanary resume' carries on");
@@ -237,10 +237,8 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 	char *owner = NULL, *status = NULL;
 	int r;
 
-	if ((r = db_job_owner(db, job_id, &owner, &status))) {
-		r = err_setf(err, r, "no job %lld in the store", (long long)job_id);
+	if ((r = db_job_owner(db, job_id, &owner, &status, err)))
 		goto out;
-	}
 	if ((r = check_compare_job(db, job_id, "(kcanary compare, POST /api/v1/jobs) can be"
 				   " carried out", err)))
 		goto out;
@@ -253,31 +251,30 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 			     owner);
 		goto out;
 	}
-	if ((r = db_job_spec(db, job_id, &spec_json)) ||
-	    (r = job_spec_from_json(spec, spec_json, err) ? -EINVAL : 0)) {
-		if (!err->len)
-			err_setf(err, r, "cannot read job %lld: %s", (long long)job_id, db_errmsg(db));
+	if ((r = db_job_spec(db, job_id, &spec_json, err)) ||
+	    (r = job_spec_from_json(spec, spec_json, err) ? -EINVAL : 0))
 		goto out;
-	}
-	db_job_set_owner(db, job_id, me);
-	db_job_set_status(db, job_id, "building", NULL);
-	if ((r = resolve_kernels(db, job_id, spec, o, err)))
+	if ((r = db_job_set_owner(db, job_id, me, err)))
+		goto out;
+	if ((r = db_job_set_status(db, job_id, "building", NULL, err)) ||
+	    (r = resolve_kernels(db, job_id, spec, o, err)) ||
+	    (r = db_job_set_status(db, job_id, "running", NULL, err)))
 		goto fail;
-	db_job_set_status(db, job_id, "running", NULL);
 	r = run_all(db, job_id, spec, o, err);
 	if (r == -EINTR) {
-		db_job_set_status(db, job_id, "interrupted", buf_str(err));
+		db_job_set_status(db, job_id, "interrupted", buf_str(err), NULL);
 		goto done;
 	}
 	if (r)
 		goto fail;
 	if (!job_cancelled(db, job_id))
-		db_job_set_status(db, job_id, "done", NULL);
+		r = db_job_set_status(db, job_id, "done", NULL, err);
 	goto done;
 fail:
-	db_job_set_status(db, job_id, "failed", buf_str(err));
+	/* the first error is what is reported; storing the status is tried */
+	db_job_set_status(db, job_id, "failed", buf_str(err), NULL);
 done:
-	db_job_set_owner(db, job_id, NULL);
+	db_job_set_owner(db, job_id, NULL, NULL);
 out:
 	job_spec_free(spec);
 	free(spec_json);
@@ -294,8 +291,8 @@ int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct 
 	char *owner = NULL, *status = NULL;
 	int r;
 
-	if ((r = db_job_owner(db, job_id, &owner, &status)))
-		return err_setf(err, r, "no job %lld in the store", (long long)job_id);
+	if ((r = db_job_owner(db, job_id, &owner, &status, err)))
+		return r;
 	if ((r = check_compare_job(db, job_id, "can be resumed", err)))
 		goto out;
 	if (owner && owner_alive(owner)) {
@@ -303,8 +300,8 @@ int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct 
 			     (long long)job_id, owner);
 		goto out;
 	}
-	if ((r = db_job_interrupt_running(db, job_id, &ids, &n)))
-		err_setf(err, r, "cannot mark interrupted runs: %s", db_errmsg(db));
+	if ((r = db_job_interrupt_running(db, job_id, &ids, &n, err)))
+		err_wrapf(err, r, "cannot mark the interrupted runs");
 	free(ids);
 	if (n_interrupted)
 		*n_interrupted = n;
@@ -332,18 +329,24 @@ static void resume_orphans(struct db *db, struct compare_worker *w)
 	for (size_t s = 0; s < 2; s++) {
 		int64_t *ids = NULL;
 		size_t n = 0;
-		if (db_jobs_with_status(db, states[s], &ids, &n, 1000))
+		struct buf err = BUF_INIT;
+
+		if (db_jobs_with_status(db, states[s], &ids, &n, 1000, &err)) {
+			log_err("job queue: %s", buf_str(&err));
+			buf_release(&err);
 			continue;
+		}
 		for (size_t i = 0; i < n && !w->stop; i++) {
-			struct buf err = BUF_INIT;
 			size_t k = 0;
+			buf_reset(&err);
 			if (compare_resume(db, ids[i], &k, &err) == 0) {
 				log_warn("job %lld was left %s by a coordinator that stopped: resuming"
 					 " (%zu interrupted runs rescheduled)", (long long)ids[i], states[s], k);
-				db_job_set_status(db, ids[i], "pending", NULL);
+				if (db_job_set_status(db, ids[i], "pending", NULL, &err))
+					log_err("job %lld: %s", (long long)ids[i], buf_str(&err));
 			}
-			buf_release(&err);
 		}
+		buf_release(&err);
 		free(ids);
 	}
 }
@@ -351,23 +354,27 @@ static void resume_orphans(struct db *db, struct compare_worker *w)
 static void *worker_main(void *arg)
 {
 	struct compare_worker *w = arg;
+	struct buf err = BUF_INIT;
 	struct db *db = NULL;
 
-	if (db_open(&db, w->db_path)) {
-		log_err("job queue: cannot open the store '%s'", w->db_path);
+	if (db_open(&db, w->db_path, &err)) {
+		log_err("job queue: %s", buf_str(&err));
+		buf_release(&err);
 		return NULL;
 	}
 	resume_orphans(db, w);
 	while (!w->stop) {
 		int64_t *ids = NULL;
 		size_t n = 0;
-		if (db_jobs_with_status(db, "pending", &ids, &n, 1) == 0 && n) {
-			struct buf err = BUF_INIT;
+
+		buf_reset(&err);
+		/* a store that cannot list the queue is tried again next time:
+		 * the job's own writes say what is wrong with it */
+		if (db_jobs_with_status(db, "pending", &ids, &n, 1, NULL) == 0 && n) {
 			log_info("job queue: carrying out job %lld", (long long)ids[0]);
 			int r = compare_execute(db, ids[0], &w->opts, &err);
 			if (r && r != -EINTR)
 				log_warn("job %lld: %s", (long long)ids[0], buf_str(&err));
-			buf_release(&err);
 			free(ids);
 			continue;
 		}
@@ -375,6 +382,7 @@ static void *worker_main(void *arg)
 		for (int i = 0; i < 20 && !w->stop; i++)
 			usleep(100000);
 	}
+	buf_release(&err);
 	db_close(db);
 	return NULL;
 }

@@ -2,6 +2,7 @@
 #define LOG_MODULE "db"
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "db.h"
 #include "db_internal.h"
+#include "error.h"
 #include "log.h"
 #include "schema.h"
 #include "util.h"
@@ -32,46 +34,149 @@ char *db_default_path(void)
 	return p;
 }
 
-int db_fail(struct db *db, const char *what)
+/*
+ * The one translation of a sqlite failure (db_internal.h). The reason is
+ * worded here, once, for every db*.c function: a full disk, a lock held
+ * too long, a damaged file and an I/O error each say what the user can do
+ * about them; a constraint or anything else gives sqlite's own message.
+ */
+static int db_reason(struct db *db, int rc, const char *msg, struct buf *out)
 {
-	snprintf(db->err, sizeof(db->err), "%s: %s", what, sqlite3_errmsg(db->h));
-	return -EIO;
-}
+	const char *path = db->path ? db->path : "(memory)";
 
-const char *db_errmsg(const struct db *db)
-{
-	return db->err;
-}
-
-int db_exec(struct db *db, const char *sql)
-{
-	char *msg = NULL;
-
-	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		snprintf(db->err, sizeof(db->err), "%s", msg ? msg : "sqlite error");
-		sqlite3_free(msg);
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		buf_printf(out, "the store '%s' is busy: another process held its write lock"
+			   " for more than %d s (%s)", path, DB_BUSY_TIMEOUT_MS / 1000, msg);
+		return -EBUSY;
+	case SQLITE_FULL:
+		buf_printf(out, "the file system of the store '%s' is full (%s)", path, msg);
+		return -ENOSPC;
+	case SQLITE_IOERR:
+		buf_printf(out, "I/O error on the store '%s' (%s)", path, msg);
+		return -EIO;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		buf_printf(out, "the store '%s' is damaged (%s)", path, msg);
+		return -EIO;
+	case SQLITE_CONSTRAINT:
+		buf_puts(out, msg);
+		switch (rc) {
+		case SQLITE_CONSTRAINT_UNIQUE:
+		case SQLITE_CONSTRAINT_PRIMARYKEY:
+			return -EEXIST;
+		default:       /* CHECK, FOREIGNKEY, NOTNULL: a value outside the set */
+			return -EINVAL;
+		}
+	default:
+		buf_printf(out, "%s (store '%s')", msg, path);
 		return -EIO;
 	}
+}
+
+static int db_vfail(struct db *db, int rc, struct buf *err, const char *fmt, va_list ap)
+{
+	struct buf why = BUF_INIT;
+	const char *msg;
+	int code;
+
+	/* a step's own rc is the primary code; the connection has the
+	 * extended one (SQLITE_CONSTRAINT_UNIQUE) and the message */
+	if (!rc || (rc & 0xff) == (sqlite3_extended_errcode(db->h) & 0xff)) {
+		rc = sqlite3_extended_errcode(db->h);
+		msg = sqlite3_errmsg(db->h);
+	} else {
+		msg = sqlite3_errstr(rc);
+	}
+	code = db_reason(db, rc, msg, &why);
+	if (err) {
+		buf_reset(err);
+		buf_vprintf(err, fmt, ap);
+		buf_puts(err, ": ");
+		buf_append(err, why.ptr, why.len);
+	}
+	buf_release(&why);
+	return code;
+}
+
+int db_fail(struct db *db, int rc, struct buf *err, const char *fmt, ...)
+{
+	va_list ap;
+	int code;
+
+	va_start(ap, fmt);
+	code = db_vfail(db, rc, err, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int db_step_done(struct db *db, sqlite3_stmt *st, struct buf *err, const char *fmt, ...)
+{
+	va_list ap;
+	int rc = sqlite3_step(st), code;
+
+	if (rc == SQLITE_DONE)
+		return 0;
+	va_start(ap, fmt);
+	code = db_vfail(db, sqlite3_extended_errcode(db->h), err, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int db_exec(struct db *db, const char *sql, struct buf *err)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg), r = 0;
+
+	if (rc != SQLITE_OK)
+		r = db_fail(db, sqlite3_extended_errcode(db->h), err, "cannot run '%.40s%s'",
+			    sql, strlen(sql) > 40 ? "…" : "");
+	sqlite3_free(msg);
+	return r;
+}
+
+int db_begin(struct db *db, struct buf *err)
+{
+	if (sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(db, 0, err, "cannot start a transaction");
 	return 0;
 }
 
-int db_begin(struct db *db) { return db_exec(db, "BEGIN IMMEDIATE"); }
-int db_commit(struct db *db) { return db_exec(db, "COMMIT"); }
-int db_rollback(struct db *db) { return db_exec(db, "ROLLBACK"); }
+int db_commit(struct db *db, struct buf *err)
+{
+	if (sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(db, 0, err, "cannot commit");
+	return 0;
+}
 
-int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql)
+void db_rollback(struct db *db)
+{
+	/* nothing to roll back when sqlite already did (a full disk, an I/O
+	 * error) or no transaction was open; a rollback that fails leaves
+	 * the connection to be closed by its owner, which reports the first
+	 * error, not this one */
+	if (!sqlite3_get_autocommit(db->h) &&
+	    sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK)
+		log_warn("cannot roll back on the store '%s': %s",
+			 db->path ? db->path : "(memory)", sqlite3_errmsg(db->h));
+}
+
+int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *err)
 {
 	if (sqlite3_prepare_v2(db->h, sql, -1, out, NULL) != SQLITE_OK)
-		return db_fail(db, "prepare");
+		return db_fail(db, 0, err, "cannot prepare '%.40s%s'", sql,
+			       strlen(sql) > 40 ? "…" : "");
 	return 0;
 }
 
-int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg)
+int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg,
+		   struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, sql)))
+	if ((r = db_prepare(db, &st, sql, err)))
 		return r;
 	if (arg)
 		sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
@@ -81,97 +186,89 @@ int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg
 		r = 0;
 		break;
 	case SQLITE_DONE:
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no row for '%.40s%s'", sql, strlen(sql) > 40 ? "…" : "");
 		break;
 	default:
-		r = db_fail(db, "query");
+		r = db_fail(db, 0, err, "cannot run '%.40s%s'", sql, strlen(sql) > 40 ? "…" : "");
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_schema_level(struct db *db)
+int db_schema_level(struct db *db, struct buf *err)
 {
 	int64_t v = 0;
+	int r;
 
-	if (db_query_int64(db, &v, "PRAGMA user_version", NULL))
-		return -EIO;
+	if ((r = db_query_int64(db, &v, "PRAGMA user_version", NULL, err)))
+		return r;
 	return (int)v;
 }
 
-static int db_migrate(struct db *db)
+static int db_migrate(struct db *db, struct buf *err)
 {
-	int level = db_schema_level(db);
-	int newest = 0;
+	int level = db_schema_level(db, err);
+	int newest = 0, r;
 
 	if (level < 0)
 		return level;
 	for (int i = 0; i < schema_migrations_count; i++)
 		if (schema_migrations[i].level > newest)
 			newest = schema_migrations[i].level;
-	if (level > newest) {
-		snprintf(db->err, sizeof(db->err),
-			 "store schema level %d is newer than this kcanary (%d): upgrade kcanary",
-			 level, newest);
-		return -EPROTO;
-	}
+	if (level > newest)
+		return err_setf(err, -EPROTO, "the store '%s' is at schema level %d, newer than"
+				" this kcanary (%d): upgrade kcanary", db->path, level, newest);
 	for (int i = 0; i < schema_migrations_count; i++) {
 		const struct schema_migration *m = &schema_migrations[i];
 		char pragma[64];
 
 		if (m->level <= level)
 			continue;
-		if (db_begin(db))
-			return -EIO;
-		if (db_exec(db, m->sql)) {
-			char *why = xstrdup(db->err);
-			db_rollback(db);
-			snprintf(db->err, sizeof(db->err), "migration %.64s failed: %.400s",
-				 m->name, why);
-			free(why);
-			return -EIO;
-		}
+		if ((r = db_begin(db, err)))
+			return r;
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->level);
-		if (db_exec(db, pragma) || db_commit(db)) {
+		if ((r = db_exec(db, m->sql, err)) || (r = db_exec(db, pragma, err)) ||
+		    (r = db_commit(db, err))) {
 			db_rollback(db);
-			return -EIO;
+			return err_wrapf(err, r, "migration %s of the store '%s'", m->name, db->path);
 		}
 		log_info("applied migration %s", m->name);
 	}
 	return 0;
 }
 
-int db_open(struct db **out, const char *path)
+int db_open(struct db **out, const char *path, struct buf *err)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	char *dir = xstrdup(path);
 	char *slash = strrchr(dir, '/');
 	int r;
 
+	db->path = xstrdup(path);
 	if (slash && slash != dir) {
 		*slash = '\0';
 		if ((r = mkdir_p(dir, 0755)) < 0) {
-			log_err("cannot create directory '%s': %s", dir, strerror(-r));
+			err_setf(err, r, "cannot open the store '%s': cannot create its directory"
+				 " '%s': %s", path, dir, strerror(-r));
 			goto fail;
 		}
 	}
 	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		log_err("cannot open store '%s': %s", path,
-			db->h ? sqlite3_errmsg(db->h) : "out of memory");
-		r = -EIO;
+		if (db->h)
+			r = db_fail(db, 0, err, "cannot open the store '%s'", path);
+		else
+			r = err_setf(err, -ENOMEM, "cannot open the store '%s': out of memory", path);
 		goto fail;
 	}
-	sqlite3_busy_timeout(db->h, 10000);
+	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
 	if ((r = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
-			 "PRAGMA synchronous = NORMAL;"))) {
-		log_err("cannot set up store '%s': %s", path, db->err);
+			 "PRAGMA synchronous = NORMAL;", err))) {
+		err_wrapf(err, r, "cannot set up the store '%s'", path);
 		goto fail;
 	}
-	if ((r = db_migrate(db))) {
-		log_err("store '%s': %s", path, db->err);
+	if ((r = db_migrate(db, err)))
 		goto fail;
-	}
 	free(dir);
 	*out = db;
 	return 0;
@@ -186,5 +283,6 @@ void db_close(struct db *db)
 	if (!db)
 		return;
 	sqlite3_close_v2(db->h);
+	free(db->path);
 	free(db);
 }

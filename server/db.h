@@ -5,9 +5,17 @@
  * (open one per thread). The file is in WAL mode with foreign keys on and a
  * busy timeout, so readers (kcanary serve) and one writer (a job) coexist.
  *
- * Errors: functions return 0 or a negative errno; -EIO means sqlite failed,
- * -EEXIST a uniqueness conflict, -EINVAL a value outside a checked set (a
- * status, a missing parent row), and db_errmsg() says why (valid until the next call on that db).
+ * Errors (error.h): functions return 0 or a negative errno and put the
+ * reason in err (their last parameter, may be NULL) in words, naming what
+ * failed and the store: "cannot set run 5's status to 'ok': the file
+ * system of the store '/x/kcanary.db' is full (…)". -EIO the store or
+ * sqlite failed (a damaged store says so), -ENOSPC its file system is
+ * full, -EBUSY another process held the write lock for more than
+ * DB_BUSY_TIMEOUT_MS, -EEXIST a uniqueness conflict, -EINVAL a value
+ * outside a checked set (a status, a missing parent row), -ENOENT the
+ * named job, run, variant, kernel, host or token is not there. The
+ * translation from sqlite is one function (db_fail, db_internal.h). The
+ * functions do not log; their callers report the error once.
  * Query helpers in other db_*.c files follow the same rules.
  */
 #ifndef KC_DB_H
@@ -20,6 +28,10 @@
 #include "util.h"
 
 struct db;
+
+/* How long a connection waits for another's write lock before a step
+ * fails with -EBUSY (sqlite3_busy_timeout). */
+#define DB_BUSY_TIMEOUT_MS 10000
 
 /* ---- the store: path, open, errors, transactions (db.c) ---- */
 
@@ -39,29 +51,29 @@ char *kc_home(void);
  * this binary is refused (-EPROTO) rather than touched. Parent directories
  * are created. *out is set only on success; free with db_close().
  */
-int db_open(struct db **out, const char *path);
+int db_open(struct db **out, const char *path, struct buf *err);
 void db_close(struct db *db);
 
-/* Last error message of this connection (borrowed). */
-const char *db_errmsg(const struct db *db);
-
 /* Schema level of the open store (PRAGMA user_version). */
-int db_schema_level(struct db *db);
+int db_schema_level(struct db *db, struct buf *err);
 
 /* Transactions. db_begin() takes the write lock at once (BEGIN IMMEDIATE). */
-int db_begin(struct db *db);
-int db_commit(struct db *db);
-int db_rollback(struct db *db);
+int db_begin(struct db *db, struct buf *err);
+int db_commit(struct db *db, struct buf *err);
+/* db_rollback - roll back the open transaction, if any: cleanup that
+ * cannot fail the caller (a failure is logged; the first error is what the
+ * caller reports). */
+void db_rollback(struct db *db);
 
 /* Run SQL without results (several statements allowed). For tests, tools. */
-int db_exec(struct db *db, const char *sql);
+int db_exec(struct db *db, const char *sql, struct buf *err);
 
 /*
  * db_query_int64 - run a one-row, one-column query with up to one text
  * parameter (arg may be NULL for none) and return its integer in *out.
  * -ENOENT when there is no row.
  */
-int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg);
+int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg, struct buf *err);
 
 /* ---- jobs, variants, runs (db_runs.c) ---- */
 
@@ -70,26 +82,26 @@ int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg
  * canary; spec_json may be NULL ("{}"). *out_id gets its id.
  */
 int db_job_create(struct db *db, int64_t *out_id, const char *name,
-		  const char *kind, const char *spec_json);
+		  const char *kind, const char *spec_json, struct buf *err);
 
 /*
  * db_job_resolve - find a job by numeric id or by name (the newest job of
  * that name). -ENOENT when none.
  */
-int db_job_resolve(struct db *db, int64_t *out_id, const char *id_or_name);
+int db_job_resolve(struct db *db, int64_t *out_id, const char *id_or_name, struct buf *err);
 
 /* db_job_set_status - set status (and error, may be NULL); stamps
  * started_at on 'running'/'building' and finished_at on terminal states. */
 int db_job_set_status(struct db *db, int64_t job_id, const char *status,
-		      const char *error);
+		      const char *error, struct buf *err);
 
 /* db_job_set_meta - the job's run-order seed and headline metric. */
-int db_job_set_meta(struct db *db, int64_t job_id, int64_t seed, const char *metric);
+int db_job_set_meta(struct db *db, int64_t job_id, int64_t seed, const char *metric, struct buf *err);
 
 /* db_variant_set_spec - a variant's base commit-ish, patch subset and full
  * spec (JSON); any may be NULL. */
 int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
-			const char *patches, const char *spec_json);
+			const char *patches, const char *spec_json, struct buf *err);
 
 /*
  * db_variant_set_result - what became of a variant before its runs: status
@@ -97,14 +109,14 @@ int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
  * resolved to and its kernel (0: none).
  */
 int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
-			  const char *error, const char *commit_oid, int64_t kernel_id);
+			  const char *error, const char *commit_oid, int64_t kernel_id, struct buf *err);
 
 /*
  * db_variant_get - id of the variant named name in job, creating it at the
  * next idx when missing (the first variant created is the baseline).
  */
 int db_variant_get(struct db *db, int64_t *out_id, int64_t job_id,
-		   const char *name);
+		   const char *name, struct buf *err);
 
 /*
  * db_run_create - insert a pending run of variant in cell (canonical matrix
@@ -114,14 +126,14 @@ int db_variant_get(struct db *db, int64_t *out_id, int64_t job_id,
  */
 int db_run_create(struct db *db, int64_t *out_id, int64_t job_id,
 		  int64_t variant_id, const char *cell, int repeat_idx,
-		  const char *fs, const char *params_json);
+		  const char *fs, const char *params_json, struct buf *err);
 
 /*
  * db_run_set_status - set a run's status and error (may be NULL). Stamps
  * started_at on 'running' and finished_at on any other non-pending status.
  */
 int db_run_set_status(struct db *db, int64_t run_id, const char *status,
-		      const char *error);
+		      const char *error, struct buf *err);
 
 
 /*
@@ -132,12 +144,12 @@ int db_run_set_status(struct db *db, int64_t run_id, const char *status,
  * The ids of the interrupted runs go to *out (caller frees; may be NULL
  * when *n is 0). One transaction.
  */
-int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n);
+int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n, struct buf *err);
 
 /* db_run_reschedule - a fresh pending run like run_id (same variant, cell
  * and params), with the next repeat index, at the end of the run order:
  * what an interrupted run gets. */
-int db_run_reschedule(struct db *db, int64_t run_id);
+int db_run_reschedule(struct db *db, int64_t run_id, struct buf *err);
 
 /* ---- what the executor reads; the job's coordinator (db_compare.c) ---- */
 
@@ -155,7 +167,7 @@ struct db_pending_run {
  * (*done) for progress lines.
  */
 int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
-			size_t *n, int *total, int *done);
+			size_t *n, int *total, int *done, struct buf *err);
 void db_pending_runs_free(struct db_pending_run *v, size_t n);
 
 /* A variant as stored: name, spec (JSON) and status. */
@@ -164,22 +176,22 @@ struct db_variant_row {
 	int idx;
 	char *name, *status, *spec_json;
 };
-int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, size_t *n);
+int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, size_t *n, struct buf *err);
 void db_variant_rows_free(struct db_variant_row *v, size_t n);
 
 /* The job's stored spec (jobs.spec_json), a new string. */
-int db_job_spec(struct db *db, int64_t job_id, char **out);
+int db_job_spec(struct db *db, int64_t job_id, char **out, struct buf *err);
 
 /* db_job_set_owner - record (or with NULL clear) the job's coordinator. */
-int db_job_set_owner(struct db *db, int64_t job_id, const char *owner);
+int db_job_set_owner(struct db *db, int64_t job_id, const char *owner, struct buf *err);
 /* db_job_owner - the job's coordinator ("pid@host", new string, NULL when
  * none) and status (new string). */
-int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status);
+int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, struct buf *err);
 /*
  * db_jobs_with_status - ids of compare jobs in status (oldest first), at
  * most max. *out is new (caller frees).
  */
-int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max);
+int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max, struct buf *err);
 
 /*
  * db_job_kind - the job's kind (adhoc, compare, bisect, canary: a new
@@ -211,27 +223,27 @@ int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, doub
  */
 struct db_writer;
 
-int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id);
+int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id, struct buf *err);
 void db_writer_close(struct db_writer *w);
-int db_writer_begin(struct db_writer *w);
-int db_writer_commit(struct db_writer *w);
+int db_writer_begin(struct db_writer *w, struct buf *err);
+int db_writer_commit(struct db_writer *w, struct buf *err);
 void db_writer_rollback(struct db_writer *w);
 
-int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double value);
+int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double value, struct buf *err);
 /* t_s may be NAN for a final (summary) count. */
 int db_writer_probe(struct db_writer *w, double t_s, const char *name,
-		    const char *key, int64_t count);
-int db_writer_phase(struct db_writer *w, double t_s, const char *name);
-int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text);
-int db_writer_summary(struct db_writer *w, const char *metric, double value);
+		    const char *key, int64_t count, struct buf *err);
+int db_writer_phase(struct db_writer *w, double t_s, const char *name, struct buf *err);
+int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text, struct buf *err);
+int db_writer_summary(struct db_writer *w, const char *metric, double value, struct buf *err);
 int db_writer_raw(struct db_writer *w, int64_t line_no, const char *reason,
-		  const char *text, size_t len);
+		  const char *text, size_t len, struct buf *err);
 /* Fill the run's hello columns; any string may be NULL. */
 int db_writer_hello(struct db_writer *w, const char *kernel_release,
-		    const char *agent_version, const char *host, const char *hello_json);
+		    const char *agent_version, const char *host, const char *hello_json, struct buf *err);
 /* Set the run's final status, error (may be NULL) and counters. */
 int db_writer_finish(struct db_writer *w, const char *status, const char *error,
-		     int64_t records, int64_t bad_lines);
+		     int64_t records, int64_t bad_lines, struct buf *err);
 
 
 /* ---- what a report reads (db_report.c) ---- */
@@ -276,7 +288,7 @@ struct db_report_data {
  * with db_report_release). -ENOENT when the job does not exist.
  */
 int db_report_load(struct db *db, int64_t job_id, const char *metric,
-		   struct db_report_data *out);
+		   struct db_report_data *out, struct buf *err);
 void db_report_release(struct db_report_data *d);
 
 
@@ -295,9 +307,9 @@ struct db_job_row {
  * db_jobs_list - the newest `limit` jobs (0: all), newest first, with run
  * counts. *out is an array of *n rows; free with db_jobs_free().
  */
-int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit);
+int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit, struct buf *err);
 /* One job's row; -ENOENT when missing. Release with db_jobs_free(row, 1). */
-int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out);
+int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out, struct buf *err);
 void db_jobs_free(struct db_job_row *rows, size_t n);
 
 /*
@@ -307,6 +319,6 @@ void db_jobs_free(struct db_job_row *rows, size_t n);
  */
 int db_run_progress(struct db *db, int64_t job_id, const char *metric,
 		    int64_t *run_id, char **variant, char **cell, int *repeat_idx,
-		    double *t_s, double *value);
+		    double *t_s, double *value, struct buf *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include "db.h"
 #include "db_api.h"
 #include "db_internal.h"
+#include "error.h"
 #include "downsample.h"
 #include "stats.h"
 #include "util.h"
@@ -48,9 +49,9 @@ static void row_to_obj(json_t *obj, sqlite3_stmt *st, int from, int to)
 		json_object_set_new(obj, sqlite3_column_name(st, i), col_json(st, i));
 }
 
-static int step_err(struct db *db, int rc, const char *what)
+static int step_err(struct db *db, int rc, const char *what, struct buf *err)
 {
-	return rc == SQLITE_DONE ? 0 : db_fail(db, what);
+	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, err, "cannot %s", what);
 }
 
 /* The end of a listing: finalize st, then hand the array a to *out when r
@@ -65,33 +66,33 @@ static int finish_array(sqlite3_stmt *st, int r, json_t *a, json_t **out)
 	return r;
 }
 
-int db_api_metrics(struct db *db, json_t **out)
+int db_api_metrics(struct db *db, json_t **out, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *a = json_array();
 	int r, rc;
 
-	if ((r = db_prepare(db, &st, "SELECT name, unit, better FROM metrics ORDER BY name")))
+	if ((r = db_prepare(db, &st, "SELECT name, unit, better FROM metrics ORDER BY name", err)))
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *o = json_object();
 		row_to_obj(o, st, 0, 3);
 		json_array_append_new(a, o);
 	}
-	r = step_err(db, rc, "list metrics");
+	r = step_err(db, rc, "list the metrics", err);
 out:
 	return finish_array(st, r, a, out);
 }
 
 int db_api_metric_info(struct db *db, const char *metric, char *unit, size_t unit_sz,
-		       char *better, size_t better_sz)
+		       char *better, size_t better_sz, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r, rc;
 
 	unit[0] = better[0] = '\0';
 	if ((r = db_prepare(db, &st, "SELECT coalesce(unit, ''), coalesce(better, '')"
-			    " FROM metrics WHERE name = ?")))
+			    " FROM metrics WHERE name = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, metric, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(st);
@@ -99,7 +100,7 @@ int db_api_metric_info(struct db *db, const char *metric, char *unit, size_t uni
 		snprintf(unit, unit_sz, "%s", sqlite3_column_text(st, 0));
 		snprintf(better, better_sz, "%s", sqlite3_column_text(st, 1));
 	} else {
-		r = step_err(db, rc, "look up metric");
+		r = step_err(db, rc, "look up the metric", err);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -130,7 +131,7 @@ static bool derived_metric(const char *metric, const char **agg, const char **ba
  * variant id, summary value, derived value), bound and ready to step.
  */
 static int prepare_run_values(struct db *db, sqlite3_stmt **out, int64_t job_id,
-			      const char *metric, const char *select_cols)
+			      const char *metric, const char *select_cols, struct buf *err)
 {
 	const char *agg = "max", *base = "";
 	bool derived = derived_metric(metric, &agg, &base);
@@ -144,7 +145,7 @@ static int prepare_run_values(struct db *db, sqlite3_stmt **out, int64_t job_id,
 		derived ? "(value) FROM samples WHERE run_id = r.id AND metric_id ="
 			  " (SELECT id FROM metrics WHERE name = ?3))" : "",
 		select_cols);
-	int r = db_prepare(db, out, sql);
+	int r = db_prepare(db, out, sql, err);
 
 	free(sql);
 	if (r)
@@ -173,7 +174,7 @@ static void fmt_value(char *out, size_t size, double v, const char *unit)
 /* Add "variants" (id, idx, name, runs, with_value, median) and "headline"
  * to job obj, for the job's metric. */
 static int add_variant_medians(struct db *db, json_t *obj, int64_t job_id,
-			       const char *metric, const char *unit)
+			       const char *metric, const char *unit, struct buf *err)
 {
 	sqlite3_stmt *st = NULL, *vs = NULL;
 	json_t *variants = json_array();
@@ -183,7 +184,7 @@ static int add_variant_medians(struct db *db, json_t *obj, int64_t job_id,
 	int r, rc;
 
 	if ((r = db_prepare(db, &vs, "SELECT id, idx, name FROM variants WHERE job_id = ?"
-			    " ORDER BY idx")))
+			    " ORDER BY idx", err)))
 		goto out;
 	sqlite3_bind_int64(vs, 1, job_id);
 	while ((rc = sqlite3_step(vs)) == SQLITE_ROW) {
@@ -191,11 +192,11 @@ static int add_variant_medians(struct db *db, json_t *obj, int64_t job_id,
 		row_to_obj(o, vs, 0, 3);
 		json_array_append_new(variants, o);
 	}
-	if ((r = step_err(db, rc, "list variants")))
+	if ((r = step_err(db, rc, "list the job's variants", err)))
 		goto out;
 	nvar = json_array_size(variants);
 	per = xcalloc(nvar + 1, sizeof(*per));
-	if ((r = prepare_run_values(db, &st, job_id, metric, "")))
+	if ((r = prepare_run_values(db, &st, job_id, metric, "", err)))
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t vid = sqlite3_column_int64(st, 1);
@@ -218,7 +219,7 @@ static int add_variant_medians(struct db *db, json_t *obj, int64_t job_id,
 		}
 		pv->v[pv->n++] = sqlite3_column_double(st, c);
 	}
-	if ((r = step_err(db, rc, "read run values")))
+	if ((r = step_err(db, rc, "read the job's run values", err)))
 		goto out;
 	for (size_t k = 0; k < nvar; k++) {
 		json_t *o = json_array_get(variants, k);
@@ -257,7 +258,7 @@ out:
 #define JOB_NCOLS 14   /* spec_json last: parsed only for one job */
 
 /* A job row (JOB_COLS) as an object, with metric info and medians. */
-static int job_obj(struct db *db, json_t **out, sqlite3_stmt *st)
+static int job_obj(struct db *db, json_t **out, sqlite3_stmt *st, struct buf *err)
 {
 	json_t *o = json_object();
 	char unit[32], better[16];
@@ -265,11 +266,11 @@ static int job_obj(struct db *db, json_t **out, sqlite3_stmt *st)
 	int r;
 
 	row_to_obj(o, st, 0, JOB_NCOLS - 1);
-	if ((r = db_api_metric_info(db, metric, unit, sizeof(unit), better, sizeof(better))))
+	if ((r = db_api_metric_info(db, metric, unit, sizeof(unit), better, sizeof(better), err)))
 		goto fail;
 	json_object_set_new(o, "unit", *unit ? json_string(unit) : json_null());
 	json_object_set_new(o, "better", *better ? json_string(better) : json_null());
-	if ((r = add_variant_medians(db, o, sqlite3_column_int64(st, 0), metric, unit)))
+	if ((r = add_variant_medians(db, o, sqlite3_column_int64(st, 0), metric, unit, err)))
 		goto fail;
 	*out = o;
 	return 0;
@@ -278,34 +279,34 @@ fail:
 	return r;
 }
 
-int db_api_jobs(struct db *db, json_t **out, int limit)
+int db_api_jobs(struct db *db, json_t **out, int limit, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *a = json_array(), *o;
 	int r, rc;
 
-	if ((r = db_prepare(db, &st, "SELECT " JOB_COLS " FROM jobs j ORDER BY j.id DESC LIMIT ?")))
+	if ((r = db_prepare(db, &st, "SELECT " JOB_COLS " FROM jobs j ORDER BY j.id DESC LIMIT ?", err)))
 		goto out;
 	sqlite3_bind_int(st, 1, limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((r = job_obj(db, &o, st)))
+		if ((r = job_obj(db, &o, st, err)))
 			goto out;
 		json_array_append_new(a, o);
 	}
-	r = step_err(db, rc, "list jobs");
+	r = step_err(db, rc, "list the jobs", err);
 out:
 	return finish_array(st, r, a, out);
 }
 
 /* Matrix dimensions from cells "fs=ext4 mode=removed": key → sorted
  * distinct values (as JSON arrays). */
-static int add_dimensions(struct db *db, json_t *obj, int64_t job_id)
+static int add_dimensions(struct db *db, json_t *obj, int64_t job_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *dims = json_object();
 	int r, rc;
 
-	if ((r = db_prepare(db, &st, "SELECT DISTINCT cell FROM runs WHERE job_id = ? ORDER BY cell")))
+	if ((r = db_prepare(db, &st, "SELECT DISTINCT cell FROM runs WHERE job_id = ? ORDER BY cell", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, job_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -333,7 +334,7 @@ static int add_dimensions(struct db *db, json_t *obj, int64_t job_id)
 		}
 		free(cell);
 	}
-	r = step_err(db, rc, "list cells");
+	r = step_err(db, rc, "list the job's cells", err);
 out:
 	sqlite3_finalize(st);
 	if (r)
@@ -343,24 +344,25 @@ out:
 	return r;
 }
 
-int db_api_job(struct db *db, json_t **out, int64_t job_id)
+int db_api_job(struct db *db, json_t **out, int64_t job_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *o = NULL;
 	int r, rc;
 
-	if ((r = db_prepare(db, &st, "SELECT " JOB_COLS " FROM jobs j WHERE j.id = ?")))
+	if ((r = db_prepare(db, &st, "SELECT " JOB_COLS " FROM jobs j WHERE j.id = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, "read job");
+		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 		goto out;
 	}
-	if ((r = job_obj(db, &o, st)))
+	if ((r = job_obj(db, &o, st, err)))
 		goto out;
 	json_object_set_new(o, "spec", col_json_text(st, JOB_NCOLS - 1));
-	if ((r = add_dimensions(db, o, job_id)))
+	if ((r = add_dimensions(db, o, job_id, err)))
 		goto out;
 	*out = o;
 	o = NULL;
@@ -370,22 +372,27 @@ out:
 	return r;
 }
 
-static int job_exists(struct db *db, int64_t job_id)
+static int job_exists(struct db *db, int64_t job_id, struct buf *err)
 {
 	int64_t one;
 	char id[32];
 
+	int r;
+
 	snprintf(id, sizeof(id), "%lld", (long long)job_id);
-	return db_query_int64(db, &one, "SELECT 1 FROM jobs WHERE id = ?", id);
+	r = db_query_int64(db, &one, "SELECT 1 FROM jobs WHERE id = ?", id, err);
+	if (r == -ENOENT)
+		err_setf(err, r, "no job %lld in the store", (long long)job_id);
+	return r;
 }
 
-int db_api_variants(struct db *db, json_t **out, int64_t job_id)
+int db_api_variants(struct db *db, json_t **out, int64_t job_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *a = json_array();
 	int r, rc;
 
-	if ((r = job_exists(db, job_id)))
+	if ((r = job_exists(db, job_id, err)))
 		goto out;
 	if ((r = db_prepare(db, &st,
 		"SELECT v.id, v.idx, v.name, v.base_rev, v.commit_oid, v.patches, v.status,"
@@ -396,7 +403,7 @@ int db_api_variants(struct db *db, json_t **out, int64_t job_id)
 		"   AND r.status NOT IN ('pending', 'running')) AS runs_done,"
 		" v.spec_json"
 		" FROM variants v LEFT JOIN series s ON s.id = v.series_id"
-		" WHERE v.job_id = ? ORDER BY v.idx")))
+		" WHERE v.job_id = ? ORDER BY v.idx", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, job_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -405,38 +412,38 @@ int db_api_variants(struct db *db, json_t **out, int64_t job_id)
 		json_object_set_new(o, "spec", col_json_text(st, 14));
 		json_array_append_new(a, o);
 	}
-	r = step_err(db, rc, "list variants");
+	r = step_err(db, rc, "list the job's variants", err);
 out:
 	return finish_array(st, r, a, out);
 }
 
-int db_api_runs(struct db *db, json_t **out, int64_t job_id, const char *metric)
+int db_api_runs(struct db *db, json_t **out, int64_t job_id, const char *metric, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *o = NULL, *runs = json_array();
 	char *job_metric = NULL, unit[32], better[16];
 	int r, rc;
 
-	if ((r = job_exists(db, job_id)))
+	if ((r = job_exists(db, job_id, err)))
 		goto out;
 	if (!metric) {
-		if ((r = db_prepare(db, &st, "SELECT metric FROM jobs WHERE id = ?")))
+		if ((r = db_prepare(db, &st, "SELECT metric FROM jobs WHERE id = ?", err)))
 			goto out;
 		sqlite3_bind_int64(st, 1, job_id);
 		if (sqlite3_step(st) != SQLITE_ROW) {
-			r = db_fail(db, "read job metric");
+			r = db_fail(db, 0, err, "cannot read job %lld's metric", (long long)job_id);
 			goto out;
 		}
 		metric = job_metric = xstrdup((const char *)sqlite3_column_text(st, 0));
 		sqlite3_finalize(st);
 		st = NULL;
 	}
-	if ((r = db_api_metric_info(db, metric, unit, sizeof(unit), better, sizeof(better))))
+	if ((r = db_api_metric_info(db, metric, unit, sizeof(unit), better, sizeof(better), err)))
 		goto out;
 	if ((r = prepare_run_values(db, &st, job_id, metric,
 		", r.seq, (SELECT name FROM variants v WHERE v.id = r.variant_id) AS variant,"
 		" r.repeat_idx AS repeat, r.cell, r.fs, r.status, r.accel, r.host, r.kernel_release,"
-		" r.started_at, r.finished_at, r.error, r.records, r.bad_lines, r.params_json")))
+		" r.started_at, r.finished_at, r.error, r.records, r.bad_lines, r.params_json", err)))
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *run = json_object();
@@ -453,7 +460,7 @@ int db_api_runs(struct db *db, json_t **out, int64_t job_id, const char *metric)
 				    json_string(src == 2 ? "summary" : "samples"));
 		json_array_append_new(runs, run);
 	}
-	if ((r = step_err(db, rc, "list runs")))
+	if ((r = step_err(db, rc, "list the job's runs", err)))
 		goto out;
 	o = json_pack("{s:I, s:s, s:o, s:o, s:o}", "job_id", (json_int_t)job_id, "metric", metric,
 		      "unit", *unit ? json_string(unit) : json_null(),
@@ -484,7 +491,7 @@ static void add_curve(json_t *a, int64_t run_id, int64_t variant_id, double *t, 
 }
 
 int db_api_samples(struct db *db, json_t **out, int64_t job_id, int64_t run_id,
-		   const char *metric, long max_points)
+		   const char *metric, long max_points, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *curves = json_array();
@@ -496,19 +503,21 @@ int db_api_samples(struct db *db, json_t **out, int64_t job_id, int64_t run_id,
 
 	if (run_id) {
 		snprintf(id, sizeof(id), "%lld", (long long)run_id);
-		if ((r = db_query_int64(db, &metric_id, "SELECT 1 FROM runs WHERE id = ?", id)))
+		r = db_query_int64(db, &metric_id, "SELECT 1 FROM runs WHERE id = ?", id, err);
+		if (r == -ENOENT)
+			err_setf(err, r, "no run %lld in the store", (long long)run_id);
+		if (r)
 			goto out;
-	} else if ((r = job_exists(db, job_id))) {
+	} else if ((r = job_exists(db, job_id, err))) {
 		goto out;
 	}
-	r = db_query_int64(db, &metric_id, "SELECT id FROM metrics WHERE name = ?", metric);
+	r = db_query_int64(db, &metric_id, "SELECT id FROM metrics WHERE name = ?", metric, err);
 	if (r == -ENOENT) {
-		snprintf(db->err, sizeof(db->err), "no metric '%s' in the store", metric);
-		r = -EINVAL;
+		r = err_setf(err, -EINVAL, "no metric '%s' in the store", metric);
 	}
 	if (r)
 		goto out;
-	if ((r = db_api_metric_info(db, metric, unit, sizeof(unit), better, sizeof(better))))
+	if ((r = db_api_metric_info(db, metric, unit, sizeof(unit), better, sizeof(better), err)))
 		goto out;
 	if ((r = db_prepare(db, &st, run_id ?
 		"SELECT s.run_id, r.variant_id, s.t_s, s.value FROM samples s"
@@ -516,7 +525,7 @@ int db_api_samples(struct db *db, json_t **out, int64_t job_id, int64_t run_id,
 		" WHERE s.run_id = ?1 AND s.metric_id = ?2 ORDER BY s.t_s" :
 		"SELECT s.run_id, r.variant_id, s.t_s, s.value FROM runs r"
 		" JOIN samples s ON s.run_id = r.id AND s.metric_id = ?2"
-		" WHERE r.job_id = ?1 ORDER BY r.seq, r.id, s.t_s")))
+		" WHERE r.job_id = ?1 ORDER BY r.seq, r.id, s.t_s", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id ? run_id : job_id);
 	sqlite3_bind_int64(st, 2, metric_id);
@@ -539,7 +548,7 @@ int db_api_samples(struct db *db, json_t **out, int64_t job_id, int64_t run_id,
 		v[n] = sqlite3_column_double(st, 3);
 		n++;
 	}
-	if ((r = step_err(db, rc, "read samples")))
+	if ((r = step_err(db, rc, "read the samples", err)))
 		goto out;
 	if (cur >= 0)
 		add_curve(curves, cur, cur_variant, t, v, n, max_points);
@@ -556,7 +565,7 @@ out:
 	return r;
 }
 
-int db_api_run(struct db *db, json_t **out, int64_t run_id)
+int db_api_run(struct db *db, json_t **out, int64_t run_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *o = NULL, *arr;
@@ -571,12 +580,13 @@ int db_api_run(struct db *db, json_t **out, int64_t run_id)
 		" (r.console_log_path IS NOT NULL OR r.console_tail IS NOT NULL) AS has_console,"
 		" coalesce(r.kernel_id, v.kernel_id) AS kernel_id, r.params_json, r.hello_json"
 		" FROM runs r JOIN jobs j ON j.id = r.job_id JOIN variants v ON v.id = r.variant_id"
-		" WHERE r.id = ?")))
+		" WHERE r.id = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, run_id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, "read run");
+		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no run %lld in the store", (long long)run_id) :
+		    db_fail(db, 0, err, "cannot read run %lld", (long long)run_id);
 		goto out;
 	}
 	o = json_object();
@@ -593,7 +603,7 @@ int db_api_run(struct db *db, json_t **out, int64_t run_id)
 		if ((r = db_prepare(db, &st,
 			"SELECT id, source, tree_oid, config_hash, release, image_path, build_status,"
 			" build_error, build_s, created_at, (build_log_path IS NOT NULL) AS has_build_log"
-			" FROM kernels WHERE id = ?")))
+			" FROM kernels WHERE id = ?", err)))
 			goto out;
 		sqlite3_bind_int64(st, 1, kernel_id);
 		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -601,7 +611,7 @@ int db_api_run(struct db *db, json_t **out, int64_t run_id)
 			row_to_obj(k, st, 0, 10);
 			json_object_set_new(k, "has_build_log", json_boolean(sqlite3_column_int(st, 10)));
 			json_object_set_new(o, "kernel", k);
-		} else if ((r = step_err(db, rc, "read kernel"))) {
+		} else if ((r = step_err(db, rc, "read the run's kernel", err))) {
 			goto out;
 		}
 		sqlite3_finalize(st);
@@ -610,7 +620,7 @@ int db_api_run(struct db *db, json_t **out, int64_t run_id)
 
 	arr = json_array();
 	json_object_set_new(o, "phases", arr);
-	if ((r = db_prepare(db, &st, "SELECT t_s AS t, name FROM phases WHERE run_id = ? ORDER BY t_s")))
+	if ((r = db_prepare(db, &st, "SELECT t_s AS t, name FROM phases WHERE run_id = ? ORDER BY t_s", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -618,20 +628,20 @@ int db_api_run(struct db *db, json_t **out, int64_t run_id)
 		row_to_obj(p, st, 0, 2);
 		json_array_append_new(arr, p);
 	}
-	if ((r = step_err(db, rc, "read phases")))
+	if ((r = step_err(db, rc, "read the run's phases", err)))
 		goto out;
 	sqlite3_finalize(st);
 	st = NULL;
 
 	arr = json_object();
 	json_object_set_new(o, "summary", arr);
-	if ((r = db_prepare(db, &st, "SELECT metric, value FROM run_summary WHERE run_id = ? ORDER BY metric")))
+	if ((r = db_prepare(db, &st, "SELECT metric, value FROM run_summary WHERE run_id = ? ORDER BY metric", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		json_object_set_new(arr, (const char *)sqlite3_column_text(st, 0),
 				    json_real(sqlite3_column_double(st, 1)));
-	if ((r = step_err(db, rc, "read summary")))
+	if ((r = step_err(db, rc, "read the run's summary", err)))
 		goto out;
 	sqlite3_finalize(st);
 	st = NULL;
@@ -640,7 +650,7 @@ int db_api_run(struct db *db, json_t **out, int64_t run_id)
 	json_object_set_new(o, "sample_metrics", arr);
 	if ((r = db_prepare(db, &st, "SELECT m.name, m.unit, m.better, count(*) AS n FROM samples s"
 			    " JOIN metrics m ON m.id = s.metric_id WHERE s.run_id = ?"
-			    " GROUP BY m.id ORDER BY m.name")))
+			    " GROUP BY m.id ORDER BY m.name", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -648,7 +658,7 @@ int db_api_run(struct db *db, json_t **out, int64_t run_id)
 		row_to_obj(m, st, 0, 4);
 		json_array_append_new(arr, m);
 	}
-	if ((r = step_err(db, rc, "list sampled metrics")))
+	if ((r = step_err(db, rc, "list the run's sampled metrics", err)))
 		goto out;
 	*out = o;
 	o = NULL;
@@ -658,7 +668,7 @@ out:
 	return r;
 }
 
-int db_api_run_probes(struct db *db, json_t **out, int64_t run_id)
+int db_api_run_probes(struct db *db, json_t **out, int64_t run_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *series = json_array(), *final = json_array(), *cur = NULL;
@@ -667,10 +677,10 @@ int db_api_run_probes(struct db *db, json_t **out, int64_t run_id)
 	int r, rc;
 
 	snprintf(id, sizeof(id), "%lld", (long long)run_id);
-	if ((r = db_query_int64(db, &one, "SELECT 1 FROM runs WHERE id = ?", id)))
+	if ((r = db_query_int64(db, &one, "SELECT 1 FROM runs WHERE id = ?", id, err)))
 		goto out;
 	if ((r = db_prepare(db, &st, "SELECT name, key, t_s, count FROM probes WHERE run_id = ?"
-			    " ORDER BY name, key, t_s IS NULL, t_s")))
+			    " ORDER BY name, key, t_s IS NULL, t_s", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -692,7 +702,7 @@ int db_api_run_probes(struct db *db, json_t **out, int64_t run_id)
 		json_array_append_new(json_object_get(cur, "count"),
 				      json_integer(sqlite3_column_int64(st, 3)));
 	}
-	if ((r = step_err(db, rc, "read probes")))
+	if ((r = step_err(db, rc, "read the run's probe counts", err)))
 		goto out;
 	*out = json_pack("{s:I, s:o, s:o}", "run_id", (json_int_t)run_id,
 			 "series", series, "final", final);
@@ -705,12 +715,12 @@ out:
 }
 
 /* Two nullable text columns of one row selected by id. */
-static int two_texts(struct db *db, char **a_out, char **b_out, const char *sql, int64_t id)
+static int two_texts(struct db *db, char **a_out, char **b_out, const char *sql, int64_t id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r, rc;
 
-	if ((r = db_prepare(db, &st, sql)))
+	if ((r = db_prepare(db, &st, sql, err)))
 		return r;
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
@@ -721,25 +731,26 @@ static int two_texts(struct db *db, char **a_out, char **b_out, const char *sql,
 		if (b_out)
 			*b_out = b ? xstrdup(b) : NULL;
 	} else {
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, "read log path");
+		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no row %lld in the store", (long long)id) :
+		    db_fail(db, 0, err, "cannot read the log path of %lld", (long long)id);
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_api_run_console(struct db *db, char **path_out, char **tail_out, int64_t run_id)
+int db_api_run_console(struct db *db, char **path_out, char **tail_out, int64_t run_id, struct buf *err)
 {
 	return two_texts(db, path_out, tail_out,
-			 "SELECT console_log_path, console_tail FROM runs WHERE id = ?", run_id);
+			 "SELECT console_log_path, console_tail FROM runs WHERE id = ?", run_id, err);
 }
 
-int db_api_kernel_build_log(struct db *db, char **path_out, int64_t kernel_id)
+int db_api_kernel_build_log(struct db *db, char **path_out, int64_t kernel_id, struct buf *err)
 {
 	return two_texts(db, path_out, NULL,
-			 "SELECT build_log_path, NULL FROM kernels WHERE id = ?", kernel_id);
+			 "SELECT build_log_path, NULL FROM kernels WHERE id = ?", kernel_id, err);
 }
 
-int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id)
+int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r, rc;
@@ -756,31 +767,33 @@ int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id)
 		"   WHERE run_id IN (SELECT id FROM runs WHERE job_id = j.id AND status = 'running')) || '|' ||"
 		" (SELECT count(*) || ':' || total(count) FROM probes"
 		"   WHERE run_id IN (SELECT id FROM runs WHERE job_id = j.id AND status = 'running'))"
-		" FROM jobs j WHERE j.id = ?")))
+		" FROM jobs j WHERE j.id = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*out = xstrdup((const char *)sqlite3_column_text(st, 0));
 	else
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, "fingerprint job");
+		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld's state", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_job_cancel(struct db *db, int64_t job_id, char *status_out)
+int db_job_cancel(struct db *db, int64_t job_id, char *status_out, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r, rc;
 
-	if ((r = db_begin(db)))
+	if ((r = db_begin(db, err)))
 		return r;
-	if ((r = db_prepare(db, &st, "SELECT status FROM jobs WHERE id = ?")))
+	if ((r = db_prepare(db, &st, "SELECT status FROM jobs WHERE id = ?", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, job_id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, "read job");
+		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 		goto out;
 	}
 	if (status_out)
@@ -788,23 +801,24 @@ int db_job_cancel(struct db *db, int64_t job_id, char *status_out)
 	if (strcmp((const char *)sqlite3_column_text(st, 0), "pending") &&
 	    strcmp((const char *)sqlite3_column_text(st, 0), "building") &&
 	    strcmp((const char *)sqlite3_column_text(st, 0), "running")) {
-		r = -EALREADY;
+		r = err_setf(err, -EALREADY, "job %lld already ended (%s)", (long long)job_id,
+			     (const char *)sqlite3_column_text(st, 0));
 		goto out;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((r = db_job_set_status(db, job_id, "cancelled", "cancelled through the API")))
+	if ((r = db_job_set_status(db, job_id, "cancelled", "cancelled through the API", err)))
 		goto out;
 	if ((r = db_prepare(db, &st, "UPDATE runs SET status = 'skipped', error = 'job cancelled'"
-			    " WHERE job_id = ? AND status = 'pending'")))
+			    " WHERE job_id = ? AND status = 'pending'", err)))
 		goto out;
 	sqlite3_bind_int64(st, 1, job_id);
-	r = step_err(db, sqlite3_step(st), "skip pending runs");
+	r = step_err(db, sqlite3_step(st), "skip the job's pending runs", err);
 out:
 	sqlite3_finalize(st);
 	if (r)
 		db_rollback(db);
-	else if ((r = db_commit(db)))
+	else if ((r = db_commit(db, err)))
 		db_rollback(db);
 	return r;
 }

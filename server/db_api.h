@@ -2,7 +2,7 @@
  * API tokens (db_tokens.c). Answers are jansson values in the shapes
  * docs/api.md documents; *out is owned by the caller (json_decref) and is
  * written only on success. Errors as in db.h: -ENOENT when the job, run or
- * kernel does not exist, -EIO when sqlite fails (db_errmsg() says why).
+ * kernel does not exist, -EIO when sqlite fails (the reason in err).
  */
 #ifndef KC_DB_API_H
 #define KC_DB_API_H
@@ -18,7 +18,7 @@
 
 /* [{"name","unit","better"}] from the metrics table (better: "lower",
  * "higher" or null). */
-int db_api_metrics(struct db *db, json_t **out);
+int db_api_metrics(struct db *db, json_t **out, struct buf *err);
 
 /*
  * db_api_metric_info - unit and direction of metric (borrowed into the
@@ -26,11 +26,11 @@ int db_api_metrics(struct db *db, json_t **out);
  * worst_lag_s takes what the metrics table says of it. Returns 0 or -EIO.
  */
 int db_api_metric_info(struct db *db, const char *metric, char *unit, size_t unit_sz,
-		       char *better, size_t better_sz);
+		       char *better, size_t better_sz, struct buf *err);
 
 /* The newest `limit` jobs, newest first, each as db_api_job() describes
  * minus spec and dimensions. */
-int db_api_jobs(struct db *db, json_t **out, int limit);
+int db_api_jobs(struct db *db, json_t **out, int limit, struct buf *err);
 
 /*
  * db_api_job - one job: id, name, kind, status, metric (+ unit, better),
@@ -40,10 +40,10 @@ int db_api_jobs(struct db *db, json_t **out, int limit);
  * line: each variant's median), dimensions ({"fs": ["ext4","xfs"], …},
  * from the runs' matrix cells).
  */
-int db_api_job(struct db *db, json_t **out, int64_t job_id);
+int db_api_job(struct db *db, json_t **out, int64_t job_id, struct buf *err);
 
 /* A job's variants with their series, kernel and run counts. */
-int db_api_variants(struct db *db, json_t **out, int64_t job_id);
+int db_api_variants(struct db *db, json_t **out, int64_t job_id, struct buf *err);
 
 /*
  * db_api_runs - a job's runs in run order, each with its value of metric
@@ -51,7 +51,7 @@ int db_api_variants(struct db *db, json_t **out, int64_t job_id);
  * worst_X/mean_X the max/mean of the run's X samples (value_source
  * "summary" or "samples"), else null.
  */
-int db_api_runs(struct db *db, json_t **out, int64_t job_id, const char *metric);
+int db_api_runs(struct db *db, json_t **out, int64_t job_id, const char *metric, struct buf *err);
 
 /*
  * db_api_samples - the curves of metric (a sampled metric such as lag_s)
@@ -60,24 +60,24 @@ int db_api_runs(struct db *db, json_t **out, int64_t job_id, const char *metric)
  * -EINVAL when metric is not in the metrics table.
  */
 int db_api_samples(struct db *db, json_t **out, int64_t job_id, int64_t run_id,
-		   const char *metric, long max_points);
+		   const char *metric, long max_points, struct buf *err);
 
 /* One run with its variant, job, kernel, phases and summary. */
-int db_api_run(struct db *db, json_t **out, int64_t run_id);
+int db_api_run(struct db *db, json_t **out, int64_t run_id, struct buf *err);
 
 /* A run's probe counters: per (name, key) series over time, and the final
  * counts (rows without a time). */
-int db_api_run_probes(struct db *db, json_t **out, int64_t run_id);
+int db_api_run_probes(struct db *db, json_t **out, int64_t run_id, struct buf *err);
 
 /*
  * db_api_run_console - where a run's console log is: *path_out (file, may
  * be NULL) and *tail_out (the stored tail, may be NULL); both owned by the
  * caller. -ENOENT when the run does not exist.
  */
-int db_api_run_console(struct db *db, char **path_out, char **tail_out, int64_t run_id);
+int db_api_run_console(struct db *db, char **path_out, char **tail_out, int64_t run_id, struct buf *err);
 
 /* db_api_kernel_build_log - the kernel's build log path (owned, may be NULL). */
-int db_api_kernel_build_log(struct db *db, char **path_out, int64_t kernel_id);
+int db_api_kernel_build_log(struct db *db, char **path_out, int64_t kernel_id, struct buf *err);
 
 /*
  * db_api_job_fingerprint - a string that changes whenever anything a
@@ -87,7 +87,7 @@ int db_api_kernel_build_log(struct db *db, char **path_out, int64_t kernel_id);
  * owned by the caller. Cheap next to building the report: kcanary serve
  * keeps built reports and rebuilds one only when this string differs.
  */
-int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id);
+int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id, struct buf *err);
 
 /*
  * db_job_cancel - mark a pending, building or running job cancelled and
@@ -95,17 +95,17 @@ int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id);
  * no such job; -EALREADY: the job already ended (*status_out, when not
  * NULL, gets its status; size 32).
  */
-int db_job_cancel(struct db *db, int64_t job_id, char *status_out);
+int db_job_cancel(struct db *db, int64_t job_id, char *status_out, struct buf *err);
 
 /* ---- tokens (db_tokens.c); hashes are token_hash() hex ---- */
 
 /* -EEXIST when the name or the hash is taken. */
-int db_token_add(struct db *db, const char *name, const char *hash_hex);
+int db_token_add(struct db *db, const char *name, const char *hash_hex, struct buf *err);
 /* Name of the token with this hash into name (size bytes); -ENOENT if none. */
-int db_token_find(struct db *db, char *name, size_t size, const char *hash_hex);
+int db_token_find(struct db *db, char *name, size_t size, const char *hash_hex, struct buf *err);
 /* [{"name","created_at"}], oldest first. */
-int db_token_list(struct db *db, json_t **out);
+int db_token_list(struct db *db, json_t **out, struct buf *err);
 /* -ENOENT when there is no token of that name. */
-int db_token_remove(struct db *db, const char *name);
+int db_token_remove(struct db *db, const char *name, struct buf *err);
 
 #endif

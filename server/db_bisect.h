@@ -9,11 +9,11 @@
 #include "db.h"
 
 /* db_bisect_log_set - store (or replace) job_id's event log. */
-int db_bisect_log_set(struct db *db, int64_t job_id, const char *log);
+int db_bisect_log_set(struct db *db, int64_t job_id, const char *log, struct buf *err);
 
 /* db_bisect_log_get - job_id's event log (new string, caller frees);
  * -ENOENT when the job has none. */
-int db_bisect_log_get(struct db *db, int64_t job_id, char **out);
+int db_bisect_log_get(struct db *db, int64_t job_id, char **out, struct buf *err);
 
 /*
  * db_run_metric - one run's value of metric:
@@ -28,11 +28,11 @@ int db_bisect_log_get(struct db *db, int64_t job_id, char **out);
  *                    neither exists.
  * -EINVAL for a malformed probe metric.
  */
-int db_run_metric(struct db *db, int64_t run_id, const char *metric, double *out);
+int db_run_metric(struct db *db, int64_t run_id, const char *metric, double *out, struct buf *err);
 
 /* db_metric_higher_is_worse - the metric's direction from the metrics
  * table (better = 'lower' or unknown: higher is worse; 'higher': lower is
  * worse). Probe counts: higher is worse (more of the event). */
-int db_metric_higher_is_worse(struct db *db, const char *metric, bool *out);
+int db_metric_higher_is_worse(struct db *db, const char *metric, bool *out, struct buf *err);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "db_canary.h"
 #include "db_internal.h"
+#include "error.h"
 #include "util.h"
 
 static bool key_ok(const char *k)
@@ -22,7 +23,7 @@ static bool key_ok(const char *k)
 	return true;
 }
 
-int db_selectors_parse(struct db_selector **out, size_t *n, const char *text, char **err)
+int db_selectors_parse(struct db_selector **out, size_t *n, const char *text, struct buf *err)
 {
 	struct db_selector *s = NULL;
 	size_t ns = 0;
@@ -39,9 +40,8 @@ int db_selectors_parse(struct db_selector **out, size_t *n, const char *text, ch
 		if (eq)
 			*eq = '\0';
 		if (!eq || !key_ok(part)) {
-			if (err)
-				*err = xasprintf("selector '%.*s': expected KEY=VALUE with KEY of "
-						 "letters, digits, '_', '-' or '.'", (int)len, p);
+			err_setf(err, -EINVAL, "selector '%.*s': expected KEY=VALUE with KEY of "
+				 "letters, digits, '_', '-' or '.'", (int)len, p);
 			free(part);
 			db_selectors_free(s, ns);
 			return -EINVAL;
@@ -53,11 +53,8 @@ int db_selectors_parse(struct db_selector **out, size_t *n, const char *text, ch
 		free(part);
 		p += len;
 	}
-	if (!ns) {
-		if (err)
-			*err = xasprintf("selector '%s': expected KEY=VALUE", text);
-		return -EINVAL;
-	}
+	if (!ns)
+		return err_setf(err, -EINVAL, "selector '%s': expected KEY=VALUE", text);
 	*out = s;
 	*n = ns;
 	return 0;
@@ -85,7 +82,7 @@ static bool is_glob(const char *v)
 }
 
 int db_cohort_runs(struct db *db, int64_t **out, size_t *n, const struct db_selector *sel,
-		   size_t nsel)
+		   size_t nsel, struct buf *err)
 {
 	struct buf sql = BUF_INIT;
 	sqlite3_stmt *st = NULL;
@@ -120,7 +117,7 @@ int db_cohort_runs(struct db *db, int64_t **out, size_t *n, const struct db_sele
 		arg++;
 	}
 	buf_puts(&sql, " ORDER BY r.id");
-	if ((r = db_prepare(db, &st, buf_str(&sql))))
+	if ((r = db_prepare(db, &st, buf_str(&sql), err)))
 		goto out;
 	for (size_t i = 0; i < nsel; i++)
 		sqlite3_bind_text(st, (int)i + 1, sel[i].value, -1, SQLITE_STATIC);
@@ -129,7 +126,7 @@ int db_cohort_runs(struct db *db, int64_t **out, size_t *n, const struct db_sele
 		ids[nids++] = sqlite3_column_int64(st, 0);
 	}
 	if (r != SQLITE_DONE) {
-		r = db_fail(db, "select cohort runs");
+		r = db_fail(db, 0, err, "cannot select the cohort's runs");
 		free(ids);
 		goto out;
 	}
@@ -163,7 +160,7 @@ static long find_run(const int64_t *runs, size_t n, int64_t id)
  * each row is (run_id, value): store it where v is NAN, or store `fixed`
  * instead of the value when fixed is not NAN. */
 static int fill(struct db *db, double *v, const int64_t *runs, size_t nruns, const char *pre,
-		const char *post, const char *a1, const char *a2, double fixed)
+		const char *post, const char *a1, const char *a2, double fixed, struct buf *err)
 {
 	struct buf sql = BUF_INIT;
 	sqlite3_stmt *st = NULL;
@@ -172,7 +169,7 @@ static int fill(struct db *db, double *v, const int64_t *runs, size_t nruns, con
 	buf_puts(&sql, pre);
 	in_list(&sql, runs, nruns);
 	buf_puts(&sql, post);
-	r = db_prepare(db, &st, buf_str(&sql));
+	r = db_prepare(db, &st, buf_str(&sql), err);
 	buf_release(&sql);
 	if (r)
 		return r;
@@ -189,13 +186,13 @@ static int fill(struct db *db, double *v, const int64_t *runs, size_t nruns, con
 		else if (sqlite3_column_type(st, 1) != SQLITE_NULL)
 			v[i] = sqlite3_column_double(st, 1);
 	}
-	r = r == SQLITE_DONE ? 0 : db_fail(db, "select cohort values");
+	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read the cohort's values");
 	sqlite3_finalize(st);
 	return r;
 }
 
 int db_cohort_values(struct db *db, double **out, const int64_t *runs, size_t nruns,
-		     const char *metric)
+		     const char *metric, struct buf *err)
 {
 	double *v = xmalloc((nruns ? nruns : 1) * sizeof(*v));
 	char *name = NULL;
@@ -208,25 +205,23 @@ int db_cohort_values(struct db *db, double **out, const int64_t *runs, size_t nr
 	if (!strncmp(metric, "probe:", 6)) {
 		const char *colon = strchr(metric + 6, ':');
 		if (!colon || colon == metric + 6) {
-			snprintf(db->err, sizeof(db->err),
-				 "metric '%s': expected probe:NAME:KEY", metric);
-			r = -EINVAL;
+			r = err_setf(err, -EINVAL, "metric '%s': expected probe:NAME:KEY", metric);
 			goto done;
 		}
 		name = xstrndup(metric + 6, (size_t)(colon - metric - 6));
 		if ((r = fill(db, v, runs, nruns,
 			      "SELECT run_id, coalesce(max(CASE WHEN t_s IS NULL THEN count END),"
 			      " max(count)) FROM probes WHERE name = ?1 AND key = ?2 AND run_id",
-			      " GROUP BY run_id", name, colon + 1, NAN)) ||
+			      " GROUP BY run_id", name, colon + 1, NAN, err)) ||
 		    (r = fill(db, v, runs, nruns,
 			      "SELECT DISTINCT run_id, 0 FROM probes WHERE name = ?1 AND run_id", "",
-			      name, NULL, 0)))
+			      name, NULL, 0, err)))
 			goto done;
 		goto done;
 	}
 	if ((r = fill(db, v, runs, nruns,
 		      "SELECT run_id, value FROM run_summary WHERE metric = ?1 AND run_id", "",
-		      metric, NULL, NAN)))
+		      metric, NULL, NAN, err)))
 		goto done;
 	/* worst_X / mean_X from the samples of X, for runs without a summary */
 	bool worst = !strncmp(metric, "worst_", 6), mean = !strncmp(metric, "mean_", 5);
@@ -236,7 +231,7 @@ int db_cohort_values(struct db *db, double **out, const int64_t *runs, size_t nr
 				 " ON m.id = s.metric_id WHERE m.name = ?1 AND s.run_id" :
 				 "SELECT s.run_id, avg(s.value) FROM samples s JOIN metrics m"
 				 " ON m.id = s.metric_id WHERE m.name = ?1 AND s.run_id",
-			 " GROUP BY s.run_id", worst ? metric + 6 : metric + 5, NULL, NAN);
+			 " GROUP BY s.run_id", worst ? metric + 6 : metric + 5, NULL, NAN, err);
 done:
 	free(name);
 	if (r) {
@@ -247,14 +242,14 @@ done:
 	return 0;
 }
 
-static int strings(struct db *db, char ***out, size_t *n, const char *sql, const char *what)
+static int strings(struct db *db, char ***out, size_t *n, const char *sql, const char *what, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	char **v = NULL;
 	size_t nv = 0;
 	int r;
 
-	if ((r = db_prepare(db, &st, sql)))
+	if ((r = db_prepare(db, &st, sql, err)))
 		return r;
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *t = sqlite3_column_text(st, 0);
@@ -266,7 +261,7 @@ static int strings(struct db *db, char ***out, size_t *n, const char *sql, const
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE) {
 		db_strings_free(v, nv);
-		return db_fail(db, what);
+		return db_fail(db, r, err, "cannot %s", what);
 	}
 	*out = v;
 	*n = nv;
@@ -274,7 +269,7 @@ static int strings(struct db *db, char ***out, size_t *n, const char *sql, const
 }
 
 int db_cohort_metrics(struct db *db, char ***out, size_t *n, const int64_t *runs,
-		      size_t nruns)
+		      size_t nruns, struct buf *err)
 {
 	struct buf in = BUF_INIT;
 	int r;
@@ -290,18 +285,18 @@ int db_cohort_metrics(struct db *db, char ***out, size_t *n, const int64_t *runs
 		" UNION SELECT DISTINCT 'probe:' || name || ':' || key, 1 FROM probes WHERE run_id%s)"
 		" ORDER BY k, m", buf_str(&in), buf_str(&in));
 	buf_release(&in);
-	r = strings(db, out, n, sql, "select cohort metrics");
+	r = strings(db, out, n, sql, "list the cohort's metrics", err);
 	free(sql);
 	return r;
 }
 
-int db_cohort_hosts(struct db *db, char ***out, const int64_t *runs, size_t nruns)
+int db_cohort_hosts(struct db *db, char ***out, const int64_t *runs, size_t nruns, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	char **h = xcalloc(nruns ? nruns : 1, sizeof(*h));
 	int r;
 
-	if ((r = db_prepare(db, &st, "SELECT host FROM runs WHERE id = ?"))) {
+	if ((r = db_prepare(db, &st, "SELECT host FROM runs WHERE id = ?", err))) {
 		free(h);
 		return r;
 	}
@@ -313,7 +308,7 @@ int db_cohort_hosts(struct db *db, char ***out, const int64_t *runs, size_t nrun
 			const unsigned char *t = sqlite3_column_text(st, 0);
 			h[i] = t ? xstrdup((const char *)t) : NULL;
 		} else if (r != SQLITE_DONE) {
-			r = db_fail(db, "select run host");
+			r = db_fail(db, 0, err, "cannot read the runs' hosts");
 			sqlite3_finalize(st);
 			db_strings_free(h, nruns);
 			return r;
@@ -324,20 +319,20 @@ int db_cohort_hosts(struct db *db, char ***out, const int64_t *runs, size_t nrun
 	return 0;
 }
 
-int db_kernel_releases(struct db *db, char ***out, size_t *n)
+int db_kernel_releases(struct db *db, char ***out, size_t *n, struct buf *err)
 {
 	return strings(db, out, n,
 		       "SELECT DISTINCT kernel_release FROM runs WHERE kernel_release IS NOT NULL"
-		       " ORDER BY kernel_release", "select kernel releases");
+		       " ORDER BY kernel_release", "select kernel releases", err);
 }
 
-int db_metric_better(struct db *db, char **out, const char *metric)
+int db_metric_better(struct db *db, char **out, const char *metric, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
 	*out = NULL;
-	if ((r = db_prepare(db, &st, "SELECT better FROM metrics WHERE name = ?")))
+	if ((r = db_prepare(db, &st, "SELECT better FROM metrics WHERE name = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, metric, -1, SQLITE_STATIC);
 	r = sqlite3_step(st);
@@ -346,7 +341,7 @@ int db_metric_better(struct db *db, char **out, const char *metric)
 		*out = t ? xstrdup((const char *)t) : NULL;
 		r = 0;
 	} else {
-		r = r == SQLITE_DONE ? 0 : db_fail(db, "select metric direction");
+		r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read metric '%s''s direction", metric);
 	}
 	sqlite3_finalize(st);
 	return r;

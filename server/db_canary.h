@@ -1,6 +1,6 @@
 /* db_canary.h - what the canary verdict reads from the store: cohorts of
  * runs picked by selectors, and each run's value of a metric. Queries live
- * in db_canary.c; errors follow db.h (0 or -errno, db_errmsg() says why).
+ * in db_canary.c; errors follow db.h (0 or -errno, the reason in err).
  */
 #ifndef KC_DB_CANARY_H
 #define KC_DB_CANARY_H
@@ -32,10 +32,9 @@ struct db_selector {
 /*
  * db_selectors_parse - split "k=v,k=v" (commas or blanks between) into
  * *out (n of them; free with db_selectors_free). -EINVAL when a part has no
- * '=' or an empty or invalid key; *err (may be NULL) then gets a new message
- * naming the part (caller frees).
+ * '=' or an empty or invalid key; err then names the part.
  */
-int db_selectors_parse(struct db_selector **out, size_t *n, const char *text, char **err);
+int db_selectors_parse(struct db_selector **out, size_t *n, const char *text, struct buf *err);
 void db_selectors_free(struct db_selector *s, size_t n);
 
 /*
@@ -44,7 +43,7 @@ void db_selectors_free(struct db_selector *s, size_t n);
  * error: *n is 0.
  */
 int db_cohort_runs(struct db *db, int64_t **out, size_t *n, const struct db_selector *sel,
-		   size_t nsel);
+		   size_t nsel, struct buf *err);
 
 /*
  * db_cohort_values - the value of metric for each of the nruns runs, in the
@@ -57,7 +56,7 @@ int db_cohort_runs(struct db *db, int64_t **out, size_t *n, const struct db_sele
  * when it did not report NAME at all (probe not loaded).
  */
 int db_cohort_values(struct db *db, double **out, const int64_t *runs, size_t nruns,
-		     const char *metric);
+		     const char *metric, struct buf *err);
 
 /*
  * db_cohort_metrics - the metric names present in any of the runs: summary
@@ -65,22 +64,22 @@ int db_cohort_values(struct db *db, double **out, const int64_t *runs, size_t nr
  * array of new strings (free with db_strings_free).
  */
 int db_cohort_metrics(struct db *db, char ***out, size_t *n, const int64_t *runs,
-		      size_t nruns);
+		      size_t nruns, struct buf *err);
 
 /*
  * db_cohort_hosts - runs.host of each of the nruns runs, in the same order,
  * in a new array of new strings (NULL for a run without one; free with
  * db_strings_free(out, nruns)).
  */
-int db_cohort_hosts(struct db *db, char ***out, const int64_t *runs, size_t nruns);
+int db_cohort_hosts(struct db *db, char ***out, const int64_t *runs, size_t nruns, struct buf *err);
 
 /* db_kernel_releases - distinct runs.kernel_release values in the store,
  * sorted, for error messages (free with db_strings_free). */
-int db_kernel_releases(struct db *db, char ***out, size_t *n);
+int db_kernel_releases(struct db *db, char ***out, size_t *n, struct buf *err);
 
 /* db_metric_better - "lower" or "higher" from the metrics table as a new
  * string in *out, or NULL when the metric is unknown or has no direction. */
-int db_metric_better(struct db *db, char **out, const char *metric);
+int db_metric_better(struct db *db, char **out, const char *metric, struct buf *err);
 
 void db_strings_free(char **v, size_t n);
 

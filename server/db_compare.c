@@ -16,7 +16,7 @@ static char *col_text(sqlite3_stmt *st, int i)
 }
 
 int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
-			size_t *n, int *total, int *done)
+			size_t *n, int *total, int *done, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	struct db_pending_run *v = NULL;
@@ -26,9 +26,9 @@ int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **o
 	char id[32];
 
 	snprintf(id, sizeof(id), "%lld", (long long)job_id);
-	if ((r = db_query_int64(db, &t, "SELECT count(*) FROM runs WHERE job_id = ?", id)) ||
+	if ((r = db_query_int64(db, &t, "SELECT count(*) FROM runs WHERE job_id = ?", id, err)) ||
 	    (r = db_query_int64(db, &d, "SELECT count(*) FROM runs WHERE job_id = ?"
-				" AND status NOT IN ('pending', 'running')", id)))
+				" AND status NOT IN ('pending', 'running')", id, err)))
 		return r;
 	if ((r = db_prepare(db, &st,
 			    "SELECT r.id, r.seq, r.variant_id, v.kernel_id, r.repeat_idx, v.name, r.cell,"
@@ -36,7 +36,7 @@ int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **o
 			    " FROM runs r JOIN variants v ON v.id = r.variant_id"
 			    " JOIN kernels k ON k.id = v.kernel_id"
 			    " WHERE r.job_id = ? AND r.status = 'pending' AND v.status = 'ok'"
-			    " ORDER BY r.seq")))
+			    " ORDER BY r.seq", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -55,7 +55,7 @@ int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **o
 		p->modules_dir = col_text(st, 10);
 	}
 	if (r != SQLITE_DONE) {
-		r = db_fail(db, "pending runs");
+		r = db_fail(db, 0, err, "cannot read job %lld's pending runs", (long long)job_id);
 		db_pending_runs_free(v, k);
 	} else {
 		r = 0;
@@ -81,7 +81,7 @@ void db_pending_runs_free(struct db_pending_run *v, size_t n)
 	free(v);
 }
 
-int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, size_t *n)
+int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	struct db_variant_row *v = NULL;
@@ -89,7 +89,7 @@ int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, 
 	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT id, idx, name, status, spec_json FROM variants"
-			    " WHERE job_id = ? ORDER BY idx")))
+			    " WHERE job_id = ? ORDER BY idx", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -102,7 +102,7 @@ int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, 
 		k++;
 	}
 	if (r != SQLITE_DONE) {
-		r = db_fail(db, "variants");
+		r = db_fail(db, 0, err, "cannot read job %lld's variants", (long long)job_id);
 		db_variant_rows_free(v, k);
 	} else {
 		r = 0;
@@ -123,45 +123,46 @@ void db_variant_rows_free(struct db_variant_row *v, size_t n)
 	free(v);
 }
 
-int db_job_spec(struct db *db, int64_t job_id, char **out)
+int db_job_spec(struct db *db, int64_t job_id, char **out, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "SELECT spec_json FROM jobs WHERE id = ?")))
+	if ((r = db_prepare(db, &st, "SELECT spec_json FROM jobs WHERE id = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
 		*out = col_text(st, 0);
-		r = *out ? 0 : -ENOENT;
+		r = *out ? 0 : err_setf(err, -ENOENT, "job %lld has no spec", (long long)job_id);
 	} else {
-		r = r == SQLITE_DONE ? -ENOENT : db_fail(db, "job spec");
+		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld's spec", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_job_set_owner(struct db *db, int64_t job_id, const char *owner)
+int db_job_set_owner(struct db *db, int64_t job_id, const char *owner, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "UPDATE jobs SET owner = ? WHERE id = ?")))
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET owner = ? WHERE id = ?", err)))
 		return r;
 	db_bind_text_or_null(st, 1, owner);
 	sqlite3_bind_int64(st, 2, job_id);
-	r = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, "set job owner");
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot set job %lld's coordinator", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status)
+int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "SELECT owner, status FROM jobs WHERE id = ?")))
+	if ((r = db_prepare(db, &st, "SELECT owner, status FROM jobs WHERE id = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
@@ -170,13 +171,14 @@ int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status)
 		*status = col_text(st, 1);
 		r = 0;
 	} else {
-		r = r == SQLITE_DONE ? -ENOENT : db_fail(db, "job owner");
+		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld's coordinator", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max)
+int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t *ids = NULL;
@@ -184,7 +186,7 @@ int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t
 	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT id FROM jobs WHERE kind = 'compare' AND status = ?"
-			    " ORDER BY id LIMIT ?")))
+			    " ORDER BY id LIMIT ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, max);
@@ -194,7 +196,7 @@ int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t
 	}
 	if (r != SQLITE_DONE) {
 		free(ids);
-		r = db_fail(db, "jobs by status");
+		r = db_fail(db, 0, err, "cannot list the jobs in status '%s'", status);
 	} else {
 		r = 0;
 		*out = ids;
@@ -209,8 +211,8 @@ int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err)
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "SELECT kind FROM jobs WHERE id = ?")))
-		return err_setf(err, r, "%s", db->err);
+	if ((r = db_prepare(db, &st, "SELECT kind FROM jobs WHERE id = ?", err)))
+		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
@@ -219,7 +221,7 @@ int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err)
 	} else if (r == SQLITE_DONE) {
 		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
 	} else {
-		r = err_setf(err, db_fail(db, "job kind"), "%s", db->err);
+		r = db_fail(db, 0, err, "cannot read job %lld's kind", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -231,8 +233,8 @@ int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, doub
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "SELECT value FROM run_summary WHERE run_id = ? AND metric = ?")))
-		return err_setf(err, r, "%s", db->err);
+	if ((r = db_prepare(db, &st, "SELECT value FROM run_summary WHERE run_id = ? AND metric = ?", err)))
+		return r;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
 	r = sqlite3_step(st);
@@ -243,7 +245,7 @@ int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, doub
 		r = err_setf(err, -ENOENT, "run %lld has no summary value of '%s'", (long long)run_id,
 			     metric);
 	} else {
-		r = err_setf(err, db_fail(db, "run summary value"), "%s", db->err);
+		r = db_fail(db, 0, err, "cannot read run %lld's summary value of '%s'", (long long)run_id, metric);
 	}
 	sqlite3_finalize(st);
 	return r;

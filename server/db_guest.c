@@ -4,16 +4,17 @@
 
 #include "db_guest.h"
 #include "db_internal.h"
+#include "error.h"
 
 int db_kernel_prebuilt(struct db *db, int64_t *out_id, const char *image_path,
-		       const char *release, const char *modules_dir)
+		       const char *release, const char *modules_dir, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r, rc;
 
 	if ((r = db_prepare(db, &st,
 			    "SELECT id FROM kernels WHERE source = 'prebuilt' AND image_path = ?1"
-			    " AND release IS ?2 AND modules_dir IS ?3 ORDER BY id LIMIT 1")))
+			    " AND release IS ?2 AND modules_dir IS ?3 ORDER BY id LIMIT 1", err)))
 		return r;
 	sqlite3_bind_text(st, 1, image_path, -1, SQLITE_TRANSIENT);
 	db_bind_text_or_null(st, 2, release);
@@ -26,10 +27,10 @@ int db_kernel_prebuilt(struct db *db, int64_t *out_id, const char *image_path,
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return db_fail(db, "select kernel");
+		return db_fail(db, 0, err, "cannot look up the prebuilt kernel '%s'", image_path);
 	if ((r = db_prepare(db, &st,
 			    "INSERT INTO kernels (source, release, image_path, modules_dir,"
-			    " build_status) VALUES ('prebuilt', ?1, ?2, ?3, 'ok')")))
+			    " build_status) VALUES ('prebuilt', ?1, ?2, ?3, 'ok')", err)))
 		return r;
 	db_bind_text_or_null(st, 1, release);
 	sqlite3_bind_text(st, 2, image_path, -1, SQLITE_TRANSIENT);
@@ -37,13 +38,13 @@ int db_kernel_prebuilt(struct db *db, int64_t *out_id, const char *image_path,
 	if (sqlite3_step(st) == SQLITE_DONE)
 		*out_id = sqlite3_last_insert_rowid(db->h);
 	else
-		r = db_fail(db, "insert kernel");
+		r = db_fail(db, 0, err, "cannot store the prebuilt kernel '%s'", image_path);
 	sqlite3_finalize(st);
 	return r;
 }
 
 int db_run_set_guest(struct db *db, int64_t run_id, const char *accel,
-		     const char *console_log_path, int64_t kernel_id)
+		     const char *console_log_path, int64_t kernel_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -52,54 +53,54 @@ int db_run_set_guest(struct db *db, int64_t run_id, const char *accel,
 			    "UPDATE runs SET accel = coalesce(?1, accel),"
 			    " console_log_path = coalesce(?2, console_log_path),"
 			    " kernel_id = CASE WHEN ?3 > 0 THEN ?3 ELSE kernel_id END"
-			    " WHERE id = ?4")))
+			    " WHERE id = ?4", err)))
 		return r;
 	db_bind_text_or_null(st, 1, accel);
 	db_bind_text_or_null(st, 2, console_log_path);
 	sqlite3_bind_int64(st, 3, kernel_id);
 	sqlite3_bind_int64(st, 4, run_id);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		r = db_fail(db, "update run");
+		r = db_fail(db, 0, err, "cannot store run %lld's guest", (long long)run_id);
 	else if (sqlite3_changes(db->h) == 0)
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no run %lld in the store", (long long)run_id);
 	sqlite3_finalize(st);
 	if (r || kernel_id <= 0)
 		return r;
 	if ((r = db_prepare(db, &st,
 			    "UPDATE variants SET kernel_id = ?1 WHERE kernel_id IS NULL"
-			    " AND id = (SELECT variant_id FROM runs WHERE id = ?2)")))
+			    " AND id = (SELECT variant_id FROM runs WHERE id = ?2)", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, kernel_id);
 	sqlite3_bind_int64(st, 2, run_id);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		r = db_fail(db, "update variant");
+		r = db_fail(db, 0, err, "cannot store run %lld's kernel on its variant", (long long)run_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
-static int set_text(struct db *db, int64_t run_id, const char *sql, const char *text)
+static int set_text(struct db *db, int64_t run_id, const char *sql, const char *text, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, sql)))
+	if ((r = db_prepare(db, &st, sql, err)))
 		return r;
 	db_bind_text_or_null(st, 1, text);
 	sqlite3_bind_int64(st, 2, run_id);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		r = db_fail(db, "update run");
+		r = db_fail(db, 0, err, "cannot store run %lld's guest", (long long)run_id);
 	else if (sqlite3_changes(db->h) == 0)
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no run %lld in the store", (long long)run_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json)
+int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json, struct buf *err)
 {
-	return set_text(db, run_id, "UPDATE runs SET guest_json = ?1 WHERE id = ?2", json);
+	return set_text(db, run_id, "UPDATE runs SET guest_json = ?1 WHERE id = ?2", json, err);
 }
 
-int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail)
+int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail, struct buf *err)
 {
-	return set_text(db, run_id, "UPDATE runs SET console_tail = ?1 WHERE id = ?2", tail);
+	return set_text(db, run_id, "UPDATE runs SET console_tail = ?1 WHERE id = ?2", tail, err);
 }

@@ -1,6 +1,6 @@
 /* db_guest.h - what the guest runner stores about a run besides its records
  * (db_guest.c): accelerator, console log and tail, the prebuilt kernel.
- * Same rules as db.h: 0 or -errno, db_errmsg() says why.
+ * Same rules as db.h: 0 or -errno, the reason in err.
  */
 #ifndef KC_DB_GUEST_H
 #define KC_DB_GUEST_H
@@ -15,7 +15,7 @@
  * may be NULL) when there is none.
  */
 int db_kernel_prebuilt(struct db *db, int64_t *out_id, const char *image_path,
-		       const char *release, const char *modules_dir);
+		       const char *release, const char *modules_dir, struct buf *err);
 
 /*
  * db_run_set_guest - record how a run is booted: accel ("kvm", "tcg"),
@@ -23,13 +23,13 @@ int db_kernel_prebuilt(struct db *db, int64_t *out_id, const char *image_path,
  * variant when it has none). -ENOENT when the run does not exist.
  */
 int db_run_set_guest(struct db *db, int64_t run_id, const char *accel,
-		     const char *console_log_path, int64_t kernel_id);
+		     const char *console_log_path, int64_t kernel_id, struct buf *err);
 
 /* db_run_set_guest_json - store how the run's guest was booted (a JSON
  * object as text; schema/003_guest.sql lists its fields). */
-int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json);
+int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json, struct buf *err);
 
 /* db_run_set_console_tail - keep the console's last lines with the run. */
-int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail);
+int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail, struct buf *err);
 
 #endif

@@ -4,15 +4,40 @@
 
 #include <sqlite3.h>
 
+#include "error.h"
+#include "util.h"
+
 struct db {
 	sqlite3 *h;
-	char err[512];
+	char *path;        /* the store's file, for messages */
 };
 
-/* Record sqlite's message for the failed step `what`; returns -EIO. */
-int db_fail(struct db *db, const char *what);
-/* sqlite3_prepare_v2 with error capture. */
-int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql);
+/*
+ * db_fail - the one translation of a sqlite failure into error.h's model,
+ * for every db*.c function: the code for rc (a sqlite result code, primary
+ * or extended; 0: this connection's last error) and, in err (may be NULL),
+ * the formatted context, ": ", and the reason in words (db.c):
+ *     return db_fail(db, 0, err, "cannot store run %lld", id);
+ *     -> "cannot store run 5: the file system of the store '/x.db' is full (…)"
+ * Codes: SQLITE_BUSY/LOCKED -EBUSY (the lock held past DB_BUSY_TIMEOUT_MS),
+ * SQLITE_FULL -ENOSPC, SQLITE_IOERR -EIO, SQLITE_CORRUPT/NOTADB -EIO ("the
+ * store '…' is damaged"), SQLITE_CONSTRAINT -EEXIST for a unique or primary
+ * key, -EINVAL for the others (check, foreign key, not null), else -EIO.
+ * Every reason names the store's path. Read it at once: sqlite's last
+ * error is per connection and the next call replaces it.
+ */
+int db_fail(struct db *db, int rc, struct buf *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* sqlite3_prepare_v2; a failure through db_fail ("cannot prepare '<sql>…'"). */
+int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *err);
+
+/*
+ * db_step_done - step st once expecting SQLITE_DONE; a failure through
+ * db_fail with the formatted context (so a unique conflict is -EEXIST).
+ */
+int db_step_done(struct db *db, sqlite3_stmt *st, struct buf *err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Bind a text that may be NULL. */
 static inline void db_bind_text_or_null(sqlite3_stmt *st, int i, const char *s)

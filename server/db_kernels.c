@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db_internal.h"
+#include "error.h"
 #include "db_kernels.h"
 #include "util.h"
 
@@ -16,7 +17,7 @@ static char *col_text(sqlite3_stmt *st, int i)
 }
 
 int db_kernel_find(struct db *db, struct db_kernel *out, const char *tree_oid,
-		   const char *config_hash)
+		   const char *config_hash, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r, rc;
@@ -24,7 +25,7 @@ int db_kernel_find(struct db *db, struct db_kernel *out, const char *tree_oid,
 	if ((r = db_prepare(db, &st,
 			    "SELECT id, tree_oid, config_hash, release, image_path, config_path,"
 			    " system_map_path, build_log_path, build_status, build_error,"
-			    " coalesce(build_s, -1) FROM kernels WHERE tree_oid = ? AND config_hash = ?")))
+			    " coalesce(build_s, -1) FROM kernels WHERE tree_oid = ? AND config_hash = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, tree_oid, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, config_hash, -1, SQLITE_TRANSIENT);
@@ -44,18 +45,17 @@ int db_kernel_find(struct db *db, struct db_kernel *out, const char *tree_oid,
 		out->build_s = sqlite3_column_double(st, 10);
 		r = 0;
 	} else if (rc == SQLITE_DONE) {
-		snprintf(db->err, sizeof(db->err), "no kernel built from tree %.12s with config %.12s",
+		r = err_setf(err, -ENOENT, "no kernel built from tree %.12s with config %.12s",
 			 tree_oid, config_hash);
-		r = -ENOENT;
 	} else {
-		r = db_fail(db, "select kernel");
+		r = db_fail(db, 0, err, "cannot look up the kernel of tree %.12s, config %.12s", tree_oid, config_hash);
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
 int db_kernel_begin(struct db *db, int64_t *out_id, const char *tree_oid,
-		    const char *config_hash)
+		    const char *config_hash, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -66,7 +66,7 @@ int db_kernel_begin(struct db *db, int64_t *out_id, const char *tree_oid,
 			    " ON CONFLICT (tree_oid, config_hash) DO UPDATE SET"
 			    " build_status = 'building', build_error = NULL, build_s = NULL,"
 			    " image_path = NULL, system_map_path = NULL"
-			    " RETURNING id")))
+			    " RETURNING id", err)))
 		return r;
 	sqlite3_bind_text(st, 1, tree_oid, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, config_hash, -1, SQLITE_TRANSIENT);
@@ -74,14 +74,14 @@ int db_kernel_begin(struct db *db, int64_t *out_id, const char *tree_oid,
 		*out_id = sqlite3_column_int64(st, 0);
 		r = 0;
 	} else {
-		r = db_fail(db, "insert kernel");
+		r = db_fail(db, 0, err, "cannot store the kernel of tree %.12s, config %.12s", tree_oid, config_hash);
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
 int db_kernel_finish(struct db *db, int64_t id, const char *status,
-		     const struct db_kernel *k)
+		     const struct db_kernel *k, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -89,7 +89,7 @@ int db_kernel_finish(struct db *db, int64_t id, const char *status,
 	if ((r = db_prepare(db, &st,
 			    "UPDATE kernels SET build_status = ?, release = ?, image_path = ?,"
 			    " config_path = ?, system_map_path = ?, build_log_path = ?,"
-			    " build_error = ?, build_s = ? WHERE id = ?")))
+			    " build_error = ?, build_s = ? WHERE id = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	db_bind_text_or_null(st, 2, k->release);
@@ -104,12 +104,9 @@ int db_kernel_finish(struct db *db, int64_t id, const char *status,
 		sqlite3_bind_null(st, 8);
 	sqlite3_bind_int64(st, 9, id);
 	if (sqlite3_step(st) != SQLITE_DONE) {
-		r = db_fail(db, "update kernel");
-		if (sqlite3_extended_errcode(db->h) == SQLITE_CONSTRAINT_CHECK)
-			r = -EINVAL;
+		r = db_fail(db, 0, err, "cannot store kernel %lld's build", (long long)id);
 	} else if (sqlite3_changes(db->h) == 0) {
-		snprintf(db->err, sizeof(db->err), "no kernel with id %lld", (long long)id);
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no kernel with id %lld", (long long)id);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -133,14 +130,14 @@ void db_kernel_release(struct db_kernel *k)
 
 int db_variant_set_build(struct db *db, int64_t variant_id, const char *base_rev,
 			 const char *commit_oid, const char *patches, int64_t kernel_id,
-			 const char *status, const char *error)
+			 const char *status, const char *error, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
 	if ((r = db_prepare(db, &st,
 			    "UPDATE variants SET base_rev = ?, commit_oid = ?, patches = ?,"
-			    " kernel_id = ?, status = ?, error = ? WHERE id = ?")))
+			    " kernel_id = ?, status = ?, error = ? WHERE id = ?", err)))
 		return r;
 	db_bind_text_or_null(st, 1, base_rev);
 	db_bind_text_or_null(st, 2, commit_oid);
@@ -153,12 +150,9 @@ int db_variant_set_build(struct db *db, int64_t variant_id, const char *base_rev
 	db_bind_text_or_null(st, 6, error);
 	sqlite3_bind_int64(st, 7, variant_id);
 	if (sqlite3_step(st) != SQLITE_DONE) {
-		r = db_fail(db, "update variant");
-		if (sqlite3_extended_errcode(db->h) == SQLITE_CONSTRAINT_CHECK)
-			r = -EINVAL;
+		r = db_fail(db, 0, err, "cannot store variant %lld's build", (long long)variant_id);
 	} else if (sqlite3_changes(db->h) == 0) {
-		snprintf(db->err, sizeof(db->err), "no variant with id %lld", (long long)variant_id);
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no variant with id %lld", (long long)variant_id);
 	}
 	sqlite3_finalize(st);
 	return r;

@@ -20,14 +20,14 @@ struct db_kernel {
 
 /* db_kernel_find - the row for (tree_oid, config_hash); -ENOENT when none. */
 int db_kernel_find(struct db *db, struct db_kernel *out, const char *tree_oid,
-		   const char *config_hash);
+		   const char *config_hash, struct buf *err);
 
 /*
  * db_kernel_begin - insert the row for (tree_oid, config_hash) or reset an
  * existing one to status 'building' with no artefacts; *out_id gets its id.
  */
 int db_kernel_begin(struct db *db, int64_t *out_id, const char *tree_oid,
-		    const char *config_hash);
+		    const char *config_hash, struct buf *err);
 
 /*
  * db_kernel_finish - record a build's end: status 'ok' or 'failed', the
@@ -35,7 +35,7 @@ int db_kernel_begin(struct db *db, int64_t *out_id, const char *tree_oid,
  * first error (NULL when ok).
  */
 int db_kernel_finish(struct db *db, int64_t id, const char *status,
-		     const struct db_kernel *k);
+		     const struct db_kernel *k, struct buf *err);
 
 void db_kernel_release(struct db_kernel *k);
 
@@ -48,6 +48,6 @@ void db_kernel_release(struct db_kernel *k);
  */
 int db_variant_set_build(struct db *db, int64_t variant_id, const char *base_rev,
 			 const char *commit_oid, const char *patches, int64_t kernel_id,
-			 const char *status, const char *error);
+			 const char *status, const char *error, struct buf *err);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "db.h"
 #include "db_internal.h"
+#include "error.h"
 #include "util.h"
 
 static char *col_text(sqlite3_stmt *st, int i)
@@ -14,13 +15,13 @@ static char *col_text(sqlite3_stmt *st, int i)
 }
 
 static int load_job(struct db *db, int64_t job_id, const char *metric,
-		    struct db_report_data *d)
+		    struct db_report_data *d, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
 	if ((r = db_prepare(db, &st,
-			    "SELECT name, kind, status, metric FROM jobs WHERE id = ?")))
+			    "SELECT name, kind, status, metric FROM jobs WHERE id = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
@@ -31,14 +32,14 @@ static int load_job(struct db *db, int64_t job_id, const char *metric,
 		d->job_metric = metric ? xstrdup(metric) : col_text(st, 3);
 		r = 0;
 	} else if (r == SQLITE_DONE) {
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
 	} else {
-		r = db_fail(db, "select job");
+		r = db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	if (r)
 		return r;
-	if ((r = db_prepare(db, &st, "SELECT unit, better FROM metrics WHERE name = ?")))
+	if ((r = db_prepare(db, &st, "SELECT unit, better FROM metrics WHERE name = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, d->job_metric, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -49,14 +50,14 @@ static int load_job(struct db *db, int64_t job_id, const char *metric,
 	return 0;
 }
 
-static int load_variants(struct db *db, struct db_report_data *d)
+static int load_variants(struct db *db, struct db_report_data *d, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
 	if ((r = db_prepare(db, &st,
 			    "SELECT id, idx, name, status, error FROM variants"
-			    " WHERE job_id = ? ORDER BY idx")))
+			    " WHERE job_id = ? ORDER BY idx", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, d->job_id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -68,14 +69,14 @@ static int load_variants(struct db *db, struct db_report_data *d)
 		v->status = col_text(st, 3);
 		v->error = col_text(st, 4);
 	}
-	r = r == SQLITE_DONE ? 0 : db_fail(db, "select variants");
+	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's variants", (long long)d->job_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
 /* worst_X and mean_X can be derived from the samples of X when a run has
  * no summary (it ended early): the same definitions the agent uses. */
-static int load_runs(struct db *db, struct db_report_data *d)
+static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 {
 	const char *m = d->job_metric;
 	const char *base = NULL, *agg = NULL;
@@ -101,7 +102,7 @@ static int load_runs(struct db *db, struct db_report_data *d)
 			" WHERE s.run_id = r.id AND m.name = ?3)" :
 			"(SELECT max(s.value) FROM samples s JOIN metrics m ON m.id = s.metric_id"
 			" WHERE s.run_id = r.id AND m.name = ?3)") : "NULL");
-	r = db_prepare(db, &st, sql);
+	r = db_prepare(db, &st, sql, err);
 	free(sql);
 	if (r)
 		return r;
@@ -131,14 +132,14 @@ static int load_runs(struct db *db, struct db_report_data *d)
 			x->derived = true;
 		}
 	}
-	r = r == SQLITE_DONE ? 0 : db_fail(db, "select runs");
+	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's runs", (long long)d->job_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
 /* Final probe counts per variant: the summary's totals (t_s NULL) where a
  * run has them, else the largest cumulative count a run reported. */
-static int load_probes(struct db *db, struct db_report_data *d)
+static int load_probes(struct db *db, struct db_report_data *d, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -150,7 +151,7 @@ static int load_probes(struct db *db, struct db_report_data *d)
 			    "  FROM probes p JOIN runs r ON r.id = p.run_id WHERE r.job_id = ?"
 			    "  AND r.status IN ('ok', 'incomplete')"
 			    "  GROUP BY p.run_id, p.name, p.key)"
-			    " GROUP BY cell, variant_id, name, key ORDER BY cell, name, key, variant_id")))
+			    " GROUP BY cell, variant_id, name, key ORDER BY cell, name, key, variant_id", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, d->job_id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -162,21 +163,21 @@ static int load_probes(struct db *db, struct db_report_data *d)
 		p->count = sqlite3_column_int64(st, 3);
 		p->cell = col_text(st, 4);
 	}
-	r = r == SQLITE_DONE ? 0 : db_fail(db, "select probes");
+	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's probe counts", (long long)d->job_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
 int db_report_load(struct db *db, int64_t job_id, const char *metric,
-		   struct db_report_data *out)
+		   struct db_report_data *out, struct buf *err)
 {
 	struct db_report_data d = { .job_id = job_id };
 	int r;
 
-	if ((r = load_job(db, job_id, metric, &d)) ||
-	    (r = load_variants(db, &d)) ||
-	    (r = load_runs(db, &d)) ||
-	    (r = load_probes(db, &d))) {
+	if ((r = load_job(db, job_id, metric, &d, err)) ||
+	    (r = load_variants(db, &d, err)) ||
+	    (r = load_runs(db, &d, err)) ||
+	    (r = load_probes(db, &d, err))) {
 		db_report_release(&d);
 		return r;
 	}

@@ -6,49 +6,30 @@
 
 #include "db.h"
 #include "db_internal.h"
+#include "error.h"
 #include "util.h"
 
 #define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
-static int step_done(struct db *db, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-
-	if (rc == SQLITE_DONE)
-		return 0;
-	db_fail(db, what);
-	switch (sqlite3_extended_errcode(db->h)) {
-	case SQLITE_CONSTRAINT_UNIQUE:
-	case SQLITE_CONSTRAINT_PRIMARYKEY:
-		return -EEXIST;
-	case SQLITE_CONSTRAINT_CHECK:
-	case SQLITE_CONSTRAINT_FOREIGNKEY:
-	case SQLITE_CONSTRAINT_NOTNULL:
-		return -EINVAL;
-	default:
-		return -EIO;
-	}
-}
-
 int db_job_create(struct db *db, int64_t *out_id, const char *name,
-		  const char *kind, const char *spec_json)
+		  const char *kind, const char *spec_json, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
 	if ((r = db_prepare(db, &st,
-			    "INSERT INTO jobs (name, kind, spec_json) VALUES (?, ?, ?)")))
+			    "INSERT INTO jobs (name, kind, spec_json) VALUES (?, ?, ?)", err)))
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, kind ? kind : "adhoc", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, spec_json ? spec_json : "{}", -1, SQLITE_TRANSIENT);
-	if (!(r = step_done(db, st, "insert job")))
+	if (!(r = db_step_done(db, st, err, "cannot store job '%s'", name)))
 		*out_id = sqlite3_last_insert_rowid(db->h);
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_job_resolve(struct db *db, int64_t *out_id, const char *id_or_name)
+int db_job_resolve(struct db *db, int64_t *out_id, const char *id_or_name, struct buf *err)
 {
 	const char *p = id_or_name;
 	int r;
@@ -56,16 +37,17 @@ int db_job_resolve(struct db *db, int64_t *out_id, const char *id_or_name)
 	while (*p >= '0' && *p <= '9')
 		p++;
 	if (*id_or_name && !*p) {
+		/* a store error here is met again, with err, by the name query */
 		r = db_query_int64(db, out_id, "SELECT id FROM jobs WHERE id = ?",
-				   id_or_name);
-		if (r != -ENOENT)
-			return r;
+				   id_or_name, NULL);
+		if (!r)
+			return 0;
 	}
 	r = db_query_int64(db, out_id,
 			   "SELECT id FROM jobs WHERE name = ? ORDER BY id DESC LIMIT 1",
-			   id_or_name);
+			   id_or_name, err);
 	if (r == -ENOENT)
-		snprintf(db->err, sizeof(db->err), "no job '%s' in the store", id_or_name);
+		err_setf(err, r, "no job '%s' in the store", id_or_name);
 	return r;
 }
 
@@ -76,7 +58,7 @@ static bool is_terminal(const char *status)
 }
 
 int db_job_set_status(struct db *db, int64_t job_id, const char *status,
-		      const char *error)
+		      const char *error, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -86,21 +68,21 @@ int db_job_set_status(struct db *db, int64_t job_id, const char *status,
 			    " started_at = CASE WHEN ?1 IN ('running','building')"
 			    "   THEN coalesce(started_at, " NOW_SQL ") ELSE started_at END,"
 			    " finished_at = CASE WHEN ?3 THEN " NOW_SQL " ELSE NULL END"
-			    " WHERE id = ?4")))
+			    " WHERE id = ?4", err)))
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	db_bind_text_or_null(st, 2, error);
 	sqlite3_bind_int(st, 3, is_terminal(status));
 	sqlite3_bind_int64(st, 4, job_id);
-	r = step_done(db, st, "update job");
+	r = db_step_done(db, st, err, "cannot set job %lld's status to '%s'", (long long)job_id, status);
 	if (!r && sqlite3_changes(db->h) == 0)
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
 int db_variant_get(struct db *db, int64_t *out_id, int64_t job_id,
-		   const char *name)
+		   const char *name, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -108,31 +90,31 @@ int db_variant_get(struct db *db, int64_t *out_id, int64_t job_id,
 	if ((r = db_prepare(db, &st,
 			    "INSERT INTO variants (job_id, idx, name) VALUES (?1,"
 			    " (SELECT coalesce(max(idx) + 1, 0) FROM variants WHERE job_id = ?1), ?2)"
-			    " ON CONFLICT (job_id, name) DO NOTHING")))
+			    " ON CONFLICT (job_id, name) DO NOTHING", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-	r = step_done(db, st, "insert variant");
+	r = db_step_done(db, st, err, "cannot store variant '%s' of job %lld", name, (long long)job_id);
 	sqlite3_finalize(st);
 	st = NULL;
 	if (r)
 		return r;
 	if ((r = db_prepare(db, &st,
-			    "SELECT id FROM variants WHERE job_id = ? AND name = ?")))
+			    "SELECT id FROM variants WHERE job_id = ? AND name = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*out_id = sqlite3_column_int64(st, 0);
 	else
-		r = db_fail(db, "select variant");
+		r = db_fail(db, 0, err, "cannot read variant '%s' of job %lld", name, (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
 int db_run_create(struct db *db, int64_t *out_id, int64_t job_id,
 		  int64_t variant_id, const char *cell, int repeat_idx,
-		  const char *fs, const char *params_json)
+		  const char *fs, const char *params_json, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -142,7 +124,7 @@ int db_run_create(struct db *db, int64_t *out_id, int64_t job_id,
 			    " params_json, seq) VALUES (?1, ?2, ?3,"
 			    " CASE WHEN ?4 > 0 THEN ?4 ELSE (SELECT coalesce(max(repeat_idx), 0) + 1"
 			    "   FROM runs WHERE variant_id = ?2 AND cell = ?3) END,"
-			    " ?5, ?6, (SELECT coalesce(max(seq), 0) + 1 FROM runs WHERE job_id = ?1))")))
+			    " ?5, ?6, (SELECT coalesce(max(seq), 0) + 1 FROM runs WHERE job_id = ?1))", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int64(st, 2, variant_id);
@@ -150,10 +132,9 @@ int db_run_create(struct db *db, int64_t *out_id, int64_t job_id,
 	sqlite3_bind_int(st, 4, repeat_idx);
 	db_bind_text_or_null(st, 5, fs);
 	sqlite3_bind_text(st, 6, params_json ? params_json : "{}", -1, SQLITE_TRANSIENT);
-	r = step_done(db, st, "insert run");
+	r = db_step_done(db, st, err, "cannot store a run of job %lld", (long long)job_id);
 	if (r == -EEXIST)
-		snprintf(db->err, sizeof(db->err),
-			 "run %d of this variant and cell is already stored; stored runs are never replaced",
+		err_setf(err, r, "run %d of this variant and cell is already stored; stored runs are never replaced",
 			 repeat_idx);
 	if (!r)
 		*out_id = sqlite3_last_insert_rowid(db->h);
@@ -162,7 +143,7 @@ int db_run_create(struct db *db, int64_t *out_id, int64_t job_id,
 }
 
 int db_run_set_status(struct db *db, int64_t run_id, const char *status,
-		      const char *error)
+		      const char *error, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -173,48 +154,48 @@ int db_run_set_status(struct db *db, int64_t run_id, const char *status,
 			    "   THEN coalesce(started_at, " NOW_SQL ") ELSE started_at END,"
 			    " finished_at = CASE WHEN ?1 NOT IN ('pending', 'running')"
 			    "   THEN " NOW_SQL " ELSE finished_at END"
-			    " WHERE id = ?3")))
+			    " WHERE id = ?3", err)))
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	db_bind_text_or_null(st, 2, error);
 	sqlite3_bind_int64(st, 3, run_id);
-	r = step_done(db, st, "update run");
+	r = db_step_done(db, st, err, "cannot set run %lld's status to '%s'", (long long)run_id, status);
 	if (!r && sqlite3_changes(db->h) == 0)
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no run %lld in the store", (long long)run_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_job_set_meta(struct db *db, int64_t job_id, int64_t seed, const char *metric)
+int db_job_set_meta(struct db *db, int64_t job_id, int64_t seed, const char *metric, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "UPDATE jobs SET seed = ?, metric = ? WHERE id = ?")))
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET seed = ?, metric = ? WHERE id = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, seed);
 	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, job_id);
-	r = step_done(db, st, "update job");
+	r = db_step_done(db, st, err, "cannot store job %lld's seed and metric", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
 int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
-			const char *patches, const char *spec_json)
+			const char *patches, const char *spec_json, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
 	if ((r = db_prepare(db, &st,
 			    "UPDATE variants SET base_rev = ?, patches = ?, spec_json = coalesce(?, spec_json)"
-			    " WHERE id = ?")))
+			    " WHERE id = ?", err)))
 		return r;
 	db_bind_text_or_null(st, 1, base_rev);
 	db_bind_text_or_null(st, 2, patches);
 	db_bind_text_or_null(st, 3, spec_json);
 	sqlite3_bind_int64(st, 4, variant_id);
-	r = step_done(db, st, "update variant");
+	r = db_step_done(db, st, err, "cannot store variant %lld's spec", (long long)variant_id);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -230,20 +211,20 @@ int db_variant_set_spec(struct db *db, int64_t variant_id, const char *base_rev,
 	"  (SELECT max(seq) + 1 FROM runs y WHERE y.job_id = r.job_id)" \
 	" FROM runs r WHERE r.id = ?"
 
-int db_run_reschedule(struct db *db, int64_t run_id)
+int db_run_reschedule(struct db *db, int64_t run_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, RESCHEDULE_SQL)))
+	if ((r = db_prepare(db, &st, RESCHEDULE_SQL, err)))
 		return r;
 	sqlite3_bind_int64(st, 1, run_id);
-	r = step_done(db, st, "schedule fresh repeat");
+	r = db_step_done(db, st, err, "cannot schedule a fresh repeat of run %lld", (long long)run_id);
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n)
+int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *sel = NULL, *ins = NULL;
 	int64_t *ids = NULL;
@@ -252,11 +233,11 @@ int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_
 
 	*out = NULL;
 	*n = 0;
-	if ((r = db_begin(db)))
+	if ((r = db_begin(db, err)))
 		return r;
 	if ((r = db_prepare(db, &sel, "SELECT id FROM runs WHERE job_id = ? AND status = 'running'"
-			    " ORDER BY seq")) ||
-	    (r = db_prepare(db, &ins, RESCHEDULE_SQL)))
+			    " ORDER BY seq", err)) ||
+	    (r = db_prepare(db, &ins, RESCHEDULE_SQL, err)))
 		goto fail;
 	sqlite3_bind_int64(sel, 1, job_id);
 	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
@@ -264,23 +245,23 @@ int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_
 		ids[k++] = sqlite3_column_int64(sel, 0);
 	}
 	if (rc != SQLITE_DONE) {
-		r = db_fail(db, "select running runs");
+		r = db_fail(db, 0, err, "cannot read job %lld's running runs", (long long)job_id);
 		goto fail;
 	}
 	for (size_t i = 0; i < k; i++) {
 		if ((r = db_run_set_status(db, ids[i], "interrupted",
-					   "the coordinator stopped during this run; a fresh repeat was scheduled")))
+					   "the coordinator stopped during this run; a fresh repeat was scheduled", err)))
 			goto fail;
 		sqlite3_bind_int64(ins, 1, ids[i]);
 		if (sqlite3_step(ins) != SQLITE_DONE) {
-			r = db_fail(db, "schedule fresh repeat");
+			r = db_fail(db, 0, err, "cannot schedule a fresh repeat of run %lld", (long long)ids[i]);
 			goto fail;
 		}
 		sqlite3_reset(ins);
 	}
 	sqlite3_finalize(sel);
 	sqlite3_finalize(ins);
-	if ((r = db_commit(db))) {
+	if ((r = db_commit(db, err))) {
 		db_rollback(db);
 		free(ids);
 		return r;
@@ -297,14 +278,14 @@ fail:
 }
 
 int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
-			  const char *error, const char *commit_oid, int64_t kernel_id)
+			  const char *error, const char *commit_oid, int64_t kernel_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
 	if ((r = db_prepare(db, &st,
 			    "UPDATE variants SET status = ?, error = ?, commit_oid = coalesce(?, commit_oid),"
-			    " kernel_id = CASE WHEN ? > 0 THEN ? ELSE kernel_id END WHERE id = ?")))
+			    " kernel_id = CASE WHEN ? > 0 THEN ? ELSE kernel_id END WHERE id = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	db_bind_text_or_null(st, 2, error);
@@ -312,9 +293,9 @@ int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
 	sqlite3_bind_int64(st, 4, kernel_id);
 	sqlite3_bind_int64(st, 5, kernel_id);
 	sqlite3_bind_int64(st, 6, variant_id);
-	r = step_done(db, st, "update variant");
+	r = db_step_done(db, st, err, "cannot store variant %lld's result", (long long)variant_id);
 	if (!r && sqlite3_changes(db->h) == 0)
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no variant %lld in the store", (long long)variant_id);
 	sqlite3_finalize(st);
 	return r;
 }

@@ -6,6 +6,7 @@
 
 #include "db.h"
 #include "db_internal.h"
+#include "error.h"
 #include "util.h"
 
 #define JOB_ROW_SQL \
@@ -45,14 +46,14 @@ static void read_row(sqlite3_stmt *st, struct db_job_row *j)
 	j->runs_running = sqlite3_column_int(st, 14);
 }
 
-int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit)
+int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	struct db_job_row *rows = NULL;
 	size_t k = 0;
 	int r;
 
-	if ((r = db_prepare(db, &st, JOB_ROW_SQL " GROUP BY j.id ORDER BY j.id DESC LIMIT ?")))
+	if ((r = db_prepare(db, &st, JOB_ROW_SQL " GROUP BY j.id ORDER BY j.id DESC LIMIT ?", err)))
 		return r;
 	sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
@@ -60,7 +61,7 @@ int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit)
 		read_row(st, &rows[k++]);
 	}
 	if (r != SQLITE_DONE) {
-		r = db_fail(db, "list jobs");
+		r = db_fail(db, 0, err, "cannot list the jobs");
 		db_jobs_free(rows, k);
 	} else {
 		r = 0;
@@ -71,12 +72,12 @@ int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit)
 	return r;
 }
 
-int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out)
+int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, JOB_ROW_SQL " WHERE j.id = ? GROUP BY j.id")))
+	if ((r = db_prepare(db, &st, JOB_ROW_SQL " WHERE j.id = ? GROUP BY j.id", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
@@ -85,7 +86,8 @@ int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out)
 		read_row(st, *out);
 		r = 0;
 	} else {
-		r = r == SQLITE_DONE ? -ENOENT : db_fail(db, "get job");
+		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -107,7 +109,7 @@ void db_jobs_free(struct db_job_row *rows, size_t n)
 
 int db_run_progress(struct db *db, int64_t job_id, const char *metric,
 		    int64_t *run_id, char **variant, char **cell, int *repeat_idx,
-		    double *t_s, double *value)
+		    double *t_s, double *value, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -119,7 +121,7 @@ int db_run_progress(struct db *db, int64_t job_id, const char *metric,
 			    " (SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id"
 			    "   WHERE s.run_id = r.id AND m.name = ?2 ORDER BY s.t_s DESC LIMIT 1)"
 			    " FROM runs r JOIN variants v ON v.id = r.variant_id"
-			    " WHERE r.job_id = ?1 AND r.status = 'running' ORDER BY r.seq LIMIT 1")))
+			    " WHERE r.job_id = ?1 AND r.status = 'running' ORDER BY r.seq LIMIT 1", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
@@ -133,7 +135,8 @@ int db_run_progress(struct db *db, int64_t job_id, const char *metric,
 		*value = sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
 		r = 0;
 	} else {
-		r = r == SQLITE_DONE ? -ENOENT : db_fail(db, "run progress");
+		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "job %lld has no running run", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld's progress", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;

@@ -7,51 +7,52 @@
 #include "db.h"
 #include "db_api.h"
 #include "db_internal.h"
+#include "error.h"
 
-int db_token_add(struct db *db, const char *name, const char *hash_hex)
+int db_token_add(struct db *db, const char *name, const char *hash_hex, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "INSERT INTO tokens (name, hash) VALUES (?, ?)")))
+	if ((r = db_prepare(db, &st, "INSERT INTO tokens (name, hash) VALUES (?, ?)", err)))
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, hash_hex, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE) {
-		r = db_fail(db, "insert token");
+		r = db_fail(db, 0, err, "cannot store token '%s'", name);
 		if ((sqlite3_extended_errcode(db->h) & 0xff) == SQLITE_CONSTRAINT) {
-			snprintf(db->err, sizeof(db->err), "a token named '%s' already exists", name);
-			r = -EEXIST;
+			r = err_setf(err, -EEXIST, "a token named '%s' already exists", name);
 		}
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_token_find(struct db *db, char *name, size_t size, const char *hash_hex)
+int db_token_find(struct db *db, char *name, size_t size, const char *hash_hex, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r, rc;
 
-	if ((r = db_prepare(db, &st, "SELECT name FROM tokens WHERE hash = ?")))
+	if ((r = db_prepare(db, &st, "SELECT name FROM tokens WHERE hash = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, hash_hex, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		snprintf(name, size, "%s", sqlite3_column_text(st, 0));
 	else
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, "find token");
+		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no such token") :
+		    db_fail(db, 0, err, "cannot look up a token");
 	sqlite3_finalize(st);
 	return r;
 }
 
-int db_token_list(struct db *db, json_t **out)
+int db_token_list(struct db *db, json_t **out, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *a = json_array();
 	int r, rc;
 
-	if ((r = db_prepare(db, &st, "SELECT name, created_at FROM tokens ORDER BY id"))) {
+	if ((r = db_prepare(db, &st, "SELECT name, created_at FROM tokens ORDER BY id", err))) {
 		json_decref(a);
 		return r;
 	}
@@ -62,25 +63,24 @@ int db_token_list(struct db *db, json_t **out)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		json_decref(a);
-		return db_fail(db, "list tokens");
+		return db_fail(db, 0, err, "cannot list the tokens");
 	}
 	*out = a;
 	return 0;
 }
 
-int db_token_remove(struct db *db, const char *name)
+int db_token_remove(struct db *db, const char *name, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "DELETE FROM tokens WHERE name = ?")))
+	if ((r = db_prepare(db, &st, "DELETE FROM tokens WHERE name = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		r = db_fail(db, "remove token");
+		r = db_fail(db, 0, err, "cannot remove token '%s'", name);
 	else if (sqlite3_changes(db->h) == 0) {
-		snprintf(db->err, sizeof(db->err), "no token named '%s'", name);
-		r = -ENOENT;
+		r = err_setf(err, -ENOENT, "no token named '%s'", name);
 	}
 	sqlite3_finalize(st);
 	return r;

@@ -6,6 +6,7 @@
 
 #include "db.h"
 #include "db_internal.h"
+#include "error.h"
 #include "util.h"
 
 struct metric_slot {
@@ -23,7 +24,7 @@ struct db_writer {
 	size_t nmetrics;
 };
 
-int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id)
+int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id, struct buf *err)
 {
 	struct db_writer *w = xcalloc(1, sizeof(*w));
 	int64_t exists;
@@ -32,26 +33,28 @@ int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id)
 	w->db = db;
 	w->run_id = run_id;
 	char *id = xasprintf("%lld", (long long)run_id);
-	r = db_query_int64(db, &exists, "SELECT id FROM runs WHERE id = ?", id);
+	r = db_query_int64(db, &exists, "SELECT id FROM runs WHERE id = ?", id, err);
 	free(id);
+	if (r == -ENOENT)
+		err_setf(err, r, "no run %lld in the store", (long long)run_id);
 	if (r)
 		goto fail;
 	if ((r = db_prepare(db, &w->sample,
-			    "INSERT INTO samples (run_id, metric_id, t_s, value) VALUES (?, ?, ?, ?)")) ||
+			    "INSERT INTO samples (run_id, metric_id, t_s, value) VALUES (?, ?, ?, ?)", err)) ||
 	    (r = db_prepare(db, &w->probe,
-			    "INSERT INTO probes (run_id, t_s, name, key, count) VALUES (?, ?, ?, ?, ?)")) ||
+			    "INSERT INTO probes (run_id, t_s, name, key, count) VALUES (?, ?, ?, ?, ?)", err)) ||
 	    (r = db_prepare(db, &w->phase,
-			    "INSERT INTO phases (run_id, t_s, name) VALUES (?, ?, ?)")) ||
+			    "INSERT INTO phases (run_id, t_s, name) VALUES (?, ?, ?)", err)) ||
 	    (r = db_prepare(db, &w->note,
-			    "INSERT INTO run_notes (run_id, t_s, kind, text) VALUES (?, ?, ?, ?)")) ||
+			    "INSERT INTO run_notes (run_id, t_s, kind, text) VALUES (?, ?, ?, ?)", err)) ||
 	    (r = db_prepare(db, &w->summary,
-			    "INSERT OR IGNORE INTO run_summary (run_id, metric, value) VALUES (?, ?, ?)")) ||
+			    "INSERT OR IGNORE INTO run_summary (run_id, metric, value) VALUES (?, ?, ?)", err)) ||
 	    (r = db_prepare(db, &w->raw,
-			    "INSERT INTO raw_lines (run_id, line_no, reason, text) VALUES (?, ?, ?, ?)")) ||
+			    "INSERT INTO raw_lines (run_id, line_no, reason, text) VALUES (?, ?, ?, ?)", err)) ||
 	    (r = db_prepare(db, &w->metric_ins,
-			    "INSERT OR IGNORE INTO metrics (name) VALUES (?)")) ||
+			    "INSERT OR IGNORE INTO metrics (name) VALUES (?)", err)) ||
 	    (r = db_prepare(db, &w->metric_sel,
-			    "SELECT id FROM metrics WHERE name = ?")))
+			    "SELECT id FROM metrics WHERE name = ?", err)))
 		goto fail;
 	*out = w;
 	return 0;
@@ -80,28 +83,32 @@ void db_writer_close(struct db_writer *w)
 	free(w);
 }
 
-int db_writer_begin(struct db_writer *w)
+int db_writer_begin(struct db_writer *w, struct buf *err)
 {
+	int r;
+
 	if (w->in_tx)
 		return 0;
 	/* inside the caller's transaction (fleet batches, db_fleet.c): the
 	 * caller commits or rolls back, together with its own rows */
 	if (!sqlite3_get_autocommit(w->db->h))
 		return 0;
-	if (db_begin(w->db))
-		return -EIO;
+	if ((r = db_begin(w->db, err)))
+		return r;
 	w->in_tx = true;
 	return 0;
 }
 
-int db_writer_commit(struct db_writer *w)
+int db_writer_commit(struct db_writer *w, struct buf *err)
 {
+	int r;
+
 	if (!w->in_tx)
 		return 0;
 	w->in_tx = false;
-	if (db_commit(w->db)) {
+	if ((r = db_commit(w->db, err))) {
 		db_rollback(w->db);
-		return -EIO;
+		return r;
 	}
 	return 0;
 }
@@ -113,18 +120,18 @@ void db_writer_rollback(struct db_writer *w)
 	w->in_tx = false;
 }
 
-static int run_stmt(struct db_writer *w, sqlite3_stmt *st, const char *what)
+static int run_stmt(struct db_writer *w, sqlite3_stmt *st, const char *what, struct buf *err)
 {
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE)
-		return db_fail(w->db, what);
+		return db_fail(w->db, rc, err, "cannot %s of run %lld", what, (long long)w->run_id);
 	return 0;
 }
 
-static int metric_id(struct db_writer *w, const char *name, int64_t *out)
+static int metric_id(struct db_writer *w, const char *name, int64_t *out, struct buf *err)
 {
 	int r;
 
@@ -135,11 +142,11 @@ static int metric_id(struct db_writer *w, const char *name, int64_t *out)
 		}
 	}
 	sqlite3_bind_text(w->metric_ins, 1, name, -1, SQLITE_STATIC);
-	if ((r = run_stmt(w, w->metric_ins, "insert metric")))
+	if ((r = run_stmt(w, w->metric_ins, "store a metric name", err)))
 		return r;
 	sqlite3_bind_text(w->metric_sel, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(w->metric_sel) != SQLITE_ROW) {
-		r = db_fail(w->db, "select metric");
+		r = db_fail(w->db, 0, err, "cannot read metric '%s'", name);
 		sqlite3_reset(w->metric_sel);
 		return r;
 	}
@@ -152,22 +159,22 @@ static int metric_id(struct db_writer *w, const char *name, int64_t *out)
 	return 0;
 }
 
-int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double value)
+int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double value, struct buf *err)
 {
 	int64_t mid = 0;
 	int r;
 
-	if ((r = metric_id(w, metric, &mid)))
+	if ((r = metric_id(w, metric, &mid, err)))
 		return r;
 	sqlite3_bind_int64(w->sample, 1, w->run_id);
 	sqlite3_bind_int64(w->sample, 2, mid);
 	sqlite3_bind_double(w->sample, 3, t_s);
 	sqlite3_bind_double(w->sample, 4, value);
-	return run_stmt(w, w->sample, "insert sample");
+	return run_stmt(w, w->sample, "store a sample", err);
 }
 
 int db_writer_probe(struct db_writer *w, double t_s, const char *name,
-		    const char *key, int64_t count)
+		    const char *key, int64_t count, struct buf *err)
 {
 	sqlite3_bind_int64(w->probe, 1, w->run_id);
 	if (isnan(t_s))
@@ -177,18 +184,18 @@ int db_writer_probe(struct db_writer *w, double t_s, const char *name,
 	sqlite3_bind_text(w->probe, 3, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(w->probe, 4, key ? key : "", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(w->probe, 5, count);
-	return run_stmt(w, w->probe, "insert probe");
+	return run_stmt(w, w->probe, "store a probe count", err);
 }
 
-int db_writer_phase(struct db_writer *w, double t_s, const char *name)
+int db_writer_phase(struct db_writer *w, double t_s, const char *name, struct buf *err)
 {
 	sqlite3_bind_int64(w->phase, 1, w->run_id);
 	sqlite3_bind_double(w->phase, 2, t_s);
 	sqlite3_bind_text(w->phase, 3, name, -1, SQLITE_STATIC);
-	return run_stmt(w, w->phase, "insert phase");
+	return run_stmt(w, w->phase, "store a phase", err);
 }
 
-int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text)
+int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text, struct buf *err)
 {
 	sqlite3_bind_int64(w->note, 1, w->run_id);
 	if (isnan(t_s))
@@ -197,34 +204,36 @@ int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char
 		sqlite3_bind_double(w->note, 2, t_s);
 	sqlite3_bind_text(w->note, 3, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_text(w->note, 4, text, -1, SQLITE_STATIC);
-	return run_stmt(w, w->note, "insert note");
+	return run_stmt(w, w->note, "store a note", err);
 }
 
-int db_writer_summary(struct db_writer *w, const char *metric, double value)
+int db_writer_summary(struct db_writer *w, const char *metric, double value, struct buf *err)
 {
 	int r;
 
 	sqlite3_bind_int64(w->summary, 1, w->run_id);
 	sqlite3_bind_text(w->summary, 2, metric, -1, SQLITE_STATIC);
 	sqlite3_bind_double(w->summary, 3, value);
-	if ((r = run_stmt(w, w->summary, "insert summary")))
+	if ((r = run_stmt(w, w->summary, "store a summary value", err)))
 		return r;
-	return sqlite3_changes(w->db->h) ? 0 : -EEXIST;
+	return sqlite3_changes(w->db->h) ? 0 :
+	       err_setf(err, -EEXIST, "run %lld already has a summary value of '%s'; kept",
+			(long long)w->run_id, metric);
 }
 
 int db_writer_raw(struct db_writer *w, int64_t line_no, const char *reason,
-		  const char *text, size_t len)
+		  const char *text, size_t len, struct buf *err)
 {
 	sqlite3_bind_int64(w->raw, 1, w->run_id);
 	sqlite3_bind_int64(w->raw, 2, line_no);
 	sqlite3_bind_text(w->raw, 3, reason, -1, SQLITE_STATIC);
 	/* kept as text; invalid UTF-8 is stored as the bytes it was */
 	sqlite3_bind_text(w->raw, 4, text, (int)len, SQLITE_STATIC);
-	return run_stmt(w, w->raw, "insert raw line");
+	return run_stmt(w, w->raw, "store a raw line", err);
 }
 
 int db_writer_hello(struct db_writer *w, const char *kernel_release,
-		    const char *agent_version, const char *host, const char *hello_json)
+		    const char *agent_version, const char *host, const char *hello_json, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
@@ -232,33 +241,33 @@ int db_writer_hello(struct db_writer *w, const char *kernel_release,
 	if ((r = db_prepare(w->db, &st,
 			    "UPDATE runs SET kernel_release = coalesce(kernel_release, ?1),"
 			    " agent_version = coalesce(agent_version, ?2), host = coalesce(host, ?3),"
-			    " hello_json = coalesce(hello_json, ?4) WHERE id = ?5")))
+			    " hello_json = coalesce(hello_json, ?4) WHERE id = ?5", err)))
 		return r;
 	db_bind_text_or_null(st, 1, kernel_release);
 	db_bind_text_or_null(st, 2, agent_version);
 	db_bind_text_or_null(st, 3, host);
 	db_bind_text_or_null(st, 4, hello_json);
 	sqlite3_bind_int64(st, 5, w->run_id);
-	r = run_stmt(w, st, "update run hello");
+	r = run_stmt(w, st, "store the hello", err);
 	sqlite3_finalize(st);
 	return r;
 }
 
 int db_writer_finish(struct db_writer *w, const char *status, const char *error,
-		     int64_t records, int64_t bad_lines)
+		     int64_t records, int64_t bad_lines, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_run_set_status(w->db, w->run_id, status, error)))
+	if ((r = db_run_set_status(w->db, w->run_id, status, error, err)))
 		return r;
 	if ((r = db_prepare(w->db, &st,
-			    "UPDATE runs SET records = records + ?, bad_lines = bad_lines + ? WHERE id = ?")))
+			    "UPDATE runs SET records = records + ?, bad_lines = bad_lines + ? WHERE id = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, records);
 	sqlite3_bind_int64(st, 2, bad_lines);
 	sqlite3_bind_int64(st, 3, w->run_id);
-	r = run_stmt(w, st, "update run counters");
+	r = run_stmt(w, st, "store the end", err);
 	sqlite3_finalize(st);
 	return r;
 }

@@ -10,6 +10,7 @@
 
 #include <git2.h>
 
+#include "error.h"
 #include "git.h"
 #include "log.h"
 #include "patch_fit.h"
@@ -19,24 +20,6 @@ struct repo {
 	git_repository *g;
 	char *workdir;
 };
-
-static __thread char errmsg[1024];
-
-const char *repo_errmsg(void)
-{
-	return errmsg;
-}
-
-static int set_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int set_err(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /* libgit2's message for the last failure, read at once (it is per thread). */
 static const char *gerr(void)
@@ -67,7 +50,7 @@ static void lib_init(void)
 	}
 }
 
-int repo_open(struct repo **out, const char *path, bool create)
+int repo_open(struct repo **out, const char *path, bool create, struct buf *err)
 {
 	git_repository *g = NULL;
 	git_config *cfg = NULL;
@@ -78,14 +61,14 @@ int repo_open(struct repo **out, const char *path, bool create)
 	rc = git_repository_open_ext(&g, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL);
 	if (rc == GIT_ENOTFOUND && create) {
 		if ((rc = mkdir_p(path, 0755)))
-			return set_err(rc, "cannot create '%s': %s", path, strerror(-rc));
+			return err_setf(err, rc, "cannot create '%s': %s", path, strerror(-rc));
 		rc = git_repository_init(&g, path, 0);
 		if (rc < 0)
-			return set_err(-EIO, "cannot init repository '%s': %s", path, gerr());
+			return err_setf(err, -EIO, "cannot init repository '%s': %s", path, gerr());
 	} else if (rc == GIT_ENOTFOUND) {
-		return set_err(-ENOENT, "'%s' is not a git repository", path);
+		return err_setf(err, -ENOENT, "cannot open repository '%s': not a git repository", path);
 	} else if (rc < 0) {
-		return set_err(-EIO, "cannot open repository '%s': %s", path, gerr());
+		return err_setf(err, -EIO, "cannot open repository '%s': %s", path, gerr());
 	}
 	/* A `git gc --auto` started by a later `git` command would compete
 	 * with the kernel build for the two cores (../shared/notes/kbuild.md,
@@ -140,7 +123,7 @@ static int peel_ref_commit(git_repository *g, const char *refname, git_oid *out)
 	return rc;
 }
 
-int repo_resolve(struct repo *r, char out[KC_OID_HEX], const char *rev)
+int repo_resolve(struct repo *r, char out[KC_OID_HEX], const char *rev, struct buf *err)
 {
 	git_object *obj = NULL, *commit = NULL;
 	git_oid tag_oid, head_oid;
@@ -148,7 +131,7 @@ int repo_resolve(struct repo *r, char out[KC_OID_HEX], const char *rev)
 	int rc, ret = 0;
 
 	if (!rev || !*rev)
-		return set_err(-EINVAL, "empty revision");
+		return err_setf(err, -EINVAL, "empty revision");
 	/* git warns "refname is ambiguous" and picks the tag; a base that
 	 * silently means something else is worse than an error. */
 	tref = xasprintf("refs/tags/%s", rev);
@@ -156,27 +139,27 @@ int repo_resolve(struct repo *r, char out[KC_OID_HEX], const char *rev)
 	if (peel_ref_commit(r->g, tref, &tag_oid) == 0 &&
 	    peel_ref_commit(r->g, href, &head_oid) == 0 &&
 	    !git_oid_equal(&tag_oid, &head_oid)) {
-		ret = set_err(-EINVAL, "revision '%s' is ambiguous: both tag %s and branch %s exist",
+		ret = err_setf(err, -EINVAL, "revision '%s' is ambiguous: both tag %s and branch %s exist",
 			      rev, tref, href);
 		goto out;
 	}
 	rc = git_revparse_single(&obj, r->g, rev);
 	if (rc == GIT_EAMBIGUOUS) {
-		ret = set_err(-EINVAL, "revision '%s' is ambiguous: several objects start with it in '%s'",
+		ret = err_setf(err, -EINVAL, "revision '%s' is ambiguous: several objects start with it in '%s'",
 			      rev, r->workdir ? r->workdir : git_repository_path(r->g));
 		goto out;
 	}
 	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
-		ret = set_err(-ENOENT, "unknown revision '%s': no tag, branch or commit of that name in '%s'",
+		ret = err_setf(err, -ENOENT, "unknown revision '%s': no tag, branch or commit of that name in '%s'",
 			      rev, r->workdir ? r->workdir : git_repository_path(r->g));
 		goto out;
 	}
 	if (rc < 0) {
-		ret = set_err(git_code_to_errno(rc), "cannot resolve '%s': %s", rev, gerr());
+		ret = err_setf(err, git_code_to_errno(rc), "cannot resolve '%s': %s", rev, gerr());
 		goto out;
 	}
 	if (git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) < 0) {
-		ret = set_err(-ENOTDIR, "revision '%s' names a %s, not a commit", rev,
+		ret = err_setf(err, -ENOTDIR, "revision '%s' names a %s, not a commit", rev,
 			      git_object_type2string(git_object_type(obj)));
 		goto out;
 	}
@@ -189,23 +172,23 @@ out:
 	return ret;
 }
 
-static int lookup_commit(struct repo *r, git_commit **out, const char *hex)
+static int lookup_commit(struct repo *r, git_commit **out, const char *hex, struct buf *err)
 {
 	git_oid oid;
 
 	if (git_oid_fromstr(&oid, hex) < 0)
-		return set_err(-EINVAL, "'%s' is not a commit id", hex);
+		return err_setf(err, -EINVAL, "'%s' is not a commit id", hex);
 	if (git_commit_lookup(out, r->g, &oid) < 0)
-		return set_err(-ENOENT, "commit %s not found: %s", hex, gerr());
+		return err_setf(err, -ENOENT, "commit %s not found: %s", hex, gerr());
 	return 0;
 }
 
-int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_hex)
+int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_hex, struct buf *err)
 {
 	git_commit *c = NULL;
 	int rc;
 
-	if ((rc = lookup_commit(r, &c, commit_hex)))
+	if ((rc = lookup_commit(r, &c, commit_hex, err)))
 		return rc;
 	git_oid_tostr(out, KC_OID_HEX, git_commit_tree_id(c));
 	git_commit_free(c);
@@ -218,6 +201,7 @@ int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_he
 static __thread git_index *walk_idx;
 static __thread size_t walk_root_len;
 static __thread int walk_err;
+static __thread struct buf *walk_errbuf;
 
 static int add_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -232,7 +216,7 @@ static int add_entry(const char *path, const struct stat *st, int flag, struct F
 		return FTW_SKIP_SUBTREE;
 	if (flag == FTW_F || flag == FTW_SL) {
 		if (git_index_add_bypath(walk_idx, rel) < 0) {
-			walk_err = set_err(-EIO, "cannot add '%s' to the index: %s", rel, gerr());
+			walk_err = err_setf(walk_errbuf, -EIO, "cannot add '%s' to the index: %s", rel, gerr());
 			return FTW_STOP;
 		}
 	}
@@ -240,39 +224,40 @@ static int add_entry(const char *path, const struct stat *st, int flag, struct F
 }
 
 /* Add every file and symlink under root (except .git) to idx. */
-static int index_add_tree(git_index *idx, const char *root)
+static int index_add_tree(git_index *idx, const char *root, struct buf *err)
 {
 	int rc;
 
 	walk_idx = idx;
 	walk_root_len = strlen(root);
 	walk_err = 0;
+	walk_errbuf = err;
 	rc = nftw(root, add_entry, 64, FTW_PHYS | FTW_ACTIONRETVAL);
 	if (walk_err)
 		return walk_err;
 	if (rc < 0)
-		return set_err(-errno, "cannot walk '%s': %s", root, strerror(errno));
+		return err_setf(err, -errno, "cannot walk '%s': %s", root, strerror(errno));
 	return 0;
 }
 
-int repo_index_workdir(struct repo *r, char out[KC_OID_HEX])
+int repo_index_workdir(struct repo *r, char out[KC_OID_HEX], struct buf *err)
 {
 	git_index *idx = NULL;
 	git_oid tree_oid;
 	int ret = 0;
 
 	if (!r->workdir)
-		return set_err(-EINVAL, "cannot index a bare repository");
+		return err_setf(err, -EINVAL, "cannot index a bare repository");
 	/* (git_index_add_all with GIT_INDEX_ADD_FORCE stops at an ignored
 	 * directory with "invalid path", so walk the tree ourselves.) */
 	if (git_repository_index(&idx, r->g) < 0 || git_index_clear(idx) < 0) {
-		ret = set_err(-EIO, "cannot index '%s': %s", r->workdir, gerr());
+		ret = err_setf(err, -EIO, "cannot index '%s': %s", r->workdir, gerr());
 		goto out;
 	}
-	if ((ret = index_add_tree(idx, r->workdir)))
+	if ((ret = index_add_tree(idx, r->workdir, err)))
 		goto out;
 	if (git_index_write(idx) < 0 || git_index_write_tree(&tree_oid, idx) < 0) {
-		ret = set_err(-EIO, "cannot index '%s': %s", r->workdir, gerr());
+		ret = err_setf(err, -EIO, "cannot index '%s': %s", r->workdir, gerr());
 		goto out;
 	}
 	git_oid_tostr(out, KC_OID_HEX, &tree_oid);
@@ -281,7 +266,7 @@ out:
 	return ret;
 }
 
-int repo_commit_create(struct repo *r, char out[KC_OID_HEX], const struct repo_commit_spec *spec)
+int repo_commit_create(struct repo *r, char out[KC_OID_HEX], const struct repo_commit_spec *spec, struct buf *err)
 {
 	git_tree *tree = NULL;
 	git_commit *parent = NULL;
@@ -292,19 +277,19 @@ int repo_commit_create(struct repo *r, char out[KC_OID_HEX], const struct repo_c
 
 	if (git_oid_fromstr(&tree_oid, spec->tree) < 0 ||
 	    git_tree_lookup(&tree, r->g, &tree_oid) < 0)
-		return set_err(-ENOENT, "cannot read tree %.12s: %s", spec->tree, gerr());
-	if (spec->parent && (ret = lookup_commit(r, &parent, spec->parent)))
+		return err_setf(err, -ENOENT, "cannot read tree %.12s: %s", spec->tree, gerr());
+	if (spec->parent && (ret = lookup_commit(r, &parent, spec->parent, err)))
 		goto out;
 	if (git_signature_new(&sig, spec->name, spec->email, (git_time_t)spec->time_s,
 			      spec->tz_offset_min) < 0) {
-		ret = set_err(-EINVAL, "cannot make signature '%s <%s>': %s", spec->name,
+		ret = err_setf(err, -EINVAL, "cannot make signature '%s <%s>': %s", spec->name,
 			      spec->email, gerr());
 		goto out;
 	}
 	parents[0] = parent;
 	if (git_commit_create(&commit_oid, r->g, NULL, sig, sig, NULL, spec->message, tree,
 			      parent ? 1 : 0, parents) < 0) {
-		ret = set_err(-EIO, "cannot commit: %s", gerr());
+		ret = err_setf(err, -EIO, "cannot commit: %s", gerr());
 		goto out;
 	}
 	git_oid_tostr(out, KC_OID_HEX, &commit_oid);
@@ -316,22 +301,22 @@ out:
 }
 
 int repo_ref_set(struct repo *r, const char *refname, const char *commit_hex,
-		 const char *log_msg, bool head)
+		 const char *log_msg, bool head, struct buf *err)
 {
 	git_reference *ref = NULL;
 	git_oid oid;
 	int ret = 0;
 
 	if (git_oid_fromstr(&oid, commit_hex) < 0)
-		return set_err(-EINVAL, "'%s' is not a commit id", commit_hex);
+		return err_setf(err, -EINVAL, "'%s' is not a commit id", commit_hex);
 	if (git_reference_create(&ref, r->g, refname, &oid, 1, log_msg) < 0 ||
 	    (head && git_repository_set_head(r->g, refname) < 0))
-		ret = set_err(-EIO, "cannot update %s: %s", refname, gerr());
+		ret = err_setf(err, -EIO, "cannot update %s: %s", refname, gerr());
 	git_reference_free(ref);
 	return ret;
 }
 
-int repo_tag_set(struct repo *r, const char *tag, const char *commit_hex)
+int repo_tag_set(struct repo *r, const char *tag, const char *commit_hex, struct buf *err)
 {
 	git_object *obj = NULL;
 	git_oid have, want, tag_oid;
@@ -339,27 +324,27 @@ int repo_tag_set(struct repo *r, const char *tag, const char *commit_hex)
 	int ret = 0;
 
 	if (git_oid_fromstr(&want, commit_hex) < 0) {
-		ret = set_err(-EINVAL, "'%s' is not a commit id", commit_hex);
+		ret = err_setf(err, -EINVAL, "'%s' is not a commit id", commit_hex);
 		goto out;
 	}
 	if (peel_ref_commit(r->g, ref, &have) == 0) {
 		if (!git_oid_equal(&have, &want)) {
 			char h[KC_OID_HEX];
 			git_oid_tostr(h, sizeof(h), &have);
-			ret = set_err(-EEXIST, "tag '%s' already exists and points at %.12s", tag, h);
+			ret = err_setf(err, -EEXIST, "tag '%s' already exists and points at %.12s", tag, h);
 		}
 		goto out;
 	}
 	if (git_object_lookup(&obj, r->g, &want, GIT_OBJECT_COMMIT) < 0 ||
 	    git_tag_create_lightweight(&tag_oid, r->g, tag, obj, 0) < 0)
-		ret = set_err(-EIO, "cannot create tag '%s': %s", tag, gerr());
+		ret = err_setf(err, -EIO, "cannot create tag '%s': %s", tag, gerr());
 out:
 	git_object_free(obj);
 	free(ref);
 	return ret;
 }
 
-int repo_checkout(struct repo *r, const char *commit_hex)
+int repo_checkout(struct repo *r, const char *commit_hex, struct buf *err)
 {
 	git_commit *c = NULL;
 	git_checkout_options opts;
@@ -367,27 +352,27 @@ int repo_checkout(struct repo *r, const char *commit_hex)
 
 	git_checkout_options_init(&opts, GIT_CHECKOUT_OPTIONS_VERSION);
 
-	if ((ret = lookup_commit(r, &c, commit_hex)))
+	if ((ret = lookup_commit(r, &c, commit_hex, err)))
 		return ret;
 	opts.checkout_strategy = GIT_CHECKOUT_FORCE;
 	if (git_checkout_tree(r->g, (const git_object *)c, &opts) < 0 ||
 	    git_repository_set_head_detached(r->g, git_commit_id(c)) < 0)
-		ret = set_err(-EIO, "cannot check out %.12s in '%s': %s", commit_hex,
+		ret = err_setf(err, -EIO, "cannot check out %.12s in '%s': %s", commit_hex,
 			      r->workdir ? r->workdir : "?", gerr());
 	git_commit_free(c);
 	return ret;
 }
 
-int repo_branch_set(struct repo *r, const char *name, const char *commit_hex)
+int repo_branch_set(struct repo *r, const char *name, const char *commit_hex, struct buf *err)
 {
 	git_commit *c = NULL;
 	git_reference *ref = NULL;
 	int ret;
 
-	if ((ret = lookup_commit(r, &c, commit_hex)))
+	if ((ret = lookup_commit(r, &c, commit_hex, err)))
 		return ret;
 	if (git_branch_create(&ref, r->g, name, c, 1) < 0)
-		ret = set_err(-EIO, "cannot set branch '%s': %s", name, gerr());
+		ret = err_setf(err, -EIO, "cannot set branch '%s': %s", name, gerr());
 	git_reference_free(ref);
 	git_commit_free(c);
 	return ret;
@@ -560,7 +545,7 @@ static char *commit_message(const struct apply_patch *p)
 }
 
 int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_hex,
-		     const struct apply_patch *p, struct apply_failure *fail)
+		     const struct apply_patch *p, struct apply_failure *fail, struct buf *err)
 {
 	git_commit *parent = NULL;
 	git_tree *tree = NULL, *new_tree = NULL;
@@ -577,26 +562,26 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 	if (fail)
 		memset(fail, 0, sizeof(*fail));
 	if (!p->diff || !strstr(p->diff, "diff --git "))
-		return set_err(-EINVAL, "patch %d/%d '%s' has no diff", p->k, p->m,
+		return err_setf(err, -EINVAL, "patch %d/%d '%s' has no diff", p->k, p->m,
 			       p->subject ? p->subject : "");
 	if (p->corrupt) {
 		const char *pre = strncmp(p->corrupt, "corrupt", 7) ? "corrupt patch: " : "";
 		if (fail)
 			snprintf(fail->detail, sizeof(fail->detail), "%s%s", pre, p->corrupt);
-		return set_err(-EBADMSG, "cannot apply patch %d/%d '%s': %s%s", p->k, p->m,
+		return err_setf(err, -EBADMSG, "cannot apply patch %d/%d '%s': %s%s", p->k, p->m,
 			       p->subject ? p->subject : "", pre, p->corrupt);
 	}
-	if ((ret = lookup_commit(r, &parent, parent_hex)))
+	if ((ret = lookup_commit(r, &parent, parent_hex, err)))
 		return ret;
 	if (git_commit_tree(&tree, parent) < 0) {
-		ret = set_err(-EIO, "cannot read tree of %.12s: %s", parent_hex, gerr());
+		ret = err_setf(err, -EIO, "cannot read tree of %.12s: %s", parent_hex, gerr());
 		goto out;
 	}
 	rc = apply_text(r, &idx, tree, p->diff, false, &t, &parse_rc);
 	if (parse_rc < 0) {
 		if (fail)
 			snprintf(fail->detail, sizeof(fail->detail), "corrupt patch: %s", gerr());
-		ret = set_err(-EBADMSG, "corrupt patch %d/%d '%s': %s", p->k, p->m,
+		ret = err_setf(err, -EBADMSG, "corrupt patch %d/%d '%s': %s", p->k, p->m,
 			      p->subject ? p->subject : "", gerr());
 		goto out;
 	}
@@ -618,36 +603,36 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 		    rparse == 0) {
 			memcpy(out, parent_hex, KC_OID_HEX);
 			out[KC_OID_HEX - 1] = '\0';
-			ret = set_err(-EALREADY, "patch %d/%d '%s' is already applied (it reverse-applies)",
+			ret = err_setf(err, -EALREADY, "patch %d/%d '%s' is already applied (it reverse-applies)",
 				      p->k, p->m, p->subject ? p->subject : "");
 			goto out;
 		}
 		if (t.exists)
-			ret = set_err(-ENOEXEC, "cannot apply patch %d/%d '%s': %s already exists",
+			ret = err_setf(err, -ENOEXEC, "cannot apply patch %d/%d '%s': %s already exists",
 				      p->k, p->m, p->subject ? p->subject : "", t.file);
 		else if (t.deleted_differs)
-			ret = set_err(-ENOEXEC, "cannot apply patch %d/%d '%s': %s to delete is missing or differs from the patch",
+			ret = err_setf(err, -ENOEXEC, "cannot apply patch %d/%d '%s': %s to delete is missing or differs from the patch",
 				      p->k, p->m, p->subject ? p->subject : "", t.file);
 		else if (*t.hunk)
-			ret = set_err(-ENOEXEC, "cannot apply patch %d/%d '%s': %s hunk #%d %s does not match",
+			ret = err_setf(err, -ENOEXEC, "cannot apply patch %d/%d '%s': %s hunk #%d %s does not match",
 				      p->k, p->m, p->subject ? p->subject : "", t.file,
 				      t.hunk_no, t.hunk);
 		else
-			ret = set_err(-ENOEXEC, "cannot apply patch %d/%d '%s': %s: %s",
+			ret = err_setf(err, -ENOEXEC, "cannot apply patch %d/%d '%s': %s: %s",
 				      p->k, p->m, p->subject ? p->subject : "",
 				      *t.file ? t.file : "?", detail);
 		goto out;
 	}
 	if (git_index_write_tree_to(&tree_oid, idx, r->g) < 0 ||
 	    git_tree_lookup(&new_tree, r->g, &tree_oid) < 0) {
-		ret = set_err(-EIO, "cannot write tree: %s", gerr());
+		ret = err_setf(err, -EIO, "cannot write tree: %s", gerr());
 		goto out;
 	}
 	if (git_signature_new(&sig, p->author_name && *p->author_name ? p->author_name
 			      : (p->author_email ? p->author_email : "unknown"),
 			      p->author_email ? p->author_email : "", (git_time_t)p->date_s,
 			      p->tz_offset_min) < 0) {
-		ret = set_err(-EINVAL, "bad author of patch %d/%d '%s': %s", p->k, p->m,
+		ret = err_setf(err, -EINVAL, "bad author of patch %d/%d '%s': %s", p->k, p->m,
 			      p->subject ? p->subject : "", gerr());
 		goto out;
 	}
@@ -655,7 +640,7 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
 	parents[0] = parent;
 	if (git_commit_create(&commit_oid, r->g, NULL, sig, sig, NULL, msg, new_tree,
 			      1, parents) < 0) {
-		ret = set_err(-EIO, "cannot commit patch %d/%d: %s", p->k, p->m, gerr());
+		ret = err_setf(err, -EIO, "cannot commit patch %d/%d: %s", p->k, p->m, gerr());
 		goto out;
 	}
 	git_oid_tostr(out, KC_OID_HEX, &commit_oid);
@@ -670,36 +655,36 @@ out:
 	return ret;
 }
 
-int kc_hash_buf(char out[KC_OID_HEX], const void *data, size_t len)
+int kc_hash_buf(char out[KC_OID_HEX], const void *data, size_t len, struct buf *err)
 {
 	git_oid oid;
 
 	lib_init();
 	if (git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB) < 0)
-		return set_err(-EIO, "cannot hash: %s", gerr());
+		return err_setf(err, -EIO, "cannot hash: %s", gerr());
 	git_oid_tostr(out, KC_OID_HEX, &oid);
 	return 0;
 }
 
-int kc_hash_file(char out[KC_OID_HEX], const char *path)
+int kc_hash_file(char out[KC_OID_HEX], const char *path, struct buf *err)
 {
 	git_oid oid;
 
 	lib_init();
 	if (git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB) < 0)
-		return set_err(-EIO, "cannot hash '%s': %s", path, gerr());
+		return err_setf(err, -EIO, "cannot hash '%s': %s", path, gerr());
 	git_oid_tostr(out, KC_OID_HEX, &oid);
 	return 0;
 }
 
 int repo_commit_info(struct repo *r, const char *hex, char **out_author,
-		     int64_t *out_time, int *out_tz_min, char **out_message)
+		     int64_t *out_time, int *out_tz_min, char **out_message, struct buf *err)
 {
 	git_commit *c = NULL;
 	const git_signature *a;
 	int ret;
 
-	if ((ret = lookup_commit(r, &c, hex)))
+	if ((ret = lookup_commit(r, &c, hex, err)))
 		return ret;
 	a = git_commit_author(c);
 	if (out_author)
@@ -714,27 +699,27 @@ int repo_commit_info(struct repo *r, const char *hex, char **out_author,
 	return 0;
 }
 
-int repo_commit_nparents(struct repo *r, const char *hex)
+int repo_commit_nparents(struct repo *r, const char *hex, struct buf *err)
 {
 	git_commit *c = NULL;
 	int ret;
 
-	if ((ret = lookup_commit(r, &c, hex)))
+	if ((ret = lookup_commit(r, &c, hex, err)))
 		return ret;
 	ret = (int)git_commit_parentcount(c);
 	git_commit_free(c);
 	return ret;
 }
 
-int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex)
+int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex, struct buf *err)
 {
 	git_commit *c = NULL;
 	int ret;
 
-	if ((ret = lookup_commit(r, &c, hex)))
+	if ((ret = lookup_commit(r, &c, hex, err)))
 		return ret;
 	if (git_commit_parentcount(c) == 0)
-		ret = set_err(-ENOENT, "commit %.12s has no parent", hex);
+		ret = err_setf(err, -ENOENT, "commit %.12s has no parent", hex);
 	else
 		git_oid_tostr(out, KC_OID_HEX, git_commit_parent_id(c, 0));
 	git_commit_free(c);
@@ -744,7 +729,7 @@ int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex)
 /* ---- bisection range ---- */
 
 int repo_range(struct repo *r, char (**out)[KC_OID_HEX], size_t *n, const char *old_rev,
-	       const char *new_rev, bool first_parent)
+	       const char *new_rev, bool first_parent, struct buf *err)
 {
 	char old_hex[KC_OID_HEX], new_hex[KC_OID_HEX];
 	git_oid old_oid, new_oid, oid;
@@ -755,26 +740,26 @@ int repo_range(struct repo *r, char (**out)[KC_OID_HEX], size_t *n, const char *
 
 	*out = NULL;
 	*n = 0;
-	if ((ret = repo_resolve(r, old_hex, old_rev)) || (ret = repo_resolve(r, new_hex, new_rev)))
+	if ((ret = repo_resolve(r, old_hex, old_rev, err)) || (ret = repo_resolve(r, new_hex, new_rev, err)))
 		return ret;
 	git_oid_fromstr(&old_oid, old_hex);
 	git_oid_fromstr(&new_oid, new_hex);
 	if (git_oid_equal(&old_oid, &new_oid))
-		return set_err(-EINVAL, "'%s' and '%s' are the same commit %.12s: nothing to "
+		return err_setf(err, -EINVAL, "'%s' and '%s' are the same commit %.12s: nothing to "
 			       "bisect", old_rev, new_rev, old_hex);
 	rc = git_graph_descendant_of(r->g, &new_oid, &old_oid);
 	if (rc < 0)
-		return set_err(git_code_to_errno(rc), "cannot relate '%s' and '%s': %s", old_rev,
+		return err_setf(err, git_code_to_errno(rc), "cannot relate '%s' and '%s': %s", old_rev,
 			       new_rev, gerr());
 	if (rc == 0)
-		return set_err(-EINVAL, "'%s' (%.12s) is not an ancestor of '%s' (%.12s): the "
+		return err_setf(err, -EINVAL, "'%s' (%.12s) is not an ancestor of '%s' (%.12s): the "
 			       "older end of the range must be in the newer end's history",
 			       old_rev, old_hex, new_rev, new_hex);
 	if ((rc = git_revwalk_new(&w, r->g)) < 0 ||
 	    (rc = git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE)) < 0 ||
 	    (first_parent && (rc = git_revwalk_simplify_first_parent(w)) < 0) ||
 	    (rc = git_revwalk_push(w, &new_oid)) < 0 || (rc = git_revwalk_hide(w, &old_oid)) < 0) {
-		ret = set_err(git_code_to_errno(rc), "cannot walk '%s..%s': %s", old_rev, new_rev,
+		ret = err_setf(err, git_code_to_errno(rc), "cannot walk '%s..%s': %s", old_rev, new_rev,
 			      gerr());
 		goto out;
 	}
@@ -789,13 +774,13 @@ int repo_range(struct repo *r, char (**out)[KC_OID_HEX], size_t *n, const char *
 		git_oid_tostr(v[cnt++], KC_OID_HEX, &oid);
 	}
 	if (rc != GIT_ITEROVER) {
-		ret = set_err(git_code_to_errno(rc), "cannot walk '%s..%s': %s", old_rev, new_rev,
+		ret = err_setf(err, git_code_to_errno(rc), "cannot walk '%s..%s': %s", old_rev, new_rev,
 			      gerr());
 		goto out;
 	}
 	if (strcmp(v[cnt - 1], new_hex)) {
 		/* topological order ends at the tip, always; guard anyway */
-		ret = set_err(-EIO, "walk of '%s..%s' did not end at %.12s", old_rev, new_rev, new_hex);
+		ret = err_setf(err, -EIO, "walk of '%s..%s' did not end at %.12s", old_rev, new_rev, new_hex);
 		goto out;
 	}
 	*out = v;

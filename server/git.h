@@ -6,9 +6,9 @@
  * process. Object ids cross this interface as 40-char hex strings (char
  * [KC_OID_HEX], NUL-terminated).
  *
- * Errors: functions return 0 or a negative errno and leave one message,
- * git-style ("unknown revision 'v9.9': …"), in repo_errmsg() (per thread,
- * valid until the next call into this module from that thread).
+ * Errors (error.h): functions return 0 or a negative errno and write one
+ * message, git-style ("unknown revision 'v9.9': …"), to err, their last
+ * parameter (may be NULL); libgit2's own last error is read at once.
  * Not thread-safe per repo: use one struct repo from one thread.
  */
 #ifndef KC_GIT_H
@@ -18,12 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 #define KC_OID_HEX 41
 
 struct repo;
-
-/* The last error message of this thread (borrowed, never NULL). */
-const char *repo_errmsg(void);
 
 /*
  * repo_open - open the repository at path (a work tree or a .git dir).
@@ -34,7 +33,7 @@ const char *repo_errmsg(void);
  * when path is not a repository and create is false. Free with
  * repo_close().
  */
-int repo_open(struct repo **out, const char *path, bool create);
+int repo_open(struct repo **out, const char *path, bool create, struct buf *err);
 void repo_close(struct repo *r);
 
 /* The work tree (borrowed, ends without '/'), or NULL for a bare repo. */
@@ -48,10 +47,10 @@ const char *repo_workdir(const struct repo *r);
  * is both a tag and a branch pointing at different commits), -ENOTDIR when
  * it names something that is not a commit.
  */
-int repo_resolve(struct repo *r, char out[KC_OID_HEX], const char *rev);
+int repo_resolve(struct repo *r, char out[KC_OID_HEX], const char *rev, struct buf *err);
 
 /* repo_commit_tree - the tree id of commit commit_hex. */
-int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_hex);
+int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_hex, struct buf *err);
 
 /*
  * repo_index_workdir - replace the index with every file and symlink of
@@ -60,7 +59,7 @@ int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_he
  * entry), write it, and write its tree id to out. -EINVAL for a bare
  * repository.
  */
-int repo_index_workdir(struct repo *r, char out[KC_OID_HEX]);
+int repo_index_workdir(struct repo *r, char out[KC_OID_HEX], struct buf *err);
 
 /*
  * struct repo_commit_spec - a commit to write. tree: the tree id; parent:
@@ -80,7 +79,7 @@ struct repo_commit_spec {
 
 /* repo_commit_create - write the commit spec describes and its id to out;
  * no ref moves. -ENOENT for an unknown tree or parent. */
-int repo_commit_create(struct repo *r, char out[KC_OID_HEX], const struct repo_commit_spec *spec);
+int repo_commit_create(struct repo *r, char out[KC_OID_HEX], const struct repo_commit_spec *spec, struct buf *err);
 
 /*
  * repo_ref_set - create or move refname (a full name: "refs/heads/x") to
@@ -89,14 +88,14 @@ int repo_commit_create(struct repo *r, char out[KC_OID_HEX], const struct repo_c
  * this may move the branch HEAD is on; the work tree is not touched.
  */
 int repo_ref_set(struct repo *r, const char *refname, const char *commit_hex,
-		 const char *log_msg, bool head);
+		 const char *log_msg, bool head, struct buf *err);
 
 /*
  * repo_tag_set - the lightweight tag refs/tags/<tag> at commit_hex: 0 when
  * made or already there, -EEXIST (message names the tag and where it
  * points) when it points at another commit.
  */
-int repo_tag_set(struct repo *r, const char *tag, const char *commit_hex);
+int repo_tag_set(struct repo *r, const char *tag, const char *commit_hex, struct buf *err);
 
 /*
  * repo_checkout - make the work tree, index and HEAD (detached) match
@@ -104,10 +103,10 @@ int repo_tag_set(struct repo *r, const char *tag, const char *commit_hex);
  * files are left. Files whose content does not change are not rewritten
  * (their mtimes stay), so make rebuilds only what a patch touched.
  */
-int repo_checkout(struct repo *r, const char *commit_hex);
+int repo_checkout(struct repo *r, const char *commit_hex, struct buf *err);
 
 /* repo_branch_set - create or move refs/heads/<name> to commit_hex. */
-int repo_branch_set(struct repo *r, const char *name, const char *commit_hex);
+int repo_branch_set(struct repo *r, const char *name, const char *commit_hex, struct buf *err);
 
 /*
  * struct apply_patch - one mailed patch, as the series parser gives it.
@@ -151,13 +150,13 @@ struct apply_failure {
  *
  * Returns 0 when applied; -EALREADY when it does not apply but its reverse
  * does (already applied; out gets parent_hex); -ENOEXEC when it does not
- * apply (fail says where, repo_errmsg() says "'<file>' hunk <header> does
+ * apply (fail says where, err says "'<file>' hunk <header> does
  * not match"); -EBADMSG when the diff does not parse (corrupt or
  * whitespace-damaged patch); -EINVAL for a patch with no diff.
  * fail may be NULL.
  */
 int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_hex,
-		     const struct apply_patch *p, struct apply_failure *fail);
+		     const struct apply_patch *p, struct apply_failure *fail, struct buf *err);
 
 /*
  * repo_commit_info - author "Name <email>", author time (seconds since the
@@ -165,21 +164,21 @@ int repo_apply_patch(struct repo *r, char out[KC_OID_HEX], const char *parent_he
  * new (caller frees). Any out may be NULL.
  */
 int repo_commit_info(struct repo *r, const char *hex, char **out_author,
-		     int64_t *out_time, int *out_tz_min, char **out_message);
+		     int64_t *out_time, int *out_tz_min, char **out_message, struct buf *err);
 
 /* repo_commit_parent - the first parent of commit hex; -ENOENT for a root. */
-int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex);
+int repo_commit_parent(struct repo *r, char out[KC_OID_HEX], const char *hex, struct buf *err);
 /* repo_commit_nparents - how many parents commit hex has (2+ for a merge),
  * or a negative errno when it cannot be read. */
-int repo_commit_nparents(struct repo *r, const char *hex);
+int repo_commit_nparents(struct repo *r, const char *hex, struct buf *err);
 
 /*
  * kc_hash_buf / kc_hash_file - the git blob id of bytes / of a file's
  * content (what `git hash-object` prints), as 40 hex digits. Used as the
  * config hash and the tarball identity, so a user can check them by hand.
  */
-int kc_hash_buf(char out[KC_OID_HEX], const void *data, size_t len);
-int kc_hash_file(char out[KC_OID_HEX], const char *path);
+int kc_hash_buf(char out[KC_OID_HEX], const void *data, size_t len, struct buf *err);
+int kc_hash_file(char out[KC_OID_HEX], const char *path, struct buf *err);
 
 /*
  * repo_range - the candidates of a bisection between old_rev (older end,
@@ -205,6 +204,6 @@ int kc_hash_file(char out[KC_OID_HEX], const char *path);
  * names both revs).
  */
 int repo_range(struct repo *r, char (**out)[KC_OID_HEX], size_t *n, const char *old_rev,
-	       const char *new_rev, bool first_parent);
+	       const char *new_rev, bool first_parent, struct buf *err);
 
 #endif

@@ -63,7 +63,8 @@ static void *live_main(void *arg)
 	struct live *l = arg;
 	struct db *db = NULL;
 
-	if (db_open(&db, l->db_path))
+	/* the live line is a courtesy: without it the run goes on */
+	if (db_open(&db, l->db_path, NULL))
 		return NULL;
 	while (!l->stop) {
 		int64_t run;
@@ -71,7 +72,7 @@ static void *live_main(void *arg)
 		int rep;
 		double t, v;
 
-		if (db_run_progress(db, l->job_id, "lag_s", &run, &variant, &cell, &rep, &t, &v) == 0) {
+		if (db_run_progress(db, l->job_id, "lag_s", &run, &variant, &cell, &rep, &t, &v, NULL) == 0) {
 			if (isnan(t))
 				progress_live("%s: booting", l->label);
 			else
@@ -116,8 +117,6 @@ static int initramfs_for(struct guest_ctx *g, const char *modules_dir, struct bu
 {
 	struct image_spec is = { .home = g->o.home, .agent_path = g->agent,
 				 .modules_dir = modules_dir };
-	char e[1024];
-	int r;
 
 	if (g->img_path && (modules_dir ? g->img_mod && !strcmp(g->img_mod, modules_dir) :
 			    !g->img_mod))
@@ -126,9 +125,7 @@ static int initramfs_for(struct guest_ctx *g, const char *modules_dir, struct bu
 	free(g->img_mod);
 	g->img_path = NULL;
 	g->img_mod = modules_dir ? xstrdup(modules_dir) : NULL;
-	if ((r = image_build(&g->img_path, &is, e, sizeof(e))))
-		return err_setf(why, r, "%s", e);
-	return 0;
+	return image_build(&g->img_path, &is, why);
 }
 
 /* The watchdog for a run whose workload the agent expects to take
@@ -150,7 +147,6 @@ static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct 
 {
 	struct guest_settings gs = rq->gs;
 	struct agent_check chk;
-	char e[1024];
 	int r;
 
 	if ((r = agent_check(&chk, g->agent, gs.workload, gs.knobs, why)))
@@ -165,8 +161,8 @@ static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct 
 	if (!gs.fs)
 		gs.fs = "ext4";
 	gs.port = "kcanary";
-	if ((r = image_cmdline(cmdline, &gs, e, sizeof(e))))
-		return err_setf(why, r, "%s", e);
+	if ((r = image_cmdline(cmdline, &gs, why)))
+		return r;
 	return initramfs_for(g, rq->modules_dir, why);
 }
 
@@ -175,11 +171,8 @@ static int store_failed(struct guest_result *out, struct db *db, int64_t run_id,
 			struct buf *err)
 {
 	snprintf(out->run.status, sizeof(out->run.status), "failed");
-	snprintf(out->run.error, sizeof(out->run.error), "%s", why);
-	if (db_run_set_status(db, run_id, "failed", why))
-		return err_setf(err, -EIO, "cannot store run %lld: %s", (long long)run_id,
-				db_errmsg(db));
-	return 0;
+	snprintf(out->run.error, sizeof(out->run.error), "%.*s", (int)sizeof(out->run.error) - 1, why);
+	return db_run_set_status(db, run_id, "failed", why, err);
 }
 
 int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_job *j,
@@ -193,11 +186,9 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 
 	memset(out, 0, sizeof(*out));
 	out->run.boot_to_hello_s = -1;
-	if (db_run_set_guest(g->db, rq->run_id, vm_accel_name(g->ai.accel), NULL, rq->kernel_id)) {
-		r = err_setf(err, -EIO, "cannot store run %lld: %s", (long long)rq->run_id,
-			     db_errmsg(g->db));
+	if ((r = db_run_set_guest(g->db, rq->run_id, vm_accel_name(g->ai.accel), NULL,
+				  rq->kernel_id, err)))
 		goto out;
-	}
 	if (prepare(g, j, rq, &cmdline, &watchdog_s, &why)) {
 		r = store_failed(out, g->db, rq->run_id, buf_str(&why), err);
 		goto out;
@@ -283,15 +274,17 @@ static int store_adhoc(struct db *db, int64_t *job_id, int64_t *run_id,
 	int64_t variant_id;
 	int r;
 
-	r = db_job_resolve(db, job_id, job);
-	if (r == -ENOENT && (r = db_job_create(db, job_id, job, "adhoc", NULL)))
-		r = err_setf(err, r, "cannot create job '%s': %s", job, db_errmsg(db));
+	struct buf why = BUF_INIT;
+
+	r = db_job_resolve(db, job_id, job, &why);
+	if (r == -ENOENT)        /* the first run of this name: not an error */
+		r = db_job_create(db, job_id, job, "adhoc", NULL, err);
 	else if (r)
-		r = err_setf(err, r, "cannot read job '%s': %s", job, db_errmsg(db));
-	else if ((r = db_variant_get(db, &variant_id, *job_id,
-				     a->variant ? a->variant : base_name(a->kernel))) ||
-		 (r = db_run_create(db, run_id, *job_id, variant_id, cell, 0, fs, params)))
-		r = err_setf(err, r, "cannot store the run: %s", db_errmsg(db));
+		err_setf(err, r, "%s", buf_str(&why));
+	buf_release(&why);
+	if (!r && !(r = db_variant_get(db, &variant_id, *job_id,
+				       a->variant ? a->variant : base_name(a->kernel), err)))
+		r = db_run_create(db, run_id, *job_id, variant_id, cell, 0, fs, params, err);
 	free(params);
 	free(cell);
 	return r;
@@ -318,7 +311,8 @@ int guest_run_adhoc(struct guest_result *out, int64_t *run_id, struct guest_ctx 
 {
 	const char *fs = a->gs.fs ? a->gs.fs : "ext4";
 	struct guest_job jj = *j;
-	char release[128], e[1024], *modules_dir = NULL;
+	char release[128], *modules_dir = NULL;
+	struct buf why = BUF_INIT;
 	int64_t kernel_id = 0;
 	int r;
 
@@ -329,13 +323,14 @@ int guest_run_adhoc(struct guest_result *out, int64_t *run_id, struct guest_ctx 
 	 * run saying so. */
 	if ((r = store_adhoc(g->db, &jj.job_id, run_id, a, fs, err)))
 		return r;
-	if (image_kernel_release(release, sizeof(release), a->kernel, e, sizeof(e)))
-		return store_failed(out, g->db, *run_id, e, err);
-	modules_dir = adhoc_modules(a, release);
-	if (db_kernel_prebuilt(g->db, &kernel_id, a->kernel, release, modules_dir)) {
-		r = err_setf(err, -EIO, "cannot store the kernel: %s", db_errmsg(g->db));
-		goto out;
+	if (image_kernel_release(release, sizeof(release), a->kernel, &why)) {
+		r = store_failed(out, g->db, *run_id, buf_str(&why), err);
+		buf_release(&why);
+		return r;
 	}
+	modules_dir = adhoc_modules(a, release);
+	if ((r = db_kernel_prebuilt(g->db, &kernel_id, a->kernel, release, modules_dir, err)))
+		goto out;
 	if ((r = runner_signals_install())) {
 		r = err_setf(err, r, "cannot catch signals: %s", strerror(-r));
 		goto out;

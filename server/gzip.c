@@ -4,10 +4,11 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "error.h"
 #include "gzip.h"
 
 int gzip_inflate(struct buf *out, const void *data, size_t len, size_t max_bytes,
-		 char *msg, size_t msglen)
+		 struct buf *err)
 {
 	z_stream zs;
 	unsigned char chunk[65536];
@@ -17,14 +18,12 @@ int gzip_inflate(struct buf *out, const void *data, size_t len, size_t max_bytes
 	memset(&zs, 0, sizeof(zs));
 	/* 16 + MAX_WBITS: gzip wrapper only (RFC 1952) */
 	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
-		snprintf(msg, msglen, "cannot start zlib's inflate");
-		return -ENOMEM;
+		return err_setf(err, -ENOMEM, "cannot start zlib's inflate");
 	}
 	zs.next_in = (unsigned char *)data;
 	zs.avail_in = (uInt)len;
 	if (len > 0xffffffffu) {
-		snprintf(msg, msglen, "body too large to inflate");
-		r = -EFBIG;
+		r = err_setf(err, -EFBIG, "body too large to inflate");
 		goto out;
 	}
 	for (;;) {
@@ -32,19 +31,16 @@ int gzip_inflate(struct buf *out, const void *data, size_t len, size_t max_bytes
 		zs.avail_out = sizeof(chunk);
 		zr = inflate(&zs, Z_NO_FLUSH);
 		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-			snprintf(msg, msglen, "not a valid gzip stream: %s", zs.msg ? zs.msg : "zlib error");
-			r = -EINVAL;
+			r = err_setf(err, -EINVAL, "not a valid gzip stream: %s", zs.msg ? zs.msg : "zlib error");
 			goto out;
 		}
 		size_t n = sizeof(chunk) - zs.avail_out;
 		if (total + n > max_bytes) {
-			snprintf(msg, msglen, "inflates to more than %zu bytes", max_bytes);
-			r = -EFBIG;
+			r = err_setf(err, -EFBIG, "inflates to more than %zu bytes", max_bytes);
 			goto out;
 		}
 		if (n && buf_append(out, chunk, n)) {
-			snprintf(msg, msglen, "inflates to more than the buffer's limit");
-			r = -EFBIG;
+			r = err_setf(err, -EFBIG, "inflates to more than the buffer's limit");
 			goto out;
 		}
 		total += n;
@@ -53,15 +49,13 @@ int gzip_inflate(struct buf *out, const void *data, size_t len, size_t max_bytes
 				break;
 			/* another gzip member follows */
 			if (inflateReset(&zs) != Z_OK) {
-				snprintf(msg, msglen, "cannot restart zlib's inflate");
-				r = -EINVAL;
+				r = err_setf(err, -EINVAL, "cannot restart zlib's inflate");
 				goto out;
 			}
 			continue;
 		}
 		if (zr == Z_BUF_ERROR || (!zs.avail_in && n == 0)) {
-			snprintf(msg, msglen, "truncated gzip stream");
-			r = -EINVAL;
+			r = err_setf(err, -EINVAL, "truncated gzip stream");
 			goto out;
 		}
 	}

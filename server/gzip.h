@@ -12,9 +12,9 @@
  * bytes; RFC 1952, concatenated members allowed) to out, at most
  * max_bytes of them. Returns 0, -EFBIG when the output would exceed
  * max_bytes (a zip bomb is cut off there, not inflated), or -EINVAL when
- * data is not gzip or is corrupt or truncated (msg, size msglen, says how).
+ * data is not gzip or is corrupt or truncated (err says how).
  */
 int gzip_inflate(struct buf *out, const void *data, size_t len, size_t max_bytes,
-		 char *msg, size_t msglen);
+		 struct buf *err);
 
 #endif

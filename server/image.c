@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "image.h"
 #include "log.h"
 #include "util.h"
@@ -34,18 +35,6 @@ const char *const image_wanted_modules[] = {
 
 static const char *const mkfs_tools[] = { "mkfs.ext4", "mkfs.xfs", "mkfs.btrfs", NULL };
 
-__attribute__((format(printf, 4, 5)))
-static int fail(char *err, size_t size, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (size) {
-		va_start(ap, fmt);
-		vsnprintf(err, size, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 char *image_default_agent(void)
 {
@@ -66,7 +55,7 @@ char *image_default_agent(void)
 /* ---- kernel release from the bzImage header ---- */
 
 int image_kernel_release(char *out, size_t size, const char *path,
-			 char *err, size_t err_size)
+			 struct buf *err)
 {
 	unsigned char hdr[0x240];
 	char ver[128];
@@ -76,11 +65,11 @@ int image_kernel_release(char *out, size_t size, const char *path,
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, err_size, -errno, "cannot open kernel image '%s': %s",
+		return err_setf(err, -errno, "cannot open kernel image '%s': %s",
 			    path, strerror(errno));
 	n = pread(fd, hdr, sizeof(hdr), 0);
 	if (n < (ssize_t)sizeof(hdr) || memcmp(hdr + 0x202, "HdrS", 4)) {
-		r = fail(err, err_size, -EINVAL,
+		r = err_setf(err, -EINVAL,
 			 "kernel image '%s' is not a bzImage: no 'HdrS' setup header at offset 0x202",
 			 path);
 		goto out;
@@ -89,7 +78,7 @@ int image_kernel_release(char *out, size_t size, const char *path,
 	n = off ? pread(fd, ver, sizeof(ver) - 1, off + 0x200) : 0;
 	off += 0x200;
 	if (n <= 0) {
-		r = fail(err, err_size, -EINVAL,
+		r = err_setf(err, -EINVAL,
 			 "kernel image '%s' is truncated: no version string at offset 0x%x",
 			 path, off);
 		goto out;
@@ -97,7 +86,7 @@ int image_kernel_release(char *out, size_t size, const char *path,
 	ver[n] = '\0';
 	ver[strcspn(ver, " ")] = '\0';
 	if (!ver[0]) {
-		r = fail(err, err_size, -EINVAL,
+		r = err_setf(err, -EINVAL,
 			 "kernel image '%s' has an empty version string at offset 0x%x",
 			 path, off);
 		goto out;
@@ -130,7 +119,7 @@ static void encode(struct buf *b, const char *s, bool list_item)
 }
 
 static int add_list(struct buf *b, const char *name, const char *const *items,
-		    char *err, size_t err_size)
+		    struct buf *err)
 {
 	if (!items || !items[0])
 		return 0;
@@ -139,7 +128,7 @@ static int add_list(struct buf *b, const char *name, const char *const *items,
 		const char *eq = strchr(items[i], '=');
 
 		if (!eq || eq == items[i])
-			return fail(err, err_size, -EINVAL,
+			return err_setf(err, -EINVAL,
 				    "%s setting '%s' is not key=value", name, items[i]);
 		if (i)
 			buf_puts(b, ",");
@@ -149,7 +138,7 @@ static int add_list(struct buf *b, const char *name, const char *const *items,
 }
 
 int image_cmdline(char **out, const struct guest_settings *s,
-		  char *err, size_t err_size)
+		  struct buf *err)
 {
 	struct buf b = BUF_INIT;
 	const char *fs = s->fs ? s->fs : "ext4";
@@ -159,7 +148,7 @@ int image_cmdline(char **out, const struct guest_settings *s,
 	for (size_t i = 0; image_filesystems[i]; i++)
 		known |= !strcmp(fs, image_filesystems[i]);
 	if (!known)
-		return fail(err, err_size, -EINVAL,
+		return err_setf(err, -EINVAL,
 			    "unknown filesystem '%s': expected ext4, xfs or btrfs", fs);
 	/* panic=-1: reboot at once on a panic, which the domain turns into
 	 * a stop (on_reboot=destroy); the console keeps the panic text. */
@@ -173,18 +162,18 @@ int image_cmdline(char **out, const struct guest_settings *s,
 		buf_puts(&b, " kc.mnt=");
 		encode(&b, s->mount_opts, false);
 	}
-	if ((r = add_list(&b, "sysctl", s->sysctls, err, err_size)))
+	if ((r = add_list(&b, "sysctl", s->sysctls, err)))
 		goto out;
 	buf_puts(&b, " kc.workload=");
 	encode(&b, s->workload ? s->workload : "wb-handover", false);
-	if ((r = add_list(&b, "knobs", s->knobs, err, err_size)))
+	if ((r = add_list(&b, "knobs", s->knobs, err)))
 		goto out;
 	buf_puts(&b, " kc.port=");
 	encode(&b, s->port ? s->port : "kcanary", false);
 	if (s->extra && *s->extra)
 		buf_printf(&b, " %s", s->extra);
 	if (b.len >= IMAGE_CMDLINE_MAX) {
-		r = fail(err, err_size, -E2BIG,
+		r = err_setf(err, -E2BIG,
 			 "kernel command line is %zu bytes, longer than the kernel's %d: fewer or shorter knobs",
 			 b.len, IMAGE_CMDLINE_MAX - 1);
 		goto out;
@@ -232,7 +221,7 @@ static void mods_free(struct mod *mods, size_t n)
 }
 
 static int mods_parse(struct mod **out, size_t *out_n, const char *dep_path,
-		      char *err, size_t err_size)
+		      struct buf *err)
 {
 	char *text = NULL, *save = NULL, *line;
 	struct mod *mods = NULL;
@@ -240,14 +229,14 @@ static int mods_parse(struct mod **out, size_t *out_n, const char *dep_path,
 	int r;
 
 	if ((r = read_file(&text, NULL, dep_path, 64 << 20)))
-		return fail(err, err_size, r, "cannot read '%s': %s", dep_path, strerror(-r));
+		return err_setf(err, r, "cannot read '%s': %s", dep_path, strerror(-r));
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *colon = strchr(line, ':'), *tok, *s2 = NULL;
 		struct mod *m;
 
 		line_no++;
 		if (!colon) {
-			r = fail(err, err_size, -EINVAL,
+			r = err_setf(err, -EINVAL,
 				 "%s:%zu: expected 'path: deps...', got '%.60s'",
 				 dep_path, line_no, line);
 			goto out;
@@ -334,7 +323,7 @@ static void order_visit(struct order *o, struct mod *mods, size_t n,
 }
 
 int image_module_order(char **out, char ***sources, const char *modules_dir,
-		       const char *const *wanted, char *err, size_t err_size)
+		       const char *const *wanted, struct buf *err)
 {
 	struct order o = { .text = BUF_INIT, .modules_dir = modules_dir };
 	struct mod *mods = NULL;
@@ -342,7 +331,7 @@ int image_module_order(char **out, char ***sources, const char *modules_dir,
 	char *dep_path = xasprintf("%s/modules.dep", modules_dir);
 	int r;
 
-	if ((r = mods_parse(&mods, &n, dep_path, err, err_size)))
+	if ((r = mods_parse(&mods, &n, dep_path, err)))
 		goto out;
 	for (size_t i = 0; wanted[i]; i++) {
 		const char *colon = strchr(wanted[i], ':');
@@ -350,7 +339,7 @@ int image_module_order(char **out, char ***sources, const char *modules_dir,
 		struct mod *m;
 
 		if (!colon) {
-			r = fail(err, err_size, -EINVAL, "wanted module '%s' is not TAG:module",
+			r = err_setf(err, -EINVAL, "wanted module '%s' is not TAG:module",
 				 wanted[i]);
 			goto out;
 		}
@@ -447,19 +436,19 @@ static char *find_tool(const char *name)
 }
 
 /* Add the shared libraries `ldd` lists for bin (nothing for static ones). */
-static int add_ldd_closure(struct entries *e, const char *bin, char *err, size_t err_size)
+static int add_ldd_closure(struct entries *e, const char *bin, struct buf *err)
 {
 	char *cmd, line[1024];
 	FILE *p;
 	int st;
 
 	if (strchr(bin, '\''))
-		return fail(err, err_size, -EINVAL, "path '%s' has a quote", bin);
+		return err_setf(err, -EINVAL, "path '%s' has a quote", bin);
 	cmd = xasprintf("ldd '%s' 2>&1", bin);
 	p = popen(cmd, "r");
 	free(cmd);
 	if (!p)
-		return fail(err, err_size, -errno, "cannot run ldd: %s", strerror(errno));
+		return err_setf(err, -errno, "cannot run ldd: %s", strerror(errno));
 	while (fgets(line, sizeof(line), p)) {
 		char *path = strstr(line, "=> /"), *end;
 
@@ -479,22 +468,22 @@ static int add_ldd_closure(struct entries *e, const char *bin, char *err, size_t
 	st = pclose(p);
 	/* ldd exits 1 for a static binary ("not a dynamic executable"). */
 	if (st == -1)
-		return fail(err, err_size, -EIO, "ldd '%s' failed", bin);
+		return err_setf(err, -EIO, "ldd '%s' failed", bin);
 	return 0;
 }
 
 static int add_binary(struct entries *e, const char *src, const char *dst,
-		      char *err, size_t err_size)
+		      struct buf *err)
 {
 	if (access(src, X_OK))
-		return fail(err, err_size, -ENOENT, "cannot use '%s' in the guest image: %s",
+		return err_setf(err, -ENOENT, "cannot use '%s' in the guest image: %s",
 			    src, strerror(errno));
 	entries_add(e, ENTRY_COPY, dst, src, NULL, 0755);
-	return add_ldd_closure(e, src, err, err_size);
+	return add_ldd_closure(e, src, err);
 }
 
 static int collect(struct entries *e, const struct image_spec *spec,
-		   char *err, size_t err_size)
+		   struct buf *err)
 {
 	const char *busybox = spec->busybox_path ? spec->busybox_path : "/bin/busybox";
 	char *init = NULL, *order = NULL, **sources = NULL;
@@ -502,7 +491,7 @@ static int collect(struct entries *e, const struct image_spec *spec,
 
 	if (spec->init_path) {
 		if ((r = read_file(&init, NULL, spec->init_path, 1 << 20)))
-			return fail(err, err_size, r, "cannot read init script '%s': %s",
+			return err_setf(err, r, "cannot read init script '%s': %s",
 				    spec->init_path, strerror(-r));
 		entries_add(e, ENTRY_TEXT, "init", NULL, init, 0755);
 		free(init);
@@ -510,22 +499,22 @@ static int collect(struct entries *e, const struct image_spec *spec,
 		entries_add(e, ENTRY_TEXT, "init", NULL, image_init_script, 0755);
 	}
 	if (access(busybox, X_OK))
-		return fail(err, err_size, -ENOENT,
+		return err_setf(err, -ENOENT,
 			    "no busybox at '%s' (Debian: apt-get install busybox-static)", busybox);
 	entries_add(e, ENTRY_COPY, "bin/busybox", busybox, NULL, 0755);
-	if ((r = add_ldd_closure(e, busybox, err, err_size)))
+	if ((r = add_ldd_closure(e, busybox, err)))
 		return r;
-	if ((r = add_binary(e, spec->agent_path, "bin/kcanary-agent", err, err_size)))
+	if ((r = add_binary(e, spec->agent_path, "bin/kcanary-agent", err)))
 		return r;
 	for (size_t i = 0; mkfs_tools[i]; i++) {
 		char *p = find_tool(mkfs_tools[i]), *dst;
 
 		if (!p)
-			return fail(err, err_size, -ENOENT,
+			return err_setf(err, -ENOENT,
 				    "'%s' not found (Debian: apt-get install e2fsprogs xfsprogs btrfs-progs)",
 				    mkfs_tools[i]);
 		dst = xasprintf("sbin/%s", mkfs_tools[i]);
-		r = add_binary(e, p, dst, err, err_size);
+		r = add_binary(e, p, dst, err);
 		free(dst);
 		free(p);
 		if (r)
@@ -535,7 +524,7 @@ static int collect(struct entries *e, const struct image_spec *spec,
 		entries_add(e, ENTRY_COPY, "etc/mke2fs.conf", "/etc/mke2fs.conf", NULL, 0644);
 	if (spec->modules_dir) {
 		if ((r = image_module_order(&order, &sources, spec->modules_dir,
-					    image_wanted_modules, err, err_size)))
+					    image_wanted_modules, err)))
 			return r;
 		entries_add(e, ENTRY_TEXT, "lib/modules/kc/order", NULL, order, 0644);
 		for (size_t i = 0; sources[i]; i++) {
@@ -628,7 +617,7 @@ static int parent_dir(const char *path)
 	return r;
 }
 
-static int stage_entry(const char *stage, const struct entry *x, char *err, size_t err_size)
+static int stage_entry(const char *stage, const struct entry *x, struct buf *err)
 {
 	char *dst = xasprintf("%s/%s", stage, x->dst);
 	int r;
@@ -662,7 +651,7 @@ static int stage_entry(const char *stage, const struct entry *x, char *err, size
 		r = -errno;
 out:
 	if (r)
-		fail(err, err_size, r, "cannot put '%s' into the guest image as '/%s': %s",
+		err_setf(err, r, "cannot put '%s' into the guest image as '/%s': %s",
 		     x->src ? x->src : "(text)", x->dst,
 		     r == -EIO ? "the copy or decompression failed" : strerror(-r));
 	free(dst);
@@ -670,7 +659,7 @@ out:
 }
 
 int image_build(char **out_path, const struct image_spec *spec,
-		char *err, size_t err_size)
+		struct buf *err)
 {
 	struct entries e = { 0 };
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -678,8 +667,8 @@ int image_build(char **out_path, const struct image_spec *spec,
 	int format = IMAGE_FORMAT, r;
 
 	if (!spec->agent_path)
-		return fail(err, err_size, -EINVAL, "no agent binary given for the guest image");
-	if ((r = collect(&e, spec, err, err_size)))
+		return err_setf(err, -EINVAL, "no agent binary given for the guest image");
+	if ((r = collect(&e, spec, err)))
 		goto out;
 	fnv(&h, &format, sizeof(format));
 	for (size_t i = 0; i < e.n; i++) {
@@ -687,7 +676,7 @@ int image_build(char **out_path, const struct image_spec *spec,
 		if (e.v[i].kind == ENTRY_TEXT) {
 			fnv(&h, e.v[i].text, strlen(e.v[i].text));
 		} else if ((r = hash_file(&h, e.v[i].src))) {
-			fail(err, err_size, r, "cannot read '%s' for the guest image: %s",
+			err_setf(err, r, "cannot read '%s' for the guest image: %s",
 			     e.v[i].src, strerror(-r));
 			goto out;
 		}
@@ -699,16 +688,16 @@ int image_build(char **out_path, const struct image_spec *spec,
 		goto done;
 	}
 	if ((r = mkdir_p(dir, 0755))) {
-		fail(err, err_size, r, "cannot create '%s': %s", dir, strerror(-r));
+		err_setf(err, r, "cannot create '%s': %s", dir, strerror(-r));
 		goto out;
 	}
 	if (strchr(dir, '\'')) {
-		r = fail(err, err_size, -EINVAL, "image directory '%s' has a quote", dir);
+		r = err_setf(err, -EINVAL, "image directory '%s' has a quote", dir);
 		goto out;
 	}
 	stage = xasprintf("%s/stage.XXXXXX", dir);
 	if (!mkdtemp(stage)) {
-		r = fail(err, err_size, -errno, "cannot create a staging directory in '%s': %s",
+		r = err_setf(err, -errno, "cannot create a staging directory in '%s': %s",
 			 dir, strerror(errno));
 		free(stage);
 		stage = NULL;
@@ -716,7 +705,7 @@ int image_build(char **out_path, const struct image_spec *spec,
 	}
 	log_info("building guest image %s (%zu files)", final, e.n);
 	for (size_t i = 0; i < e.n; i++)
-		if ((r = stage_entry(stage, &e.v[i], err, err_size)))
+		if ((r = stage_entry(stage, &e.v[i], err)))
 			goto out;
 	{
 		static const char *const dirs[] = { "proc", "sys", "dev", "tmp", "mnt", "sbin", "usr", NULL };
@@ -735,7 +724,7 @@ int image_build(char **out_path, const struct image_spec *spec,
 		free(con);
 		free(nul);
 		if (a || b) {
-			r = fail(err, err_size, -errno,
+			r = err_setf(err, -errno,
 				 "cannot create /dev/console in the guest image (mknod needs root): %s",
 				 strerror(errno));
 			goto out;
@@ -745,12 +734,12 @@ int image_build(char **out_path, const struct image_spec *spec,
 	cmd = xasprintf("cd '%s' && find . -mindepth 1 | LC_ALL=C sort | "
 			"cpio -o -H newc -R 0:0 --quiet | gzip -1 > '%s'", stage, tmp);
 	if (system(cmd) != 0) {
-		r = fail(err, err_size, -EIO, "cannot pack the guest image: '%s' failed", cmd);
+		r = err_setf(err, -EIO, "cannot pack the guest image: '%s' failed", cmd);
 		unlink(tmp);
 		goto out;
 	}
 	if (rename(tmp, final)) {
-		r = fail(err, err_size, -errno, "cannot rename '%s' to '%s': %s", tmp, final,
+		r = err_setf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, final,
 			 strerror(errno));
 		unlink(tmp);
 		goto out;

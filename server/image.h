@@ -28,6 +28,8 @@
 
 #include <stddef.h>
 
+#include "util.h"
+
 /* x86's COMMAND_LINE_SIZE (arch/x86/include/uapi/asm/setup.h, 2048). */
 #define IMAGE_CMDLINE_MAX 2048
 
@@ -63,10 +65,10 @@ struct guest_settings {
  * rename into place, so a crash never leaves a half image under the final
  * name). *out_path is a new string owned by the caller. On failure returns
  * -errno (-ENOENT a missing input, -EIO a tool failed) and writes one
- * message to err (err_size bytes, may be 0).
+ * message to err (may be NULL).
  */
 int image_build(char **out_path, const struct image_spec *spec,
-		char *err, size_t err_size);
+		struct buf *err);
 
 /*
  * image_module_order - the modules file for /init: one "TAG FILE" line per
@@ -82,7 +84,7 @@ int image_build(char **out_path, const struct image_spec *spec,
  * modules.dep) or -EINVAL (a line that does not parse).
  */
 int image_module_order(char **out, char ***sources, const char *modules_dir,
-		       const char *const *wanted, char *err, size_t err_size);
+		       const char *const *wanted, struct buf *err);
 
 /* The modules wanted for the guest, as "TAG:module" (NULL-ended). */
 extern const char *const image_wanted_modules[];
@@ -94,7 +96,7 @@ extern const char *const image_wanted_modules[];
  * -E2BIG when the line would exceed IMAGE_CMDLINE_MAX; err says which.
  */
 int image_cmdline(char **out, const struct guest_settings *settings,
-		  char *err, size_t err_size);
+		  struct buf *err);
 
 /*
  * image_kernel_release - read the release string ("6.12.117+deb12-cloud-amd64")
@@ -104,7 +106,7 @@ int image_cmdline(char **out, const struct guest_settings *settings,
  * expected, when the file is not a bzImage; -errno when it cannot be read.
  */
 int image_kernel_release(char *out, size_t size, const char *path,
-			 char *err, size_t err_size);
+			 struct buf *err);
 
 /* image_default_agent - the kcanary-agent to put in images: $KCANARY_AGENT,
  * else the one beside the running kcanary binary. New string; caller frees. */

@@ -1,6 +1,5 @@
 /* ingest.c - parse agent records (jansson) and store them (db_writer).
  * The record contract is DESIGN.md, "Agent records"; see ingest.h. */
-#define LOG_MODULE "ingest"
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -9,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "ingest.h"
-#include "log.h"
 #include "util.h"
 
 struct ingest {
@@ -21,17 +20,24 @@ struct ingest {
 	int64_t batch;           /* records in the open transaction */
 	int64_t line_base;       /* lines of the run stored before this ingest */
 	bool failed;             /* a store error happened: stop writing */
+	struct buf store_err;    /* what it was, said again by every later call */
 };
 
-int ingest_open(struct ingest **out, struct db *db, int64_t run_id)
+/* The stream stopped at a store error: say it (again) in err. */
+static int stopped(struct ingest *in, struct buf *err)
+{
+	return err_setf(err, -EIO, "%s", buf_str(&in->store_err));
+}
+
+int ingest_open(struct ingest **out, struct db *db, int64_t run_id, struct buf *err)
 {
 	struct ingest *in = xcalloc(1, sizeof(*in));
 	int r;
 
 	in->db = db;
-	if ((r = db_writer_open(&in->w, db, run_id)))
+	if ((r = db_writer_open(&in->w, db, run_id, err)))
 		goto fail;
-	if ((r = db_run_set_status(db, run_id, "running", NULL)))
+	if ((r = db_run_set_status(db, run_id, "running", NULL, err)))
 		goto fail;
 	*out = in;
 	return 0;
@@ -41,14 +47,15 @@ fail:
 	return r;
 }
 
-int ingest_open_at(struct ingest **out, struct db *db, int64_t run_id, int64_t line_no)
+int ingest_open_at(struct ingest **out, struct db *db, int64_t run_id, int64_t line_no,
+		   struct buf *err)
 {
 	struct ingest *in = xcalloc(1, sizeof(*in));
 	int r;
 
 	in->db = db;
 	in->line_base = line_no;
-	if ((r = db_writer_open(&in->w, db, run_id))) {
+	if ((r = db_writer_open(&in->w, db, run_id, err))) {
 		free(in);
 		return r;
 	}
@@ -56,20 +63,21 @@ int ingest_open_at(struct ingest **out, struct db *db, int64_t run_id, int64_t l
 	return 0;
 }
 
-int ingest_detach(struct ingest *in, struct ingest_stats *stats_out)
+int ingest_detach(struct ingest *in, struct ingest_stats *stats_out, struct buf *err)
 {
 	int r = 0;
 
 	if (!in)
 		return 0;
 	if (in->partial.len)
-		r = ingest_line(in, in->partial.ptr, in->partial.len);
+		r = ingest_line(in, in->partial.ptr, in->partial.len, err);
 	if (!r)
-		r = ingest_flush(in);
+		r = ingest_flush(in, err);
 	if (stats_out)
 		*stats_out = in->st;
 	db_writer_close(in->w);
 	buf_release(&in->partial);
+	buf_release(&in->store_err);
 	free(in);
 	return r;
 }
@@ -102,7 +110,7 @@ static int keep_raw(struct ingest *in, const char *reason, const char *line, siz
 	in->st.bad_lines++;
 	if (len > 65536)
 		len = 65536;   /* a raw line is evidence, not data: keep its head */
-	return db_writer_raw(in->w, in->line_base + in->st.lines, reason, line, len);
+	return db_writer_raw(in->w, in->line_base + in->st.lines, reason, line, len, &in->store_err);
 }
 
 static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
@@ -124,7 +132,7 @@ static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
 				buf_printf(why, "summary metric '%s' is not a finite number", k);
 			continue;
 		}
-		r = db_writer_summary(in->w, k, d);
+		r = db_writer_summary(in->w, k, d, &in->store_err);
 		if (r && r != -EEXIST)
 			return r;
 	}
@@ -144,7 +152,7 @@ static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
 			}
 			if (!name || !json_is_integer(count))
 				continue;
-			if ((r = db_writer_probe(in->w, NAN, name, ks ? ks : "", json_integer_value(count))))
+			if ((r = db_writer_probe(in->w, NAN, name, ks ? ks : "", json_integer_value(count), &in->store_err)))
 				return r;
 			in->st.probes++;
 		}
@@ -157,7 +165,7 @@ static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
 			json_object_foreach(v, pk, pv) {
 				if (!json_is_integer(pv))
 					continue;
-				if ((r = db_writer_probe(in->w, NAN, k, pk, json_integer_value(pv))))
+				if ((r = db_writer_probe(in->w, NAN, k, pk, json_integer_value(pv), &in->store_err)))
 					return r;
 				in->st.probes++;
 			}
@@ -188,7 +196,7 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 			return 1;
 		}
 		in->st.samples++;
-		return db_writer_sample(in->w, t, name, value);
+		return db_writer_sample(in->w, t, name, value, &in->store_err);
 	}
 	if (!strcmp(type, "probe")) {
 		json_t *key = json_object_get(rec, "key");
@@ -208,7 +216,7 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 			return 1;
 		}
 		in->st.probes++;
-		return db_writer_probe(in->w, t, name, keystr, json_integer_value(count));
+		return db_writer_probe(in->w, t, name, keystr, json_integer_value(count), &in->store_err);
 	}
 	if (!strcmp(type, "phase")) {
 		name = get_str(rec, "name");
@@ -216,12 +224,12 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 			buf_puts(why, "phase needs a number t and a string name");
 			return 1;
 		}
-		return db_writer_phase(in->w, t, name);
+		return db_writer_phase(in->w, t, name, &in->store_err);
 	}
 	if (!strcmp(type, "hello")) {
 		char *js = xstrndup(line, len);
 		int r = db_writer_hello(in->w, get_str(rec, "kernel_release"),
-					get_str(rec, "agent_version"), get_str(rec, "host"), js);
+					get_str(rec, "agent_version"), get_str(rec, "host"), js, &in->store_err);
 		free(js);
 		in->st.saw_hello = true;
 		return r;
@@ -245,7 +253,7 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 			snprintf(in->st.error, sizeof(in->st.error), "%s",
 				 msg ? msg : "agent error without a message");
 		}
-		return db_writer_note(in->w, NAN, "error", msg ? msg : "");
+		return db_writer_note(in->w, NAN, "error", msg ? msg : "", &in->store_err);
 	}
 	if (!strcmp(type, "probes_unavailable") || !strcmp(type, "note")) {
 		const char *msg = get_str(rec, "message");
@@ -254,7 +262,7 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 			msg = js = xstrndup(line, len);
 		double tt = NAN;
 		get_num(rec, "t", &tt);
-		int r = db_writer_note(in->w, tt, type, msg);
+		int r = db_writer_note(in->w, tt, type, msg, &in->store_err);
 		free(js);
 		return r;
 	}
@@ -262,14 +270,14 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 	return 1;
 }
 
-static int maybe_commit(struct ingest *in)
+static int maybe_commit(struct ingest *in, struct buf *err)
 {
 	if (in->batch < INGEST_BATCH)
 		return 0;
-	return ingest_flush(in);
+	return ingest_flush(in, err);
 }
 
-int ingest_line(struct ingest *in, const char *line, size_t len)
+int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err)
 {
 	struct buf why = BUF_INIT;
 	json_error_t jerr;
@@ -277,7 +285,7 @@ int ingest_line(struct ingest *in, const char *line, size_t len)
 	int r;
 
 	if (in->failed)
-		return -EIO;
+		return stopped(in, err);
 	if (len && line[len - 1] == '\r')
 		len--;
 	in->st.lines++;
@@ -287,7 +295,7 @@ int ingest_line(struct ingest *in, const char *line, size_t len)
 		i++;
 	if (i == len)
 		return 0;
-	if ((r = db_writer_begin(in->w)))
+	if ((r = db_writer_begin(in->w, &in->store_err)))
 		goto store_error;
 	in->batch++;
 	if (len > INGEST_MAX_LINE) {
@@ -315,15 +323,15 @@ done:
 	buf_release(&why);
 	if (r < 0)
 		goto store_error;
-	return maybe_commit(in);
+	return maybe_commit(in, err);
 store_error:
-	log_err("cannot store line %" PRId64 ": %s", in->st.lines, db_errmsg(in->db));
+	err_wrapf(&in->store_err, r, "cannot store line %" PRId64, in->st.lines);
 	db_writer_rollback(in->w);
 	in->failed = true;
-	return -EIO;
+	return err_setf(err, r, "%s", buf_str(&in->store_err));
 }
 
-int ingest_feed(struct ingest *in, const char *data, size_t len)
+int ingest_feed(struct ingest *in, const char *data, size_t len, struct buf *err)
 {
 	const char *p = data, *end = data + len;
 	int r;
@@ -345,10 +353,10 @@ int ingest_feed(struct ingest *in, const char *data, size_t len)
 				INGEST_MAX_LINE + 1 - in->partial.len;
 			size_t n = (size_t)(nl - p);
 			buf_append(&in->partial, p, n < room ? n : room);
-			r = ingest_line(in, in->partial.ptr, in->partial.len);
+			r = ingest_line(in, in->partial.ptr, in->partial.len, err);
 			buf_reset(&in->partial);
 		} else {
-			r = ingest_line(in, p, (size_t)(nl - p));
+			r = ingest_line(in, p, (size_t)(nl - p), err);
 		}
 		if (r)
 			return r;
@@ -357,20 +365,23 @@ int ingest_feed(struct ingest *in, const char *data, size_t len)
 	return 0;
 }
 
-int ingest_flush(struct ingest *in)
+int ingest_flush(struct ingest *in, struct buf *err)
 {
+	int r;
+
 	if (in->failed)
-		return -EIO;
+		return stopped(in, err);
 	in->batch = 0;
-	if (db_writer_commit(in->w)) {
-		log_err("cannot commit records: %s", db_errmsg(in->db));
+	if ((r = db_writer_commit(in->w, &in->store_err))) {
+		err_wrapf(&in->store_err, r, "cannot commit the records before line %" PRId64,
+			  in->st.lines + 1);
 		in->failed = true;
-		return -EIO;
+		return err_setf(err, r, "%s", buf_str(&in->store_err));
 	}
 	return 0;
 }
 
-int ingest_close(struct ingest *in, struct ingest_stats *stats_out)
+int ingest_close(struct ingest *in, struct ingest_stats *stats_out, struct buf *err)
 {
 	int r = 0;
 
@@ -383,30 +394,30 @@ int ingest_close(struct ingest *in, struct ingest_stats *stats_out)
 		json_t *probe = json_loadb(tail.ptr, tail.len, 0, NULL);
 		if (probe) {
 			json_decref(probe);
-			r = ingest_line(in, tail.ptr, tail.len);
-		} else if (!(r = db_writer_begin(in->w))) {
+			r = ingest_line(in, tail.ptr, tail.len, err);
+		} else if (!(r = db_writer_begin(in->w, err))) {
 			in->st.lines++;
-			r = keep_raw(in, "truncated line at end of stream", tail.ptr, tail.len);
+			if ((r = keep_raw(in, "truncated line at end of stream", tail.ptr, tail.len)))
+				err_setf(err, r, "%s", buf_str(&in->store_err));
 		}
 		buf_reset(&in->partial);
 	}
 	if (!in->failed && !r)
-		r = ingest_flush(in);
+		r = ingest_flush(in, err);
 	const char *status = in->st.saw_error ? "failed" :
 			     in->st.saw_done ? "ok" : "incomplete";
 	snprintf(in->st.status, sizeof(in->st.status), "%s", status);
 	if (!in->failed && !r) {
 		r = db_writer_finish(in->w, status, in->st.saw_error ? in->st.error : NULL,
-				     in->st.records, in->st.bad_lines);
-		if (r)
-			log_err("cannot finish run: %s", db_errmsg(in->db));
+				     in->st.records, in->st.bad_lines, err);
 	}
 	if (in->failed && !r)
-		r = -EIO;
+		r = stopped(in, err);
 	if (stats_out)
 		*stats_out = in->st;
 	db_writer_close(in->w);
 	buf_release(&in->partial);
+	buf_release(&in->store_err);
 	free(in);
 	return r;
 }

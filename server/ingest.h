@@ -43,23 +43,26 @@ struct ingest_stats {
 /*
  * ingest_open - start ingesting into the existing run run_id (status set
  * to 'running'). *out is owned by the caller and freed by ingest_close().
- * Returns 0, -ENOENT (no such run) or -EIO.
+ * Returns 0, -ENOENT (no such run) or the store's error, with err.
  */
-int ingest_open(struct ingest **out, struct db *db, int64_t run_id);
+int ingest_open(struct ingest **out, struct db *db, int64_t run_id, struct buf *err);
 
 /*
  * ingest_feed - hand over the next len bytes of the stream, in any
  * chunking; complete lines are processed, a partial line is kept until the
- * rest arrives. Bad data never fails: only a store error does (-EIO, the
- * batch in progress is rolled back, earlier batches stay).
+ * rest arrives. Bad data never fails: only a store error does (its code,
+ * db.h; the batch in progress is rolled back, earlier batches stay), and
+ * err says which line could not be stored and why. After a store error
+ * every call fails again with the same message. These functions do not
+ * log: the caller reports the error once.
  */
-int ingest_feed(struct ingest *in, const char *data, size_t len);
+int ingest_feed(struct ingest *in, const char *data, size_t len, struct buf *err);
 
 /* ingest_line - process one line (no trailing newline needed). */
-int ingest_line(struct ingest *in, const char *line, size_t len);
+int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err);
 
 /* ingest_flush - commit the batch in progress now (for a live view). */
-int ingest_flush(struct ingest *in);
+int ingest_flush(struct ingest *in, struct buf *err);
 
 /*
  * ingest_close - end of stream: a partial last line is stored raw as
@@ -68,9 +71,9 @@ int ingest_flush(struct ingest *in);
  * runs.error) or 'incomplete' (the stream ended without done). Every sample
  * stored so far stays. Callers that know better (a watchdog timeout) set
  * the status afterwards with db_run_set_status(). Frees in; stats_out may
- * be NULL. Returns 0 or -EIO.
+ * be NULL. Returns 0 or the store's error with err.
  */
-int ingest_close(struct ingest *in, struct ingest_stats *stats_out);
+int ingest_close(struct ingest *in, struct ingest_stats *stats_out, struct buf *err);
 
 /*
  * ingest_open_at - go on storing records of run_id, a run fed over several
@@ -81,15 +84,16 @@ int ingest_close(struct ingest *in, struct ingest_stats *stats_out);
  * then neither commits nor rolls back, so the caller stores them together
  * with its own rows, or not at all. End with ingest_detach().
  */
-int ingest_open_at(struct ingest **out, struct db *db, int64_t run_id, int64_t line_no);
+int ingest_open_at(struct ingest **out, struct db *db, int64_t run_id, int64_t line_no,
+		   struct buf *err);
 
 /*
  * ingest_detach - store a partial last line as it is (the caller hands over
  * whole lines), flush, and free in without finishing the run: status and
  * counters (runs.records, bad_lines) are the caller's to set. stats_out (may
- * be NULL) gets this ingest's counters. 0 or -EIO.
+ * be NULL) gets this ingest's counters. 0 or the store's error with err.
  */
-int ingest_detach(struct ingest *in, struct ingest_stats *stats_out);
+int ingest_detach(struct ingest *in, struct ingest_stats *stats_out, struct buf *err);
 
 /* ingest_stats - the counters so far (borrowed, valid until close). */
 const struct ingest_stats *ingest_stats(const struct ingest *in);

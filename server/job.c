@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "job.h"
 #include "series.h"
 #include "log.h"
@@ -748,17 +749,17 @@ int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct 
 	uint64_t rng = s->seed;
 	int r;
 
-	if ((r = db_begin(db)))
+	if ((r = db_begin(db, err)))
 		goto fail;
-	if ((r = db_job_create(db, &job, s->name, "compare", spec_json)))
+	if ((r = db_job_create(db, &job, s->name, "compare", spec_json, err)))
 		goto fail;
-	if ((r = db_job_set_meta(db, job, (int64_t)s->seed, s->metric)))
+	if ((r = db_job_set_meta(db, job, (int64_t)s->seed, s->metric, err)))
 		goto fail;
 	for (size_t i = 0; i < nv; i++) {
 		char *vj = variant_to_json(&v[i]);
-		r = db_variant_get(db, &vids[i], job, v[i].name);
+		r = db_variant_get(db, &vids[i], job, v[i].name, err);
 		if (!r)
-			r = db_variant_set_spec(db, vids[i], v[i].base, v[i].patches, vj);
+			r = db_variant_set_spec(db, vids[i], v[i].base, v[i].patches, vj, err);
 		free(vj);
 		if (r)
 			goto fail;
@@ -780,7 +781,7 @@ int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct 
 			const char *fs = json_string_value(json_object_get(pj, "fs"));
 			for (size_t i = 0; i < nv && !r; i++) {
 				int64_t run;
-				r = db_run_create(db, &run, job, vids[i], cell, rep, fs, params);
+				r = db_run_create(db, &run, job, vids[i], cell, rep, fs, params, err);
 			}
 			json_decref(pj);
 			free(cell);
@@ -789,12 +790,12 @@ int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct 
 				goto fail;
 		}
 	}
-	if ((r = db_commit(db)))
+	if ((r = db_commit(db, err)))
 		goto fail;
 	*out_job = job;
 	goto out;
 fail:
-	buf_printf(err, "cannot store job '%s': %s", s->name, db_errmsg(db));
+	err_wrapf(err, r, "cannot store job '%s'", s->name);
 	db_rollback(db);
 out:
 	job_variants_free(v, nv);

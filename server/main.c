@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "error.h"
 #include "log.h"
 #include "util.h"
 
@@ -91,6 +92,19 @@ char *cmd_db_path(void)
 	if (cmd_home)
 		return xasprintf("%s/kcanary.db", cmd_home);
 	return db_default_path();
+}
+
+struct db *cmd_open_store(const char *prog)
+{
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	char *p = cmd_db_path();
+
+	if (db_open(&db, p, &err))
+		fprintf(stderr, "%s: %s\n", prog, err_text(&err));
+	buf_release(&err);
+	free(p);
+	return db;
 }
 
 static void usage(FILE *f)

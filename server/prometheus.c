@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "error.h"
 #include "prometheus.h"
 #include "util.h"
 
@@ -86,7 +87,7 @@ static void put_glob(struct buf *b, const char *g)
 	}
 }
 
-int prom_matchers(char **out, const struct db_selector *sel, size_t n, char *err, size_t errlen)
+int prom_matchers(char **out, const struct db_selector *sel, size_t n, struct buf *err)
 {
 	struct buf b = BUF_INIT;
 
@@ -95,15 +96,13 @@ int prom_matchers(char **out, const struct db_selector *sel, size_t n, char *err
 		bool glob = strpbrk(v, "*?[") != NULL;
 
 		if (!strcmp(k, "since")) {
-			snprintf(err, errlen, "selector 'since' has no Prometheus label: use --window");
 			buf_release(&b);
-			return -EINVAL;
+			return err_setf(err, -EINVAL, "selector 'since' has no Prometheus label: use --window");
 		}
 		if (!label_name_ok(k)) {
-			snprintf(err, errlen, "selector key '%s' is not a Prometheus label name "
-				 "(letters, digits, '_')", k);
 			buf_release(&b);
-			return -EINVAL;
+			return err_setf(err, -EINVAL, "selector key '%s' is not a Prometheus label name "
+					"(letters, digits, '_')", k);
 		}
 		if (b.len)
 			buf_puts(&b, ",");
@@ -150,7 +149,7 @@ static void add_sample(struct prom_result *r, json_t *pair, size_t series, size_
 }
 
 int prom_query(struct prom_result *out, const char *base_url, const char *promql,
-	       double end_s, double window_s, double step_s, char *err, size_t errlen)
+	       double end_s, double window_s, double step_s, struct buf *err)
 {
 	CURL *c = curl_easy_init();
 	struct buf body = BUF_INIT_MAX(PROM_MAX_ANSWER);
@@ -164,8 +163,7 @@ int prom_query(struct prom_result *out, const char *base_url, const char *promql
 	size_t i;
 
 	if (!c) {
-		snprintf(err, errlen, "cannot start libcurl");
-		return -ENOMEM;
+		return err_setf(err, -ENOMEM, "cannot start libcurl");
 	}
 	while (blen && base_url[blen - 1] == '/')
 		blen--;
@@ -183,7 +181,7 @@ int prom_query(struct prom_result *out, const char *base_url, const char *promql
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "kcanary");
 	if (curl_easy_perform(c) != CURLE_OK) {
-		snprintf(err, errlen, "cannot query Prometheus at '%.*s': %s", (int)blen, base_url,
+		err_setf(err, ret, "cannot query Prometheus at '%.*s': %s", (int)blen, base_url,
 			 curl_err);
 		goto out;
 	}
@@ -192,7 +190,7 @@ int prom_query(struct prom_result *out, const char *base_url, const char *promql
 	ret = -EPROTO;
 	if (!j || strcmp(json_string_value(json_object_get(j, "status")) ?: "", "success")) {
 		const char *e = json_string_value(json_object_get(j, "error"));
-		snprintf(err, errlen, "Prometheus at '%.*s' answered %ld to '%s': %s", (int)blen,
+		err_setf(err, ret, "Prometheus at '%.*s' answered %ld to '%s': %s", (int)blen,
 			 base_url, status, promql, e ? e : j ? "no error text" : "not JSON");
 		goto out;
 	}
@@ -200,7 +198,7 @@ int prom_query(struct prom_result *out, const char *base_url, const char *promql
 	result = json_object_get(data, "result");
 	const char *type = json_string_value(json_object_get(data, "resultType"));
 	if (!json_is_array(result) || !type || (strcmp(type, "matrix") && strcmp(type, "vector"))) {
-		snprintf(err, errlen, "Prometheus answered '%s' with a %s, expected an instant vector or"
+		err_setf(err, ret, "Prometheus answered '%s' with a %s, expected an instant vector or"
 			 " a range of one (the PromQL must select series)", promql, type ? type : "?");
 		goto out;
 	}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "db_canary.h"
+#include "util.h"
 
 /* The samples of one query: values[i] belongs to series series_of[i]
  * (0..nseries-1, one per label set Prometheus returned). */
@@ -28,7 +29,7 @@ void prom_result_release(struct prom_result *r);
  * kernel=~"R([+-].*)?". -EINVAL, with a message in err, for "since"
  * (use --window) or a key that is not a Prometheus label name.
  */
-int prom_matchers(char **out, const struct db_selector *sel, size_t n, char *err, size_t errlen);
+int prom_matchers(char **out, const struct db_selector *sel, size_t n, struct buf *err);
 
 /*
  * prom_query - run promql against the server at base_url: with
@@ -39,6 +40,6 @@ int prom_matchers(char **out, const struct db_selector *sel, size_t n, char *err
  * said), -EPROTO (an error answer: err has Prometheus' error text).
  */
 int prom_query(struct prom_result *out, const char *base_url, const char *promql,
-	       double end_s, double window_s, double step_s, char *err, size_t errlen);
+	       double end_s, double window_s, double step_s, struct buf *err);
 
 #endif

@@ -217,12 +217,12 @@ static void compute(struct report *r)
 }
 
 int report_build(struct report **out, struct db *db, int64_t job_id,
-		 const struct report_opts *opts)
+		 const struct report_opts *opts, struct buf *err)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
 	int ret;
 
-	if ((ret = db_report_load(db, job_id, opts ? opts->metric : NULL, &r->d))) {
+	if ((ret = db_report_load(db, job_id, opts ? opts->metric : NULL, &r->d, err))) {
 		free(r);
 		return ret;
 	}
@@ -451,6 +451,8 @@ static void probe_lines(struct buf *b, const struct report *r, const char *celln
 	}
 }
 
+/* reason: one cell's table, text and markdown side by side; every row uses the column
+ * widths computed at its top. */
 static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
 		      bool markdown)
 {

@@ -31,10 +31,11 @@ struct report;
 
 /*
  * report_build - gather and compute. *out is owned by the caller
- * (report_free). Returns 0, -ENOENT (no such job) or -EIO.
+ * (report_free). Returns 0, -ENOENT (no such job) or the store's error
+ * (db.h), with the reason in err (may be NULL).
  */
 int report_build(struct report **out, struct db *db, int64_t job_id,
-		 const struct report_opts *opts);
+		 const struct report_opts *opts, struct buf *err);
 void report_free(struct report *r);
 
 /*

@@ -201,7 +201,7 @@ static void console_follow(struct run_state *s, const char *path)
 }
 
 /* Read what the channel has; feed it to ingest. Returns -EIO on a store error. */
-static int chan_read(struct run_state *s, struct ingest *in)
+static int chan_read(struct run_state *s, struct ingest *in, struct buf *err)
 {
 	char chunk[65536];
 
@@ -210,7 +210,7 @@ static int chan_read(struct run_state *s, struct ingest *in)
 		int r;
 
 		if (n > 0) {
-			if ((r = ingest_feed(in, chunk, (size_t)n)))
+			if ((r = ingest_feed(in, chunk, (size_t)n, err)))
 				return r;
 			continue;
 		}
@@ -317,12 +317,6 @@ static void run_failf(struct run *x, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int store_err(struct run *x, int r, const char *what, struct buf *err)
-{
-	return err_setf(err, r, "cannot %s run %lld: %s", what, (long long)x->id,
-			db_errmsg(x->db));
-}
-
 static void run_init(struct run *x, struct runner_result *out, struct db *db, int64_t run_id,
 		     const struct runner_opts *o)
 {
@@ -355,22 +349,23 @@ static int store_guest_json(struct run *x, const struct vm_spec *spec, struct bu
 			      "vcpus", (int)spec->vcpus, "memory_mib", (json_int_t)spec->memory_mib,
 			      "disk_bytes", (json_int_t)x->disk_bytes, "watchdog_s", o->watchdog_s);
 	char *text = g ? json_dumps(g, JSON_COMPACT) : NULL;
-	int r = text ? db_run_set_guest_json(x->db, x->id, text) : 0;
+	int r = text ? db_run_set_guest_json(x->db, x->id, text, err) : 0;
 
 	free(text);
 	json_decref(g);
-	return r ? store_err(x, r, "update", err) : 0;
+	return r;
 }
 
 /* The store's side, the scratch disk and the domain's XML. */
 static int run_setup(struct run *x, struct buf *err)
 {
 	const struct runner_opts *o = x->o;
+	struct buf e = BUF_INIT;
 	struct vm_spec spec;
 	int r;
 
-	if ((r = ingest_open(&x->in, x->db, x->id)))
-		return store_err(x, r, "start storing", err);
+	if ((r = ingest_open(&x->in, x->db, x->id, err)))
+		return r;
 	if ((r = mkdir_p(x->dir, 0755))) {
 		run_failf(x, "cannot create '%s': %s", x->dir, strerror(-r));
 		return 0;
@@ -381,8 +376,8 @@ static int run_setup(struct run *x, struct buf *err)
 		run_failf(x, "cannot create scratch disk '%s': %s", x->disk, strerror(-r));
 		return 0;
 	}
-	if ((r = db_run_set_guest(x->db, x->id, vm_accel_name(o->accel), x->console, 0)))
-		return store_err(x, r, "update", err);
+	if ((r = db_run_set_guest(x->db, x->id, vm_accel_name(o->accel), x->console, 0, err)))
+		return r;
 	spec = (struct vm_spec){
 		.name = x->name, .accel = o->accel,
 		.vcpus = o->vcpus ? o->vcpus : 2,
@@ -391,9 +386,9 @@ static int run_setup(struct run *x, struct buf *err)
 		.disk_path = x->disk, .console_path = x->console,
 		.channel_path = x->sock_path, .channel_name = "kcanary",
 	};
-	if (vm_domain_xml(&x->xml, &spec, x->why, sizeof(x->why))) {
-		if (!x->why[0])
-			run_failf(x, "cannot write the domain XML");
+	if (vm_domain_xml(&x->xml, &spec, &e)) {
+		run_failf(x, "%s", e.len ? buf_str(&e) : "cannot write the domain XML");
+		buf_release(&e);
 		return 0;
 	}
 	return store_guest_json(x, &spec, err);
@@ -403,17 +398,23 @@ static int run_setup(struct run *x, struct buf *err)
 static void run_start(struct run *x)
 {
 	const struct runner_opts *o = x->o;
+	struct buf e = BUF_INIT;
 
-	if (vm_conn_open(&x->conn, o->uri, x->why, sizeof(x->why)))
-		return;
+	if (vm_conn_open(&x->conn, o->uri, &e))
+		goto failed;
 	x->t0 = clock_mono_s();
 	x->out->create_mono_s = x->t0;
-	if (vm_domain_start(&x->dom, x->conn, x->name, x->xml, 0, x->why, sizeof(x->why)))
-		return;
+	if (vm_domain_start(&x->dom, x->conn, x->name, x->xml, 0, &e))
+		goto failed;
 	log_info("run %lld: guest '%s' started (%s)", (long long)x->id, x->name,
 		 vm_accel_name(o->accel));
 	if (o->on_start)
 		o->on_start(x->name, o->on_start_arg);
+	return;
+failed:
+	/* libvirt's words are the run's outcome: stored as 'failed' */
+	run_failf(x, "%s", buf_str(&e));
+	buf_release(&e);
 }
 
 /* One pass of the wait: poll the channel, libvirt's events and the signal
@@ -448,8 +449,8 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 		return 0;
 	}
 	if (sock_i >= 0 && pf[sock_i].revents) {
-		if ((r = chan_read(s, x->in)))
-			return store_err(x, r, "store", err);
+		if ((r = chan_read(s, x->in, err)))
+			return r;
 		if (x->out->boot_to_hello_s < 0 && ingest_stats(x->in)->saw_hello)
 			x->out->boot_to_hello_s = clock_mono_s() - x->t0;
 	}
@@ -461,8 +462,8 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 		console_follow(s, x->console);
 	now = clock_mono_s();
 	if (now - *last_flush >= 1.0) {
-		if ((r = ingest_flush(x->in)))
-			return store_err(x, r, "store", err);
+		if ((r = ingest_flush(x->in, err)))
+			return r;
 		*last_flush = now;
 	}
 	/* Stopped: read what is left; QEMU's exit closes the socket. */
@@ -478,8 +479,8 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 static int run_wait(struct run *x, struct buf *err)
 {
 	double last_flush = clock_mono_s();
+	struct buf e = BUF_INIT;
 	bool done = false;
-	char e[512];
 	int r;
 
 	/* Connect at once: the guest's writes block until a reader is there.
@@ -491,9 +492,10 @@ static int run_wait(struct run *x, struct buf *err)
 			return r;
 	x->out->wall_s = clock_mono_s() - x->t0;
 	if (x->s.sock >= 0)
-		chan_read(&x->s, x->in);
-	if (vm_domain_destroy(x->dom, e, sizeof(e)))
-		log_err("%s", e);
+		chan_read(&x->s, x->in, NULL);   /* a store error: said again by ingest_close */
+	if (vm_domain_destroy(x->dom, &e))      /* cleanup: said here, once */
+		log_err("%s", buf_str(&e));
+	buf_release(&e);
 	if (x->o->console)
 		console_follow(&x->s, x->console);
 	return 0;
@@ -557,10 +559,10 @@ static int run_store(struct run *x, struct buf *err)
 	int r;
 
 	if (x->in) {
-		r = ingest_close(x->in, &x->st);
+		r = ingest_close(x->in, &x->st, err);
 		x->in = NULL;
 		if (r)
-			return store_err(x, r, "store", err);
+			return r;
 	}
 	x->out->records = x->st.records;
 	x->out->samples = x->st.samples;
@@ -568,23 +570,20 @@ static int run_store(struct run *x, struct buf *err)
 	if (!x->tail)
 		runner_console_tail(&x->tail, x->console, RUNNER_TAIL_LINES);
 	if ((r = db_run_set_status(x->db, x->id, x->out->status,
-				   x->out->error[0] ? x->out->error : NULL)) ||
-	    (x->tail && (r = db_run_set_console_tail(x->db, x->id, x->tail))))
-		return err_setf(err, r, "cannot store the outcome of run %lld: %s", (long long)x->id,
-				db_errmsg(x->db));
+				   x->out->error[0] ? x->out->error : NULL, err)) ||
+	    (x->tail && (r = db_run_set_console_tail(x->db, x->id, x->tail, err))))
+		return err_wrapf(err, r, "cannot store the outcome of run %lld", (long long)x->id);
 	return 0;
 }
 
 static void run_release(struct run *x)
 {
-	char e[512];
-
 	if (x->in)
-		ingest_close(x->in, NULL);
+		ingest_close(x->in, NULL, NULL);
 	if (x->s.sock >= 0)
 		close(x->s.sock);
 	if (x->dom) {
-		vm_domain_destroy(x->dom, e, sizeof(e));
+		vm_domain_destroy(x->dom, NULL);   /* gone already after run_wait */
 		vm_domain_free(x->dom);
 	}
 	vm_conn_close(x->conn);
@@ -612,21 +611,20 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 	if (!x.why[0] && (r = run_wait(&x, err)))
 		goto out;
 	if (!x.why[0]) {
-		r = ingest_close(x.in, &x.st);
+		r = ingest_close(x.in, &x.st, err);
 		x.in = NULL;
-		if (r) {
-			r = store_err(&x, r, "store", err);
+		if (r)
 			goto out;
-		}
 		runner_console_tail(&x.tail, x.console, RUNNER_TAIL_LINES);
 		run_judge(&x);
 	} else {
-		char e[512];
+		struct buf e = BUF_INIT;
 
 		log_debug("run %lld: %s", (long long)run_id, x.why);
 		set_result(out, "failed", x.why);
-		if (x.dom && vm_domain_destroy(x.dom, e, sizeof(e)))
-			log_err("%s", e);
+		if (x.dom && vm_domain_destroy(x.dom, &e))
+			log_err("%s", buf_str(&e));
+		buf_release(&e);
 	}
 	r = run_store(&x, err);
 out:

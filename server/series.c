@@ -458,6 +458,8 @@ static bool hunk_counts(const struct line *l, long *old_n, long *new_n)
  * a removed line, and one after the last hunk is the signature), collecting
  * the files and noticing hunks that do not add up (whitespace damage).
  */
+/* reason: one pass over the diff as a small state machine (file header, hunk, after the
+ * last hunk); its states share the position, the hunk counts and the current file. */
 static void scan_diff(struct body *b, const char *t, size_t len)
 {
 	struct line l;

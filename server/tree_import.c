@@ -22,12 +22,6 @@ extern char **environ;
 
 #define TARBALL_TRAILER "Kcanary-Tarball: "
 
-/* git.h's last message, into err, with code. */
-static int git_err(struct buf *err, int code)
-{
-	return err_setf(err, code, "%s", repo_errmsg());
-}
-
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -115,12 +109,16 @@ static void kernel_version(char *out, size_t size, const char *dir)
 /* The tip of the import branch into tip; *has false when there is none. */
 static int import_tip(struct repo *r, char tip[KC_OID_HEX], bool *has, struct buf *err)
 {
-	int rc = repo_resolve(r, tip, TREE_IMPORT_BRANCH);
+	struct buf why = BUF_INIT;
+	int rc = repo_resolve(r, tip, TREE_IMPORT_BRANCH, &why);
 
 	*has = rc == 0;
-	if (rc == -ENOENT)
-		return 0;
-	return rc ? git_err(err, rc) : 0;
+	if (rc == -ENOENT)       /* no import yet: not an error, err stays as it was */
+		rc = 0;
+	else if (rc)
+		err_setf(err, rc, "%s", buf_str(&why));
+	buf_release(&why);
+	return rc;
 }
 
 /* Walk the first-parent chain of the import branch for a commit whose
@@ -139,8 +137,8 @@ static int find_import(struct repo *r, const char *want, char found[KC_OID_HEX],
 		char *msg = NULL;
 		const char *t;
 
-		if ((ret = repo_commit_info(r, c, NULL, NULL, NULL, &msg)))
-			return git_err(err, ret);
+		if ((ret = repo_commit_info(r, c, NULL, NULL, NULL, &msg, err)))
+			return ret;
 		t = strstr(msg, TARBALL_TRAILER);
 		*has = t && !strncmp(t + strlen(TARBALL_TRAILER), want, 40);
 		free(msg);
@@ -148,7 +146,7 @@ static int find_import(struct repo *r, const char *want, char found[KC_OID_HEX],
 			memcpy(found, c, KC_OID_HEX);
 			return 0;
 		}
-		more = repo_commit_parent(r, parent, c) == 0;
+		more = repo_commit_parent(r, parent, c, NULL) == 0;   /* -ENOENT: the root */
 		memcpy(c, parent, KC_OID_HEX);
 	}
 	return 0;
@@ -165,12 +163,12 @@ static int commit_workdir(struct repo *r, struct import_result *res, const char 
 	bool has_parent;
 	int ret;
 
-	if ((ret = repo_index_workdir(r, tree)))
-		return git_err(err, ret);
+	if ((ret = repo_index_workdir(r, tree, err)))
+		return ret;
 	if ((ret = import_tip(r, parent, &has_parent, err)))
 		return ret;
-	if (has_parent && (ret = repo_commit_tree(r, parent_tree, parent)))
-		return git_err(err, ret);
+	if (has_parent && (ret = repo_commit_tree(r, parent_tree, parent, err)))
+		return ret;
 	if (has_parent && !strcmp(parent_tree, tree)) {
 		/* another tarball of the same tree (recompressed, renamed) */
 		res->noop = true;
@@ -184,10 +182,9 @@ static int commit_workdir(struct repo *r, struct import_result *res, const char 
 		.tree = tree, .parent = has_parent ? parent : NULL, .name = "kcanary import",
 		.email = "kcanary@localhost", .time_s = (int64_t)st->st_mtime, .message = msg,
 	};
-	if ((ret = repo_commit_create(r, res->commit, &spec)) ||
-	    (ret = repo_ref_set(r, TREE_IMPORT_BRANCH, res->commit, "kcanary: import tarball",
-				true)))
-		ret = git_err(err, ret);
+	if (!(ret = repo_commit_create(r, res->commit, &spec, err)))
+		ret = repo_ref_set(r, TREE_IMPORT_BRANCH, res->commit, "kcanary: import tarball",
+				   true, err);
 	free(title);
 	free(msg);
 	return ret;
@@ -209,8 +206,8 @@ int tree_import_tarball(struct repo *r, struct import_result *out, const char *t
 	if (stat(tarball, &st) < 0)
 		return err_setf(err, -errno, "cannot read '%s': %s", tarball, strerror(errno));
 	/* The tarball's identity: its git blob id (sha1 of its content). */
-	if ((ret = kc_hash_file(blob_hex, tarball)))
-		return git_err(err, ret);
+	if ((ret = kc_hash_file(blob_hex, tarball, err)))
+		return ret;
 	if ((ret = find_import(r, blob_hex, res.commit, &has, err)))
 		return ret;
 	if (has) {
@@ -228,8 +225,8 @@ int tree_import_tarball(struct repo *r, struct import_result *out, const char *t
 		snprintf(res.tag, sizeof(res.tag), "%s", tag);
 	else if (*res.version)
 		snprintf(res.tag, sizeof(res.tag), "v%s", res.version);
-	if (*res.tag && (ret = repo_tag_set(r, res.tag, res.commit)))
-		return git_err(err, ret);
+	if (*res.tag && (ret = repo_tag_set(r, res.tag, res.commit, err)))
+		return ret;
 	*out = res;
 	return 0;
 }

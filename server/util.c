@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,4 +355,30 @@ int parse_listen(struct sockaddr_storage *out, unsigned *len_out, const char *li
 	}
 	freeaddrinfo(ai);
 	return r;
+}
+
+char *exe_sibling(const char *env, const char *rel, const char *probe, const char *fallback)
+{
+	const char *v = env ? getenv(env) : NULL;
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (v && *v)
+		return xstrdup(v);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/'))) {
+			*slash = '\0';
+			char *d = xasprintf("%s/%s", exe, rel);
+			char *p = probe ? xasprintf("%s/%s", d, probe) : xstrdup(d);
+			bool ok = access(p, F_OK) == 0;
+
+			free(p);
+			if (ok)
+				return d;
+			free(d);
+		}
+	}
+	return xstrdup(fallback);
 }

@@ -84,6 +84,14 @@ struct sockaddr_storage;
  */
 int parse_listen(struct sockaddr_storage *out, unsigned *len_out, const char *listen);
 
+/*
+ * exe_sibling - where an installed file of kcanary's is: the value of the
+ * environment variable env when set, else <the running binary's dir>/rel
+ * when it holds probe (a file or directory under it; NULL: rel itself must
+ * exist), else fallback. A new string (caller frees).
+ */
+char *exe_sibling(const char *env, const char *rel, const char *probe, const char *fallback);
+
 /* mkdir -p; 0 or -errno. */
 int mkdir_p(const char *path, unsigned mode);
 

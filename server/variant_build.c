@@ -75,16 +75,12 @@ void variant_build_free(struct variant_build *vb)
 
 static int open_repo(struct variant_build *vb, struct buf *err)
 {
-	int r;
-
 	if (vb->repo)
 		return 0;
 	if (!vb->o.tree)
 		return err_setf(err, -EINVAL, "no kernel tree to build from (give one: --repo, or "
 				"'tree' in [job])");
-	if ((r = repo_open(&vb->repo, vb->o.tree, false)))
-		return err_setf(err, r, "%s", repo_errmsg());
-	return 0;
+	return repo_open(&vb->repo, vb->o.tree, false, err);
 }
 
 int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const char *rev,
@@ -94,9 +90,7 @@ int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const 
 
 	if ((r = open_repo(vb, err)))
 		return r;
-	if ((r = repo_resolve(vb->repo, out, rev)))
-		return err_setf(err, r, "%s", repo_errmsg());
-	return 0;
+	return repo_resolve(vb->repo, out, rev, err);
 }
 
 int variant_build_load_series(struct series ***out, size_t *n_out, char *const *paths,
@@ -124,10 +118,8 @@ int variant_build_apply(struct variant_build *vb, struct apply_result *out,
 	if ((r = open_repo(vb, err)))
 		return r;
 	apply_series_from(&as, rev);
-	r = apply_series(out, vb->repo, base_hex, &as, subset);
+	r = apply_series(out, vb->repo, base_hex, &as, subset, err);
 	apply_series_view_release(&as);
-	if (r)
-		err_setf(err, r, "%s", out->error ? out->error : repo_errmsg());
 	return r;
 }
 
@@ -282,10 +274,9 @@ int variant_build_for_job(struct variant_build *vb, struct variant_build_result 
 	buf_release(&why);
 	commit = out->status == VARIANT_BUILD_APPLY_FAILED || !*out->commit ? NULL : out->commit;
 	r = db_variant_set_build(vb->db, variant_id, v->base, commit, v->patches, out->kernel_id,
-				 variant_build_status_name(out->status), out->reason);
+				 variant_build_status_name(out->status), out->reason, err);
 	if (r)
-		return err_setf(err, r, "cannot store variant '%s': %s", v->name ? v->name : "",
-				db_errmsg(vb->db));
+		return err_wrapf(err, r, "variant '%s'", v->name ? v->name : "");
 	return 0;
 }
 
@@ -298,43 +289,43 @@ int variant_build_adhoc(struct variant_build *vb, int64_t *job_id, const char *n
 
 	for (size_t i = 0; i < n; i++)
 		memset(&items[i].res, 0, sizeof(items[i].res));
-	if ((r = db_job_create(db, job_id, name, "adhoc", NULL)) ||
-	    (r = db_job_set_status(db, *job_id, "building", NULL)))
-		return err_setf(err, r, "cannot record the job: %s", db_errmsg(db));
+	if ((r = db_job_create(db, job_id, name, "adhoc", NULL, err)) ||
+	    (r = db_job_set_status(db, *job_id, "building", NULL, err)))
+		return r;
 	for (size_t i = 0; i < n; i++) {
 		struct variant_build_item *it = &items[i];
 		int64_t vid = 0;
 
-		if ((r = db_variant_get(db, &vid, *job_id, it->v.name))) {
-			err_setf(err, r, "cannot record variant '%s': %s", it->v.name, db_errmsg(db));
+		if ((r = db_variant_get(db, &vid, *job_id, it->v.name, err)))
 			goto out;
-		}
 		if ((r = variant_build_for_job(vb, &it->res, vid, &it->v, it->rev, err)))
 			goto out;
 		all_ok &= it->res.status == VARIANT_BUILD_OK;
 	}
 out:
-	db_job_set_status(db, *job_id, r || !all_ok ? "failed" : "done", NULL);
+	if (r)       /* the first error is what is reported */
+		db_job_set_status(db, *job_id, "failed", NULL, NULL);
+	else
+		r = db_job_set_status(db, *job_id, all_ok ? "done" : "failed", NULL, err);
 	return r;
 }
 
 int variant_prebuilt_kernel(struct db *db, const char *path, int64_t *kernel_id,
 			    struct buf *err)
 {
-	char release[128], e[512], *modules = NULL;
+	char release[128], *modules = NULL;
 	int r;
 
 	if (!db)
 		return err_setf(err, -EINVAL, "no store to record kernel '%s' in", path);
-	if ((r = image_kernel_release(release, sizeof(release), path, e, sizeof(e))))
-		return err_setf(err, r, "%s", e);
+	if ((r = image_kernel_release(release, sizeof(release), path, err)))
+		return r;
 	modules = xasprintf("/lib/modules/%s", release);
 	if (access(modules, R_OK)) {
 		free(modules);
 		modules = NULL;
 	}
-	if ((r = db_kernel_prebuilt(db, kernel_id, path, release, modules)))
-		err_setf(err, r, "cannot store kernel '%s': %s", path, db_errmsg(db));
+	r = db_kernel_prebuilt(db, kernel_id, path, release, modules, err);
 	free(modules);
 	return r;
 }

@@ -16,6 +16,7 @@
 
 #include "log.h"
 #include "util.h"
+#include "error.h"
 #include "vm.h"
 
 const char vm_tcg_warning[] =
@@ -37,19 +38,6 @@ struct vm_conn {
 	pthread_mutex_t lock;     /* guards doms (the event thread reads it) */
 	struct vm_domain *doms;
 };
-
-__attribute__((format(printf, 4, 5)))
-static int fail(char *err, size_t size, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (size) {
-		va_start(ap, fmt);
-		vsnprintf(err, size, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* libvirt's last error on this thread, read at once. */
 static const char *virt_msg(void)
@@ -148,7 +136,7 @@ static void xml_line(struct buf *b, const char *before, const char *value, const
 	buf_puts(b, after);
 }
 
-int vm_domain_xml(char **out, const struct vm_spec *s, char *err, size_t err_size)
+int vm_domain_xml(char **out, const struct vm_spec *s, struct buf *err)
 {
 	struct buf b = BUF_INIT;
 	const struct { const char *name, *value; } req[] = {
@@ -161,9 +149,9 @@ int vm_domain_xml(char **out, const struct vm_spec *s, char *err, size_t err_siz
 
 	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++)
 		if (!req[i].value || !*req[i].value)
-			return fail(err, err_size, -EINVAL, "domain spec has no %s", req[i].name);
+			return err_setf(err, -EINVAL, "domain spec has no %s", req[i].name);
 	if (!s->vcpus || !s->memory_mib)
-		return fail(err, err_size, -EINVAL, "domain spec needs vcpus and memory (got %u, %llu MiB)",
+		return err_setf(err, -EINVAL, "domain spec needs vcpus and memory (got %u, %llu MiB)",
 			    s->vcpus, (unsigned long long)s->memory_mib);
 	buf_printf(&b, "<domain type='%s'>\n", kvm ? "kvm" : "qemu");
 	xml_line(&b, "  <name>", s->name, "</name>\n");
@@ -304,13 +292,13 @@ static void cb_free(void *opaque)
 	conn_unref(opaque);
 }
 
-int vm_conn_open(struct vm_conn **out, const char *uri, char *err, size_t err_size)
+int vm_conn_open(struct vm_conn **out, const char *uri, struct buf *err)
 {
 	struct vm_conn *c;
 
 	pthread_once(&event_once, event_init);
 	if (event_rc)
-		return fail(err, err_size, event_rc, "cannot start libvirt's event loop: %s",
+		return err_setf(err, event_rc, "cannot start libvirt's event loop: %s",
 			    virt_msg());
 	if (!uri)
 		uri = vm_default_uri();
@@ -322,7 +310,7 @@ int vm_conn_open(struct vm_conn **out, const char *uri, char *err, size_t err_si
 	if (!c->c) {
 		virErrorPtr e = virGetLastError();
 		bool refused = e && (e->code == VIR_ERR_SYSTEM_ERROR || e->code == VIR_ERR_NO_CONNECT);
-		int r = fail(err, err_size, refused ? -ECONNREFUSED : -EIO,
+		int r = err_setf(err, refused ? -ECONNREFUSED : -EIO,
 			     "cannot connect to libvirt at '%s': %s%s", uri, virt_msg(),
 			     refused ? "\nhint: start a daemon with 'sudo tools/libvirtd-up.sh' "
 				       "(README.md, \"Guests and libvirt\")" : "");
@@ -337,7 +325,7 @@ int vm_conn_open(struct vm_conn **out, const char *uri, char *err, size_t err_si
 						    VIR_DOMAIN_EVENT_CALLBACK(lifecycle_cb), c, cb_free);
 	if (c->cb_id < 0) {
 		__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
-		int r = fail(err, err_size, -EIO, "cannot subscribe to domain events at '%s': %s",
+		int r = err_setf(err, -EIO, "cannot subscribe to domain events at '%s': %s",
 			     uri, virt_msg());
 		vm_conn_close(c);
 		return r;
@@ -363,17 +351,17 @@ void vm_conn_close(struct vm_conn *c)
 }
 
 int vm_conn_driver(struct vm_conn *c, char *name, size_t name_size,
-		   bool *has_qemu, bool *has_kvm, char *err, size_t err_size)
+		   bool *has_qemu, bool *has_kvm, struct buf *err)
 {
 	const char *type = virConnectGetType(c->c);
 	char *caps;
 
 	if (!type)
-		return fail(err, err_size, -EIO, "cannot ask libvirt for its driver: %s", virt_msg());
+		return err_setf(err, -EIO, "cannot ask libvirt for its driver: %s", virt_msg());
 	snprintf(name, name_size, "%s", type);
 	caps = virConnectGetCapabilities(c->c);
 	if (!caps)
-		return fail(err, err_size, -EIO, "cannot read libvirt's capabilities: %s", virt_msg());
+		return err_setf(err, -EIO, "cannot read libvirt's capabilities: %s", virt_msg());
 	*has_qemu = strstr(caps, "<domain type='qemu'") != NULL ||
 		    strstr(caps, "<domain type='test'") != NULL;
 	*has_kvm = strstr(caps, "<domain type='kvm'") != NULL;
@@ -446,14 +434,14 @@ static struct vm_domain *domain_new(struct vm_conn *c, const char *name)
 }
 
 int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
-		    const char *xml, unsigned flags, char *err, size_t err_size)
+		    const char *xml, unsigned flags, struct buf *err)
 {
 	struct vm_domain *d = domain_new(c, name);
 	unsigned vflags = flags & VM_START_PAUSED ? VIR_DOMAIN_START_PAUSED : 0;
 	int r;
 
 	if (!d)
-		return fail(err, err_size, -errno, "cannot make an event pipe: %s", strerror(errno));
+		return err_setf(err, -errno, "cannot make an event pipe: %s", strerror(errno));
 
 	d->dom = virDomainCreateXML(c->c, xml, vflags | VIR_DOMAIN_START_AUTODESTROY);
 	if (!d->dom) {
@@ -466,7 +454,7 @@ int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
 		}
 	}
 	if (!d->dom) {
-		r = fail(err, err_size, -EIO, "cannot start guest '%s': %s", name, virt_msg());
+		r = err_setf(err, -EIO, "cannot start guest '%s': %s", name, virt_msg());
 		vm_domain_free(d);
 		return r;
 	}
@@ -475,16 +463,16 @@ int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
 }
 
 int vm_domain_lookup(struct vm_domain **out, struct vm_conn *c, const char *name,
-		     char *err, size_t err_size)
+		     struct buf *err)
 {
 	struct vm_domain *d = domain_new(c, name);
 
 	if (!d)
-		return fail(err, err_size, -errno, "cannot make an event pipe: %s", strerror(errno));
+		return err_setf(err, -errno, "cannot make an event pipe: %s", strerror(errno));
 	d->dom = virDomainLookupByName(c->c, name);
 	if (!d->dom) {
 		vm_domain_free(d);
-		return fail(err, err_size, -ENOENT, "no guest '%s': %s", name, virt_msg());
+		return err_setf(err, -ENOENT, "no guest '%s': %s", name, virt_msg());
 	}
 	*out = d;
 	return 0;
@@ -526,14 +514,14 @@ void vm_domain_pause_reason(struct vm_domain *d, char *out, size_t size)
 		 reasons[reason] : "unknown");
 }
 
-int vm_domain_suspend(struct vm_domain *d, char *err, size_t err_size)
+int vm_domain_suspend(struct vm_domain *d, struct buf *err)
 {
 	if (virDomainSuspend(d->dom) < 0)
-		return fail(err, err_size, -EIO, "cannot pause guest '%s': %s", d->name, virt_msg());
+		return err_setf(err, -EIO, "cannot pause guest '%s': %s", d->name, virt_msg());
 	return 0;
 }
 
-int vm_domain_destroy(struct vm_domain *d, char *err, size_t err_size)
+int vm_domain_destroy(struct vm_domain *d, struct buf *err)
 {
 	virErrorPtr e;
 
@@ -547,7 +535,7 @@ int vm_domain_destroy(struct vm_domain *d, char *err, size_t err_size)
 		return 0;
 	if (!vm_domain_is_active(d))
 		return 0;
-	return fail(err, err_size, -EIO, "cannot destroy guest '%s': %s", d->name, virt_msg());
+	return err_setf(err, -EIO, "cannot destroy guest '%s': %s", d->name, virt_msg());
 }
 
 const char *vm_domain_name(const struct vm_domain *d)

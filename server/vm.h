@@ -9,7 +9,8 @@
  * A struct vm_conn and its domains belong to the thread that opened them.
  *
  * Errors: functions return 0 or a negative errno and write one message
- * (libvirt's, read at once, with what was being done) to err/err_size.
+ * (libvirt's, read at once, with what was being done) to err (error.h;
+ * may be NULL). They do not log: the caller reports the error once.
  */
 #ifndef KC_VM_H
 #define KC_VM_H
@@ -17,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util.h"
 
 /* The default libvirt URI: $KCANARY_LIBVIRT_URI, else qemu:///system (the
  * system daemon; tools/libvirtd-up.sh starts one where none runs). */
@@ -70,7 +73,7 @@ struct vm_spec {
  * new string. -EINVAL when a required field is missing (err names it).
  * Golden files: tests/fixtures/vm/.
  */
-int vm_domain_xml(char **out, const struct vm_spec *spec, char *err, size_t err_size);
+int vm_domain_xml(char **out, const struct vm_spec *spec, struct buf *err);
 
 /* ---- connection and domains ---- */
 
@@ -82,13 +85,13 @@ struct vm_domain;
  * domain lifecycle events. -ECONNREFUSED when no daemon answers (err then
  * says how to start one), -EIO otherwise. Free with vm_conn_close().
  */
-int vm_conn_open(struct vm_conn **out, const char *uri, char *err, size_t err_size);
+int vm_conn_open(struct vm_conn **out, const char *uri, struct buf *err);
 void vm_conn_close(struct vm_conn *c);
 
 /* The hypervisor driver's name ("QEMU", "Test") and whether it can run
  * domain type qemu (TCG) or kvm, from the capabilities XML. */
 int vm_conn_driver(struct vm_conn *c, char *name, size_t name_size,
-		   bool *has_qemu, bool *has_kvm, char *err, size_t err_size);
+		   bool *has_qemu, bool *has_kvm, struct buf *err);
 
 enum vm_event_kind {
 	VM_EV_STARTED,
@@ -115,7 +118,7 @@ void vm_event_describe(char *out, size_t size, const struct vm_event *ev);
  * without cleaning up. Free with vm_domain_free(), which does not destroy.
  */
 int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
-		    const char *xml, unsigned flags, char *err, size_t err_size);
+		    const char *xml, unsigned flags, struct buf *err);
 
 /* vm_domain_start() flags: start with the vCPUs paused (kcanary doctor
  * checks the channel socket this way without running a guest). */
@@ -126,7 +129,7 @@ int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
  * are queued from now on). -ENOENT when there is none.
  */
 int vm_domain_lookup(struct vm_domain **out, struct vm_conn *c, const char *name,
-		     char *err, size_t err_size);
+		     struct buf *err);
 
 /* The fd that becomes readable when an event is queued (for poll()). */
 int vm_domain_event_fd(const struct vm_domain *d);
@@ -142,10 +145,10 @@ bool vm_domain_is_active(struct vm_domain *d);
 void vm_domain_pause_reason(struct vm_domain *d, char *out, size_t size);
 
 /* Pause the guest (virDomainSuspend); for tests and `virsh suspend`'s role. */
-int vm_domain_suspend(struct vm_domain *d, char *err, size_t err_size);
+int vm_domain_suspend(struct vm_domain *d, struct buf *err);
 
 /* Destroy the domain; 0 also when it is already gone. */
-int vm_domain_destroy(struct vm_domain *d, char *err, size_t err_size);
+int vm_domain_destroy(struct vm_domain *d, struct buf *err);
 
 const char *vm_domain_name(const struct vm_domain *d);
 void vm_domain_free(struct vm_domain *d);

@@ -31,10 +31,10 @@ static const struct knob_def req_defs[] = {
 static void test_defaults(void **state)
 {
 	struct knobs k;
-	char err[256];
+	struct buf err = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(knobs_parse(&k, "w", defs, N, 0, NULL, err, sizeof(err)), 0);
+	assert_int_equal(knobs_parse(&k, "w", defs, N, 0, NULL, &err), 0);
 	assert_float_equal(knobs_double(&k, "rate_mbps"), 250.0, 0);
 	assert_int_equal(knobs_u64(&k, "pod_max"), 4ULL << 30);
 	assert_int_equal(knobs_u64(&k, "block"), 1ULL << 20);
@@ -45,6 +45,7 @@ static void test_defaults(void **state)
 	assert_string_equal(knobs_str(&k, "cmd"), "");
 	assert_false(k.vals[0].given);
 	knobs_release(&k);
+	buf_release(&err);
 }
 
 static void test_values(void **state)
@@ -54,10 +55,10 @@ static void test_values(void **state)
 	     a6[] = "rate_mbps=12.5", a7[] = "cmd=echo a=b", a8[] = "pod_max=512M";
 	char *argv[] = { a0, a1, a2, a3, a4, a5, a6, a7, a8 };
 	struct knobs k;
-	char err[256];
+	struct buf err = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(knobs_parse(&k, "w", defs, N, 9, argv, err, sizeof(err)), 0);
+	assert_int_equal(knobs_parse(&k, "w", defs, N, 9, argv, &err), 0);
 	/* the last setting wins */
 	assert_int_equal(knobs_u64(&k, "pod_max"), 512ULL << 20);
 	assert_int_equal(knobs_u64(&k, "block"), 65536);
@@ -72,6 +73,7 @@ static void test_values(void **state)
 	assert_string_equal(k.vals[1].text, "512M");
 	assert_true(k.vals[1].given);
 	knobs_release(&k);
+	buf_release(&err);
 }
 
 static void expect_error(const char *arg, const char *msg)
@@ -79,12 +81,13 @@ static void expect_error(const char *arg, const char *msg)
 	char first[] = "nfiles=7", second[128];
 	char *argv[] = { first, second };
 	struct knobs k = { NULL, 0, NULL };
-	char err[256] = "";
+	struct buf err = BUF_INIT;
 
 	snprintf(second, sizeof(second), "%s", arg);
-	assert_int_equal(knobs_parse(&k, "wb-handover", defs, N, 2, argv, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, msg);
+	assert_int_equal(knobs_parse(&k, "wb-handover", defs, N, 2, argv, &err), -EINVAL);
+	assert_string_equal(buf_str(&err), msg);
 	assert_null(k.vals);
+	buf_release(&err);
 }
 
 static void test_errors(void **state)
@@ -110,23 +113,24 @@ static void test_required(void **state)
 	char empty[] = "cmd=", given[] = "cmd=./repro.sh", dir[] = "dir=/tmp";
 	char *argv[] = { dir, empty };
 	struct knobs k = { NULL, 0, NULL };
-	char err[256] = "";
+	struct buf err = BUF_INIT;
 	const size_t n = sizeof(req_defs) / sizeof(req_defs[0]);
 	const char *msg = "knob 'cmd' is required by workload 'command' and is empty "
 			  "(pass cmd=VALUE; see 'kcanary-agent list')";
 
 	(void)state;
-	assert_int_equal(knobs_parse(&k, "command", req_defs, n, 1, argv, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, msg);
+	assert_int_equal(knobs_parse(&k, "command", req_defs, n, 1, argv, &err), -EINVAL);
+	assert_string_equal(buf_str(&err), msg);
 	assert_null(k.vals);
-	err[0] = '\0';
-	assert_int_equal(knobs_parse(&k, "command", req_defs, n, 2, argv, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, msg);
+	buf_reset(&err);
+	assert_int_equal(knobs_parse(&k, "command", req_defs, n, 2, argv, &err), -EINVAL);
+	assert_string_equal(buf_str(&err), msg);
 	argv[1] = given;
-	assert_int_equal(knobs_parse(&k, "command", req_defs, n, 2, argv, err, sizeof(err)), 0);
+	assert_int_equal(knobs_parse(&k, "command", req_defs, n, 2, argv, &err), 0);
 	assert_string_equal(knobs_str(&k, "cmd"), "./repro.sh");
 	assert_string_equal(knobs_str(&k, "dir"), "/tmp");
 	knobs_release(&k);
+	buf_release(&err);
 }
 
 int main(void)

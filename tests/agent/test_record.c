@@ -31,11 +31,11 @@ static void test_golden_lines(void **state)
 {
 	struct tmpdir *td = *state;
 	char *path = xasprintf("%s/out.jsonl", td->path);
-	char err[256];
+	struct buf err = BUF_INIT;
 	struct rec_out *r;
 	char *got;
 
-	assert_int_equal(rec_open(&r, path, err, sizeof(err)), 0);
+	assert_int_equal(rec_open(&r, path, &err), 0);
 	assert_int_equal(rec_emit(r, json_pack("{s:s, s:s, s:s, s:{s:s, s:s}}",
 		"type", "hello", "agent_version", "0.1", "kernel_release", "6.12.117",
 		"params", "mode", "removed", "pod_max", "4G")), 0);
@@ -61,18 +61,19 @@ static void test_golden_lines(void **state)
 		"{\"type\":\"done\",\"status\":\"ok\"}\n");
 	free(got);
 	free(path);
+	buf_release(&err);
 }
 
 static void test_reopen_truncates(void **state)
 {
 	struct tmpdir *td = *state;
 	char *path = xasprintf("%s/out.jsonl", td->path);
-	char err[256];
+	struct buf err = BUF_INIT;
 	struct rec_out *r;
 	char *got;
 
 	for (int i = 0; i < 2; i++) {
-		assert_int_equal(rec_open(&r, path, err, sizeof(err)), 0);
+		assert_int_equal(rec_open(&r, path, &err), 0);
 		assert_int_equal(rec_done(r), 0);
 		rec_close(r);
 	}
@@ -80,6 +81,7 @@ static void test_reopen_truncates(void **state)
 	assert_string_equal(got, "{\"type\":\"done\",\"status\":\"ok\"}\n");
 	free(got);
 	free(path);
+	buf_release(&err);
 }
 
 static void test_unencodable(void **state)
@@ -143,12 +145,13 @@ static void test_find_port(void **state)
 static void test_open_errors(void **state)
 {
 	struct rec_out *r = NULL;
-	char err[256] = "";
+	struct buf err = BUF_INIT;
 
 	(void)state;
-	assert_true(rec_open(&r, "/nonexistent-dir/out", err, sizeof(err)) < 0);
-	assert_string_equal(err, "cannot open output '/nonexistent-dir/out': No such file or directory");
+	assert_true(rec_open(&r, "/nonexistent-dir/out", &err) < 0);
+	assert_string_equal(buf_str(&err), "cannot open output '/nonexistent-dir/out': No such file or directory");
 	assert_null(r);
+	buf_release(&err);
 }
 
 int main(void)

@@ -17,20 +17,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int64_t run;
 
 	if (!db) {
-		if (db_open(&db, ":memory:") || db_job_create(db, &job, "fuzz", "adhoc", NULL) ||
-		    db_variant_get(db, &variant, job, "base"))
+		if (db_open(&db, ":memory:", NULL) || db_job_create(db, &job, "fuzz", "adhoc", NULL, NULL) ||
+		    db_variant_get(db, &variant, job, "base", NULL))
 			abort();
 	}
-	if (db_run_create(db, &run, job, variant, "", 0, NULL, NULL) || ingest_open(&in, db, run))
+	if (db_run_create(db, &run, job, variant, "", 0, NULL, NULL, NULL) || ingest_open(&in, db, run, NULL))
 		abort();
 	/* feed in two pieces so the partial-line path is exercised */
 	size_t half = size / 2;
-	if (ingest_feed(in, (const char *)data, half) == 0)
-		ingest_feed(in, (const char *)data + half, size - half);
-	if (ingest_close(in, NULL))
+	if (ingest_feed(in, (const char *)data, half, NULL) == 0)
+		ingest_feed(in, (const char *)data + half, size - half, NULL);
+	if (ingest_close(in, NULL, NULL))
 		abort();
 	/* keep the store small so every input costs the same */
-	if (db_exec(db, "DELETE FROM runs"))
+	if (db_exec(db, "DELETE FROM runs", NULL))
 		abort();
 	return 0;
 }

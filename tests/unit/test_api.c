@@ -47,11 +47,11 @@ static int64_t add_run(struct db *db, int64_t job, const char *variant, double w
 	int64_t vid, rid;
 	char line[256];
 
-	assert_int_equal(db_variant_get(db, &vid, job, variant), 0);
-	assert_int_equal(db_run_create(db, &rid, job, vid, "fs=ext4", 0, "ext4", NULL), 0);
-	assert_int_equal(ingest_open(&in, db, rid), 0);
+	assert_int_equal(db_variant_get(db, &vid, job, variant, NULL), 0);
+	assert_int_equal(db_run_create(db, &rid, job, vid, "fs=ext4", 0, "ext4", NULL, NULL), 0);
+	assert_int_equal(ingest_open(&in, db, rid, NULL), 0);
 #define LINE(...) do { snprintf(line, sizeof(line), __VA_ARGS__); \
-		assert_int_equal(ingest_line(in, line, strlen(line)), 0); } while (0)
+		assert_int_equal(ingest_line(in, line, strlen(line), NULL), 0); } while (0)
 	LINE("{\"type\":\"hello\",\"agent_version\":\"t\",\"kernel_release\":\"6.12.117\",\"host\":\"h\"}");
 	LINE("{\"type\":\"phase\",\"t\":0.0,\"name\":\"old_writer\"}");
 	LINE("{\"type\":\"phase\",\"t\":30.0,\"name\":\"rmdir_old\"}");
@@ -66,7 +66,7 @@ static int64_t add_run(struct db *db, int64_t job, const char *variant, double w
 		LINE("{\"type\":\"done\",\"status\":\"ok\"}");
 	}
 #undef LINE
-	assert_int_equal(ingest_close(in, NULL), 0);
+	assert_int_equal(ingest_close(in, NULL, NULL), 0);
 	return rid;
 }
 
@@ -85,14 +85,14 @@ static int fx_setup(void **state)
 	f->td = *td;
 	free(td);
 	f->db_path = xasprintf("%s/kc.db", f->td.path);
-	assert_int_equal(db_open(&db, f->db_path), 0);
-	assert_int_equal(db_job_create(db, &f->job, "dying-cgwb", "compare", "{\"job\":{\"name\":\"dying-cgwb\"}}"), 0);
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
+	assert_int_equal(db_job_create(db, &f->job, "dying-cgwb", "compare", "{\"job\":{\"name\":\"dying-cgwb\"}}", NULL), 0);
 	for (int i = 0; i < 3; i++) {
 		f->runs[2 * i] = add_run(db, f->job, "base", base[i], 120, false);
 		f->runs[2 * i + 1] = add_run(db, f->job, "+ v6 2/3", patched[i], 120, false);
 	}
 	token_hash(hash, SECRET);
-	assert_int_equal(db_token_add(db, "ci", hash), 0);
+	assert_int_equal(db_token_add(db, "ci", hash, NULL), 0);
 	db_close(db);
 
 	/* a web dir with one page */
@@ -316,7 +316,7 @@ static void test_runs_values(void **state)
 	struct db *db = NULL;
 
 	/* an incomplete run: no summary, its value comes from the samples */
-	assert_int_equal(db_open(&db, f->db_path), 0);
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
 	f->runs[6] = add_run(db, f->job, "+ v6 2/3", 7.5, 40, true);
 	db_close(db);
 
@@ -432,11 +432,11 @@ static void test_console_and_build_log(void **state)
 	assert_non_null(fp);
 	fputs("  CC      mm/backing-dev.o\n  LD      vmlinux\n", fp);
 	fclose(fp);
-	assert_int_equal(db_open(&db, f->db_path), 0);
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
 	sql = xasprintf("UPDATE runs SET console_tail = '[    0.000000] Linux version 6.12.117'"
 			" WHERE id = %lld; INSERT INTO kernels (id, tree_oid, build_status, build_log_path)"
 			" VALUES (7, 'abc', 'ok', '%s');", (long long)f->runs[0], log);
-	assert_int_equal(db_exec(db, sql), 0);
+	assert_int_equal(db_exec(db, sql, NULL), 0);
 	free(sql);
 	db_close(db);
 
@@ -480,8 +480,8 @@ static void test_report_same_as_cli(void **state)
 	struct db *db = NULL;
 	struct report *rep = NULL;
 
-	assert_int_equal(db_open(&db, f->db_path), 0);
-	assert_int_equal(report_build(&rep, db, f->job, &(struct report_opts){ 0 }), 0);
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
+	assert_int_equal(report_build(&rep, db, f->job, &(struct report_opts){ 0 }, NULL), 0);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct buf want = BUF_INIT;
 		struct reply r;
@@ -502,10 +502,10 @@ static void test_report_same_as_cli(void **state)
 	/* a built report is kept, but never outlives a change of the data */
 	struct reply r, r2;
 	get(&r, f, "/api/v1/jobs/1/report?format=text");
-	assert_int_equal(db_open(&db, f->db_path), 0);
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
 	add_run(db, f->job, "+ v6 2/3", 2.0, 120, false);
 	struct buf want = BUF_INIT;
-	assert_int_equal(report_build(&rep, db, f->job, &(struct report_opts){ 0 }), 0);
+	assert_int_equal(report_build(&rep, db, f->job, &(struct report_opts){ 0 }, NULL), 0);
 	assert_int_equal(report_format(&want, rep, REPORT_TEXT), 0);
 	report_free(rep);
 	db_close(db);

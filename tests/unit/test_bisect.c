@@ -270,7 +270,8 @@ static void test_replay_reproduces(void **state)
 	struct bisect_opts o;
 	struct bisect_result r, rr;
 	struct buf log = BUF_INIT, relog = BUF_INIT, line = BUF_INIT;
-	char *err = NULL, *text, *p;
+	char *text, *p;
+	struct buf err = BUF_INIT;
 
 
 	(void)state;
@@ -285,7 +286,7 @@ static void test_replay_reproduces(void **state)
 
 	/* replay: same result, same log, no oracle */
 	assert_int_equal(bisect_replay(&rr, buf_str(&log), &relog, &err), 0);
-	assert_null(err);
+	assert_int_equal(err.len, 0);
 	assert_string_equal(buf_str(&relog), buf_str(&log));
 	bisect_result_line(&line, &rr);
 	assert_non_null(strstr(buf_str(&log), buf_str(&line)));
@@ -326,9 +327,8 @@ static void test_replay_reproduces(void **state)
 		buf_puts(&t, strtod(v, NULL) > 5 ? "1.05" : "55");
 		buf_puts(&t, v + vlen);
 		assert_int_equal(bisect_replay(&rr, buf_str(&t), NULL, &err), -EPROTO);
-		assert_non_null(err);
-		free(err);
-		err = NULL;
+		assert_true(err.len > 0);
+		buf_reset(&err);
 		buf_release(&t);
 	}
 
@@ -340,14 +340,13 @@ static void test_replay_reproduces(void **state)
 	p = strrchr(text, '\n');
 	p[1] = 0;
 	assert_int_equal(bisect_replay(&rr, text, NULL, &err), -ENODATA);
-	free(err);
-	err = NULL;
+	buf_reset(&err);
 	free(text);
 
 	/* not a log */
 	assert_int_equal(bisect_replay(&rr, "hello\n", NULL, &err), -EINVAL);
-	assert_non_null(strstr(err, "kcanary-bisect-log 1"));
-	free(err);
+	assert_non_null(strstr(buf_str(&err), "kcanary-bisect-log 1"));
+	buf_release(&err);
 
 	buf_release(&log);
 	buf_release(&relog);
@@ -609,7 +608,8 @@ static void test_replay_final_verdicts_and_table(void **state)
 	struct bisect_opts o;
 	struct bisect_result r, rr;
 	struct buf log = BUF_INIT, t = BUF_INIT, named = BUF_INIT;
-	char *err = NULL, *text;
+	char *text;
+	struct buf err = BUF_INIT;
 
 	(void)state;
 	script_init(&s);
@@ -631,9 +631,8 @@ static void test_replay_final_verdicts_and_table(void **state)
 		text = buf_detach(&t);
 	}
 	assert_int_equal(bisect_replay(&rr, text, NULL, &err), -EPROTO);
-	assert_non_null(strstr(err, "final verdicts"));
-	free(err);
-	err = NULL;
+	assert_non_null(strstr(buf_str(&err), "final verdicts"));
+	buf_release(&err);
 	free(text);
 
 	/* names from '# candidate' lines */

@@ -19,6 +19,9 @@
 #include "testutil.h"
 #include "fakekernel.h"
 
+/* git.h's message of the last failed call (error.h) */
+static struct buf gitmsg = BUF_INIT;
+
 struct fx {
 	struct tmpdir td;
 	struct repo *r;
@@ -43,8 +46,8 @@ static int fx_setup(void **state)
 	fx->home = xasprintf("%s/home", fx->td.path);
 	dbp = xasprintf("%s/kcanary.db", fx->home);
 	tb = fk_tarball(fx->td.path, "3", NULL);
-	if (repo_open(&fx->r, repo, true) || tree_import_tarball(fx->r, &ir, tb, NULL, NULL) ||
-	    db_open(&fx->db, dbp))
+	if (repo_open(&fx->r, repo, true, &gitmsg) || tree_import_tarball(fx->r, &ir, tb, NULL, NULL) ||
+	    db_open(&fx->db, dbp, NULL))
 		return -1;
 	memcpy(fx->base, ir.commit, KC_OID_HEX);
 	fx->frag = xasprintf("%s/guest.config", fx->td.path);
@@ -82,8 +85,8 @@ static char *patch_commit(struct fx *fx, const char *file, int at, const char *o
 	struct apply_patch p = { 1, 1, "test change", "Dev One", "dev1@example.org",
 				 1700000000, 0, "test change\n", d, NULL };
 
-	if (repo_apply_patch(fx->r, c, fx->base, &p, NULL))
-		fail_msg("apply: %s", repo_errmsg());
+	if (repo_apply_patch(fx->r, c, fx->base, &p, NULL, &gitmsg))
+		fail_msg("apply: %s", buf_str(&gitmsg));
 	free(d);
 	return xstrdup(c);
 }
@@ -112,7 +115,7 @@ static void test_build_cache_and_reuse(void **state)
 	assert_int_equal(read_file(&cfg, NULL, res.kernel.config_path, 1 << 20), 0);
 	assert_non_null(strstr(cfg, "CONFIG_GUEST=y\n"));
 	char h[KC_OID_HEX];
-	assert_int_equal(kc_hash_file(h, res.kernel.config_path), 0);
+	assert_int_equal(kc_hash_file(h, res.kernel.config_path, &gitmsg), 0);
 	assert_string_equal(h, res.config_hash);
 	char *dir1 = xstrdup(res.build_dir);
 	build_result_release(&res);
@@ -134,7 +137,7 @@ static void test_build_cache_and_reuse(void **state)
 	assert_int_equal(res.files_compiled, 1);
 	int64_t n = 0;
 	assert_int_equal(db_query_int64(fx->db, &n,
-		"SELECT count(*) FROM kernels WHERE build_status = 'ok'", NULL), 0);
+		"SELECT count(*) FROM kernels WHERE build_status = 'ok'", NULL, NULL), 0);
 	assert_int_equal(n, 2);
 	/* the full build's file count is kept for the progress line */
 	char *cnt_path = xasprintf("%s/.kcanary-files", dir1), *cnt = NULL;
@@ -144,16 +147,16 @@ static void test_build_cache_and_reuse(void **state)
 	free(cnt_path);
 	/* variants' build outcome in the store; statuses are a closed set */
 	int64_t job = 0, vid = 0;
-	assert_int_equal(db_job_create(fx->db, &job, "build", "adhoc", NULL), 0);
-	assert_int_equal(db_variant_get(fx->db, &vid, job, "base"), 0);
+	assert_int_equal(db_job_create(fx->db, &job, "build", "adhoc", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(fx->db, &vid, job, "base", NULL), 0);
 	assert_int_equal(db_variant_set_build(fx->db, vid, "v1.2.3", v, NULL, res.kernel.id,
-					      "ok", NULL), 0);
+					      "ok", NULL, NULL), 0);
 	assert_int_equal(db_variant_set_build(fx->db, vid, "v1.2.3", v, NULL, 0, "exploded",
-					      NULL), -EINVAL);
-	assert_int_equal(db_variant_set_build(fx->db, 9999, "v1.2.3", v, NULL, 0, "ok", NULL),
+					      NULL, NULL), -EINVAL);
+	assert_int_equal(db_variant_set_build(fx->db, 9999, "v1.2.3", v, NULL, 0, "ok", NULL, NULL),
 			 -ENOENT);
 	assert_int_equal(db_query_int64(fx->db, &n,
-		"SELECT count(*) FROM variants WHERE status = 'ok' AND kernel_id IS NOT NULL", NULL), 0);
+		"SELECT count(*) FROM variants WHERE status = 'ok' AND kernel_id IS NOT NULL", NULL, NULL), 0);
 	assert_int_equal(n, 1);
 	build_result_release(&res);
 	free(v);

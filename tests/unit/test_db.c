@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "db.h"
+#include "db_api.h"
 #include "schema.h"
 #include "util.h"
 #include "testutil.h"
@@ -21,18 +22,18 @@ static void test_open_applies_all_migrations(void **state)
 	char *path = xasprintf("%s/sub/dir/kc.db", td->path);
 	int newest = schema_migrations[schema_migrations_count - 1].level;
 
-	assert_int_equal(db_open(&db, path), 0);
-	assert_int_equal(db_schema_level(db), newest);
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_schema_level(db, NULL), newest);
 	db_close(db);
 	/* reopening is a no-op at the same level */
-	assert_int_equal(db_open(&db, path), 0);
-	assert_int_equal(db_schema_level(db), newest);
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_schema_level(db, NULL), newest);
 	int64_t wal = 0;
 	assert_int_equal(db_query_int64(db, &wal,
-		"SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'", NULL), 0);
+		"SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'", NULL, NULL), 0);
 	assert_int_equal(wal, 1);
 	int64_t fk = 0;
-	assert_int_equal(db_query_int64(db, &fk, "PRAGMA foreign_keys", NULL), 0);
+	assert_int_equal(db_query_int64(db, &fk, "PRAGMA foreign_keys", NULL, NULL), 0);
 	assert_int_equal(fk, 1);
 	db_close(db);
 	free(path);
@@ -44,12 +45,66 @@ static void test_newer_store_is_refused(void **state)
 	struct db *db = NULL;
 	char *path = xasprintf("%s/kc.db", td->path);
 
-	assert_int_equal(db_open(&db, path), 0);
-	assert_int_equal(db_exec(db, "PRAGMA user_version = 9999"), 0);
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_exec(db, "PRAGMA user_version = 9999", NULL), 0);
 	db_close(db);
 	db = NULL;
-	assert_int_equal(db_open(&db, path), -EPROTO);
+	struct buf err = BUF_INIT;
+	assert_int_equal(db_open(&db, path, &err), -EPROTO);
 	assert_null(db);
+	/* the store's own words, once: its path and what to do */
+	assert_non_null(strstr(buf_str(&err), path));
+	assert_non_null(strstr(buf_str(&err), "newer than this kcanary"));
+	buf_release(&err);
+	free(path);
+}
+
+/* A file that is not a store: db_open says which file, that it is damaged,
+ * and returns -EIO (db_fail's translation of SQLITE_NOTADB). */
+static void test_damaged_store_is_named(void **state)
+{
+	struct tmpdir *td = *state;
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	char *path = xasprintf("%s/kc.db", td->path);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	for (int i = 0; i < 512; i++)
+		fputs("not a database, ", f);
+	fclose(f);
+	assert_int_equal(db_open(&db, path, &err), -EIO);
+	assert_null(db);
+	assert_non_null(strstr(buf_str(&err), path));
+	assert_non_null(strstr(buf_str(&err), "is damaged"));
+	buf_release(&err);
+	free(path);
+}
+
+/* A uniqueness conflict is -EEXIST naming what exists; a missing row is
+ * -ENOENT naming it; a failed query -EIO naming the store and sqlite's
+ * reason. */
+static void test_store_errors_are_specific(void **state)
+{
+	struct tmpdir *td = *state;
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	char *path = xasprintf("%s/kc.db", td->path);
+	int64_t id;
+
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_token_add(db, "ci", "00", &err), 0);
+	assert_int_equal(db_token_add(db, "ci", "11", &err), -EEXIST);
+	assert_non_null(strstr(buf_str(&err), "a token named 'ci' already exists"));
+	assert_int_equal(db_run_set_status(db, 4242, "ok", NULL, &err), -ENOENT);
+	assert_non_null(strstr(buf_str(&err), "no run 4242"));
+	assert_int_equal(db_query_int64(db, &id, "SELECT nosuchcolumn FROM jobs", NULL, &err), -EIO);
+	assert_non_null(strstr(buf_str(&err), "nosuchcolumn"));
+	assert_non_null(strstr(buf_str(&err), path));
+	/* err may be NULL: the same code, no text */
+	assert_int_equal(db_token_add(db, "ci", "22", NULL), -EEXIST);
+	buf_release(&err);
+	db_close(db);
 	free(path);
 }
 
@@ -60,45 +115,47 @@ static void test_jobs_variants_runs(void **state)
 	char *path = xasprintf("%s/kc.db", td->path);
 	int64_t job, job2, v0, v1, v0again, r1, r2, r3, idx;
 
-	assert_int_equal(db_open(&db, path), 0);
-	assert_int_equal(db_job_create(db, &job, "dying-cgwb", "compare", NULL), 0);
-	assert_int_equal(db_job_resolve(db, &job2, "dying-cgwb"), 0);
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "dying-cgwb", "compare", NULL, NULL), 0);
+	assert_int_equal(db_job_resolve(db, &job2, "dying-cgwb", NULL), 0);
 	assert_int_equal(job, job2);
 	char *idstr = xasprintf("%lld", (long long)job);
-	assert_int_equal(db_job_resolve(db, &job2, idstr), 0);
+	assert_int_equal(db_job_resolve(db, &job2, idstr, NULL), 0);
 	assert_int_equal(job, job2);
 	free(idstr);
-	assert_int_equal(db_job_resolve(db, &job2, "nope"), -ENOENT);
-	assert_non_null(strstr(db_errmsg(db), "nope"));
+	struct buf err = BUF_INIT;
+	assert_int_equal(db_job_resolve(db, &job2, "nope", &err), -ENOENT);
+	assert_non_null(strstr(buf_str(&err), "no job 'nope' in the store"));
+	buf_release(&err);
 
-	assert_int_equal(db_variant_get(db, &v0, job, "base"), 0);
-	assert_int_equal(db_variant_get(db, &v1, job, "+ v6 2/3"), 0);
-	assert_int_equal(db_variant_get(db, &v0again, job, "base"), 0);
+	assert_int_equal(db_variant_get(db, &v0, job, "base", NULL), 0);
+	assert_int_equal(db_variant_get(db, &v1, job, "+ v6 2/3", NULL), 0);
+	assert_int_equal(db_variant_get(db, &v0again, job, "base", NULL), 0);
 	assert_int_equal(v0, v0again);
 	assert_int_equal(db_query_int64(db, &idx,
-		"SELECT idx FROM variants WHERE name = '+ v6 2/3'", NULL), 0);
+		"SELECT idx FROM variants WHERE name = '+ v6 2/3'", NULL, NULL), 0);
 	assert_int_equal(idx, 1);
 
-	assert_int_equal(db_run_create(db, &r1, job, v0, "fs=ext4", 0, "ext4", NULL), 0);
-	assert_int_equal(db_run_create(db, &r2, job, v0, "fs=ext4", 0, "ext4", NULL), 0);
+	assert_int_equal(db_run_create(db, &r1, job, v0, "fs=ext4", 0, "ext4", NULL, NULL), 0);
+	assert_int_equal(db_run_create(db, &r2, job, v0, "fs=ext4", 0, "ext4", NULL, NULL), 0);
 	assert_int_equal(db_query_int64(db, &idx,
-		"SELECT max(repeat_idx) FROM runs", NULL), 0);
+		"SELECT max(repeat_idx) FROM runs", NULL, NULL), 0);
 	assert_int_equal(idx, 2);
-	assert_int_equal(db_run_create(db, &r3, job, v0, "fs=ext4", 2, "ext4", NULL), -EEXIST);
-	assert_int_equal(db_run_set_status(db, r1, "running", NULL), 0);
-	assert_int_equal(db_run_set_status(db, r1, "timeout", "watchdog fired after 300s"), 0);
+	assert_int_equal(db_run_create(db, &r3, job, v0, "fs=ext4", 2, "ext4", NULL, NULL), -EEXIST);
+	assert_int_equal(db_run_set_status(db, r1, "running", NULL, NULL), 0);
+	assert_int_equal(db_run_set_status(db, r1, "timeout", "watchdog fired after 300s", NULL), 0);
 	int64_t fin = 0;
 	assert_int_equal(db_query_int64(db, &fin,
 		"SELECT count(*) FROM runs WHERE finished_at IS NOT NULL AND started_at IS NOT NULL"
-		" AND status = 'timeout' AND error LIKE 'watchdog%'", NULL), 0);
+		" AND status = 'timeout' AND error LIKE 'watchdog%'", NULL, NULL), 0);
 	assert_int_equal(fin, 1);
 	/* statuses are a closed set */
-	assert_int_equal(db_run_set_status(db, r2, "exploded", NULL), -EINVAL);
-	assert_int_equal(db_run_set_status(db, 999999, "ok", NULL), -ENOENT);
+	assert_int_equal(db_run_set_status(db, r2, "exploded", NULL, NULL), -EINVAL);
+	assert_int_equal(db_run_set_status(db, 999999, "ok", NULL, NULL), -ENOENT);
 	/* listing and progress */
 	struct db_job_row *rows = NULL;
 	size_t n = 0;
-	assert_int_equal(db_jobs_list(db, &rows, &n, 0), 0);
+	assert_int_equal(db_jobs_list(db, &rows, &n, 0, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(rows[0].runs_total, 2);
 	assert_int_equal(rows[0].runs_done, 1);
@@ -109,13 +166,13 @@ static void test_jobs_variants_runs(void **state)
 	char *vname = NULL, *cell = NULL;
 	int rep;
 	double t, v;
-	assert_int_equal(db_run_progress(db, job, "lag_s", &rid, &vname, &cell, &rep, &t, &v), -ENOENT);
-	assert_int_equal(db_run_set_status(db, r2, "running", NULL), 0);
+	assert_int_equal(db_run_progress(db, job, "lag_s", &rid, &vname, &cell, &rep, &t, &v, NULL), -ENOENT);
+	assert_int_equal(db_run_set_status(db, r2, "running", NULL, NULL), 0);
 	assert_int_equal(db_exec(db, "INSERT INTO samples (run_id, metric_id, t_s, value)"
 		" SELECT 2, id, 5, 1.5 FROM metrics WHERE name = 'lag_s';"
 		" INSERT INTO samples (run_id, metric_id, t_s, value)"
-		" SELECT 2, id, 6, 2.5 FROM metrics WHERE name = 'lag_s'"), 0);
-	assert_int_equal(db_run_progress(db, job, "lag_s", &rid, &vname, &cell, &rep, &t, &v), 0);
+		" SELECT 2, id, 6, 2.5 FROM metrics WHERE name = 'lag_s'", NULL), 0);
+	assert_int_equal(db_run_progress(db, job, "lag_s", &rid, &vname, &cell, &rep, &t, &v, NULL), 0);
 	assert_int_equal(rid, r2);
 	assert_string_equal(vname, "base");
 	assert_string_equal(cell, "fs=ext4");
@@ -129,20 +186,20 @@ static void test_jobs_variants_runs(void **state)
 	 * repeat goes to the end of the run order */
 	int64_t *ids = NULL;
 	size_t nids = 0;
-	assert_int_equal(db_job_interrupt_running(db, job, &ids, &nids), 0);
+	assert_int_equal(db_job_interrupt_running(db, job, &ids, &nids, NULL), 0);
 	assert_int_equal(nids, 1);
 	assert_int_equal(ids[0], r2);
 	free(ids);
 	int64_t cnt;
 	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM runs WHERE status = 'interrupted'"
-		" AND id = 2 AND finished_at IS NOT NULL", NULL), 0);
+		" AND id = 2 AND finished_at IS NOT NULL", NULL, NULL), 0);
 	assert_int_equal(cnt, 1);
-	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM samples WHERE run_id = 2", NULL), 0);
+	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM samples WHERE run_id = 2", NULL, NULL), 0);
 	assert_int_equal(cnt, 2);
 	assert_int_equal(db_query_int64(db, &cnt, "SELECT count(*) FROM runs WHERE status = 'pending'"
-		" AND repeat_idx = 3 AND cell = 'fs=ext4' AND seq = 3", NULL), 0);
+		" AND repeat_idx = 3 AND cell = 'fs=ext4' AND seq = 3", NULL, NULL), 0);
 	assert_int_equal(cnt, 1);
-	assert_int_equal(db_job_interrupt_running(db, job, &ids, &nids), 0);
+	assert_int_equal(db_job_interrupt_running(db, job, &ids, &nids, NULL), 0);
 	assert_int_equal(nids, 0);
 	db_close(db);
 	free(path);
@@ -153,6 +210,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_applies_all_migrations, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_newer_store_is_refused, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_store_is_named, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_store_errors_are_specific, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_variants_runs, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);

@@ -20,7 +20,7 @@ static int64_t new_run(struct db *db, int64_t job, int64_t variant, int rep)
 {
 	int64_t id;
 
-	assert_int_equal(db_run_create(db, &id, job, variant, "", rep, "ext4", NULL), 0);
+	assert_int_equal(db_run_create(db, &id, job, variant, "", rep, "ext4", NULL, NULL), 0);
 	return id;
 }
 
@@ -34,67 +34,67 @@ static void test_metric_and_log(void **state)
 	double v = -1;
 	bool hiw;
 
-	assert_int_equal(db_open(&db, path), 0);
-	assert_int_equal(db_job_create(db, &job, "b", "bisect", NULL), 0);
-	assert_int_equal(db_variant_get(db, &var, job, "abc subject"), 0);
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "b", "bisect", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(db, &var, job, "abc subject", NULL), 0);
 	r1 = new_run(db, job, var, 1);
 	r2 = new_run(db, job, var, 2);
 	r3 = new_run(db, job, var, 3);
 
 	/* r1: a summary value, lag samples, probes with a running and a final count */
-	assert_int_equal(db_writer_open(&w, db, r1), 0);
-	assert_int_equal(db_writer_begin(w), 0);
-	assert_int_equal(db_writer_sample(w, 1, "lag_s", 3.5), 0);
-	assert_int_equal(db_writer_sample(w, 2, "lag_s", 7.25), 0);
-	assert_int_equal(db_writer_summary(w, "worst_lag_s", 7.25), 0);
-	assert_int_equal(db_writer_probe(w, 1, "cgroup_writeback_by_id", "-2", 4), 0);
-	assert_int_equal(db_writer_probe(w, 2, "cgroup_writeback_by_id", "-2", 9), 0);
-	assert_int_equal(db_writer_probe(w, NAN, "cgroup_writeback_by_id", "-2", 11), 0);
-	assert_int_equal(db_writer_probe(w, NAN, "cgroup_writeback_by_id", "0", 5), 0);
-	assert_int_equal(db_writer_commit(w), 0);
+	assert_int_equal(db_writer_open(&w, db, r1, NULL), 0);
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	assert_int_equal(db_writer_sample(w, 1, "lag_s", 3.5, NULL), 0);
+	assert_int_equal(db_writer_sample(w, 2, "lag_s", 7.25, NULL), 0);
+	assert_int_equal(db_writer_summary(w, "worst_lag_s", 7.25, NULL), 0);
+	assert_int_equal(db_writer_probe(w, 1, "cgroup_writeback_by_id", "-2", 4, NULL), 0);
+	assert_int_equal(db_writer_probe(w, 2, "cgroup_writeback_by_id", "-2", 9, NULL), 0);
+	assert_int_equal(db_writer_probe(w, NAN, "cgroup_writeback_by_id", "-2", 11, NULL), 0);
+	assert_int_equal(db_writer_probe(w, NAN, "cgroup_writeback_by_id", "0", 5, NULL), 0);
+	assert_int_equal(db_writer_commit(w, NULL), 0);
 	db_writer_close(w);
 	/* r2: a command workload's metric lines, a probe with no final count */
-	assert_int_equal(db_writer_open(&w, db, r2), 0);
-	assert_int_equal(db_writer_begin(w), 0);
-	assert_int_equal(db_writer_sample(w, 1, "sublevel", 107), 0);
-	assert_int_equal(db_writer_sample(w, 2, "sublevel", 117), 0);
-	assert_int_equal(db_writer_sample(w, 3, "sublevel", 110), 0);
-	assert_int_equal(db_writer_probe(w, 2, "cgroup_writeback_by_id", "-2", 6), 0);
-	assert_int_equal(db_writer_commit(w), 0);
+	assert_int_equal(db_writer_open(&w, db, r2, NULL), 0);
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	assert_int_equal(db_writer_sample(w, 1, "sublevel", 107, NULL), 0);
+	assert_int_equal(db_writer_sample(w, 2, "sublevel", 117, NULL), 0);
+	assert_int_equal(db_writer_sample(w, 3, "sublevel", 110, NULL), 0);
+	assert_int_equal(db_writer_probe(w, 2, "cgroup_writeback_by_id", "-2", 6, NULL), 0);
+	assert_int_equal(db_writer_commit(w, NULL), 0);
 	db_writer_close(w);
 
-	assert_int_equal(db_run_metric(db, r1, "worst_lag_s", &v), 0);
+	assert_int_equal(db_run_metric(db, r1, "worst_lag_s", &v, NULL), 0);
 	assert_true(v == 7.25);
-	assert_int_equal(db_run_metric(db, r1, "probe:cgroup_writeback_by_id:-2", &v), 0);
+	assert_int_equal(db_run_metric(db, r1, "probe:cgroup_writeback_by_id:-2", &v, NULL), 0);
 	assert_true(v == 11);   /* the final count, not the largest running one */
-	assert_int_equal(db_run_metric(db, r1, "probe:cgroup_writeback_by_id:0", &v), 0);
+	assert_int_equal(db_run_metric(db, r1, "probe:cgroup_writeback_by_id:0", &v, NULL), 0);
 	assert_true(v == 5);
 	/* probes ran, that key never fired: 0, which is evidence */
-	assert_int_equal(db_run_metric(db, r1, "probe:cgroup_writeback_by_id:-7", &v), 0);
+	assert_int_equal(db_run_metric(db, r1, "probe:cgroup_writeback_by_id:-7", &v, NULL), 0);
 	assert_true(v == 0);
-	assert_int_equal(db_run_metric(db, r2, "sublevel", &v), 0);
+	assert_int_equal(db_run_metric(db, r2, "sublevel", &v, NULL), 0);
 	assert_true(v == 117);  /* the largest sample */
-	assert_int_equal(db_run_metric(db, r2, "probe:cgroup_writeback_by_id:-2", &v), 0);
+	assert_int_equal(db_run_metric(db, r2, "probe:cgroup_writeback_by_id:-2", &v, NULL), 0);
 	assert_true(v == 6);
-	assert_int_equal(db_run_metric(db, r2, "worst_lag_s", &v), -ENOENT);
+	assert_int_equal(db_run_metric(db, r2, "worst_lag_s", &v, NULL), -ENOENT);
 	/* r3 has nothing: no probes at all is no evidence */
-	assert_int_equal(db_run_metric(db, r3, "probe:cgroup_writeback_by_id:-2", &v), -ENOENT);
-	assert_int_equal(db_run_metric(db, r3, "sublevel", &v), -ENOENT);
-	assert_int_equal(db_run_metric(db, r3, "probe:nokey", &v), -EINVAL);
+	assert_int_equal(db_run_metric(db, r3, "probe:cgroup_writeback_by_id:-2", &v, NULL), -ENOENT);
+	assert_int_equal(db_run_metric(db, r3, "sublevel", &v, NULL), -ENOENT);
+	assert_int_equal(db_run_metric(db, r3, "probe:nokey", &v, NULL), -EINVAL);
 
 	/* direction from the metrics table */
-	assert_int_equal(db_metric_higher_is_worse(db, "worst_lag_s", &hiw), 0);
+	assert_int_equal(db_metric_higher_is_worse(db, "worst_lag_s", &hiw, NULL), 0);
 	assert_true(hiw);
-	assert_int_equal(db_metric_higher_is_worse(db, "rate_mbps", &hiw), 0);
+	assert_int_equal(db_metric_higher_is_worse(db, "rate_mbps", &hiw, NULL), 0);
 	assert_false(hiw);
-	assert_int_equal(db_metric_higher_is_worse(db, "sublevel", &hiw), 0);
+	assert_int_equal(db_metric_higher_is_worse(db, "sublevel", &hiw, NULL), 0);
 	assert_true(hiw);
 
 	/* the log: none yet, then stored and replaced */
-	assert_int_equal(db_bisect_log_get(db, job, &log), -ENOENT);
-	assert_int_equal(db_bisect_log_set(db, job, "kcanary-bisect-log 1\n"), 0);
-	assert_int_equal(db_bisect_log_set(db, job, "kcanary-bisect-log 1\nrun idx=0\n"), 0);
-	assert_int_equal(db_bisect_log_get(db, job, &log), 0);
+	assert_int_equal(db_bisect_log_get(db, job, &log, NULL), -ENOENT);
+	assert_int_equal(db_bisect_log_set(db, job, "kcanary-bisect-log 1\n", NULL), 0);
+	assert_int_equal(db_bisect_log_set(db, job, "kcanary-bisect-log 1\nrun idx=0\n", NULL), 0);
+	assert_int_equal(db_bisect_log_get(db, job, &log, NULL), 0);
 	assert_string_equal(log, "kcanary-bisect-log 1\nrun idx=0\n");
 	free(log);
 	db_close(db);

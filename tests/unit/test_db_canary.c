@@ -24,21 +24,21 @@ static int64_t add_run(struct db *db, int64_t job, const char *variant, const ch
 	int64_t v, run;
 	struct db_writer *w = NULL;
 
-	assert_int_equal(db_variant_get(db, &v, job, variant), 0);
-	assert_int_equal(db_run_create(db, &run, job, v, "", 0, "ext4", params), 0);
-	assert_int_equal(db_writer_open(&w, db, run), 0);
-	assert_int_equal(db_writer_begin(w), 0);
-	assert_int_equal(db_writer_hello(w, release, "test", host, NULL), 0);
-	assert_int_equal(db_writer_sample(w, 1, "lag_s", sample_max / 2), 0);
-	assert_int_equal(db_writer_sample(w, 2, "lag_s", sample_max), 0);
+	assert_int_equal(db_variant_get(db, &v, job, variant, NULL), 0);
+	assert_int_equal(db_run_create(db, &run, job, v, "", 0, "ext4", params, NULL), 0);
+	assert_int_equal(db_writer_open(&w, db, run, NULL), 0);
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	assert_int_equal(db_writer_hello(w, release, "test", host, NULL, NULL), 0);
+	assert_int_equal(db_writer_sample(w, 1, "lag_s", sample_max / 2, NULL), 0);
+	assert_int_equal(db_writer_sample(w, 2, "lag_s", sample_max, NULL), 0);
 	if (!isnan(worst))
-		assert_int_equal(db_writer_summary(w, "worst_lag_s", worst), 0);
+		assert_int_equal(db_writer_summary(w, "worst_lag_s", worst, NULL), 0);
 	if (probe >= 0) {
-		assert_int_equal(db_writer_probe(w, 1, "cgroup_writeback_by_id", probe_key, probe / 2), 0);
-		assert_int_equal(db_writer_probe(w, NAN, "cgroup_writeback_by_id", probe_key, probe), 0);
+		assert_int_equal(db_writer_probe(w, 1, "cgroup_writeback_by_id", probe_key, probe / 2, NULL), 0);
+		assert_int_equal(db_writer_probe(w, NAN, "cgroup_writeback_by_id", probe_key, probe, NULL), 0);
 	}
-	assert_int_equal(db_writer_finish(w, "ok", NULL, 4, 0), 0);
-	assert_int_equal(db_writer_commit(w), 0);
+	assert_int_equal(db_writer_finish(w, "ok", NULL, 4, 0, NULL), 0);
+	assert_int_equal(db_writer_commit(w, NULL), 0);
 	db_writer_close(w);
 	return run;
 }
@@ -47,10 +47,9 @@ static void runs_of(struct db *db, const char *sel, int64_t **ids, size_t *n)
 {
 	struct db_selector *s = NULL;
 	size_t ns = 0;
-	char *err = NULL;
 
-	assert_int_equal(db_selectors_parse(&s, &ns, sel, &err), 0);
-	assert_int_equal(db_cohort_runs(db, ids, n, s, ns), 0);
+	assert_int_equal(db_selectors_parse(&s, &ns, sel, NULL), 0);
+	assert_int_equal(db_cohort_runs(db, ids, n, s, ns, NULL), 0);
 	db_selectors_free(s, ns);
 }
 
@@ -59,7 +58,7 @@ static void test_selectors_parse(void **state)
 	(void)state;
 	struct db_selector *s = NULL;
 	size_t n = 0;
-	char *err = NULL;
+	struct buf err = BUF_INIT;
 
 	assert_int_equal(db_selectors_parse(&s, &n, "kernel=6.12.117, rate_mbps=250 host=h*", &err), 0);
 	assert_int_equal(n, 3);
@@ -69,12 +68,10 @@ static void test_selectors_parse(void **state)
 	assert_string_equal(s[2].value, "h*");
 	db_selectors_free(s, n);
 	assert_int_equal(db_selectors_parse(&s, &n, "kernel", &err), -EINVAL);
-	assert_non_null(strstr(err, "selector 'kernel': expected KEY=VALUE"));
-	free(err);
+	assert_non_null(strstr(buf_str(&err), "selector 'kernel': expected KEY=VALUE"));
 	assert_int_equal(db_selectors_parse(&s, &n, "a\"b=1", &err), -EINVAL);
-	free(err);
 	assert_int_equal(db_selectors_parse(&s, &n, " , ", &err), -EINVAL);
-	free(err);
+	buf_release(&err);
 }
 
 static void test_cohorts_and_values(void **state)
@@ -86,9 +83,9 @@ static void test_cohorts_and_values(void **state)
 	size_t n;
 	double *v = NULL;
 
-	assert_int_equal(db_open(&db, path), 0);
-	assert_int_equal(db_job_create(db, &job, "fleet", "canary", NULL), 0);
-	assert_int_equal(db_job_create(db, &other, "lab", "adhoc", NULL), 0);
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "fleet", "canary", NULL, NULL), 0);
+	assert_int_equal(db_job_create(db, &other, "lab", "adhoc", NULL, NULL), 0);
 	int64_t a = add_run(db, job, "old", "{\"rate_mbps\":\"250\"}", "6.12.115+deb12-cloud-amd64",
 			    "h1", 1.2, 1.0, 0, "-2");
 	int64_t b = add_run(db, job, "old", "{\"rate_mbps\":\"100\"}", "6.12.115", "h2", 1.4, 1.0,
@@ -131,7 +128,7 @@ static void test_cohorts_and_values(void **state)
 	/* since: finished (or started) at or after a time */
 	assert_int_equal(db_exec(db, "UPDATE runs SET finished_at = '2026-01-01T00:00:00Z';"
 				 " UPDATE runs SET finished_at = NULL, started_at = '2026-11-29T20:00:00Z'"
-				 " WHERE host = 'h2'"), 0);
+				 " WHERE host = 'h2'", NULL), 0);
 	char *ssel = xasprintf("since=2026-06-01T00:00:00Z");
 	runs_of(db, ssel, &ids, &n);
 	free(ssel);
@@ -148,42 +145,44 @@ static void test_cohorts_and_values(void **state)
 
 	/* values: summary, derived worst_ from samples, NAN when neither */
 	int64_t all[] = { a, b, c, d };
-	assert_int_equal(db_cohort_values(db, &v, all, 4, "worst_lag_s"), 0);
+	assert_int_equal(db_cohort_values(db, &v, all, 4, "worst_lag_s", NULL), 0);
 	assert_float_equal(v[0], 1.2, 1e-12);
 	assert_float_equal(v[1], 1.4, 1e-12);
 	assert_float_equal(v[2], 7.5, 1e-12);
 	assert_float_equal(v[3], 2.0, 1e-12);
 	free(v);
-	assert_int_equal(db_cohort_values(db, &v, all, 4, "rate_mbps"), 0);
+	assert_int_equal(db_cohort_values(db, &v, all, 4, "rate_mbps", NULL), 0);
 	assert_true(isnan(v[0]) && isnan(v[3]));
 	free(v);
 	/* probe totals: the final count; 0 with only other keys; NAN unloaded */
-	assert_int_equal(db_cohort_values(db, &v, all, 4, "probe:cgroup_writeback_by_id:-2"), 0);
+	assert_int_equal(db_cohort_values(db, &v, all, 4, "probe:cgroup_writeback_by_id:-2", NULL), 0);
 	assert_float_equal(v[0], 0, 1e-12);
 	assert_float_equal(v[1], 0, 1e-12);
 	assert_float_equal(v[2], 40, 1e-12);
 	assert_true(isnan(v[3]));
 	free(v);
-	assert_int_equal(db_cohort_values(db, &v, all, 4, "probe:nokey"), -EINVAL);
-	assert_non_null(strstr(db_errmsg(db), "expected probe:NAME:KEY"));
+	struct buf err = BUF_INIT;
+	assert_int_equal(db_cohort_values(db, &v, all, 4, "probe:nokey", &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "expected probe:NAME:KEY"));
+	buf_release(&err);
 
 	/* the metric list */
 	char **names = NULL;
 	size_t nn = 0;
-	assert_int_equal(db_cohort_metrics(db, &names, &nn, all, 4), 0);
+	assert_int_equal(db_cohort_metrics(db, &names, &nn, all, 4, NULL), 0);
 	assert_int_equal(nn, 3);
 	assert_string_equal(names[0], "worst_lag_s");
 	assert_string_equal(names[1], "probe:cgroup_writeback_by_id:-2");
 	assert_string_equal(names[2], "probe:cgroup_writeback_by_id:0");
 	db_strings_free(names, nn);
-	assert_int_equal(db_kernel_releases(db, &names, &nn), 0);
+	assert_int_equal(db_kernel_releases(db, &names, &nn, NULL), 0);
 	assert_int_equal(nn, 5);
 	db_strings_free(names, nn);
 	char *better = NULL;
-	assert_int_equal(db_metric_better(db, &better, "rate_mbps"), 0);
+	assert_int_equal(db_metric_better(db, &better, "rate_mbps", NULL), 0);
 	assert_string_equal(better, "higher");
 	free(better);
-	assert_int_equal(db_metric_better(db, &better, "nosuch"), 0);
+	assert_int_equal(db_metric_better(db, &better, "nosuch", NULL), 0);
 	assert_null(better);
 	db_close(db);
 	free(path);

@@ -20,7 +20,7 @@ static struct db *open_store(const struct tmpdir *td)
 	char *path = xasprintf("%s/kc.db", td->path);
 	struct db *db = NULL;
 
-	assert_int_equal(db_open(&db, path), 0);
+	assert_int_equal(db_open(&db, path, NULL), 0);
 	free(path);
 	return db;
 }
@@ -32,8 +32,8 @@ static void test_job_kind(void **state)
 	int64_t compare, adhoc;
 	char *kind = NULL;
 
-	assert_int_equal(db_job_create(db, &compare, "c", "compare", NULL), 0);
-	assert_int_equal(db_job_create(db, &adhoc, "a", "adhoc", NULL), 0);
+	assert_int_equal(db_job_create(db, &compare, "c", "compare", NULL, NULL), 0);
+	assert_int_equal(db_job_create(db, &adhoc, "a", "adhoc", NULL, NULL), 0);
 	assert_int_equal(db_job_kind(db, compare, &kind, &err), 0);
 	assert_string_equal(kind, "compare");
 	free(kind);
@@ -56,16 +56,16 @@ static void test_run_summary_value(void **state)
 	int64_t job, variant, run;
 	double v = 0;
 
-	assert_int_equal(db_job_create(db, &job, "c", "compare", NULL), 0);
-	assert_int_equal(db_variant_get(db, &variant, job, "base"), 0);
-	assert_int_equal(db_run_create(db, &run, job, variant, "", 0, "ext4", NULL), 0);
-	assert_int_equal(db_writer_open(&w, db, run), 0);
-	assert_int_equal(db_writer_begin(w), 0);
-	assert_int_equal(db_writer_summary(w, "worst_lag_s", 12.875), 0);
-	assert_int_equal(db_writer_summary(w, "it's_s", 3.5), 0);
+	assert_int_equal(db_job_create(db, &job, "c", "compare", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(db, &variant, job, "base", NULL), 0);
+	assert_int_equal(db_run_create(db, &run, job, variant, "", 0, "ext4", NULL, NULL), 0);
+	assert_int_equal(db_writer_open(&w, db, run, NULL), 0);
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	assert_int_equal(db_writer_summary(w, "worst_lag_s", 12.875, NULL), 0);
+	assert_int_equal(db_writer_summary(w, "it's_s", 3.5, NULL), 0);
 	/* a sample is not a summary: never read as one */
-	assert_int_equal(db_writer_sample(w, 1.0, "lag_s", 9.0), 0);
-	assert_int_equal(db_writer_commit(w), 0);
+	assert_int_equal(db_writer_sample(w, 1.0, "lag_s", 9.0, NULL), 0);
+	assert_int_equal(db_writer_commit(w, NULL), 0);
 	db_writer_close(w);
 
 	assert_int_equal(db_run_summary_value(db, run, "worst_lag_s", &v, &err), 0);

@@ -50,11 +50,11 @@ static int fx_setup(void **state)
 	f->td = *td;
 	free(td);
 	f->db_path = xasprintf("%s/kc.db", f->td.path);
-	assert_int_equal(db_open(&db, f->db_path), 0);
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
 	token_hash(hash, SECRET);
-	assert_int_equal(db_token_add(db, "fleet", hash), 0);
+	assert_int_equal(db_token_add(db, "fleet", hash, NULL), 0);
 	token_hash(hash, SECRET_H2);
-	assert_int_equal(db_token_add(db, "agent:h2", hash), 0);
+	assert_int_equal(db_token_add(db, "agent:h2", hash, NULL), 0);
 	db_close(db);
 	assert_int_equal(api_shared_init(&f->api, f->db_path, NULL), 0);
 	opts.handler = api_http_handler(&f->api);
@@ -205,17 +205,17 @@ static void snap(struct fx *f, struct snap *s)
 {
 	struct db *db = NULL;
 
-	assert_int_equal(db_open(&db, f->db_path), 0);
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
 	memset(s, 0, sizeof(*s));
-	assert_int_equal(db_query_int64(db, &s->samples, "SELECT count(*) FROM samples", NULL), 0);
-	assert_int_equal(db_query_int64(db, &s->raw, "SELECT count(*) FROM raw_lines", NULL), 0);
-	assert_int_equal(db_query_int64(db, &s->runs, "SELECT count(*) FROM runs", NULL), 0);
-	assert_int_equal(db_query_int64(db, &s->hosts, "SELECT count(*) FROM hosts", NULL), 0);
-	assert_int_equal(db_query_int64(db, &s->next_seq, "SELECT coalesce(sum(next_seq), 0) FROM hosts", NULL), 0);
-	assert_int_equal(db_query_int64(db, &s->records, "SELECT coalesce(sum(records), 0) FROM hosts", NULL), 0);
-	assert_int_equal(db_query_int64(db, &s->dups, "SELECT coalesce(sum(duplicates), 0) FROM hosts", NULL), 0);
+	assert_int_equal(db_query_int64(db, &s->samples, "SELECT count(*) FROM samples", NULL, NULL), 0);
+	assert_int_equal(db_query_int64(db, &s->raw, "SELECT count(*) FROM raw_lines", NULL, NULL), 0);
+	assert_int_equal(db_query_int64(db, &s->runs, "SELECT count(*) FROM runs", NULL, NULL), 0);
+	assert_int_equal(db_query_int64(db, &s->hosts, "SELECT count(*) FROM hosts", NULL, NULL), 0);
+	assert_int_equal(db_query_int64(db, &s->next_seq, "SELECT coalesce(sum(next_seq), 0) FROM hosts", NULL, NULL), 0);
+	assert_int_equal(db_query_int64(db, &s->records, "SELECT coalesce(sum(records), 0) FROM hosts", NULL, NULL), 0);
+	assert_int_equal(db_query_int64(db, &s->dups, "SELECT coalesce(sum(duplicates), 0) FROM hosts", NULL, NULL), 0);
 	assert_int_equal(db_query_int64(db, &s->run_records,
-					"SELECT coalesce(sum(records + bad_lines), 0) FROM runs", NULL), 0);
+					"SELECT coalesce(sum(records + bad_lines), 0) FROM runs", NULL, NULL), 0);
 	db_close(db);
 }
 
@@ -403,14 +403,14 @@ static void test_batches(void **state)
 	 * in params, the stored counters */
 	struct db *db = NULL;
 	int64_t v;
-	assert_int_equal(db_open(&db, f->db_path), 0);
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
 	assert_int_equal(db_query_int64(db, &v, "SELECT count(*) FROM runs WHERE host = 'h1' AND "
 					"kernel_release = '6.12.117' AND accel = 'host' AND cell = "
 					"'workload=command' AND json_extract(params_json, '$.cohort') = 'canary'"
 					" AND json_extract(params_json, '$.cmd') = 'x' AND status = 'running'"
-					" AND records + bad_lines = 9", NULL), 0);
+					" AND records + bad_lines = 9", NULL, NULL), 0);
 	assert_int_equal(v, 1);
-	assert_int_equal(db_query_int64(db, &v, "SELECT next_seq FROM hosts WHERE name = ?", "h1"), 0);
+	assert_int_equal(db_query_int64(db, &v, "SELECT next_seq FROM hosts WHERE name = ?", "h1", NULL), 0);
 	assert_int_equal(v, 10);
 	db_close(db);
 
@@ -420,9 +420,9 @@ static void test_batches(void **state)
 	expect(&r, 200, NULL);
 	reply_release(&r);
 	free(b);
-	assert_int_equal(db_open(&db, f->db_path), 0);
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
 	assert_int_equal(db_query_int64(db, &v, "SELECT count(*) FROM runs WHERE status = 'ok' AND "
-					"finished_at IS NOT NULL", NULL), 0);
+					"finished_at IS NOT NULL", NULL, NULL), 0);
 	assert_int_equal(v, 1);
 	db_close(db);
 

@@ -53,9 +53,9 @@ static int group_setup(void **state)
 		return -1;
 	}
 	path = xasprintf("%s/kcanary.db", fx->td.path);
-	if (db_open(&fx->db, path) || db_job_create(fx->db, &fx->job, "unit", "compare", NULL) ||
-	    db_variant_get(fx->db, &fx->variant, fx->job, "k") ||
-	    db_kernel_prebuilt(fx->db, &fx->kernel, "/boot/vmlinuz-test", "6.1.0-test", NULL))
+	if (db_open(&fx->db, path, NULL) || db_job_create(fx->db, &fx->job, "unit", "compare", NULL, NULL) ||
+	    db_variant_get(fx->db, &fx->variant, fx->job, "k", NULL) ||
+	    db_kernel_prebuilt(fx->db, &fx->kernel, "/boot/vmlinuz-test", "6.1.0-test", NULL, NULL))
 		return -1;
 	free(path);
 	fx->o = (struct guest_opts){ .home = fx->td.path, .uri = "test:///default",
@@ -88,7 +88,7 @@ static int64_t new_run(struct fixture *fx)
 {
 	int64_t run;
 
-	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL), 0);
+	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL, NULL), 0);
 	return run;
 }
 
@@ -98,7 +98,7 @@ static void assert_run(struct db *db, int64_t run_id, const char *sql_cond)
 	char *id = xasprintf("%lld", (long long)run_id);
 	int64_t n = -1;
 
-	assert_int_equal(db_query_int64(db, &n, sql, id), 0);
+	assert_int_equal(db_query_int64(db, &n, sql, id, NULL), 0);
 	if (n != 1)
 		fprintf(stderr, "run %s does not satisfy: %s\n", id, sql_cond);
 	assert_int_equal(n, 1);
@@ -190,7 +190,7 @@ static double watchdog_of(struct fixture *fx, const struct guest_job *j, const c
 	assert_non_null(strstr(res.run.error, "cannot connect to libvirt"));
 	assert_int_equal(db_query_int64(fx->db, &milli, "SELECT CAST(round(1000 * json_extract("
 					"guest_json, '$.watchdog_s')) AS INTEGER) FROM runs WHERE id = ?",
-					id), 0);
+					id, NULL), 0);
 	assert_true(res.watchdog_s * 1000 == (double)milli);
 	guest_ctx_release(&g);
 	free(id);
@@ -295,7 +295,7 @@ static void test_adhoc_run_on_test_driver(void **state)
 	assert_true(res.started);
 	assert_string_equal(res.run.status, "timeout");
 	assert_int_equal(db_kernel_prebuilt(fx->db, &kernel, TEST_KERNEL,
-					    "6.12.117+deb12-cloud-amd64", NULL), 0);
+					    "6.12.117+deb12-cloud-amd64", NULL, NULL), 0);
 	assert_run(fx->db, run, "status = 'timeout' AND cell = 'fs=btrfs'"
 		   " AND job_id = (SELECT id FROM jobs WHERE name = 'unit-boot' AND kind = 'adhoc')"
 		   " AND variant_id = (SELECT id FROM variants WHERE name = 'k117')"

@@ -45,11 +45,12 @@ static const char modules_dep[] =
 static void test_module_order(void **state)
 {
 	struct tmpdir *td = *state;
-	char *order = NULL, **src = NULL, err[256];
+	char *order = NULL, **src = NULL;
+	struct buf err = BUF_INIT;
 
 	put(td->path, "modules.dep", modules_dep);
 	assert_int_equal(image_module_order(&order, &src, td->path, image_wanted_modules,
-					    err, sizeof(err)), 0);
+					    &err), 0);
 	/* virtio_pci, virtio_console, ext4 are built in (not in modules.dep):
 	 * skipped. Dependencies come before their users, once per tag. */
 	assert_string_equal(order,
@@ -75,14 +76,15 @@ static void test_module_order(void **state)
 
 	put(td->path, "modules.dep", "kernel/fs/xfs/xfs.ko.xz kernel/lib/libcrc32c.ko.xz\n");
 	assert_int_equal(image_module_order(&order, NULL, td->path, image_wanted_modules,
-					    err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "modules.dep:1: expected 'path: deps...'"));
+					    &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "modules.dep:1: expected 'path: deps...'"));
 
 	char *missing = xasprintf("%s/nowhere", td->path);
 	assert_int_equal(image_module_order(&order, NULL, missing, image_wanted_modules,
-					    err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "cannot read"));
+					    &err), -ENOENT);
+	assert_non_null(strstr(buf_str(&err), "cannot read"));
 	free(missing);
+	buf_release(&err);
 }
 
 static void test_cmdline(void **state)
@@ -93,10 +95,11 @@ static void test_cmdline(void **state)
 		.fs = "xfs", .mkfs_opts = "-m crc=1,finobt=1", .mount_opts = "noatime,logbsize=256k",
 		.sysctls = sysctls, .workload = "wb-handover", .knobs = knobs, .port = "kcanary",
 	};
-	char *line = NULL, err[256];
+	char *line = NULL;
+	struct buf err = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(image_cmdline(&line, &gs, err, sizeof(err)), 0);
+	assert_int_equal(image_cmdline(&line, &gs, &err), 0);
 	assert_string_equal(line,
 			    "console=ttyS0 panic=-1 rdinit=/init kc.fs=xfs "
 			    "kc.mkfs=-m%20crc=1,finobt=1 kc.mnt=noatime,logbsize=256k "
@@ -106,14 +109,14 @@ static void test_cmdline(void **state)
 	line = NULL;
 
 	gs.fs = "zfs";
-	assert_int_equal(image_cmdline(&line, &gs, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "unknown filesystem 'zfs': expected ext4, xfs or btrfs");
+	assert_int_equal(image_cmdline(&line, &gs, &err), -EINVAL);
+	assert_string_equal(buf_str(&err), "unknown filesystem 'zfs': expected ext4, xfs or btrfs");
 	gs.fs = NULL;
 
 	const char *bad[] = { "rate_mbps", NULL };
 	gs.knobs = bad;
-	assert_int_equal(image_cmdline(&line, &gs, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "knobs setting 'rate_mbps' is not key=value");
+	assert_int_equal(image_cmdline(&line, &gs, &err), -EINVAL);
+	assert_string_equal(buf_str(&err), "knobs setting 'rate_mbps' is not key=value");
 
 	char *big = xmalloc(2100);
 	memset(big, 'x', 2099);
@@ -122,17 +125,19 @@ static void test_cmdline(void **state)
 	big[2099] = '\0';
 	const char *long_knobs[] = { big, NULL };
 	gs.knobs = long_knobs;
-	assert_int_equal(image_cmdline(&line, &gs, err, sizeof(err)), -E2BIG);
-	assert_non_null(strstr(err, "longer than the kernel's 2047"));
+	assert_int_equal(image_cmdline(&line, &gs, &err), -E2BIG);
+	assert_non_null(strstr(buf_str(&err), "longer than the kernel's 2047"));
 	assert_null(line);
 	free(big);
+	buf_release(&err);
 }
 
 static void test_kernel_release(void **state)
 {
 	struct tmpdir *td = *state;
 	unsigned char img[0x1000] = { 0 };
-	char rel[128], err[512], *path = xasprintf("%s/bzImage", td->path);
+	char rel[128], *path = xasprintf("%s/bzImage", td->path);
+	struct buf err = BUF_INIT;
 	FILE *f;
 
 	/* setup header: "HdrS" at 0x202, kernel_version at 0x20e (+0x200) */
@@ -143,20 +148,21 @@ static void test_kernel_release(void **state)
 	f = fopen(path, "w");
 	fwrite(img, 1, sizeof(img), f);
 	fclose(f);
-	assert_int_equal(image_kernel_release(rel, sizeof(rel), path, err, sizeof(err)), 0);
+	assert_int_equal(image_kernel_release(rel, sizeof(rel), path, &err), 0);
 	assert_string_equal(rel, "6.12.117+deb12-cloud-amd64");
 
 	f = fopen(path, "w");
 	fputs("this is not a kernel\n", f);
 	fclose(f);
-	assert_int_equal(image_kernel_release(rel, sizeof(rel), path, err, sizeof(err)), -EINVAL);
+	assert_int_equal(image_kernel_release(rel, sizeof(rel), path, &err), -EINVAL);
 	char *want = xasprintf("kernel image '%s' is not a bzImage: no 'HdrS' setup header at offset 0x202", path);
-	assert_string_equal(err, want);
+	assert_string_equal(buf_str(&err), want);
 	free(want);
 
 	unlink(path);
-	assert_int_equal(image_kernel_release(rel, sizeof(rel), path, err, sizeof(err)), -ENOENT);
+	assert_int_equal(image_kernel_release(rel, sizeof(rel), path, &err), -ENOENT);
 	free(path);
+	buf_release(&err);
 }
 
 static int count_lines_with(const char *text, const char *needle)
@@ -174,7 +180,8 @@ static void test_build_and_cache(void **state)
 	struct tmpdir *td = *state;
 	char *mods = xasprintf("%s/mods", td->path), *home = xasprintf("%s/home", td->path);
 	char *init = xasprintf("%s/init", td->path), *path1 = NULL, *path2 = NULL, *path3 = NULL;
-	char *cmd, *listing = NULL, err[1024];
+	char *cmd, *listing = NULL;
+	struct buf err = BUF_INIT;
 	struct stat st1, st2;
 
 	if (geteuid() != 0 || access("/bin/busybox", X_OK) || access("/usr/sbin/mkfs.xfs", X_OK))
@@ -195,7 +202,7 @@ static void test_build_and_cache(void **state)
 	/* /bin/busybox stands in for the agent: any executable will do. */
 	struct image_spec spec = { .home = home, .agent_path = "/bin/busybox",
 				   .modules_dir = mods, .init_path = init };
-	assert_int_equal(image_build(&path1, &spec, err, sizeof(err)), 0);
+	assert_int_equal(image_build(&path1, &spec, &err), 0);
 	assert_int_equal(stat(path1, &st1), 0);
 	cmd = xasprintf("zcat '%s' | cpio -t --quiet > '%s/list' && zcat '%s' | cpio -i --quiet "
 			"--to-stdout lib/modules/kc/xfs.ko lib/modules/kc/order init >> '%s/list'",
@@ -222,7 +229,7 @@ static void test_build_and_cache(void **state)
 	assert_int_equal(count_lines_with(listing, "btrfs.ko"), 0);
 
 	/* Same inputs: the cached image, untouched. */
-	assert_int_equal(image_build(&path2, &spec, err, sizeof(err)), 0);
+	assert_int_equal(image_build(&path2, &spec, &err), 0);
 	assert_string_equal(path1, path2);
 	assert_int_equal(stat(path2, &st2), 0);
 	assert_int_equal(st1.st_mtim.tv_nsec, st2.st_mtim.tv_nsec);
@@ -230,14 +237,14 @@ static void test_build_and_cache(void **state)
 
 	/* A changed init: a new image. */
 	put(td->path, "init", "#!/bin/busybox sh\necho changed init\n");
-	assert_int_equal(image_build(&path3, &spec, err, sizeof(err)), 0);
+	assert_int_equal(image_build(&path3, &spec, &err), 0);
 	assert_string_not_equal(path1, path3);
 
 	/* A missing agent: a clear error, no image. */
 	char *p4 = NULL;
 	spec.agent_path = "/nonexistent/kcanary-agent";
-	assert_int_equal(image_build(&p4, &spec, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "cannot use '/nonexistent/kcanary-agent' in the guest image"));
+	assert_int_equal(image_build(&p4, &spec, &err), -ENOENT);
+	assert_non_null(strstr(buf_str(&err), "cannot use '/nonexistent/kcanary-agent' in the guest image"));
 	assert_null(p4);
 
 	free(listing);
@@ -247,6 +254,7 @@ static void test_build_and_cache(void **state)
 	free(mods);
 	free(home);
 	free(init);
+	buf_release(&err);
 }
 
 static void test_init_script_is_compiled_in(void **state)

@@ -29,10 +29,10 @@ static int fx_setup(void **state)
 	f->td = *td;
 	free(td);
 	char *path = xasprintf("%s/kc.db", f->td.path);
-	int r = db_open(&f->db, path);
+	int r = db_open(&f->db, path, NULL);
 	free(path);
-	if (r || db_job_create(f->db, &f->job, "t", "adhoc", NULL) ||
-	    db_variant_get(f->db, &f->variant, f->job, "base"))
+	if (r || db_job_create(f->db, &f->job, "t", "adhoc", NULL, NULL) ||
+	    db_variant_get(f->db, &f->variant, f->job, "base", NULL))
 		return -1;
 	*state = f;
 	return 0;
@@ -52,7 +52,7 @@ static int fx_teardown(void **state)
 static int64_t q(struct fx *f, const char *sql)
 {
 	int64_t v = -1;
-	assert_int_equal(db_query_int64(f->db, &v, sql, NULL), 0);
+	assert_int_equal(db_query_int64(f->db, &v, sql, NULL, NULL), 0);
 	return v;
 }
 
@@ -64,13 +64,13 @@ static int64_t ingest_text(struct fx *f, const char *text, size_t chunk,
 	int64_t run;
 	size_t len = strlen(text);
 
-	assert_int_equal(db_run_create(f->db, &run, f->job, f->variant, "", 0, NULL, NULL), 0);
-	assert_int_equal(ingest_open(&in, f->db, run), 0);
+	assert_int_equal(db_run_create(f->db, &run, f->job, f->variant, "", 0, NULL, NULL, NULL), 0);
+	assert_int_equal(ingest_open(&in, f->db, run, NULL), 0);
 	if (!chunk)
 		chunk = len ? len : 1;
 	for (size_t off = 0; off < len; off += chunk)
-		assert_int_equal(ingest_feed(in, text + off, off + chunk > len ? len - off : chunk), 0);
-	assert_int_equal(ingest_close(in, st), 0);
+		assert_int_equal(ingest_feed(in, text + off, off + chunk > len ? len - off : chunk, NULL), 0);
+	assert_int_equal(ingest_close(in, st, NULL), 0);
 	return run;
 }
 
@@ -201,15 +201,15 @@ static void test_nothing_rewritten(void **state)
 	struct ingest_stats st;
 	int64_t run = ingest_text(f, good, 0, &st), dup;
 
-	assert_int_equal(db_run_create(f->db, &dup, f->job, f->variant, "", 1, NULL, NULL), -EEXIST);
+	assert_int_equal(db_run_create(f->db, &dup, f->job, f->variant, "", 1, NULL, NULL, NULL), -EEXIST);
 	struct ingest *in = NULL;
 	const char *again = "{\"type\":\"summary\",\"metrics\":{\"worst_lag_s\":99}}\n";
-	assert_int_equal(ingest_open(&in, f->db, run), 0);
-	assert_int_equal(ingest_feed(in, again, strlen(again)), 0);
-	assert_int_equal(ingest_close(in, &st), 0);
+	assert_int_equal(ingest_open(&in, f->db, run, NULL), 0);
+	assert_int_equal(ingest_feed(in, again, strlen(again), NULL), 0);
+	assert_int_equal(ingest_close(in, &st, NULL), 0);
 	assert_int_equal(q(f, "SELECT CAST(value * 10 AS INTEGER) FROM run_summary"
 			      " WHERE metric = 'worst_lag_s'"), 129);
-	assert_int_equal(ingest_open(&in, f->db, 424242), -ENOENT);
+	assert_int_equal(ingest_open(&in, f->db, 424242, NULL), -ENOENT);
 }
 
 /* A line longer than the limit is kept raw (cut), and the stream goes on. */

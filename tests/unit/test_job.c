@@ -236,39 +236,39 @@ static void test_store_interleaved(void **state)
 	int64_t job, n;
 	char *path = xasprintf("%s/kc.db", td->path);
 
-	assert_int_equal(db_open(&db, path), 0);
+	assert_int_equal(db_open(&db, path, NULL), 0);
 	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
 	s->seed = 7;
 	assert_int_equal(job_store(db, s, &job, &err), 0);
-	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs", NULL), 0);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs", NULL, NULL), 0);
 	assert_int_equal(n, 3 * 4 * 3);
-	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM variants", NULL), 0);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM variants", NULL, NULL), 0);
 	assert_int_equal(n, 3);
 	/* each consecutive triple of runs is one cell and repeat, variants 0,1,2 */
 	assert_int_equal(db_query_int64(db, &n,
 		"SELECT count(*) FROM runs r JOIN variants v ON v.id = r.variant_id"
-		" WHERE v.idx != (r.seq - 1) % 3", NULL), 0);
+		" WHERE v.idx != (r.seq - 1) % 3", NULL, NULL), 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(db_query_int64(db, &n,
-		"SELECT count(DISTINCT (r.seq - 1) / 3 || r.cell || r.repeat_idx) FROM runs r", NULL), 0);
+		"SELECT count(DISTINCT (r.seq - 1) / 3 || r.cell || r.repeat_idx) FROM runs r", NULL, NULL), 0);
 	assert_int_equal(n, 12);
 	/* repeats in order: every repeat-1 run comes before any repeat-2 run */
 	assert_int_equal(db_query_int64(db, &n,
 		"SELECT max(seq) < (SELECT min(seq) FROM runs WHERE repeat_idx = 2) FROM runs"
-		" WHERE repeat_idx = 1", NULL), 0);
+		" WHERE repeat_idx = 1", NULL, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(db_query_int64(db, &n,
 		"SELECT count(*) FROM runs WHERE status = 'pending' AND fs IN ('ext4','xfs')"
-		" AND params_json LIKE '%\"workload\":\"wb-handover\"%'", NULL), 0);
+		" AND params_json LIKE '%\"workload\":\"wb-handover\"%'", NULL, NULL), 0);
 	assert_int_equal(n, 36);
-	assert_int_equal(db_query_int64(db, &n, "SELECT seed FROM jobs", NULL), 0);
+	assert_int_equal(db_query_int64(db, &n, "SELECT seed FROM jobs", NULL, NULL), 0);
 	assert_int_equal(n, 7);
 	/* the same seed gives the same order */
 	int64_t job2, same;
 	assert_int_equal(job_store(db, s, &job2, &err), 0);
 	assert_int_equal(db_query_int64(db, &same,
 		"SELECT count(*) FROM runs a JOIN runs b ON a.seq = b.seq AND a.cell = b.cell"
-		" AND a.job_id = 1 AND b.job_id = 2", NULL), 0);
+		" AND a.job_id = 1 AND b.job_id = 2", NULL, NULL), 0);
 	assert_int_equal(same, 36);
 	db_close(db);
 	free(path);

@@ -25,7 +25,7 @@ static struct db *open_db(struct tmpdir *td)
 {
 	struct db *db = NULL;
 	char *path = xasprintf("%s/kc.db", td->path);
-	assert_int_equal(db_open(&db, path), 0);
+	assert_int_equal(db_open(&db, path, NULL), 0);
 	free(path);
 	return db;
 }
@@ -43,13 +43,13 @@ static int64_t add_run(struct db *db, int64_t job, const char *variant,
 			     "\"workload\":\"wb-handover\"}";
 
 	assert_int_equal(read_file(&text, &len, path, 1 << 24), 0);
-	assert_int_equal(db_variant_get(db, &v, job, variant), 0);
-	assert_int_equal(db_run_create(db, &run, job, v, cell, 0, "ext4", params), 0);
-	assert_int_equal(ingest_open(&in, db, run), 0);
-	assert_int_equal(ingest_feed(in, text, len), 0);
-	assert_int_equal(ingest_close(in, NULL), 0);
+	assert_int_equal(db_variant_get(db, &v, job, variant, NULL), 0);
+	assert_int_equal(db_run_create(db, &run, job, v, cell, 0, "ext4", params, NULL), 0);
+	assert_int_equal(ingest_open(&in, db, run, NULL), 0);
+	assert_int_equal(ingest_feed(in, text, len, NULL), 0);
+	assert_int_equal(ingest_close(in, NULL, NULL), 0);
 	if (status_override)
-		assert_int_equal(db_run_set_status(db, run, status_override, "watchdog fired"), 0);
+		assert_int_equal(db_run_set_status(db, run, status_override, "watchdog fired", NULL), 0);
 	free(text);
 	free(path);
 	return run;
@@ -77,7 +77,7 @@ static void check_golden(const char *name, const char *got)
 static int64_t seed_job(struct db *db)
 {
 	int64_t job;
-	assert_int_equal(db_job_create(db, &job, "dying-cgwb", "compare", NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "dying-cgwb", "compare", NULL, NULL), 0);
 	add_run(db, job, "base (v6.12.117)", "lag-85.3.jsonl", NULL);
 	add_run(db, job, "+ v6 2/3", "lag-1.0.jsonl", NULL);
 	add_run(db, job, "base (v6.12.117)", "lag-46.9.jsonl", NULL);
@@ -101,7 +101,7 @@ static void test_cover_letter_formats(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct report *rep = NULL;
 		struct buf out = BUF_INIT;
-		assert_int_equal(report_build(&rep, db, job, NULL), 0);
+		assert_int_equal(report_build(&rep, db, job, NULL, NULL), 0);
 		assert_int_equal(report_format(&out, rep, cases[i].fmt), 0);
 		check_golden(cases[i].golden, buf_str(&out));
 		report_free(rep);
@@ -110,7 +110,7 @@ static void test_cover_letter_formats(void **state)
 	/* the text table fits an email: no line over 80 columns */
 	struct report *rep = NULL;
 	struct buf out = BUF_INIT;
-	assert_int_equal(report_build(&rep, db, job, NULL), 0);
+	assert_int_equal(report_build(&rep, db, job, NULL, NULL), 0);
 	report_format(&out, rep, REPORT_TEXT);
 	for (char *line = out.ptr, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
@@ -135,7 +135,7 @@ static void test_failures_and_partial_runs(void **state)
 	struct report *rep = NULL;
 	struct buf out = BUF_INIT;
 
-	assert_int_equal(db_job_create(db, &job, "mixed", "compare", NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "mixed", "compare", NULL, NULL), 0);
 	add_run(db, job, "base", "lag-85.3.jsonl", NULL);
 	add_run(db, job, "base", "lag-46.9.jsonl", NULL);
 	add_run(db, job, "base", "lag-52.1.jsonl", NULL);
@@ -145,12 +145,12 @@ static void test_failures_and_partial_runs(void **state)
 	add_run(db, job, "+ v6 2/3", "lag-1.2.jsonl", NULL);
 	add_run(db, job, "+ v6 2/3", "lag-1.0.jsonl", NULL);
 	add_run(db, job, "+ v6 2/3", "lag-1.0.jsonl", "timeout");
-	assert_int_equal(db_variant_get(db, &vfail, job, "+ v6 1/3"), 0);
+	assert_int_equal(db_variant_get(db, &vfail, job, "+ v6 1/3", NULL), 0);
 	assert_int_equal(db_exec(db, "UPDATE variants SET status = 'apply-failed', error ="
 		" 'cannot apply patch 1/3 ''writeback: clear the old wb''s dirty IO state'':"
-		" fs/fs-writeback.c hunk @@ -566,6 +566,12 @@' WHERE name = '+ v6 1/3'"), 0);
+		" fs/fs-writeback.c hunk @@ -566,6 +566,12 @@' WHERE name = '+ v6 1/3'", NULL), 0);
 
-	assert_int_equal(report_build(&rep, db, job, NULL), 0);
+	assert_int_equal(report_build(&rep, db, job, NULL, NULL), 0);
 	assert_int_equal(report_format(&out, rep, REPORT_TEXT), 0);
 	const char *t = buf_str(&out);
 	/* the incomplete run stored 19 s of a lag triangle peaking at 30 s
@@ -169,14 +169,14 @@ static void test_failures_and_partial_runs(void **state)
 	/* a threshold and another metric from the summary */
 	struct report_opts ro = { .metric = "mean_lag_s", .threshold = 20, .has_threshold = true };
 	buf_reset(&out);
-	assert_int_equal(report_build(&rep, db, job, &ro), 0);
+	assert_int_equal(report_build(&rep, db, job, &ro, NULL), 0);
 	assert_int_equal(report_format(&out, rep, REPORT_TEXT), 0);
 	assert_non_null(strstr(buf_str(&out), "Mean lag behind schedule over 120s"));
 	assert_non_null(strstr(buf_str(&out), "stalled (mean lag > 20s): base 3 of 4"));
 	report_free(rep);
 	buf_release(&out);
 
-	assert_int_equal(report_build(&rep, db, 999, NULL), -ENOENT);
+	assert_int_equal(report_build(&rep, db, 999, NULL, NULL), -ENOENT);
 	db_close(db);
 }
 

@@ -88,8 +88,8 @@ static int fixture_setup(void **state)
 	free(*state);
 	*state = fx;
 	path = xasprintf("%s/kcanary.db", fx->td.path);
-	if (db_open(&fx->db, path) || db_job_create(fx->db, &fx->job, "unit", "adhoc", NULL) ||
-	    db_variant_get(fx->db, &fx->variant, fx->job, "k"))
+	if (db_open(&fx->db, path, NULL) || db_job_create(fx->db, &fx->job, "unit", "adhoc", NULL, NULL) ||
+	    db_variant_get(fx->db, &fx->variant, fx->job, "k", NULL))
 		return -1;
 	free(path);
 	return 0;
@@ -112,17 +112,18 @@ static void on_start(const char *name, void *arg)
 	struct fixture *fx = arg;
 	struct vm_conn *c = NULL;
 	struct vm_domain *d = NULL;
-	char err[512];
+	struct buf err = BUF_INIT;
 
 	snprintf(fx->name, sizeof(fx->name), "%s", name);
 	if (!fx->suspend_on_start)
 		return;
 	/* What an emulation failure looks like to libvirt: the guest pauses. */
-	assert_int_equal(vm_conn_open(&c, "test:///default", err, sizeof(err)), 0);
-	assert_int_equal(vm_domain_lookup(&d, c, name, err, sizeof(err)), 0);
-	assert_int_equal(vm_domain_suspend(d, err, sizeof(err)), 0);
+	assert_int_equal(vm_conn_open(&c, "test:///default", &err), 0);
+	assert_int_equal(vm_domain_lookup(&d, c, name, &err), 0);
+	assert_int_equal(vm_domain_suspend(d, &err), 0);
 	vm_domain_free(d);
 	vm_conn_close(c);
+	buf_release(&err);
 }
 
 static struct runner_opts test_opts(struct fixture *fx, double watchdog_s)
@@ -142,7 +143,7 @@ static void assert_run(struct db *db, int64_t run_id, const char *sql_cond)
 	char *id = xasprintf("%lld", (long long)run_id);
 	int64_t n = -1;
 
-	assert_int_equal(db_query_int64(db, &n, sql, id), 0);
+	assert_int_equal(db_query_int64(db, &n, sql, id, NULL), 0);
 	if (n != 1)
 		fprintf(stderr, "run %s does not satisfy: %s\n", id, sql_cond);
 	assert_int_equal(n, 1);
@@ -155,11 +156,12 @@ static void assert_domain_gone(const char *name)
 {
 	struct vm_conn *c = NULL;
 	struct vm_domain *d = NULL;
-	char err[512];
+	struct buf err = BUF_INIT;
 
-	assert_int_equal(vm_conn_open(&c, "test:///default", err, sizeof(err)), 0);
-	assert_int_equal(vm_domain_lookup(&d, c, name, err, sizeof(err)), -ENOENT);
+	assert_int_equal(vm_conn_open(&c, "test:///default", &err), 0);
+	assert_int_equal(vm_domain_lookup(&d, c, name, &err), -ENOENT);
 	vm_conn_close(c);
+	buf_release(&err);
 }
 
 static void assert_files_removed(struct fixture *fx, int64_t run_id)
@@ -181,7 +183,7 @@ static void test_watchdog_destroys(void **state)
 	int64_t run;
 	double t0;
 
-	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL), 0);
+	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL, NULL), 0);
 	t0 = clock_mono_s();
 	assert_int_equal(runner_run(&res, fx->db, run, &o, NULL), 0);
 	assert_true(clock_mono_s() - t0 < 5);
@@ -209,7 +211,7 @@ static void test_paused_fails_at_once(void **state)
 	double t0;
 
 	fx->suspend_on_start = true;
-	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "xfs", NULL), 0);
+	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "xfs", NULL, NULL), 0);
 	t0 = clock_mono_s();
 	assert_int_equal(runner_run(&res, fx->db, run, &o, NULL), 0);
 	/* at once: nowhere near the 60 s watchdog */
@@ -230,7 +232,7 @@ static void test_start_failure_is_stored(void **state)
 	int64_t run;
 
 	o.uri = "qemu+unix:///system?socket=/nonexistent/kc.sock";
-	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL), 0);
+	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL, NULL), 0);
 	assert_int_equal(runner_run(&res, fx->db, run, &o, NULL), 0);
 	assert_string_equal(res.status, "failed");
 	assert_non_null(strstr(res.error, "cannot connect to libvirt"));

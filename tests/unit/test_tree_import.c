@@ -17,6 +17,9 @@
 #include "testutil.h"
 #include "fakekernel.h"
 
+/* git.h's message of the last failed call (error.h) */
+static struct buf gitmsg = BUF_INIT;
+
 /* The fixture: an empty repository DIR/linux, made as `tree import` makes
  * it (repo_open with create). */
 struct fx {
@@ -37,8 +40,8 @@ static int fx_setup(void **state)
 	fx->td = *td;
 	free(td);
 	fx->repo_path = xasprintf("%s/linux", fx->td.path);
-	if (repo_open(&fx->r, fx->repo_path, true)) {
-		fprintf(stderr, "fixture: %s\n", repo_errmsg());
+	if (repo_open(&fx->r, fx->repo_path, true, &gitmsg)) {
+		fprintf(stderr, "fixture: %s\n", buf_str(&gitmsg));
 		return -1;
 	}
 	*state = fx;
@@ -74,12 +77,12 @@ static void test_import(void **state)
 	assert_string_equal(ir.version, "1.2.3");
 	assert_string_equal(ir.tag, "v1.2.3");
 	memcpy(base, ir.commit, KC_OID_HEX);
-	assert_int_equal(repo_commit_parent(fx->r, parent, base), -ENOENT);
-	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3"), 0);
+	assert_int_equal(repo_commit_parent(fx->r, parent, base, &gitmsg), -ENOENT);
+	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3", &gitmsg), 0);
 	assert_string_equal(c, base);
-	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3:src/mm.c"), -ENOTDIR);
-	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3:Makefile"), -ENOTDIR);
-	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3:nope.c"), -ENOENT);
+	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3:src/mm.c", &gitmsg), -ENOTDIR);
+	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3:Makefile", &gitmsg), -ENOTDIR);
+	assert_int_equal(repo_resolve(fx->r, c, "v1.2.3:nope.c", &gitmsg), -ENOENT);
 	assert_int_equal(access(gi, F_OK), 0);
 
 	/* the same tarball again: a no-op giving the same commit */
@@ -103,12 +106,12 @@ static void test_import(void **state)
 	assert_false(ir.noop);
 	assert_string_equal(ir.tag, "rel-4");
 	assert_string_not_equal(ir.commit, base);
-	assert_int_equal(repo_commit_parent(fx->r, parent, ir.commit), 0);
+	assert_int_equal(repo_commit_parent(fx->r, parent, ir.commit, &gitmsg), 0);
 	assert_string_equal(parent, base);
-	assert_int_equal(repo_resolve(fx->r, c, "rel-4:src/new.c"), -ENOTDIR);
-	assert_int_equal(repo_resolve(fx->r, c, "kcanary/import"), 0);
+	assert_int_equal(repo_resolve(fx->r, c, "rel-4:src/new.c", &gitmsg), -ENOTDIR);
+	assert_int_equal(repo_resolve(fx->r, c, "kcanary/import", &gitmsg), 0);
 	assert_string_equal(c, ir.commit);
-	assert_int_equal(repo_commit_info(fx->r, ir.commit, NULL, NULL, NULL, &msg), 0);
+	assert_int_equal(repo_commit_info(fx->r, ir.commit, NULL, NULL, NULL, &msg, &gitmsg), 0);
 	assert_non_null(strstr(msg, "Import Linux 1.2.4"));
 	assert_non_null(strstr(msg, "Kcanary-Tarball: "));
 	/* the older tarball is found further down the branch: a no-op */
@@ -140,7 +143,7 @@ static void test_import_errors(void **state)
 	assert_non_null(strstr(err_text(&fx->err), "junk.tar.gz': tar failed"));
 	/* nothing was committed */
 	char c[KC_OID_HEX];
-	assert_int_equal(repo_resolve(fx->r, c, "kcanary/import"), -ENOENT);
+	assert_int_equal(repo_resolve(fx->r, c, "kcanary/import", &gitmsg), -ENOENT);
 	free(missing);
 	free(junk);
 }

@@ -26,6 +26,9 @@
 #include "testutil.h"
 #include "fakekernel.h"
 
+/* git.h's message of the last failed call (error.h) */
+static struct buf gitmsg = BUF_INIT;
+
 struct fx {
 	struct tmpdir td;
 	struct db *db;
@@ -52,8 +55,8 @@ static int fx_setup(void **state)
 	fx->home = xasprintf("%s/home", fx->td.path);
 	dbp = xasprintf("%s/kcanary.db", fx->home);
 	tb = fk_tarball(fx->td.path, "3", NULL);
-	if (repo_open(&r, fx->repo, true) || tree_import_tarball(r, &ir, tb, "v1.2.3", NULL) ||
-	    db_open(&fx->db, dbp))
+	if (repo_open(&r, fx->repo, true, &gitmsg) || tree_import_tarball(r, &ir, tb, "v1.2.3", NULL) ||
+	    db_open(&fx->db, dbp, NULL))
 		return -1;
 	repo_close(r);
 	memcpy(fx->base, ir.commit, KC_OID_HEX);
@@ -125,7 +128,7 @@ static int64_t q_int(struct db *db, const char *sql, int64_t id)
 	int64_t v = -1;
 
 	snprintf(arg, sizeof(arg), "%lld", (long long)id);
-	if (db_query_int64(db, &v, sql, arg))
+	if (db_query_int64(db, &v, sql, arg, NULL))
 		fail_msg("query failed: %s", sql);
 	return v;
 }
@@ -183,8 +186,8 @@ static void test_patch_that_does_not_apply_is_an_outcome(void **state)
 	variant_build_result_release(&res);
 
 	/* for a job: stored on the variants row, no commit, no kernel */
-	assert_int_equal(db_job_create(fx->db, &job, "t", "compare", NULL), 0);
-	assert_int_equal(db_variant_get(fx->db, &vid, job, v.name), 0);
+	assert_int_equal(db_job_create(fx->db, &job, "t", "compare", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(fx->db, &vid, job, v.name, NULL), 0);
 	assert_int_equal(variant_build_for_job(fx->vb, &res, vid, &v, NULL, &err), 0);
 	assert_int_equal(res.status, VARIANT_BUILD_APPLY_FAILED);
 	assert_int_equal(q_int(fx->db, "SELECT count(*) FROM variants WHERE id = ? AND status ="
@@ -214,8 +217,8 @@ static void test_series_builds_and_build_failure(void **state)
 	assert_false(res.cache_hit);
 	variant_build_result_release(&res);
 
-	assert_int_equal(db_job_create(fx->db, &job, "t", "compare", NULL), 0);
-	assert_int_equal(db_variant_get(fx->db, &vid, job, vbad.name), 0);
+	assert_int_equal(db_job_create(fx->db, &job, "t", "compare", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(fx->db, &vid, job, vbad.name, NULL), 0);
 	assert_int_equal(variant_build_for_job(fx->vb, &res, vid, &vbad, NULL, &err), 0);
 	assert_int_equal(res.status, VARIANT_BUILD_BUILD_FAILED);
 	if (!strstr(res.reason, "src/mm.c:30:2: error: #error broken on purpose (log: "))
@@ -264,8 +267,8 @@ static void test_what_cannot_be_attempted_is_an_error(void **state)
 	buf_reset(&err);
 
 	/* for a job, a failed variant all the same: stored, and the caller goes on */
-	assert_int_equal(db_job_create(fx->db, &job, "t", "compare", NULL), 0);
-	assert_int_equal(db_variant_get(fx->db, &vid, job, v.name), 0);
+	assert_int_equal(db_job_create(fx->db, &job, "t", "compare", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(fx->db, &vid, job, v.name, NULL), 0);
 	assert_int_equal(variant_build_for_job(fx->vb, &res, vid, &v, NULL, &err), 0);
 	assert_int_equal(res.status, VARIANT_BUILD_BUILD_FAILED);
 	assert_non_null(strstr(res.reason, "'v9.9'"));
@@ -294,10 +297,10 @@ static void test_old_stored_spec_still_builds(void **state)
 	size_t n = 0;
 	int64_t job, vid;
 
-	assert_int_equal(db_job_create(fx->db, &job, "old", "compare", NULL), 0);
-	assert_int_equal(db_variant_get(fx->db, &vid, job, "+ v1"), 0);
-	assert_int_equal(db_variant_set_spec(fx->db, vid, "v1.2.3", NULL, old), 0);
-	assert_int_equal(db_job_variants(fx->db, job, &rows, &n), 0);
+	assert_int_equal(db_job_create(fx->db, &job, "old", "compare", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(fx->db, &vid, job, "+ v1", NULL), 0);
+	assert_int_equal(db_variant_set_spec(fx->db, vid, "v1.2.3", NULL, old, NULL), 0);
+	assert_int_equal(db_job_variants(fx->db, job, &rows, &n, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(variant_from_json(&v, rows[0].name, rows[0].spec_json, &err), 0);
 	assert_int_equal(variant_build_for_job(fx->vb, &res, vid, &v, NULL, &err), 0);

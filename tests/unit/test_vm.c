@@ -58,46 +58,52 @@ static void check_golden(const char *name, const char *got)
 static void test_xml_tcg_golden(void **state)
 {
 	struct vm_spec s = sample_spec(VM_ACCEL_TCG);
-	char *xml = NULL, err[256];
+	char *xml = NULL;
+	struct buf err = BUF_INIT;
 
 	(void)state;
-	assert_int_equal(vm_domain_xml(&xml, &s, err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_xml(&xml, &s, &err), 0);
 	check_golden("domain-tcg.xml", xml);
 	free(xml);
+	buf_release(&err);
 }
 
 static void test_xml_kvm_golden(void **state)
 {
 	struct vm_spec s = sample_spec(VM_ACCEL_KVM);
-	char *xml = NULL, err[256];
+	char *xml = NULL;
+	struct buf err = BUF_INIT;
 
 	(void)state;
 	s.vcpus = 4;
 	s.memory_mib = 4096;
-	assert_int_equal(vm_domain_xml(&xml, &s, err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_xml(&xml, &s, &err), 0);
 	check_golden("domain-kvm.xml", xml);
 	free(xml);
+	buf_release(&err);
 }
 
 static void test_xml_escapes_and_checks(void **state)
 {
 	struct vm_spec s = sample_spec(VM_ACCEL_TCG);
-	char *xml = NULL, err[256];
+	char *xml = NULL;
+	struct buf err = BUF_INIT;
 
 	(void)state;
 	s.kernel = "/k/a&b<c>'d\".img";
-	assert_int_equal(vm_domain_xml(&xml, &s, err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_xml(&xml, &s, &err), 0);
 	assert_non_null(strstr(xml, "<kernel>/k/a&amp;b&lt;c&gt;&apos;d&quot;.img</kernel>"));
 	free(xml);
 	xml = NULL;
 
 	s.channel_path = NULL;
-	assert_int_equal(vm_domain_xml(&xml, &s, err, sizeof(err)), -EINVAL);
+	assert_int_equal(vm_domain_xml(&xml, &s, &err), -EINVAL);
 	assert_null(xml);
-	assert_string_equal(err, "domain spec has no channel_path");
+	assert_string_equal(buf_str(&err), "domain spec has no channel_path");
 	s = sample_spec(VM_ACCEL_TCG);
 	s.vcpus = 0;
-	assert_int_equal(vm_domain_xml(&xml, &s, err, sizeof(err)), -EINVAL);
+	assert_int_equal(vm_domain_xml(&xml, &s, &err), -EINVAL);
+	buf_release(&err);
 }
 
 /* ---- accelerator probe on fixture trees ---- */
@@ -177,59 +183,62 @@ static void test_lifecycle_events(void **state)
 	struct vm_conn *c = NULL;
 	struct vm_domain *d = NULL;
 	struct vm_event ev;
-	char *xml = NULL, err[512], what[96], reason[64], drv[32];
+	char *xml = NULL, what[96], reason[64], drv[32];
+	struct buf err = BUF_INIT;
 	bool has_qemu = false, has_kvm = false;
 
 	(void)td;
-	assert_int_equal(vm_conn_open(&c, "test:///default", err, sizeof(err)), 0);
-	assert_int_equal(vm_conn_driver(c, drv, sizeof(drv), &has_qemu, &has_kvm, err, sizeof(err)), 0);
+	assert_int_equal(vm_conn_open(&c, "test:///default", &err), 0);
+	assert_int_equal(vm_conn_driver(c, drv, sizeof(drv), &has_qemu, &has_kvm, &err), 0);
 	assert_string_equal(drv, "TEST");
 	assert_true(has_qemu);
 	s.name = "kcanary-unit-lifecycle";
-	assert_int_equal(vm_domain_xml(&xml, &s, err, sizeof(err)), 0);
-	assert_int_equal(vm_domain_start(&d, c, s.name, xml, 0, err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_xml(&xml, &s, &err), 0);
+	assert_int_equal(vm_domain_start(&d, c, s.name, xml, 0, &err), 0);
 	assert_true(vm_domain_is_active(d));
 	assert_int_equal(wait_event(d, &ev, VM_EV_STARTED), 0);
 
-	assert_int_equal(vm_domain_suspend(d, err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_suspend(d, &err), 0);
 	assert_int_equal(wait_event(d, &ev, VM_EV_SUSPENDED), 0);
 	vm_event_describe(what, sizeof(what), &ev);
 	assert_string_equal(what, "suspended (paused)");
 	vm_domain_pause_reason(d, reason, sizeof(reason));
 	assert_string_equal(reason, "user");
 
-	assert_int_equal(vm_domain_destroy(d, err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_destroy(d, &err), 0);
 	assert_int_equal(wait_event(d, &ev, VM_EV_STOPPED), 0);
 	vm_event_describe(what, sizeof(what), &ev);
 	assert_string_equal(what, "stopped (destroyed)");
 	assert_false(vm_domain_is_active(d));
 	/* destroying again is not an error */
-	assert_int_equal(vm_domain_destroy(d, err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_destroy(d, &err), 0);
 	vm_domain_free(d);
 
 	/* a second domain with the same name may start once the first is gone */
-	assert_int_equal(vm_domain_start(&d, c, s.name, xml, 0, err, sizeof(err)), 0);
+	assert_int_equal(vm_domain_start(&d, c, s.name, xml, 0, &err), 0);
 	assert_int_equal(vm_domain_start(&(struct vm_domain *){ NULL }, c, s.name, xml, 0,
-					 err, sizeof(err)), -EIO);
-	assert_non_null(strstr(err, "cannot start guest 'kcanary-unit-lifecycle'"));
-	assert_int_equal(vm_domain_destroy(d, err, sizeof(err)), 0);
+					 &err), -EIO);
+	assert_non_null(strstr(buf_str(&err), "cannot start guest 'kcanary-unit-lifecycle'"));
+	assert_int_equal(vm_domain_destroy(d, &err), 0);
 	vm_domain_free(d);
 	vm_conn_close(c);
 	free(xml);
+	buf_release(&err);
 }
 
 static void test_conn_refused_says_how(void **state)
 {
 	struct vm_conn *c = NULL;
-	char err[1024];
+	struct buf err = BUF_INIT;
 	int r;
 
 	(void)state;
-	r = vm_conn_open(&c, "qemu+unix:///system?socket=/nonexistent/kc.sock", err, sizeof(err));
+	r = vm_conn_open(&c, "qemu+unix:///system?socket=/nonexistent/kc.sock", &err);
 	assert_int_equal(r, -ECONNREFUSED);
 	assert_null(c);
-	assert_non_null(strstr(err, "cannot connect to libvirt at"));
-	assert_non_null(strstr(err, "tools/libvirtd-up.sh"));
+	assert_non_null(strstr(buf_str(&err), "cannot connect to libvirt at"));
+	assert_non_null(strstr(buf_str(&err), "tools/libvirtd-up.sh"));
+	buf_release(&err);
 }
 
 int main(void)
