@@ -219,6 +219,7 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libvirt-dev \
 	libbpf-dev libelf-dev zlib1g-dev libmicrohttpd-dev libjansson-dev \
 	libinih-dev libcmocka-dev nettle-dev libgmime-3.0-dev chromium nodejs prometheus curl \
+	libclang-rt-14-dev \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned \
