@@ -1,0 +1,46 @@
+#!/bin/sh
+# t_cli_mistakes.sh - typical user mistakes, one table row each: the exit
+# status the command documents and a message naming the input (or, for a
+# call that is right, a line of its output). No guest, no server: every
+# row stops before anything runs (compare --dry-run, or a refusal).
+#
+# Row: EXIT|EXPECTED TEXT (grep -F, in stdout+stderr)|ARGS (split on
+# spaces; @IMG is an empty file, @JOB a job file with two kernels).
+set -u
+B=${B:-build}
+KC=$PWD/$B/kcanary
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KCANARY_HOME=$tmp/home
+mkdir -p "$KCANARY_HOME"
+IMG=$tmp/img
+: > "$IMG"
+JOB=$tmp/job.ini
+printf '[job]\nkernels = %s %s\nrepeat = 2\n' "$IMG" "$IMG" > "$JOB"
+fails=0 rows=0
+
+while IFS='|' read -r want text args; do
+	case "$want" in ''|'#'*) continue ;; esac
+	rows=$((rows + 1))
+	args=$(echo "$args" | sed "s|@IMG|$IMG|g; s|@JOB|$JOB|g")
+	# shellcheck disable=SC2086 # args is a word list on purpose
+	rc=0; $KC $args >"$tmp/out" 2>&1 || rc=$?
+	if [ "$rc" != "$want" ] || ! grep -qF -- "$text" "$tmp/out"; then
+		echo "FAIL: kcanary $args: exit $rc (expected $want), expected '$text' in:"
+		sed 's/^/    /' "$tmp/out" | head -n 5
+		fails=$((fails + 1))
+	fi
+done <<'TABLE'
+# abbreviated long options (getopt accepts them): the value is the
+# option's, never taken for the job file
+0|2 variants x 1 cell x 3 repeats|compare --dry-run --kernel @IMG,@IMG
+2|unknown workload 'nosuch'|compare --dry-run --work nosuch --kernels @IMG,@IMG
+0|2 variants x 1 cell x 4 repeats|compare --dry-run --repe 4 --kernels @IMG,@IMG
+0|2 variants x 1 cell x 4 repeats|compare --dry-run --repe=4 @JOB
+0|2 variants x 1 cell x 2 repeats|compare --dry-run -q @JOB --fs=xfs
+# an ambiguous abbreviation is a usage error naming it, not a job file
+2|option '--rep' is ambiguous|compare --dry-run --rep 4 @JOB
+2|option '--s' is ambiguous|compare --dry-run --s x --kernels @IMG,@IMG
+TABLE
+echo "cli mistakes: $rows rows, $fails failed"
+[ $fails = 0 ]
