@@ -1,6 +1,7 @@
 /* cmd_report.c - kcanary report: a job's cover-letter table. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +54,18 @@ int cmd_report(int argc, char **argv)
 		case 't': {
 			char *end;
 			double v = strtod(optarg, &end);
-			if (end != optarg && !strcmp(end, "")) {
-				ro.threshold = v;
-			} else if (parse_duration_s(&v, optarg) == 0) {
+			/* a run's summary values (lags, bytes, rates) are >= 0:
+			 * a negative or non-finite threshold counts nothing useful */
+			if ((end != optarg && !strcmp(end, "")) || parse_duration_s(&v, optarg) == 0) {
 				ro.threshold = v;
 			} else {
 				fprintf(stderr, "kcanary report: --threshold '%s': expected a number,"
 					" optionally with s, ms or m\n", optarg);
+				goto out;
+			}
+			if (!isfinite(v) || v < 0) {
+				fprintf(stderr, "kcanary report: --threshold '%s': expected a finite"
+					" number >= 0 (summary values are not negative)\n", optarg);
 				goto out;
 			}
 			ro.has_threshold = true;

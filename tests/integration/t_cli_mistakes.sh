@@ -41,6 +41,10 @@ done <<'TABLE'
 # an ambiguous abbreviation is a usage error naming it, not a job file
 2|option '--rep' is ambiguous|compare --dry-run --rep 4 @JOB
 2|option '--s' is ambiguous|compare --dry-run --s x --kernels @IMG,@IMG
+# report: a threshold no summary value can be worse than
+2|--threshold '-5': expected a finite number >= 0|report --threshold -5 1
+2|--threshold 'nan': expected a finite number >= 0|report --threshold nan 1
+2|--threshold '5x': expected a number|report --threshold 5x 1
 TABLE
 echo "cli mistakes: $rows rows, $fails failed"
 [ $fails = 0 ]
