@@ -602,15 +602,9 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 	       t->wall_s);
 }
 
-/*
- * The run's metric must be one the runs will have: probe:NAME:KEY, any name
- * for the `command` workload (its script prints its own), else a name in
- * the store's metrics table (the built-in summary metrics and every name a
- * run has reported: db_api_metrics). Returns 0, -EINVAL with err listing
- * the known ones, or -EIO when the store cannot be read (err says so).
- */
-static int check_metric(struct db *db, const char *metric, const char *workload,
-			struct buf *err)
+/* cmd.h: shared with compare, whose headline metric obeys the same rule. */
+int cmd_check_metric(struct db *db, const char *metric, const char *workload,
+		     struct buf *err)
 {
 	json_t *all = NULL, *m;
 	size_t i;
@@ -990,7 +984,7 @@ static int metric_direction(struct run_args *a, struct db *db, struct buf *err)
 {
 	int r;
 
-	if ((r = check_metric(db, a->metric, a->spec->workload, err)))
+	if ((r = cmd_check_metric(db, a->metric, a->spec->workload, err)))
 		return r;
 	if ((r = db_metric_higher_is_worse(db, a->metric, &a->bo.higher_is_worse, err)))
 		return r;

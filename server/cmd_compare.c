@@ -308,6 +308,13 @@ int cmd_compare(int argc, char **argv)
 	ret = 1;
 	if (!(db = cmd_open_store("kcanary compare")))
 		goto out;
+	/* the headline metric, before anything is stored (as bisect --metric) */
+	int mr = cmd_check_metric(db, spec->metric, spec->workload, &err);
+	if (mr) {
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+		ret = mr == -EINVAL ? 2 : 1;   /* a usage error, as bisect --metric */
+		goto out;
+	}
 	if (job_store(db, spec, &job_id, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;

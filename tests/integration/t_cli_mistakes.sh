@@ -45,6 +45,11 @@ done <<'TABLE'
 2|--threshold '-5': expected a finite number >= 0|report --threshold -5 1
 2|--threshold 'nan': expected a finite number >= 0|report --threshold nan 1
 2|--threshold '5x': expected a number|report --threshold 5x 1
+# compare: a headline metric no run will have, refused before storing
+2|unknown metric 'nosuch' for workload 'wb-handover': expected one of|compare --metric nosuch --kernels @IMG,@IMG
 TABLE
+# no row stored a job (each stopped before storing, or was a dry run)
+n=$(sqlite3 "$KCANARY_HOME/kcanary.db" 'SELECT count(*) FROM jobs' 2>/dev/null || echo 0)
+[ "$n" = 0 ] || { echo "FAIL: the rows stored $n jobs"; fails=$((fails + 1)); }
 echo "cli mistakes: $rows rows, $fails failed"
 [ $fails = 0 ]
