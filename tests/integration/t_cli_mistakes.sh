@@ -5,7 +5,8 @@
 # row stops before anything runs (compare --dry-run, or a refusal).
 #
 # Row: EXIT|EXPECTED TEXT (grep -F, in stdout+stderr)|ARGS (split on
-# spaces; @IMG is an empty file, @JOB a job file with two kernels).
+# spaces; @IMG is an empty file, @JOB a job file with two kernels, @TMP
+# the test's directory, in the args and the text).
 set -u
 B=${B:-build}
 KC=$PWD/$B/kcanary
@@ -17,12 +18,15 @@ IMG=$tmp/img
 : > "$IMG"
 JOB=$tmp/job.ini
 printf '[job]\nkernels = %s %s\nrepeat = 2\n' "$IMG" "$IMG" > "$JOB"
+printf '[job]\nkernels = /nonexistent %s\n' "$IMG" > "$tmp/nokernel.ini"
+printf '[job]\nkernels = %s %s\n' "$tmp" "$IMG" > "$tmp/dirkernel.ini"
 fails=0 rows=0
 
 while IFS='|' read -r want text args; do
 	case "$want" in ''|'#'*) continue ;; esac
 	rows=$((rows + 1))
-	args=$(echo "$args" | sed "s|@IMG|$IMG|g; s|@JOB|$JOB|g")
+	args=$(echo "$args" | sed "s|@IMG|$IMG|g; s|@JOB|$JOB|g; s|@TMP|$tmp|g")
+	text=$(echo "$text" | sed "s|@TMP|$tmp|g")
 	# shellcheck disable=SC2086 # args is a word list on purpose
 	rc=0; $KC $args >"$tmp/out" 2>&1 || rc=$?
 	if [ "$rc" != "$want" ] || ! grep -qF -- "$text" "$tmp/out"; then
@@ -47,6 +51,11 @@ done <<'TABLE'
 2|--threshold '5x': expected a number|report --threshold 5x 1
 # compare: a headline metric no run will have, refused before storing
 2|unknown metric 'nosuch' for workload 'wb-handover': expected one of|compare --metric nosuch --kernels @IMG,@IMG
+# prebuilt kernels in a job file are checked as --kernels are
+2|kernel image '/nonexistent': No such file or directory|compare --dry-run @TMP/nokernel.ini
+2|kernel image '/nonexistent': No such file or directory|compare --dry-run --kernels /nonexistent,@IMG
+2|kernel image '@TMP': not a regular file|compare --dry-run @TMP/dirkernel.ini
+2|kernel image '@TMP': not a regular file|compare --dry-run --kernels @TMP,@IMG
 TABLE
 # no row stored a job (each stopped before storing, or was a dry run)
 n=$(sqlite3 "$KCANARY_HOME/kcanary.db" 'SELECT count(*) FROM jobs' 2>/dev/null || echo 0)
