@@ -43,6 +43,11 @@ struct db *cmd_open_store(const char *prog);
 struct buf;
 int cmd_check_metric(struct db *db, const char *metric, const char *workload,
 		     struct buf *err);
+/* cmd_open_existing_store - cmd_open_store() for a command that only reads
+ * (jobs, status, report): when the store file does not exist it creates
+ * nothing and returns NULL after "PROG: no store at 'PATH' (--home): ...",
+ * so a mistyped --home or $KCANARY_HOME is an error, not an empty list. */
+struct db *cmd_open_existing_store(const char *prog);
 /* Set by the global --home option before the subcommand runs. */
 extern const char *cmd_home;
 

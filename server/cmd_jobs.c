@@ -38,7 +38,7 @@ int cmd_jobs(int argc, char **argv)
 		fprintf(stderr, "kcanary jobs: unexpected '%s'\n%s", argv[1], jobs_usage);
 		return 2;
 	}
-	if (!(db = cmd_open_store("kcanary jobs")))
+	if (!(db = cmd_open_existing_store("kcanary jobs")))
 		return 1;
 	if (db_jobs_list(db, &rows, &n, all ? 0 : 20, &err)) {
 		fprintf(stderr, "kcanary jobs: %s\n", buf_str(&err));
@@ -80,7 +80,7 @@ int cmd_status(int argc, char **argv)
 		fputs(status_usage, stderr);
 		return 2;
 	}
-	if (!(db = cmd_open_store("kcanary status")))
+	if (!(db = cmd_open_existing_store("kcanary status")))
 		return 1;
 	if (db_job_resolve(db, &id, argv[1], &err) || db_job_get(db, id, &j, &err)) {
 		fprintf(stderr, "kcanary status: %s\n", buf_str(&err));

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "db.h"
@@ -94,6 +95,11 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = 1;
 	dbpath = cmd_db_path();
+	if (access(dbpath, F_OK)) {
+		/* reading must not create an empty store (cmd_open_existing_store) */
+		db = cmd_open_existing_store("kcanary report");
+		goto out;
+	}
 	if (db_open(&db, dbpath, &err)) {
 		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
 		goto out;

@@ -56,7 +56,16 @@ done <<'TABLE'
 2|kernel image '/nonexistent': No such file or directory|compare --dry-run --kernels /nonexistent,@IMG
 2|kernel image '@TMP': not a regular file|compare --dry-run @TMP/dirkernel.ini
 2|kernel image '@TMP': not a regular file|compare --dry-run --kernels @TMP,@IMG
+# a home with no store (a typo in --home or $KCANARY_HOME) is an error
+# naming it, never an empty list, and creates nothing
+1|kcanary jobs: no store at '@TMP/typo/kcanary.db' (--home)|--home @TMP/typo jobs
+1|kcanary status: no store at '@TMP/typo/kcanary.db' (--home)|--home @TMP/typo status 1
+1|kcanary report: no store at '@TMP/typo/kcanary.db' (--home)|--home @TMP/typo report 1
 TABLE
+[ ! -e "$tmp/typo" ] || { echo "FAIL: a read-only command created $tmp/typo"; fails=$((fails + 1)); }
+rc=0; KCANARY_HOME=$tmp/typo2 $KC jobs > "$tmp/out" 2>&1 || rc=$?
+{ [ $rc = 1 ] && grep -qF "no store at '$tmp/typo2/kcanary.db' (\$KCANARY_HOME)" "$tmp/out" && [ ! -e "$tmp/typo2" ]; } ||
+	{ echo "FAIL: KCANARY_HOME=$tmp/typo2 jobs: exit $rc: $(cat "$tmp/out")"; fails=$((fails + 1)); }
 # no row stored a job (each stopped before storing, or was a dry run)
 n=$(sqlite3 "$KCANARY_HOME/kcanary.db" 'SELECT count(*) FROM jobs' 2>/dev/null || echo 0)
 [ "$n" = 0 ] || { echo "FAIL: the rows stored $n jobs"; fails=$((fails + 1)); }
