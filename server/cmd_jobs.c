@@ -13,14 +13,19 @@ static const char jobs_usage[] =
 	"usage: kcanary jobs [--all]\n"
 	"\n"
 	"List the newest 20 jobs (all with --all): id, name, kind, status, runs\n"
-	"done of total and how many failed, and when each started.\n";
+	"done of total and how many failed, and when each started.\n"
+	"\n"
+	"Exit status: 0 listed, 1 no store at the home or it cannot be read,\n"
+	"2 usage.\n";
 
 static const char status_usage[] =
 	"usage: kcanary status JOB\n"
 	"\n"
 	"Print a job's progress from the store: variants (and which failed to\n"
 	"apply or build), runs done of total by outcome, and the run in\n"
-	"progress with its latest lag sample.\n";
+	"progress with its latest lag sample.\n"
+	"\n"
+	"Exit status: 0 printed, 1 no such job or no store at the home, 2 usage.\n";
 
 int cmd_jobs(int argc, char **argv)
 {

@@ -28,7 +28,10 @@ static const char usage_text[] =
 	"  --threshold VALUE  count runs worse than this (default 5s for lag\n"
 	"                     metrics); a unit suffix s/ms/m is allowed\n"
 	"  --format FMT       text (for email, <= 80 columns when it fits),\n"
-	"                     markdown, csv (one row per run) or json\n";
+	"                     markdown, csv (one row per run) or json\n"
+	"\n"
+	"Exit status: 0 printed, 1 no such job or no store at the home, 2 usage\n"
+	"(a bad option or value).\n";
 
 int cmd_report(int argc, char **argv)
 {

@@ -61,6 +61,11 @@ done <<'TABLE'
 1|kcanary jobs: no store at '@TMP/typo/kcanary.db' (--home)|--home @TMP/typo jobs
 1|kcanary status: no store at '@TMP/typo/kcanary.db' (--home)|--home @TMP/typo status 1
 1|kcanary report: no store at '@TMP/typo/kcanary.db' (--home)|--home @TMP/typo report 1
+# every read-only command documents its exit statuses
+0|Exit status: 0 listed, 1 no store|jobs --help
+0|Exit status: 0 printed, 1 no such job or no store|status --help
+0|Exit status: 0 printed, 1 no such job or no store|report --help
+2|kcanary jobs: unexpected 'x'|jobs x
 TABLE
 [ ! -e "$tmp/typo" ] || { echo "FAIL: a read-only command created $tmp/typo"; fails=$((fails + 1)); }
 rc=0; KCANARY_HOME=$tmp/typo2 $KC jobs > "$tmp/out" 2>&1 || rc=$?
