@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_axis.h"
 #include "stats.h"
 
 /* Bootstrap resamples for the Hodges-Lehmann CI. */
@@ -17,8 +18,12 @@ struct rep_run {
 	const struct db_report_run *run;
 };
 
-struct rep_variant {
-	const struct db_report_variant *v;
+/* One value of the compared axis within one cell: its runs and the
+ * comparison with the cell's baseline value. */
+struct rep_group {
+	const char *label;       /* row label: the variant's name, "mode=removed" */
+	const char *value;       /* in sentences: "base", "removed" */
+	const struct db_report_variant *v;  /* axis "variant": the variant; else NULL */
 	struct rep_run *runs;
 	size_t nruns;
 	double *values;          /* runs with a value, in run order */
@@ -32,10 +37,12 @@ struct rep_variant {
 };
 
 struct rep_cell {
-	char *cell;
+	char *key;               /* the run's cell without the axis, and the
+				  * variant when the variant is not the axis */
+	char *cell;              /* the run's cell without the axis */
 	char *title;
 	size_t max_runs;
-	struct rep_variant *vars;  /* one per job variant, in idx order */
+	struct rep_group *groups;  /* one per axis value, in r->axis order */
 };
 
 struct report {
@@ -45,11 +52,12 @@ struct report {
 	enum stats_better better;
 	bool has_threshold;
 	double threshold;
+	struct report_axis axis;
 	struct rep_cell *cells;
 	size_t ncells;
+	char **run_cell;         /* per run: its cell key under the axis */
 	bool any_tcg;
 };
-
 /* Human labels for the metrics the workloads emit. */
 static const struct {
 	const char *metric, *title, *short_name;
@@ -106,22 +114,17 @@ static void fmt_p(char *out, size_t size, double p)
 		snprintf(out, size, "p=%.2f", p);
 }
 
-/* The variant's short name: "base (v6.12.117)" -> "base". */
-static void short_name(char *out, size_t size, const char *name)
-{
-	const char *paren = strstr(name, " (");
-	size_t n = paren ? (size_t)(paren - name) : strlen(name);
-	snprintf(out, size, "%.*s", (int)n, name);
-}
-
-/* "(wb-handover, ext4, rate_mbps=250)" from a run's params and its cell. */
-static char *cell_title(const struct report *r, const struct db_report_run *run)
+/* "(wb-handover, ext4, rate_mbps=250)" from a run's params and the cell
+ * text left under the axis; variant (may be NULL) names the kernel when
+ * it is not the compared axis. */
+static char *cell_title(const struct report *r, const struct db_report_run *run,
+			const char *rest, const char *variant)
 {
 	struct buf b = BUF_INIT;
 	json_t *params = run->params_json ? json_loads(run->params_json, 0, NULL) : NULL;
 	const char *workload = json_string_value(json_object_get(params, "workload"));
 	json_t *measure = json_object_get(params, "measure_s");
-	char *cell = xstrdup(run->cell ? run->cell : "");
+	char *cell = xstrdup(rest);
 	bool first = true;
 
 	buf_puts(&b, metric_title(r->metric));
@@ -130,7 +133,12 @@ static char *cell_title(const struct report *r, const struct db_report_run *run)
 	else if (json_is_number(measure))
 		buf_printf(&b, " over %gs", json_number_value(measure));
 	buf_puts(&b, " (");
+	if (variant) {
+		buf_puts(&b, variant);
+		first = false;
+	}
 	if (workload) {
+		buf_puts(&b, first ? "" : ", ");
 		buf_puts(&b, workload);
 		first = false;
 	}
@@ -150,76 +158,141 @@ static char *cell_title(const struct report *r, const struct db_report_run *run)
 	return buf_detach(&b);
 }
 
-static struct rep_cell *cell_get(struct report *r, const struct db_report_run *run)
+static const struct db_report_variant *variant_of(const struct report *r,
+						  const struct db_report_run *run)
 {
-	const char *c = run->cell ? run->cell : "";
+	for (size_t j = 0; j < r->d.nvariants; j++)
+		if (r->d.variants[j].id == run->variant_id)
+			return &r->d.variants[j];
+	return NULL;
+}
 
+/* The run's cell under the axis: its cell text less the axis, and the
+ * variant when the variant is not the axis ("v3|fs=ext4"). */
+static char *cell_key(const struct report *r, const struct db_report_run *run, char **rest)
+{
+	const char *axes[] = { r->axis.name };
+	*rest = report_axis_rest(run, axes, 1);
+	if (report_axis_is_variant(r->axis.name))
+		return xstrdup(*rest);
+	return xasprintf("v%lld|%s", (long long)run->variant_id, *rest);
+}
+
+static struct rep_cell *cell_get(struct report *r, size_t run_idx)
+{
+	const struct db_report_run *run = &r->d.runs[run_idx];
+	char *rest = NULL, *key = cell_key(r, run, &rest);
+	bool variant_axis = report_axis_is_variant(r->axis.name);
+
+	r->run_cell[run_idx] = key;
 	for (size_t i = 0; i < r->ncells; i++)
-		if (!strcmp(r->cells[i].cell, c))
+		if (!strcmp(r->cells[i].key, key)) {
+			free(rest);
 			return &r->cells[i];
+		}
 	r->cells = xrealloc(r->cells, (r->ncells + 1) * sizeof(*r->cells));
 	struct rep_cell *cell = &r->cells[r->ncells++];
 	memset(cell, 0, sizeof(*cell));
-	cell->cell = xstrdup(c);
-	cell->title = cell_title(r, run);
-	cell->vars = xcalloc(r->d.nvariants ? r->d.nvariants : 1, sizeof(*cell->vars));
-	for (size_t i = 0; i < r->d.nvariants; i++)
-		cell->vars[i].v = &r->d.variants[i];
+	cell->key = xstrdup(key);
+	cell->cell = xstrdup(rest);
+	const struct db_report_variant *v = variant_of(r, run);
+	cell->title = cell_title(r, run, rest, variant_axis || !v ? NULL : v->name);
+	cell->groups = xcalloc(r->axis.n ? r->axis.n : 1, sizeof(*cell->groups));
+	for (size_t i = 0; i < r->axis.n; i++) {
+		cell->groups[i].label = r->axis.labels[i];
+		cell->groups[i].value = r->axis.values[i];
+		if (variant_axis)
+			for (size_t j = 0; j < r->d.nvariants; j++)
+				if (!strcmp(r->d.variants[j].name, r->axis.labels[i]))
+					cell->groups[i].v = &r->d.variants[j];
+	}
+	free(rest);
 	return cell;
+}
+
+/* failed, timed-out and interrupted runs carry no value */
+static bool run_usable(const struct db_report_run *run)
+{
+	return !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
+}
+
+/* The comparison of one group with the baseline group: the same numbers
+ * for every axis (median change, MWU p, Hodges-Lehmann shift and CI). */
+static void compare_groups(struct rep_group *g, const struct rep_group *base)
+{
+	g->has_cmp = true;
+	g->change_pct = base->sum.median != 0 ?
+		(g->sum.median - base->sum.median) / fabs(base->sum.median) * 100 : NAN;
+	stats_mwu(&g->mwu, base->values, base->nvalues, g->values, g->nvalues);
+	g->hl = stats_hodges_lehmann(base->values, base->nvalues, g->values, g->nvalues);
+	stats_hl_bootstrap_ci(&g->hl_lo, &g->hl_hi, base->values, base->nvalues,
+			      g->values, g->nvalues, REPORT_BOOTSTRAP, 0.05, STATS_SEED);
+}
+
+static void group_add(struct rep_cell *cell, struct rep_group *g, const struct db_report_run *run)
+{
+	g->runs = xrealloc(g->runs, (g->nruns + 1) * sizeof(*g->runs));
+	g->runs[g->nruns++].run = run;
+	if (g->nruns > cell->max_runs)
+		cell->max_runs = g->nruns;
+	if (run->has_value && run_usable(run)) {
+		g->values = xrealloc(g->values, (g->nvalues + 1) * sizeof(double));
+		g->values[g->nvalues++] = run->value;
+	}
 }
 
 static void compute(struct report *r)
 {
+	r->run_cell = xcalloc(r->d.nruns ? r->d.nruns : 1, sizeof(*r->run_cell));
 	for (size_t i = 0; i < r->d.nruns; i++) {
 		const struct db_report_run *run = &r->d.runs[i];
-		struct rep_cell *cell = cell_get(r, run);
+		struct rep_cell *cell = cell_get(r, i);
 		if (run->accel && !strcmp(run->accel, "tcg"))
 			r->any_tcg = true;
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			struct rep_variant *rv = &cell->vars[j];
-			if (rv->v->id != run->variant_id)
-				continue;
-			rv->runs = xrealloc(rv->runs, (rv->nruns + 1) * sizeof(*rv->runs));
-			rv->runs[rv->nruns++].run = run;
-			if (rv->nruns > cell->max_runs)
-				cell->max_runs = rv->nruns;
-			/* failed, timed-out and interrupted runs carry no value */
-			bool usable = !strcmp(run->status, "ok") ||
-				      !strcmp(run->status, "incomplete");
-			if (run->has_value && usable) {
-				rv->values = xrealloc(rv->values, (rv->nvalues + 1) * sizeof(double));
-				rv->values[rv->nvalues++] = run->value;
-			}
-		}
+		if (r->axis.of_run[i] < r->axis.n)
+			group_add(cell, &cell->groups[r->axis.of_run[i]], run);
 	}
 	for (size_t c = 0; c < r->ncells; c++) {
 		struct rep_cell *cell = &r->cells[c];
-		struct rep_variant *base = r->d.nvariants ? &cell->vars[0] : NULL;
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			struct rep_variant *rv = &cell->vars[j];
-			stats_summarize(&rv->sum, rv->values, rv->nvalues);
+		struct rep_group *base = r->axis.n ? &cell->groups[0] : NULL;
+		for (size_t j = 0; j < r->axis.n; j++) {
+			struct rep_group *g = &cell->groups[j];
+			stats_summarize(&g->sum, g->values, g->nvalues);
 			if (r->has_threshold)
-				rv->k_worse = stats_count_worse(rv->values, rv->nvalues,
-								r->threshold, r->better);
-			if (j == 0 || !base->nvalues || !rv->nvalues)
+				g->k_worse = stats_count_worse(g->values, g->nvalues,
+							       r->threshold, r->better);
+			if (j == 0 || !base->nvalues || !g->nvalues)
 				continue;
-			rv->has_cmp = true;
-			rv->change_pct = base->sum.median != 0 ?
-				(rv->sum.median - base->sum.median) / fabs(base->sum.median) * 100 : NAN;
-			stats_mwu(&rv->mwu, base->values, base->nvalues, rv->values, rv->nvalues);
-			rv->hl = stats_hodges_lehmann(base->values, base->nvalues,
-						      rv->values, rv->nvalues);
-			stats_hl_bootstrap_ci(&rv->hl_lo, &rv->hl_hi, base->values, base->nvalues,
-					      rv->values, rv->nvalues, REPORT_BOOTSTRAP, 0.05,
-					      STATS_SEED);
+			compare_groups(g, base);
 		}
 	}
+}
+
+/* The axis asked for: opts, else the job file's `by`/`baseline`, else the
+ * variants. by and baseline are new strings. */
+static void axis_choice(char **by, char **baseline, const struct report_opts *opts,
+			const char *spec_json)
+{
+	json_t *spec = spec_json ? json_loads(spec_json, 0, NULL) : NULL;
+	const char *sb = json_string_value(json_object_get(spec, "by"));
+	const char *sl = json_string_value(json_object_get(spec, "baseline"));
+
+	if (opts && opts->by && *opts->by) {
+		*by = xstrdup(opts->by);
+		*baseline = opts->baseline ? xstrdup(opts->baseline) : NULL;
+	} else {
+		*by = xstrdup(sb && *sb ? sb : "variant");
+		*baseline = opts && opts->baseline ? xstrdup(opts->baseline) :
+			    sb && *sb && sl && *sl ? xstrdup(sl) : NULL;
+	}
+	json_decref(spec);
 }
 
 int report_build(struct report **out, struct db *db, int64_t job_id,
 		 const struct report_opts *opts, struct buf *err)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
+	char *by = NULL, *baseline = NULL;
 	int ret;
 
 	if ((ret = db_report_load(db, job_id, opts ? opts->metric : NULL, &r->d, err))) {
@@ -236,9 +309,17 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 		r->has_threshold = true;   /* a lag over 5s is a stall */
 		r->threshold = 5;
 	}
+	axis_choice(&by, &baseline, opts, r->d.spec_json);
+	if ((ret = report_axis_resolve(&r->axis, &r->d, by, baseline, err))) {
+		report_free(r);
+		goto out;
+	}
 	compute(r);
 	*out = r;
-	return 0;
+out:
+	free(by);
+	free(baseline);
+	return ret;
 }
 
 void report_free(struct report *r)
@@ -246,15 +327,20 @@ void report_free(struct report *r)
 	if (!r)
 		return;
 	for (size_t c = 0; c < r->ncells; c++) {
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			free(r->cells[c].vars[j].runs);
-			free(r->cells[c].vars[j].values);
+		for (size_t j = 0; j < r->axis.n; j++) {
+			free(r->cells[c].groups[j].runs);
+			free(r->cells[c].groups[j].values);
 		}
-		free(r->cells[c].vars);
+		free(r->cells[c].groups);
 		free(r->cells[c].cell);
+		free(r->cells[c].key);
 		free(r->cells[c].title);
 	}
+	for (size_t i = 0; r->run_cell && i < r->d.nruns; i++)
+		free(r->run_cell[i]);
+	free(r->run_cell);
 	free(r->cells);
+	report_axis_release(&r->axis);
 	db_report_release(&r->d);
 	free(r);
 }
@@ -298,7 +384,7 @@ static void fmt_run(char *out, size_t size, const struct report *r,
 	}
 }
 
-static void fmt_change(char *out, size_t size, const struct rep_variant *rv)
+static void fmt_change(char *out, size_t size, const struct rep_group *rv)
 {
 	char p[16];
 	if (!rv->has_cmp) {
@@ -312,9 +398,17 @@ static void fmt_change(char *out, size_t size, const struct rep_variant *rv)
 		snprintf(out, size, "%+.1f%% (%s, MWU)", rv->change_pct, p);
 }
 
-static bool variant_failed(const struct rep_variant *rv)
+/* A variant whose kernel never came (apply or build failed). */
+static bool variant_failed(const struct rep_group *g)
 {
-	return strcmp(rv->v->status, "ok") && strcmp(rv->v->status, "pending");
+	return g->v && strcmp(g->v->status, "ok") && strcmp(g->v->status, "pending");
+}
+
+/* Rows of a cell: every variant on the variant axis (a failed one says
+ * why); on another axis the values the cell has runs of. */
+static bool group_shown(const struct rep_group *g)
+{
+	return g->v || g->nruns;
 }
 
 /* Append line and a newline, wrapped at 80 columns after ", " with a
@@ -348,19 +442,19 @@ static void append_wrapped(struct buf *b, const char *line, bool markdown)
 
 static size_t base_n(const struct rep_cell *cell)
 {
-	return cell->vars[0].nvalues;
+	return cell->groups[0].nvalues;
 }
 
-/* Smallest per-variant n compared against the baseline in a cell. */
-static void min_pair(const struct rep_cell *cell, size_t nvar, size_t *nx, size_t *ny)
+/* Smallest per-group n compared against the baseline in a cell. */
+static void min_pair(const struct rep_cell *cell, size_t ngroups, size_t *nx, size_t *ny)
 {
-	*nx = cell->vars[0].nvalues;
+	*nx = cell->groups[0].nvalues;
 	*ny = 0;
-	for (size_t j = 1; j < nvar; j++)
-		if (cell->vars[j].has_cmp &&
-		    (!*ny || stats_mwu_min_p(*nx, cell->vars[j].nvalues) >
+	for (size_t j = 1; j < ngroups; j++)
+		if (cell->groups[j].has_cmp &&
+		    (!*ny || stats_mwu_min_p(*nx, cell->groups[j].nvalues) >
 			     stats_mwu_min_p(*nx, *ny)))
-			*ny = cell->vars[j].nvalues;
+			*ny = cell->groups[j].nvalues;
 }
 
 /* Return-value histograms name their keys by errno ("-2" -> "-ENOENT"). */
@@ -395,60 +489,161 @@ static void fmt_count(char *out, size_t size, long long n)
 	out[o] = '\0';
 }
 
-static void probe_lines(struct buf *b, const struct report *r, const char *cellname,
+/* The first of run_id's rows in d.run_probes (sorted by run id), or
+ * nrun_probes when it has none. */
+static size_t run_probes_first(const struct report *r, int64_t run_id)
+{
+	size_t lo = 0, hi = r->d.nrun_probes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->d.run_probes[mid].run_id < run_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A run's final count of probe (name, key): 1 and *count when stored; 0
+ * (count 0) when the run counted that probe but never saw the key; -1
+ * when the run has no count of that probe at all (no evidence). */
+static int run_probe(const struct report *r, int64_t run_id, const char *name,
+		     const char *key, int64_t *count)
+{
+	int seen = -1;
+	*count = 0;
+	for (size_t i = run_probes_first(r, run_id);
+	     i < r->d.nrun_probes && r->d.run_probes[i].run_id == run_id; i++) {
+		const struct db_report_run_probe *p = &r->d.run_probes[i];
+		if (strcmp(p->name, name))
+			continue;
+		seen = 0;
+		if (!strcmp(p->key, key)) {
+			*count = p->count;
+			return 1;
+		}
+	}
+	return seen;
+}
+
+/* The evidence lines show cgroup_writeback_by_id return values (a foreign
+ * flush that missed a dying wb is -ENOENT) and balance_dirty_pages pauses;
+ * every probe is in the JSON. */
+static bool probe_shown(const struct db_report_run_probe *p)
+{
+	return !strcmp(p->name, "cgroup_writeback_by_id") ||
+	       (!strcmp(p->name, "balance_dirty_pages") && !strcmp(p->key, "pauses"));
+}
+
+static int cmp_probe_key(const void *a, const void *b)
+{
+	const struct db_report_run_probe *x = *(const struct db_report_run_probe *const *)a;
+	const struct db_report_run_probe *y = *(const struct db_report_run_probe *const *)b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->key, y->key);
+}
+
+/* The distinct shown (name, key) pairs of a cell's usable runs, sorted;
+ * has[g] tells whether group g's runs counted any probe. */
+static size_t cell_probe_keys(const struct report *r, const struct rep_cell *cell,
+			      const struct db_report_run_probe ***out, bool *has)
+{
+	const struct db_report_run_probe **keys = NULL;
+	size_t n = 0;
+
+	for (size_t g = 0; g < r->axis.n; g++)
+		for (size_t i = 0; i < cell->groups[g].nruns; i++) {
+			const struct db_report_run *run = cell->groups[g].runs[i].run;
+			for (size_t q = run_probes_first(r, run->id);
+			     q < r->d.nrun_probes && r->d.run_probes[q].run_id == run->id; q++) {
+				const struct db_report_run_probe *p = &r->d.run_probes[q];
+				has[g] = true;
+				if (!probe_shown(p))
+					continue;
+				size_t k = 0;
+				while (k < n && cmp_probe_key(&keys[k], &p))
+					k++;
+				if (k == n) {
+					keys = xrealloc(keys, (n + 1) * sizeof(*keys));
+					keys[n++] = p;
+				}
+			}
+		}
+	if (n)
+		qsort(keys, n, sizeof(*keys), cmp_probe_key);
+	*out = keys;
+	return n;
+}
+
+/* One probe key's three lines: the totals per value, every run's count
+ * in the table's run order ("-": the run counted no such probe), and in
+ * how many runs of each value it was seen at all: "-ENOENT in 4 of 4
+ * removed runs, 0 of 4 alive runs", the sentence a reviewer checks first. */
+static void probe_key_lines(struct buf *b, const struct report *r, const struct rep_cell *cell,
+			    const struct db_report_run_probe *pk, const bool *has, bool markdown)
+{
+	struct buf tot = BUF_INIT, per = BUF_INIT, kofn = BUF_INIT;
+	char k[64], cnt[40];
+	bool first = true;
+
+	probe_key(k, sizeof(k), pk->name, pk->key);
+	buf_printf(&tot, "%s %s:", pk->name, k);
+	buf_puts(&per, "  per run:");
+	buf_printf(&kofn, "  %s in", k);
+	for (size_t g = 0; g < r->axis.n; g++) {
+		const struct rep_group *grp = &cell->groups[g];
+		long long total = 0;
+		size_t seen = 0, n = 0;
+		if (!has[g])
+			continue;
+		buf_printf(&per, "%s %s", first ? "" : ",", grp->value);
+		for (size_t i = 0; i < grp->nruns; i++) {
+			const struct db_report_run *run = grp->runs[i].run;
+			int64_t c;
+			int got = run_usable(run) ? run_probe(r, run->id, pk->name, pk->key, &c) : -1;
+			if (got < 0) {
+				buf_puts(&per, " -");
+				continue;
+			}
+			total += c;
+			n++;
+			seen += c > 0;
+			fmt_count(cnt, sizeof(cnt), c);
+			buf_printf(&per, " %s", cnt);
+		}
+		fmt_count(cnt, sizeof(cnt), total);
+		buf_printf(&tot, "%s %s %s", first ? "" : ",", grp->value, cnt);
+		buf_printf(&kofn, "%s %zu of %zu %s run%s", first ? "" : ",", seen, n,
+			   grp->value, n == 1 ? "" : "s");
+		first = false;
+	}
+	append_wrapped(b, buf_str(&tot), markdown);
+	if (markdown)
+		buf_puts(b, "\n");
+	append_wrapped(b, buf_str(&per), markdown);
+	if (markdown)
+		buf_puts(b, "\n");
+	append_wrapped(b, buf_str(&kofn), markdown);
+	if (markdown)
+		buf_puts(b, "\n");
+	buf_release(&tot);
+	buf_release(&per);
+	buf_release(&kofn);
+}
+
+static void probe_lines(struct buf *b, const struct report *r, const struct rep_cell *cell,
 			bool markdown)
 {
-	if (r->d.nprobes) {
-		/* the evidence lines: cgroup_writeback_by_id return values (a
-		 * foreign flush that missed a dying wb is -ENOENT) and
-		 * balance_dirty_pages pauses; every probe is in the JSON */
-		bool *has = xcalloc(r->d.nvariants + 1, sizeof(*has));
-		for (size_t i = 0; i < r->d.nprobes; i++)
-			for (size_t j = 0; j < r->d.nvariants; j++)
-				if (r->d.variants[j].id == r->d.probes[i].variant_id &&
-				    !strcmp(r->d.probes[i].cell ? r->d.probes[i].cell : "", cellname))
-					has[j] = true;
-		bool any = false;
-		for (size_t j = 0; j < r->d.nvariants; j++)
-			any |= has[j];
-		if (any)
-			buf_puts(b, "\n");
-		for (size_t i = 0; i < r->d.nprobes; i++) {
-			const struct db_report_probe *p = &r->d.probes[i];
-			if (strcmp(p->cell ? p->cell : "", cellname))
-				continue;
-			if (strcmp(p->name, "cgroup_writeback_by_id") &&
-			    !(!strcmp(p->name, "balance_dirty_pages") && !strcmp(p->key, "pauses")))
-				continue;
-			if (i && !strcmp(r->d.probes[i - 1].name, p->name) &&
-			    !strcmp(r->d.probes[i - 1].key, p->key) &&
-			    !strcmp(r->d.probes[i - 1].cell ? r->d.probes[i - 1].cell : "", cellname))
-				continue;   /* one line per (name, key) */
-			struct buf line = BUF_INIT;
-			char k[64];
-			probe_key(k, sizeof(k), p->name, p->key);
-			buf_printf(&line, "%s %s:", p->name, k);
-			for (size_t j = 0, first = 1; j < r->d.nvariants; j++) {
-				if (!has[j])
-					continue;
-				long long count = 0;
-				for (size_t q = i; q < r->d.nprobes && !strcmp(r->d.probes[q].name, p->name) &&
-				     !strcmp(r->d.probes[q].key, p->key) &&
-				     !strcmp(r->d.probes[q].cell ? r->d.probes[q].cell : "", cellname); q++)
-					if (r->d.probes[q].variant_id == r->d.variants[j].id)
-						count = (long long)r->d.probes[q].count;
-				char sn[128], cnt[40];
-				short_name(sn, sizeof(sn), r->d.variants[j].name);
-				fmt_count(cnt, sizeof(cnt), count);
-				buf_printf(&line, "%s %s %s", first ? "" : ",", sn, cnt);
-				first = 0;
-			}
-			append_wrapped(b, buf_str(&line), markdown);
-			buf_release(&line);
-		}
-		free(has);
-		buf_puts(b, markdown ? "\n" : "");
-	}
+	bool *has = xcalloc(r->axis.n + 1, sizeof(*has));
+	const struct db_report_run_probe **keys = NULL;
+	size_t nkeys = cell_probe_keys(r, cell, &keys, has);
+
+	if (nkeys)
+		buf_puts(b, "\n");
+	for (size_t i = 0; i < nkeys; i++)
+		probe_key_lines(b, r, cell, keys[i], has, markdown);
+	free(keys);
+	free(has);
 }
 
 /* reason: one cell's table, text and markdown side by side; every row uses the column
@@ -456,14 +651,14 @@ static void probe_lines(struct buf *b, const struct report *r, const char *celln
 static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
 		      bool markdown)
 {
-	size_t nvar = r->d.nvariants, label_w = 8;
+	size_t nvar = r->axis.n, label_w = 8;
 	char v[64], ch[64];
 
 	for (size_t j = 0; j < nvar; j++)
-		if (strlen(cell->vars[j].v->name) > label_w)
-			label_w = strlen(cell->vars[j].v->name);
+		if (group_shown(&cell->groups[j]) && strlen(cell->groups[j].label) > label_w)
+			label_w = strlen(cell->groups[j].label);
 	if (markdown) {
-		buf_printf(b, "**%s**\n\n| variant |", cell->title);
+		buf_printf(b, "**%s**\n\n| %s |", cell->title, r->axis.name);
 		for (size_t i = 0; i < cell->max_runs; i++)
 			buf_printf(b, " run %zu |", i + 1);
 		buf_puts(b, " median | change |\n|---|");
@@ -479,11 +674,13 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		buf_printf(b, " %8s\n", "median");
 	}
 	for (size_t j = 0; j < nvar; j++) {
-		const struct rep_variant *rv = &cell->vars[j];
+		const struct rep_group *rv = &cell->groups[j];
+		if (!group_shown(rv))
+			continue;
 		if (markdown)
-			buf_printf(b, "| %s |", rv->v->name);
+			buf_printf(b, "| %s |", rv->label);
 		else
-			buf_printf(b, "  %-*s", (int)label_w + 2, rv->v->name);
+			buf_printf(b, "  %-*s", (int)label_w + 2, rv->label);
 		if (variant_failed(rv)) {   /* its runs never started: say why instead */
 			if (markdown) {
 				buf_printf(b, " %s |", rv->v->status);
@@ -514,7 +711,7 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	buf_puts(b, "\n");
 	bool any_values = false;
 	for (size_t j = 0; j < nvar; j++)
-		any_values |= cell->vars[j].nvalues > 0;
+		any_values |= cell->groups[j].nvalues > 0;
 	if (r->has_threshold && any_values) {
 		char t[48], sn[128];
 		snprintf(t, sizeof(t), "%g%s", r->threshold,
@@ -523,10 +720,10 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		buf_printf(&line, "%s (%s %s %s):", r->better == BETTER_LOWER ? "stalled" : "below",
 			   metric_short(r->metric), r->better == BETTER_LOWER ? ">" : "<", t);
 		for (size_t j = 0, first = 1; j < nvar; j++) {
-			const struct rep_variant *rv = &cell->vars[j];
+			const struct rep_group *rv = &cell->groups[j];
 			if (!rv->nvalues)
 				continue;
-			short_name(sn, sizeof(sn), rv->v->name);
+			snprintf(sn, sizeof(sn), "%s", rv->value);
 			buf_printf(&line, "%s %s %zu of %zu", first ? "" : ",", sn, rv->k_worse,
 				   rv->nvalues);
 			first = 0;
@@ -538,16 +735,16 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	}
 	/* the effect with its uncertainty, one line per compared variant */
 	for (size_t j = 1; j < nvar; j++) {
-		const struct rep_variant *rv = &cell->vars[j];
+		const struct rep_group *rv = &cell->groups[j];
 		char a[32], lo[32], hi[32], sn[128];
 		if (!rv->has_cmp)
 			continue;
-		short_name(sn, sizeof(sn), rv->v->name);
+		snprintf(sn, sizeof(sn), "%s", rv->value);
 		fmt_value(a, sizeof(a), rv->hl, r->unit);
 		fmt_value(lo, sizeof(lo), rv->hl_lo, r->unit);
 		fmt_value(hi, sizeof(hi), rv->hl_hi, r->unit);
 		char bn[128];
-		short_name(bn, sizeof(bn), r->d.variants[0].name);
+		snprintf(bn, sizeof(bn), "%s", cell->groups[0].value);
 		char head[256], tail[256];
 		bool ci = base_n(cell) >= 3 && rv->nvalues >= 3;
 		/* a percentile bootstrap interval means little with fewer runs */
@@ -565,7 +762,7 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 			buf_puts(b, "\n");
 	}
 	size_t nx, ny;
-	if (nvar > 1 && cell->vars[0].nvalues) {
+	if (nvar > 1 && cell->groups[0].nvalues) {
 		min_pair(cell, nvar, &nx, &ny);
 		if (ny && stats_mwu_min_p(nx, ny) >= 0.05) {
 			size_t need = stats_runs_needed(0.05);
@@ -577,8 +774,8 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	}
 	bool any_star = false;
 	for (size_t j = 0; j < nvar; j++)
-		for (size_t i = 0; i < cell->vars[j].nruns; i++) {
-			const struct db_report_run *run = cell->vars[j].runs[i].run;
+		for (size_t i = 0; i < cell->groups[j].nruns; i++) {
+			const struct db_report_run *run = cell->groups[j].runs[i].run;
 			bool usable = !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
 			if (usable && run->has_value && (run->derived || !strcmp(run->status, "incomplete")))
 				any_star = true;
@@ -588,12 +785,12 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 			   markdown ? "\n" : "");
 	bool any_intr = false;
 	for (size_t j = 0; j < nvar; j++)
-		for (size_t i = 0; i < cell->vars[j].nruns; i++)
-			any_intr |= !strcmp(cell->vars[j].runs[i].run->status, "interrupted");
+		for (size_t i = 0; i < cell->groups[j].nruns; i++)
+			any_intr |= !strcmp(cell->groups[j].runs[i].run->status, "interrupted");
 	if (any_intr)
 		buf_printf(b, "intr.: the coordinator stopped during the run; a fresh repeat"
 			   " replaced it\n%s", markdown ? "\n" : "");
-	probe_lines(b, r, cell->cell, markdown);
+	probe_lines(b, r, cell, markdown);
 }
 
 static void text_report(struct buf *b, const struct report *r, bool markdown)
@@ -635,20 +832,33 @@ static void csv_field(struct buf *b, const char *s)
 
 static void csv_report(struct buf *b, const struct report *r)
 {
-	buf_puts(b, "cell,variant,repeat,run_id,status,metric,value,derived\n");
+	bool variant_axis = report_axis_is_variant(r->axis.name);
+
+	buf_puts(b, "cell,variant,repeat,run_id,status,metric,value,derived");
+	if (!variant_axis) {
+		buf_puts(b, ",");
+		csv_field(b, r->axis.name);
+	}
+	buf_puts(b, "\n");
 	for (size_t c = 0; c < r->ncells; c++)
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			const struct rep_variant *rv = &r->cells[c].vars[j];
+		for (size_t j = 0; j < r->axis.n; j++) {
+			const struct rep_group *rv = &r->cells[c].groups[j];
 			for (size_t i = 0; i < rv->nruns; i++) {
 				const struct db_report_run *run = rv->runs[i].run;
+				const struct db_report_variant *v = variant_of(r, run);
 				csv_field(b, r->cells[c].cell);
 				buf_puts(b, ",");
-				csv_field(b, rv->v->name);
+				csv_field(b, v ? v->name : "");
 				buf_printf(b, ",%d,%lld,%s,%s,", run->repeat_idx, (long long)run->id,
 					   run->status, r->metric);
 				if (run->has_value)
 					buf_printf(b, "%.10g", run->value);
-				buf_printf(b, ",%d\n", run->derived);
+				buf_printf(b, ",%d", run->derived);
+				if (!variant_axis) {
+					buf_puts(b, ",");
+					csv_field(b, rv->value);
+				}
+				buf_puts(b, "\n");
 			}
 		}
 }
@@ -658,48 +868,89 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A run's final probe counts, {"name": {"key": count}}; NULL when none. */
+static json_t *json_run_probes(const struct report *r, int64_t run_id)
+{
+	json_t *o = NULL;
+	for (size_t i = run_probes_first(r, run_id);
+	     i < r->d.nrun_probes && r->d.run_probes[i].run_id == run_id; i++) {
+		const struct db_report_run_probe *p = &r->d.run_probes[i];
+		if (!o)
+			o = json_object();
+		json_t *byname = json_object_get(o, p->name);
+		if (!byname)
+			json_object_set_new(o, p->name, byname = json_object());
+		json_object_set_new(byname, p->key, json_integer((json_int_t)p->count));
+	}
+	return o;
+}
+
+static json_t *json_group(const struct report *r, const struct rep_cell *cell,
+			  const struct rep_group *rv)
+{
+	json_t *runs = json_array(), *jv;
+
+	for (size_t i = 0; i < rv->nruns; i++) {
+		const struct db_report_run *run = rv->runs[i].run;
+		json_t *jr = json_pack("{s:I,s:i,s:s,s:o,s:b,s:s?}",
+			"run_id", (json_int_t)run->id, "repeat", run->repeat_idx,
+			"status", run->status,
+			"value", run->has_value ? json_real(run->value) : json_null(),
+			"derived", run->derived, "accel", run->accel);
+		json_t *probes = json_run_probes(r, run->id);
+		if (probes)
+			json_object_set_new(jr, "probes", probes);
+		json_array_append_new(runs, jr);
+	}
+	if (rv->v)
+		jv = json_pack("{s:I,s:i,s:s,s:s,s:s?}",
+			"variant_id", (json_int_t)rv->v->id, "idx", rv->v->idx,
+			"name", rv->v->name, "status", rv->v->status, "error", rv->v->error);
+	else
+		jv = json_pack("{s:s,s:s}", "name", rv->label, "value", rv->value);
+	json_object_set_new(jv, "runs", runs);
+	json_object_set_new(jv, "n", json_integer((json_int_t)rv->nvalues));
+	json_object_set_new(jv, "median", num_or_null(rv->sum.median));
+	json_object_set_new(jv, "min", num_or_null(rv->sum.min));
+	json_object_set_new(jv, "max", num_or_null(rv->sum.max));
+	json_object_set_new(jv, "mean", num_or_null(rv->sum.mean));
+	if (r->has_threshold)
+		json_object_set_new(jv, "worse_than_threshold", json_integer((json_int_t)rv->k_worse));
+	if (rv->has_cmp) {
+		json_object_set_new(jv, "change_pct", num_or_null(rv->change_pct));
+		json_object_set_new(jv, "p", json_real(rv->mwu.p));
+		json_object_set_new(jv, "p_method", json_string(
+			rv->mwu.method == MWU_EXACT ? "mwu-exact" : "mwu-normal"));
+		json_object_set_new(jv, "u", json_real(rv->mwu.u));
+		json_object_set_new(jv, "hl_shift", num_or_null(rv->hl));
+		json_object_set_new(jv, "hl_ci95", json_pack("[o,o]",
+			num_or_null(rv->hl_lo), num_or_null(rv->hl_hi)));
+		json_object_set_new(jv, "min_possible_p", json_real(
+			stats_mwu_min_p(cell->groups[0].nvalues, rv->nvalues)));
+	}
+	return jv;
+}
+
+/* The report as JSON: "by" names the axis; each cell lists its groups
+ * under "variants" on the variant axis (the API's shape since v1) and
+ * under "groups" on any other (each with "name", its label, and "value"). */
 static json_t *json_report(const struct report *r)
 {
-	json_t *cells = json_array();
+	json_t *cells = json_array(), *values = json_array(), *jlabels = json_array();
+	bool variant_axis = report_axis_is_variant(r->axis.name);
 
+	for (size_t j = 0; j < r->axis.n; j++) {
+		json_array_append_new(values, json_string(r->axis.values[j]));
+		json_array_append_new(jlabels, json_string(r->axis.labels[j]));
+	}
 	for (size_t c = 0; c < r->ncells; c++) {
 		const struct rep_cell *cell = &r->cells[c];
-		json_t *vars = json_array();
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			const struct rep_variant *rv = &cell->vars[j];
-			json_t *runs = json_array();
-			for (size_t i = 0; i < rv->nruns; i++) {
-				const struct db_report_run *run = rv->runs[i].run;
-				json_array_append_new(runs, json_pack("{s:I,s:i,s:s,s:o,s:b,s:s?}",
-					"run_id", (json_int_t)run->id, "repeat", run->repeat_idx,
-					"status", run->status,
-					"value", run->has_value ? json_real(run->value) : json_null(),
-					"derived", run->derived, "accel", run->accel));
-			}
-			json_t *jv = json_pack("{s:I,s:i,s:s,s:s,s:s?,s:o,s:i,s:o,s:o,s:o,s:o}",
-				"variant_id", (json_int_t)rv->v->id, "idx", rv->v->idx,
-				"name", rv->v->name, "status", rv->v->status, "error", rv->v->error,
-				"runs", runs, "n", (int)rv->nvalues,
-				"median", num_or_null(rv->sum.median), "min", num_or_null(rv->sum.min),
-				"max", num_or_null(rv->sum.max), "mean", num_or_null(rv->sum.mean));
-			if (r->has_threshold)
-				json_object_set_new(jv, "worse_than_threshold", json_integer((json_int_t)rv->k_worse));
-			if (rv->has_cmp) {
-				json_object_set_new(jv, "change_pct", num_or_null(rv->change_pct));
-				json_object_set_new(jv, "p", json_real(rv->mwu.p));
-				json_object_set_new(jv, "p_method", json_string(
-					rv->mwu.method == MWU_EXACT ? "mwu-exact" : "mwu-normal"));
-				json_object_set_new(jv, "u", json_real(rv->mwu.u));
-				json_object_set_new(jv, "hl_shift", num_or_null(rv->hl));
-				json_object_set_new(jv, "hl_ci95", json_pack("[o,o]",
-					num_or_null(rv->hl_lo), num_or_null(rv->hl_hi)));
-				json_object_set_new(jv, "min_possible_p", json_real(
-					stats_mwu_min_p(cell->vars[0].nvalues, rv->nvalues)));
-			}
-			json_array_append_new(vars, jv);
-		}
+		json_t *groups = json_array();
+		for (size_t j = 0; j < r->axis.n; j++)
+			if (group_shown(&cell->groups[j]))
+				json_array_append_new(groups, json_group(r, cell, &cell->groups[j]));
 		json_array_append_new(cells, json_pack("{s:s,s:s,s:o}", "cell", cell->cell,
-						       "title", cell->title, "variants", vars));
+			"title", cell->title, variant_axis ? "variants" : "groups", groups));
 	}
 	json_t *probes = json_array();
 	for (size_t i = 0; i < r->d.nprobes; i++) {
@@ -710,9 +961,10 @@ static json_t *json_report(const struct report *r)
 	}
 	struct buf text = BUF_INIT;
 	text_report(&text, r, false);
-	json_t *root = json_pack("{s:{s:I,s:s,s:s,s:s},s:s,s:s?,s:s,s:o,s:o,s:o,s:i,s:b,s:s}",
+	json_t *root = json_pack("{s:{s:I,s:s,s:s,s:s},s:s,s:o,s:o,s:s,s:s?,s:s,s:o,s:o,s:o,s:i,s:b,s:s}",
 		"job", "id", (json_int_t)r->d.job_id, "name", r->d.job_name,
 		"kind", r->d.job_kind, "status", r->d.job_status,
+		"by", r->axis.name, "values", values, "labels", jlabels,
 		"metric", r->metric, "unit", r->unit,
 		"better", r->better == BETTER_LOWER ? "lower" : "higher",
 		"threshold", r->has_threshold ? json_real(r->threshold) : json_null(),

@@ -180,11 +180,126 @@ static void test_failures_and_partial_runs(void **state)
 	db_close(db);
 }
 
+/* Store one fixture stream as a run of variant with mode in its cell
+ * (the seed's control: the old cgroup removed, or kept alive). */
+static int64_t add_mode_run(struct db *db, int64_t job, const char *variant, const char *mode,
+			    const char *stream)
+{
+	int64_t v, run;
+	char *path = xasprintf(FIXTURES "/streams/%s", stream), *text = NULL;
+	char *cell = xasprintf("fs=ext4 mode=%s", mode);
+	char *params = xasprintf("{\"fs\":\"ext4\",\"measure_s\":\"120\",\"mode\":\"%s\","
+				 "\"workload\":\"wb-handover\"}", mode);
+	size_t len;
+	struct ingest *in = NULL;
+
+	assert_int_equal(read_file(&text, &len, path, 1 << 24), 0);
+	assert_int_equal(db_variant_get(db, &v, job, variant, NULL), 0);
+	assert_int_equal(db_run_create(db, &run, job, v, cell, 0, "ext4", params, NULL), 0);
+	assert_int_equal(ingest_open(&in, db, run, NULL), 0);
+	assert_int_equal(ingest_feed(in, text, len, NULL), 0);
+	assert_int_equal(ingest_close(in, NULL, NULL), 0);
+	free(text);
+	free(path);
+	free(cell);
+	free(params);
+	return run;
+}
+
+static char *report_text(struct db *db, int64_t job, const struct report_opts *ro)
+{
+	struct report *rep = NULL;
+	struct buf out = BUF_INIT, err = BUF_INIT;
+	int r = report_build(&rep, db, job, ro, &err);
+	if (r)
+		fprintf(stderr, "report_build: %s\n", buf_str(&err));
+	assert_int_equal(r, 0);
+	assert_int_equal(report_format(&out, rep, REPORT_TEXT), 0);
+	report_free(rep);
+	buf_release(&err);
+	return buf_detach(&out);
+}
+
+/* removed against alive on one kernel: one table, not two, with the
+ * change and the p-value; the per-run probe counts and "k of n". On the
+ * old code --by did not exist and the two modes were two tables with no
+ * comparison between them. */
+static void test_by_knob(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job;
+	static const char *removed[] = { "lag-85.3.jsonl", "lag-46.9.jsonl", "lag-52.1.jsonl",
+					 "lag-46.9.jsonl" };
+	static const char *alive[] = { "lag-1.0.jsonl", "lag-1.2.jsonl", "lag-1.2.jsonl",
+				       "lag-1.0.jsonl" };
+
+	assert_int_equal(db_job_create(db, &job, "modes", "compare", NULL, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		add_mode_run(db, job, "6.12.117", "removed", removed[i]);
+		add_mode_run(db, job, "6.12.117", "alive", alive[i]);
+	}
+	/* by variant (the default): each mode is a cell of its own */
+	char *t = report_text(db, job, NULL);
+	assert_non_null(strstr(t, "(wb-handover, ext4, mode=removed)"));
+	assert_non_null(strstr(t, "(wb-handover, ext4, mode=alive)"));
+	assert_null(strstr(t, "MWU"));
+	free(t);
+
+	struct report_opts ro = { .by = "mode" };
+	t = report_text(db, job, &ro);
+	fprintf(stderr, "%s", t);
+	/* one table: the variant is the cell, the modes are its rows */
+	assert_non_null(strstr(t, "over 120s (6.12.117, wb-handover, ext4):\n"));
+	assert_null(strstr(t, "mode=removed)"));
+	assert_non_null(strstr(t, "  mode=removed     85.3s   46.9s   52.1s   46.9s    49.5s\n"));
+	assert_non_null(strstr(t, "  mode=alive        1.0s    1.2s    1.2s    1.0s     1.1s"
+				  "   -97.8% (p=0.03, MWU)\n"));
+	assert_non_null(strstr(t, "stalled (worst lag > 5s): removed 4 of 4, alive 0 of 4\n"));
+	assert_non_null(strstr(t, "shift vs removed (Hodges-Lehmann, 95% CI): alive"));
+	assert_non_null(strstr(t, "  per run: removed 300 300 300 300, alive 0 0 0 0\n"));
+	assert_non_null(strstr(t, "  -ENOENT in 4 of 4 removed runs, 0 of 4 alive runs\n"));
+	free(t);
+
+	/* another baseline */
+	ro.baseline = "alive";
+	t = report_text(db, job, &ro);
+	assert_non_null(strstr(t, "  mode=removed     85.3s   46.9s   52.1s   46.9s    49.5s"
+				  "   +4400.0% (p=0.03, MWU)\n"));
+	free(t);
+
+	/* an axis the job does not have, a baseline it does not have */
+	struct report *rep = NULL;
+	struct buf err = BUF_INIT;
+	struct report_opts bad = { .by = "nosuch" };
+	assert_int_equal(report_build(&rep, db, job, &bad, &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "job 'modes' has no axis 'nosuch'"));
+	assert_non_null(strstr(buf_str(&err), "mode"));
+	buf_reset(&err);
+	struct report_opts badb = { .by = "mode", .baseline = "fresh" };
+	assert_int_equal(report_build(&rep, db, job, &badb, &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "baseline 'fresh' is not a value of axis 'mode'"
+				  " (its values: 'removed', 'alive')"));
+	buf_release(&err);
+
+	/* the same numbers in JSON, under "groups" */
+	struct report_opts ro2 = { .by = "mode" };
+	struct buf out = BUF_INIT;
+	assert_int_equal(report_build(&rep, db, job, &ro2, NULL), 0);
+	assert_int_equal(report_format(&out, rep, REPORT_JSON), 0);
+	assert_non_null(strstr(buf_str(&out), "\"by\": \"mode\""));
+	assert_non_null(strstr(buf_str(&out), "\"groups\""));
+	assert_non_null(strstr(buf_str(&out), "\"value\": \"alive\""));
+	report_free(rep);
+	buf_release(&out);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cover_letter_formats, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failures_and_partial_runs, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_by_knob, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
