@@ -9,10 +9,15 @@
 
 #include "report.h"
 #include "report_axis.h"
+#include "error.h"
 #include "stats.h"
 
 /* Bootstrap resamples for the Hodges-Lehmann CI. */
 #define REPORT_BOOTSTRAP 2000
+/* Permutations for the interaction test (stats_interaction_perm): the
+ * smallest p it can give is 1/10001, and its Monte Carlo error at p = 0.05
+ * is 0.002. */
+#define REPORT_PERMUTATIONS 10000
 
 struct rep_run {
 	const struct db_report_run *run;
@@ -36,13 +41,25 @@ struct rep_group {
 	double hl, hl_lo, hl_hi;
 };
 
+/* --by A,B: does A's effect depend on B? For values a_i (i > 0) and b_j
+ * (j > 0): A's effect on the medians at b_0 and at b_j, their difference
+ * (the difference of differences) and the permutation test of it. */
+struct rep_inter {
+	bool has;                /* all four cells have values */
+	double eff0, eff1, dod;  /* medians: (a_i - a_0) at b_0, at b_j; eff1 - eff0 */
+	bool tested;             /* stats_interaction_perm() could run */
+	double p;
+};
+
 struct rep_cell {
 	char *key;               /* the run's cell without the axis, and the
 				  * variant when the variant is not the axis */
 	char *cell;              /* the run's cell without the axis */
 	char *title;
 	size_t max_runs;
-	struct rep_group *groups;  /* one per axis value, in r->axis order */
+	struct rep_group *groups;  /* one per axis value, in r->axis order; two
+				    * axes: [i * axis2.n + j] for values i, j */
+	struct rep_inter *inter;   /* two axes: [i * axis2.n + j], i, j > 0 */
 };
 
 struct report {
@@ -52,7 +69,11 @@ struct report {
 	enum stats_better better;
 	bool has_threshold;
 	double threshold;
-	struct report_axis axis;
+	struct report_axis axis;     /* the compared axis (rows) */
+	struct report_axis axis2;    /* --by A,B: the second axis (columns) */
+	bool two_d;
+	size_t ngroups;              /* per cell: axis.n, or axis.n * axis2.n */
+	char **labels2d, **values2d; /* two_d: per group "A / B" */
 	struct rep_cell *cells;
 	size_t ncells;
 	char **run_cell;         /* per run: its cell key under the axis */
@@ -171,9 +192,10 @@ static const struct db_report_variant *variant_of(const struct report *r,
  * variant when the variant is not the axis ("v3|fs=ext4"). */
 static char *cell_key(const struct report *r, const struct db_report_run *run, char **rest)
 {
-	const char *axes[] = { r->axis.name };
-	*rest = report_axis_rest(run, axes, 1);
-	if (report_axis_is_variant(r->axis.name))
+	const char *axes[] = { r->axis.name, r->two_d ? r->axis2.name : "" };
+	*rest = report_axis_rest(run, axes, r->two_d ? 2 : 1);
+	if (report_axis_is_variant(r->axis.name) ||
+	    (r->two_d && report_axis_is_variant(r->axis2.name)))
 		return xstrdup(*rest);
 	return xasprintf("v%lld|%s", (long long)run->variant_id, *rest);
 }
@@ -182,7 +204,8 @@ static struct rep_cell *cell_get(struct report *r, size_t run_idx)
 {
 	const struct db_report_run *run = &r->d.runs[run_idx];
 	char *rest = NULL, *key = cell_key(r, run, &rest);
-	bool variant_axis = report_axis_is_variant(r->axis.name);
+	bool variant_axis = report_axis_is_variant(r->axis.name) ||
+			    (r->two_d && report_axis_is_variant(r->axis2.name));
 
 	r->run_cell[run_idx] = key;
 	for (size_t i = 0; i < r->ncells; i++)
@@ -197,8 +220,13 @@ static struct rep_cell *cell_get(struct report *r, size_t run_idx)
 	cell->cell = xstrdup(rest);
 	const struct db_report_variant *v = variant_of(r, run);
 	cell->title = cell_title(r, run, rest, variant_axis || !v ? NULL : v->name);
-	cell->groups = xcalloc(r->axis.n ? r->axis.n : 1, sizeof(*cell->groups));
-	for (size_t i = 0; i < r->axis.n; i++) {
+	cell->groups = xcalloc(r->ngroups ? r->ngroups : 1, sizeof(*cell->groups));
+	for (size_t i = 0; i < r->ngroups; i++) {
+		if (r->two_d) {
+			cell->groups[i].label = r->labels2d[i];
+			cell->groups[i].value = r->values2d[i];
+			continue;
+		}
 		cell->groups[i].label = r->axis.labels[i];
 		cell->groups[i].value = r->axis.values[i];
 		if (variant_axis)
@@ -241,6 +269,37 @@ static void group_add(struct rep_cell *cell, struct rep_group *g, const struct d
 	}
 }
 
+static void compute_interactions(const struct report *r, struct rep_cell *cell)
+{
+	size_t nb = r->axis2.n;
+
+	cell->inter = xcalloc(r->ngroups ? r->ngroups : 1, sizeof(*cell->inter));
+	for (size_t i = 1; i < r->axis.n; i++)
+		for (size_t j = 1; j < nb; j++) {
+			const struct rep_group *g[4] = {
+				&cell->groups[0], &cell->groups[i * nb],
+				&cell->groups[j], &cell->groups[i * nb + j] };
+			struct rep_inter *x = &cell->inter[i * nb + j];
+			const double *v[4];
+			size_t n[4];
+			double t;
+			bool all = true;
+			for (int k = 0; k < 4; k++) {
+				v[k] = g[k]->values;
+				n[k] = g[k]->nvalues;
+				all &= n[k] > 0;
+			}
+			if (!all)
+				continue;
+			x->has = true;
+			x->eff0 = g[1]->sum.median - g[0]->sum.median;
+			x->eff1 = g[3]->sum.median - g[2]->sum.median;
+			x->dod = x->eff1 - x->eff0;
+			x->tested = !stats_interaction_perm(&x->p, &t, v, n, REPORT_PERMUTATIONS,
+							    STATS_SEED);
+		}
+}
+
 static void compute(struct report *r)
 {
 	r->run_cell = xcalloc(r->d.nruns ? r->d.nruns : 1, sizeof(*r->run_cell));
@@ -249,13 +308,14 @@ static void compute(struct report *r)
 		struct rep_cell *cell = cell_get(r, i);
 		if (run->accel && !strcmp(run->accel, "tcg"))
 			r->any_tcg = true;
-		if (r->axis.of_run[i] < r->axis.n)
-			group_add(cell, &cell->groups[r->axis.of_run[i]], run);
+		size_t a = r->axis.of_run[i], b = r->two_d ? r->axis2.of_run[i] : 0;
+		if (a < r->axis.n && (!r->two_d || b < r->axis2.n))
+			group_add(cell, &cell->groups[r->two_d ? a * r->axis2.n + b : a], run);
 	}
 	for (size_t c = 0; c < r->ncells; c++) {
 		struct rep_cell *cell = &r->cells[c];
-		struct rep_group *base = r->axis.n ? &cell->groups[0] : NULL;
-		for (size_t j = 0; j < r->axis.n; j++) {
+		struct rep_group *base = r->ngroups ? &cell->groups[0] : NULL;
+		for (size_t j = 0; j < r->ngroups; j++) {
 			struct rep_group *g = &cell->groups[j];
 			stats_summarize(&g->sum, g->values, g->nvalues);
 			if (r->has_threshold)
@@ -265,6 +325,8 @@ static void compute(struct report *r)
 				continue;
 			compare_groups(g, base);
 		}
+		if (r->two_d)
+			compute_interactions(r, cell);
 	}
 }
 
@@ -286,6 +348,48 @@ static void axis_choice(char **by, char **baseline, const struct report_opts *op
 			    sb && *sb && sl && *sl ? xstrdup(sl) : NULL;
 	}
 	json_decref(spec);
+}
+
+/* One axis, or "A,B" (two); baseline is the first axis' value, or
+ * "VA,VB" for both. */
+static int resolve_axes(struct report *r, const char *by, const char *baseline,
+			struct buf *err)
+{
+	const char *comma = strchr(by, ',');
+	char *a = comma ? xasprintf("%.*s", (int)(comma - by), by) : xstrdup(by);
+	const char *bcomma = baseline ? strchr(baseline, ',') : NULL;
+	char *ba = bcomma ? xasprintf("%.*s", (int)(bcomma - baseline), baseline) :
+		   baseline ? xstrdup(baseline) : NULL;
+	int ret;
+
+	if (comma && (!comma[1] || strchr(comma + 1, ',') || !strcmp(a, comma + 1))) {
+		ret = err_setf(err, -EINVAL, "--by '%s': expected one axis or two different ones"
+			       " (A,B)", by);
+		goto out;
+	}
+	if ((ret = report_axis_resolve(&r->axis, &r->d, a, ba && *ba ? ba : NULL, err)))
+		goto out;
+	r->ngroups = r->axis.n;
+	if (!comma)
+		goto out;
+	if ((ret = report_axis_resolve(&r->axis2, &r->d, comma + 1,
+				       bcomma && bcomma[1] ? bcomma + 1 : NULL, err)))
+		goto out;
+	r->two_d = true;
+	r->ngroups = r->axis.n * r->axis2.n;
+	r->labels2d = xcalloc(r->ngroups ? r->ngroups : 1, sizeof(*r->labels2d));
+	r->values2d = xcalloc(r->ngroups ? r->ngroups : 1, sizeof(*r->values2d));
+	for (size_t i = 0; i < r->axis.n; i++)
+		for (size_t j = 0; j < r->axis2.n; j++) {
+			r->labels2d[i * r->axis2.n + j] = xasprintf("%s / %s", r->axis.labels[i],
+								    r->axis2.labels[j]);
+			r->values2d[i * r->axis2.n + j] = xasprintf("%s / %s", r->axis.values[i],
+								    r->axis2.values[j]);
+		}
+out:
+	free(a);
+	free(ba);
+	return ret;
 }
 
 int report_build(struct report **out, struct db *db, int64_t job_id,
@@ -310,7 +414,7 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 		r->threshold = 5;
 	}
 	axis_choice(&by, &baseline, opts, r->d.spec_json);
-	if ((ret = report_axis_resolve(&r->axis, &r->d, by, baseline, err))) {
+	if ((ret = resolve_axes(r, by, baseline, err))) {
 		report_free(r);
 		goto out;
 	}
@@ -327,11 +431,12 @@ void report_free(struct report *r)
 	if (!r)
 		return;
 	for (size_t c = 0; c < r->ncells; c++) {
-		for (size_t j = 0; j < r->axis.n; j++) {
+		for (size_t j = 0; j < r->ngroups; j++) {
 			free(r->cells[c].groups[j].runs);
 			free(r->cells[c].groups[j].values);
 		}
 		free(r->cells[c].groups);
+		free(r->cells[c].inter);
 		free(r->cells[c].cell);
 		free(r->cells[c].key);
 		free(r->cells[c].title);
@@ -340,7 +445,14 @@ void report_free(struct report *r)
 		free(r->run_cell[i]);
 	free(r->run_cell);
 	free(r->cells);
+	for (size_t i = 0; r->labels2d && i < r->ngroups; i++) {
+		free(r->labels2d[i]);
+		free(r->values2d[i]);
+	}
+	free(r->labels2d);
+	free(r->values2d);
 	report_axis_release(&r->axis);
+	report_axis_release(&r->axis2);
 	db_report_release(&r->d);
 	free(r);
 }
@@ -551,7 +663,7 @@ static size_t cell_probe_keys(const struct report *r, const struct rep_cell *cel
 	const struct db_report_run_probe **keys = NULL;
 	size_t n = 0;
 
-	for (size_t g = 0; g < r->axis.n; g++)
+	for (size_t g = 0; g < r->ngroups; g++)
 		for (size_t i = 0; i < cell->groups[g].nruns; i++) {
 			const struct db_report_run *run = cell->groups[g].runs[i].run;
 			for (size_t q = run_probes_first(r, run->id);
@@ -590,7 +702,7 @@ static void probe_key_lines(struct buf *b, const struct report *r, const struct 
 	buf_printf(&tot, "%s %s:", pk->name, k);
 	buf_puts(&per, "  per run:");
 	buf_printf(&kofn, "  %s in", k);
-	for (size_t g = 0; g < r->axis.n; g++) {
+	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct rep_group *grp = &cell->groups[g];
 		long long total = 0;
 		size_t seen = 0, n = 0;
@@ -634,7 +746,7 @@ static void probe_key_lines(struct buf *b, const struct report *r, const struct 
 static void probe_lines(struct buf *b, const struct report *r, const struct rep_cell *cell,
 			bool markdown)
 {
-	bool *has = xcalloc(r->axis.n + 1, sizeof(*has));
+	bool *has = xcalloc(r->ngroups + 1, sizeof(*has));
 	const struct db_report_run_probe **keys = NULL;
 	size_t nkeys = cell_probe_keys(r, cell, &keys, has);
 
@@ -793,6 +905,150 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	probe_lines(b, r, cell, markdown);
 }
 
+/* One row of a 2-D grid: the label, then one entry per column, padded
+ * (text) or between pipes (markdown). */
+static void grid_row(struct buf *b, bool markdown, size_t label_w, size_t col_w,
+		     const char *label, char *const *cols, size_t ncols)
+{
+	if (markdown)
+		buf_printf(b, "| %s |", label);
+	else
+		buf_printf(b, "  %-*s", (int)label_w, label);
+	for (size_t j = 0; j < ncols; j++)
+		if (markdown)
+			buf_printf(b, " %s |", cols[j]);
+		else
+			buf_printf(b, "  %*s", (int)col_w, cols[j]);
+	buf_puts(b, "\n");
+}
+
+static void grid_head(struct buf *b, const struct report *r, bool markdown, size_t label_w,
+		      size_t col_w, const char *corner)
+{
+	grid_row(b, markdown, label_w, col_w, corner, r->axis2.labels, r->axis2.n);
+	if (markdown) {
+		buf_puts(b, "|---|");
+		for (size_t j = 0; j < r->axis2.n; j++)
+			buf_puts(b, "--:|");
+		buf_puts(b, "\n");
+	}
+}
+
+/* A 2-D value of the grid: "52.1s 3/3" (median, stalled k of n) or "-". */
+static void fmt_grid_value(char *out, size_t size, const struct report *r,
+			   const struct rep_group *g)
+{
+	char v[32];
+	if (!g->nvalues) {
+		snprintf(out, size, "-");
+		return;
+	}
+	fmt_value(v, sizeof(v), g->sum.median, r->unit);
+	if (r->has_threshold)
+		snprintf(out, size, "%s %zu/%zu", v, g->k_worse, g->nvalues);
+	else
+		snprintf(out, size, "%s n=%zu", v, g->nvalues);
+}
+
+/* The interaction lines of a 2-D cell, one per (a_i, b_j) with i, j > 0. */
+static void interaction_lines(struct buf *b, const struct report *r, const struct rep_cell *cell,
+			      bool markdown)
+{
+	size_t nb = r->axis2.n;
+	for (size_t i = 1; i < r->axis.n; i++)
+		for (size_t j = 1; j < nb; j++) {
+			const struct rep_inter *x = &cell->inter[i * nb + j];
+			char e0[32], e1[32], d[32], p[16];
+			struct buf line = BUF_INIT;
+			if (!x->has)
+				continue;
+			fmt_value(e0, sizeof(e0), x->eff0, r->unit);
+			fmt_value(e1, sizeof(e1), x->eff1, r->unit);
+			fmt_value(d, sizeof(d), x->dod, r->unit);
+			buf_printf(&line, "interaction: %s against %s is %s%s with %s, %s%s with %s;",
+				   r->axis.values[i], r->axis.values[0], x->eff0 > 0 ? "+" : "", e0,
+				   r->axis2.labels[0], x->eff1 > 0 ? "+" : "", e1, r->axis2.labels[j]);
+			append_wrapped(b, buf_str(&line), markdown);
+			if (x->tested) {
+				fmt_p(p, sizeof(p), x->p);
+				buf_printf(b, "      difference of differences %s%s (%s, permutation,"
+					   " Freedman-Lane)\n", x->dod > 0 ? "+" : "", d, p);
+			} else {
+				buf_printf(b, "      difference of differences %s%s (not tested: too few"
+					   " runs)\n", x->dod > 0 ? "+" : "", d);
+			}
+			if (markdown)
+				buf_puts(b, "\n");
+			buf_release(&line);
+		}
+}
+
+/* reason: the 2-D grid is two tables (medians, changes) and the interaction,
+ * each row from the same widths. --by A,B: rows are A's values, columns B's;
+ * every entry is compared with the baseline entry (a_0, b_0). */
+static void text_cell_2d(struct buf *b, const struct report *r, const struct rep_cell *cell,
+			 bool markdown)
+{
+	size_t na = r->axis.n, nb = r->axis2.n, label_w = 8, col_w = 14;
+	char **cols = xcalloc(nb ? nb : 1, sizeof(*cols));
+	char corner[128];
+
+	for (size_t i = 0; i < na; i++)
+		if (strlen(r->axis.labels[i]) > label_w)
+			label_w = strlen(r->axis.labels[i]);
+	for (size_t j = 0; j < nb; j++)
+		if (strlen(r->axis2.labels[j]) > col_w)
+			col_w = strlen(r->axis2.labels[j]);
+	for (size_t j = 0; j < nb; j++)
+		cols[j] = xcalloc(1, 96);
+	buf_printf(b, markdown ? "**%s**\n\n" : "%s:\n\n", cell->title);
+	if (r->has_threshold)
+		snprintf(corner, sizeof(corner), "median, %s > %g%s", r->better == BETTER_LOWER ?
+			 "stalled" : "below", r->threshold, r->unit && !strcmp(r->unit, "s") ? "s" : "");
+	else
+		snprintf(corner, sizeof(corner), "median, runs");
+	char corner2[128];
+	snprintf(corner2, sizeof(corner2), "change vs %s / %s", r->axis.values[0],
+		 r->axis2.values[0]);
+	if (strlen(corner) > label_w)
+		label_w = strlen(corner);
+	if (strlen(corner2) > label_w)
+		label_w = strlen(corner2);
+	grid_head(b, r, markdown, label_w, col_w, corner);
+	for (size_t i = 0; i < na; i++) {
+		for (size_t j = 0; j < nb; j++)
+			fmt_grid_value(cols[j], 96, r, &cell->groups[i * nb + j]);
+		grid_row(b, markdown, label_w, col_w, r->axis.labels[i], cols, nb);
+	}
+	buf_puts(b, "\n");
+	grid_head(b, r, markdown, label_w, col_w, corner2);
+	for (size_t i = 0; i < na; i++) {
+		for (size_t j = 0; j < nb; j++) {
+			const struct rep_group *g = &cell->groups[i * nb + j];
+			char p[16];
+			if (!i && !j) {
+				snprintf(cols[j], 96, "baseline");
+			} else if (!g->has_cmp) {
+				snprintf(cols[j], 96, "-");
+			} else {
+				fmt_p(p, sizeof(p), g->mwu.p);
+				if (isnan(g->change_pct))
+					snprintf(cols[j], 96, "%s", p);
+				else
+					snprintf(cols[j], 96, "%+.1f%% %s", g->change_pct, p);
+			}
+		}
+		grid_row(b, markdown, label_w, col_w, r->axis.labels[i], cols, nb);
+	}
+	buf_puts(b, markdown ? "\n(two-sided Mann-Whitney U against the baseline)\n\n" :
+		 "  (two-sided Mann-Whitney U against the baseline)\n\n");
+	interaction_lines(b, r, cell, markdown);
+	for (size_t j = 0; j < nb; j++)
+		free(cols[j]);
+	free(cols);
+	probe_lines(b, r, cell, markdown);
+}
+
 static void text_report(struct buf *b, const struct report *r, bool markdown)
 {
 	if (!r->ncells)
@@ -800,7 +1056,10 @@ static void text_report(struct buf *b, const struct report *r, bool markdown)
 	for (size_t c = 0; c < r->ncells; c++) {
 		if (c)
 			buf_puts(b, "\n");
-		text_cell(b, r, &r->cells[c], markdown);
+		if (r->two_d)
+			text_cell_2d(b, r, &r->cells[c], markdown);
+		else
+			text_cell(b, r, &r->cells[c], markdown);
 	}
 	bool any_failed = false;
 	for (size_t j = 0; j < r->d.nvariants; j++) {
@@ -841,7 +1100,7 @@ static void csv_report(struct buf *b, const struct report *r)
 	}
 	buf_puts(b, "\n");
 	for (size_t c = 0; c < r->ncells; c++)
-		for (size_t j = 0; j < r->axis.n; j++) {
+		for (size_t j = 0; j < r->ngroups; j++) {
 			const struct rep_group *rv = &r->cells[c].groups[j];
 			for (size_t i = 0; i < rv->nruns; i++) {
 				const struct db_report_run *run = rv->runs[i].run;
@@ -931,6 +1190,29 @@ static json_t *json_group(const struct report *r, const struct rep_cell *cell,
 	return jv;
 }
 
+static json_t *json_interactions(const struct report *r, const struct rep_cell *cell)
+{
+	json_t *a = json_array();
+	size_t nb = r->axis2.n;
+	for (size_t i = 1; i < r->axis.n; i++)
+		for (size_t j = 1; j < nb; j++) {
+			const struct rep_inter *x = &cell->inter[i * nb + j];
+			if (!x->has)
+				continue;
+			json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o}",
+				"a", r->axis.values[i], "a0", r->axis.values[0],
+				"b", r->axis2.values[j], "b0", r->axis2.values[0],
+				"effect_at_b0", num_or_null(x->eff0), "effect_at_b", num_or_null(x->eff1),
+				"difference_of_differences", num_or_null(x->dod));
+			if (x->tested) {
+				json_object_set_new(o, "p", json_real(x->p));
+				json_object_set_new(o, "p_method", json_string("permutation-freedman-lane"));
+			}
+			json_array_append_new(a, o);
+		}
+	return a;
+}
+
 /* The report as JSON: "by" names the axis; each cell lists its groups
  * under "variants" on the variant axis (the API's shape since v1) and
  * under "groups" on any other (each with "name", its label, and "value"). */
@@ -938,19 +1220,34 @@ static json_t *json_report(const struct report *r)
 {
 	json_t *cells = json_array(), *values = json_array(), *jlabels = json_array();
 	bool variant_axis = report_axis_is_variant(r->axis.name);
+	char *by = r->two_d ? xasprintf("%s,%s", r->axis.name, r->axis2.name) :
+		   xstrdup(r->axis.name);
 
 	for (size_t j = 0; j < r->axis.n; j++) {
 		json_array_append_new(values, json_string(r->axis.values[j]));
 		json_array_append_new(jlabels, json_string(r->axis.labels[j]));
 	}
+	json_t *values2 = json_array();
+	for (size_t j = 0; r->two_d && j < r->axis2.n; j++)
+		json_array_append_new(values2, json_string(r->axis2.values[j]));
 	for (size_t c = 0; c < r->ncells; c++) {
 		const struct rep_cell *cell = &r->cells[c];
 		json_t *groups = json_array();
-		for (size_t j = 0; j < r->axis.n; j++)
-			if (group_shown(&cell->groups[j]))
-				json_array_append_new(groups, json_group(r, cell, &cell->groups[j]));
-		json_array_append_new(cells, json_pack("{s:s,s:s,s:o}", "cell", cell->cell,
-			"title", cell->title, variant_axis ? "variants" : "groups", groups));
+		for (size_t j = 0; j < r->ngroups; j++) {
+			if (!group_shown(&cell->groups[j]))
+				continue;
+			json_t *jg = json_group(r, cell, &cell->groups[j]);
+			if (r->two_d) {
+				json_object_set_new(jg, "a", json_string(r->axis.values[j / r->axis2.n]));
+				json_object_set_new(jg, "b", json_string(r->axis2.values[j % r->axis2.n]));
+			}
+			json_array_append_new(groups, jg);
+		}
+		json_t *jc = json_pack("{s:s,s:s,s:o}", "cell", cell->cell, "title", cell->title,
+				       variant_axis && !r->two_d ? "variants" : "groups", groups);
+		if (r->two_d)
+			json_object_set_new(jc, "interactions", json_interactions(r, cell));
+		json_array_append_new(cells, jc);
 	}
 	json_t *probes = json_array();
 	for (size_t i = 0; i < r->d.nprobes; i++) {
@@ -964,7 +1261,7 @@ static json_t *json_report(const struct report *r)
 	json_t *root = json_pack("{s:{s:I,s:s,s:s,s:s},s:s,s:o,s:o,s:s,s:s?,s:s,s:o,s:o,s:o,s:i,s:b,s:s}",
 		"job", "id", (json_int_t)r->d.job_id, "name", r->d.job_name,
 		"kind", r->d.job_kind, "status", r->d.job_status,
-		"by", r->axis.name, "values", values, "labels", jlabels,
+		"by", by, "values", values, "labels", jlabels,
 		"metric", r->metric, "unit", r->unit,
 		"better", r->better == BETTER_LOWER ? "lower" : "higher",
 		"threshold", r->has_threshold ? json_real(r->threshold) : json_null(),
@@ -972,6 +1269,11 @@ static json_t *json_report(const struct report *r)
 		"runs_needed_for_p05", (int)stats_runs_needed(0.05),
 		"tcg", r->any_tcg, "text", buf_str(&text));
 	buf_release(&text);
+	free(by);
+	if (r->two_d)
+		json_object_set_new(root, "values_b", values2);
+	else
+		json_decref(values2);
 	return root;
 }
 

@@ -294,12 +294,62 @@ static void test_by_knob(void **state)
 	db_close(db);
 }
 
+/* variant x mode: the patch helps only when the old cgroup is removed.
+ * The 2-D table gives each entry's median, k of n and change against
+ * (base, removed), and the interaction line its difference of differences
+ * with the permutation test; on the old code --by took no second axis. */
+static void test_by_two_axes(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job;
+	static const char *stall[] = { "lag-85.3.jsonl", "lag-46.9.jsonl", "lag-52.1.jsonl",
+				       "lag-46.9.jsonl" };
+	static const char *fine[] = { "lag-1.0.jsonl", "lag-1.2.jsonl", "lag-1.2.jsonl",
+				      "lag-1.0.jsonl" };
+
+	assert_int_equal(db_job_create(db, &job, "patch-x-mode", "compare", NULL, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		add_mode_run(db, job, "base (v6.12.117)", "removed", stall[i]);
+		add_mode_run(db, job, "base (v6.12.117)", "alive", fine[i]);
+		add_mode_run(db, job, "+ v6 2/3", "removed", fine[i]);
+		add_mode_run(db, job, "+ v6 2/3", "alive", fine[i]);
+	}
+	struct report_opts ro = { .by = "variant,mode" };
+	char *t = report_text(db, job, &ro);
+	fprintf(stderr, "%s", t);
+	assert_non_null(strstr(t, "over 120s (wb-handover, ext4):\n"));
+	assert_non_null(strstr(t, "  median, stalled > 5s        mode=removed      mode=alive\n"
+				  "  base (v6.12.117)               49.5s 4/4        1.1s 0/4\n"
+				  "  + v6 2/3                        1.1s 0/4        1.1s 0/4\n"));
+	assert_non_null(strstr(t, "  change vs base / removed    mode=removed      mode=alive\n"
+				  "  base (v6.12.117)                baseline   -97.8% p=0.03\n"
+				  "  + v6 2/3                   -97.8% p=0.03   -97.8% p=0.03\n"));
+	assert_non_null(strstr(t, "interaction: + v6 2/3 against base is -48.4s with mode=removed,\n"
+				  "      0.0s with mode=alive;\n"
+				  "      difference of differences +48.4s (p<0.001, permutation,"
+				  " Freedman-Lane)\n"));
+	assert_non_null(strstr(t, "  -ENOENT in 4 of 4 base / removed runs, 0 of 4 base / alive runs,"));
+	free(t);
+
+	/* the JSON carries the interaction */
+	struct report *rep = NULL;
+	struct buf out = BUF_INIT;
+	assert_int_equal(report_build(&rep, db, job, &ro, NULL), 0);
+	assert_int_equal(report_format(&out, rep, REPORT_JSON), 0);
+	assert_non_null(strstr(buf_str(&out), "\"by\": \"variant,mode\""));
+	assert_non_null(strstr(buf_str(&out), "\"difference_of_differences\": 48.4"));
+	report_free(rep);
+	buf_release(&out);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cover_letter_formats, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failures_and_partial_runs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_by_knob, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_by_two_axes, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
