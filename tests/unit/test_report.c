@@ -267,6 +267,14 @@ static void test_by_knob(void **state)
 				  "   +4400.0% (p=0.03, MWU)\n"));
 	free(t);
 
+	/* the job file's `by` and `baseline` (stored in the spec) are the default */
+	assert_int_equal(db_exec(db, "UPDATE jobs SET spec_json ="
+				 " '{\"by\":\"mode\",\"baseline\":\"alive\"}'", NULL), 0);
+	t = report_text(db, job, NULL);
+	assert_non_null(strstr(t, "+4400.0% (p=0.03, MWU)"));
+	free(t);
+	assert_int_equal(db_exec(db, "UPDATE jobs SET spec_json = '{}'", NULL), 0);
+
 	/* an axis the job does not have, a baseline it does not have */
 	struct report *rep = NULL;
 	struct buf err = BUF_INIT;
