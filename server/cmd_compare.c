@@ -227,6 +227,8 @@ static void print_dry_run(const struct job_spec *spec)
 		free(cell);
 		free(p);
 	}
+	printf("  report: compared along %s%s%s\n", spec->by ? spec->by : "variant",
+	       spec->baseline ? ", baseline " : "", spec->baseline ? spec->baseline : "");
 	job_variants_free(v, nv);
 }
 

@@ -27,7 +27,8 @@ struct rep_run {
  * comparison with the cell's baseline value. */
 struct rep_group {
 	const char *label;       /* row label: the variant's name, "mode=removed" */
-	const char *value;       /* in sentences: "base", "removed" */
+	const char *value;       /* the value: "base", "removed" */
+	const char *say;         /* in sentences: "base", "mode=removed" */
 	const struct db_report_variant *v;  /* axis "variant": the variant; else NULL */
 	struct rep_run *runs;
 	size_t nruns;
@@ -179,6 +180,13 @@ static char *cell_title(const struct report *r, const struct db_report_run *run,
 	return buf_detach(&b);
 }
 
+/* A value as sentences say it: a variant by its short name ("base"), any
+ * other by its label ("mode=removed", "sync_old=2": a bare "2" says nothing). */
+static const char *axis_say(const struct report_axis *a, size_t i)
+{
+	return report_axis_is_variant(a->name) ? a->values[i] : a->labels[i];
+}
+
 static const struct db_report_variant *variant_of(const struct report *r,
 						  const struct db_report_run *run)
 {
@@ -225,10 +233,12 @@ static struct rep_cell *cell_get(struct report *r, size_t run_idx)
 		if (r->two_d) {
 			cell->groups[i].label = r->labels2d[i];
 			cell->groups[i].value = r->values2d[i];
+			cell->groups[i].say = r->values2d[i];
 			continue;
 		}
 		cell->groups[i].label = r->axis.labels[i];
 		cell->groups[i].value = r->axis.values[i];
+		cell->groups[i].say = axis_say(&r->axis, i);
 		if (variant_axis)
 			for (size_t j = 0; j < r->d.nvariants; j++)
 				if (!strcmp(r->d.variants[j].name, r->axis.labels[i]))
@@ -383,8 +393,8 @@ static int resolve_axes(struct report *r, const char *by, const char *baseline,
 		for (size_t j = 0; j < r->axis2.n; j++) {
 			r->labels2d[i * r->axis2.n + j] = xasprintf("%s / %s", r->axis.labels[i],
 								    r->axis2.labels[j]);
-			r->values2d[i * r->axis2.n + j] = xasprintf("%s / %s", r->axis.values[i],
-								    r->axis2.values[j]);
+			r->values2d[i * r->axis2.n + j] = xasprintf("%s / %s", axis_say(&r->axis, i),
+								    axis_say(&r->axis2, j));
 		}
 out:
 	free(a);
@@ -708,7 +718,7 @@ static void probe_key_lines(struct buf *b, const struct report *r, const struct 
 		size_t seen = 0, n = 0;
 		if (!has[g])
 			continue;
-		buf_printf(&per, "%s %s", first ? "" : ",", grp->value);
+		buf_printf(&per, "%s %s", first ? "" : ",", grp->say);
 		for (size_t i = 0; i < grp->nruns; i++) {
 			const struct db_report_run *run = grp->runs[i].run;
 			int64_t c;
@@ -724,9 +734,9 @@ static void probe_key_lines(struct buf *b, const struct report *r, const struct 
 			buf_printf(&per, " %s", cnt);
 		}
 		fmt_count(cnt, sizeof(cnt), total);
-		buf_printf(&tot, "%s %s %s", first ? "" : ",", grp->value, cnt);
+		buf_printf(&tot, "%s %s %s", first ? "" : ",", grp->say, cnt);
 		buf_printf(&kofn, "%s %zu of %zu %s run%s", first ? "" : ",", seen, n,
-			   grp->value, n == 1 ? "" : "s");
+			   grp->say, n == 1 ? "" : "s");
 		first = false;
 	}
 	append_wrapped(b, buf_str(&tot), markdown);
@@ -835,7 +845,7 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 			const struct rep_group *rv = &cell->groups[j];
 			if (!rv->nvalues)
 				continue;
-			snprintf(sn, sizeof(sn), "%s", rv->value);
+			snprintf(sn, sizeof(sn), "%s", rv->say);
 			buf_printf(&line, "%s %s %zu of %zu", first ? "" : ",", sn, rv->k_worse,
 				   rv->nvalues);
 			first = 0;
@@ -851,12 +861,12 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		char a[32], lo[32], hi[32], sn[128];
 		if (!rv->has_cmp)
 			continue;
-		snprintf(sn, sizeof(sn), "%s", rv->value);
+		snprintf(sn, sizeof(sn), "%s", rv->say);
 		fmt_value(a, sizeof(a), rv->hl, r->unit);
 		fmt_value(lo, sizeof(lo), rv->hl_lo, r->unit);
 		fmt_value(hi, sizeof(hi), rv->hl_hi, r->unit);
 		char bn[128];
-		snprintf(bn, sizeof(bn), "%s", cell->groups[0].value);
+		snprintf(bn, sizeof(bn), "%s", cell->groups[0].say);
 		char head[256], tail[256];
 		bool ci = base_n(cell) >= 3 && rv->nvalues >= 3;
 		/* a percentile bootstrap interval means little with fewer runs */
@@ -966,7 +976,7 @@ static void interaction_lines(struct buf *b, const struct report *r, const struc
 			fmt_value(e1, sizeof(e1), x->eff1, r->unit);
 			fmt_value(d, sizeof(d), x->dod, r->unit);
 			buf_printf(&line, "interaction: %s against %s is %s%s with %s, %s%s with %s;",
-				   r->axis.values[i], r->axis.values[0], x->eff0 > 0 ? "+" : "", e0,
+				   axis_say(&r->axis, i), axis_say(&r->axis, 0), x->eff0 > 0 ? "+" : "", e0,
 				   r->axis2.labels[0], x->eff1 > 0 ? "+" : "", e1, r->axis2.labels[j]);
 			append_wrapped(b, buf_str(&line), markdown);
 			if (x->tested) {
@@ -1008,8 +1018,7 @@ static void text_cell_2d(struct buf *b, const struct report *r, const struct rep
 	else
 		snprintf(corner, sizeof(corner), "median, runs");
 	char corner2[128];
-	snprintf(corner2, sizeof(corner2), "change vs %s / %s", r->axis.values[0],
-		 r->axis2.values[0]);
+	snprintf(corner2, sizeof(corner2), "change vs %s", r->values2d[0]);
 	if (strlen(corner) > label_w)
 		label_w = strlen(corner);
 	if (strlen(corner2) > label_w)

@@ -254,10 +254,10 @@ static void test_by_knob(void **state)
 	assert_non_null(strstr(t, "  mode=removed     85.3s   46.9s   52.1s   46.9s    49.5s\n"));
 	assert_non_null(strstr(t, "  mode=alive        1.0s    1.2s    1.2s    1.0s     1.1s"
 				  "   -97.8% (p=0.03, MWU)\n"));
-	assert_non_null(strstr(t, "stalled (worst lag > 5s): removed 4 of 4, alive 0 of 4\n"));
-	assert_non_null(strstr(t, "shift vs removed (Hodges-Lehmann, 95% CI): alive"));
-	assert_non_null(strstr(t, "  per run: removed 300 300 300 300, alive 0 0 0 0\n"));
-	assert_non_null(strstr(t, "  -ENOENT in 4 of 4 removed runs, 0 of 4 alive runs\n"));
+	assert_non_null(strstr(t, "stalled (worst lag > 5s): mode=removed 4 of 4, mode=alive 0 of 4\n"));
+	assert_non_null(strstr(t, "shift vs mode=removed (Hodges-Lehmann, 95% CI):\n      mode=alive"));
+	assert_non_null(strstr(t, "  per run: mode=removed 300 300 300 300, mode=alive 0 0 0 0\n"));
+	assert_non_null(strstr(t, "  -ENOENT in 4 of 4 mode=removed runs, 0 of 4 mode=alive runs\n"));
 	free(t);
 
 	/* another baseline */
@@ -326,19 +326,23 @@ static void test_by_two_axes(void **state)
 	char *t = report_text(db, job, &ro);
 	fprintf(stderr, "%s", t);
 	assert_non_null(strstr(t, "over 120s (wb-handover, ext4):\n"));
-	assert_non_null(strstr(t, "  median, stalled > 5s        mode=removed      mode=alive\n"
-				  "  base (v6.12.117)               49.5s 4/4        1.1s 0/4\n"
-				  "  + v6 2/3                        1.1s 0/4        1.1s 0/4\n"));
-	assert_non_null(strstr(t, "  change vs base / removed    mode=removed      mode=alive\n"
-				  "  base (v6.12.117)                baseline   -97.8% p=0.03\n"
-				  "  + v6 2/3                   -97.8% p=0.03   -97.8% p=0.03\n"));
+	assert_non_null(strstr(t, "  median, stalled > 5s             mode=removed      mode=alive\n"
+				  "  base (v6.12.117)                    49.5s 4/4        1.1s 0/4\n"
+				  "  + v6 2/3                             1.1s 0/4        1.1s 0/4\n"));
+	assert_non_null(strstr(t, "  change vs base / mode=removed    mode=removed      mode=alive\n"
+				  "  base (v6.12.117)                     baseline   -97.8% p=0.03\n"
+				  "  + v6 2/3                        -97.8% p=0.03   -97.8% p=0.03\n"));
 	assert_non_null(strstr(t, "interaction: + v6 2/3 against base is -48.4s with mode=removed,\n"
 				  "      0.0s with mode=alive;\n"
 				  "      difference of differences +48.4s (p<0.001, permutation,"
 				  " Freedman-Lane)\n"));
-	assert_non_null(strstr(t, "  -ENOENT in 4 of 4 base / removed runs, 0 of 4 base / alive runs,"));
+	assert_non_null(strstr(t, "  -ENOENT in 4 of 4 base / mode=removed runs, 0 of 4 base / mode=alive"));
+	/* every line fits an email */
+	for (char *line = t, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		assert_true((nl ? (size_t)(nl - line) : strlen(line)) <= 80);
+	}
 	free(t);
-
 	/* the JSON carries the interaction */
 	struct report *rep = NULL;
 	struct buf out = BUF_INIT;
