@@ -141,9 +141,10 @@ void api_job_report(struct api *api, struct http_req *req, struct http_resp *res
 	if (api_report_cache_get(api->shared, &out, key, fp)) {
 		/* build once, keep every format: the page asks for text and json */
 		if ((r = report_build(&rep, api->db, req->id, &opts, &err))) {
-			if (r == -EINVAL)
+			if (r == -EINVAL) {
 				api_error(resp, 400, "%s", buf_str(&err));
-			else
+				buf_release(&err);
+			} else
 				api_db_error(resp, r, "no such job", &err);
 			goto out;
 		}
