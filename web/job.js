@@ -117,6 +117,7 @@
 			S.reportLoaded = false;
 			renderStats();
 			await loadReport();
+			renderCurves();
 		} }, list.map((a) => el("option", { value: a, selected: a === S.by ? "selected" : null }, a)));
 		box.replaceChildren(el("label", {}, "compare along ", sel));
 	}
@@ -326,6 +327,27 @@
 		}
 		const keep = new Set(chosenRuns().map((r) => r.id));
 		const byRun = new Map(S.runs.runs.map((r) => [r.id, r]));
+		const ylabel = `${S.curveMetric} (${S.samples.unit || ""}) ${S.samples.better === "lower" ? "↓" : S.samples.better === "higher" ? "↑" : ""}`;
+		if (S.by !== "variant") {
+			/* another axis: every run's curve on one chart, coloured by its
+			 * value on the axis, as the strip plot's dots are */
+			const vals = axisValues();
+			const curves = S.samples.runs.filter((c) => keep.has(c.run_id) && byRun.get(c.run_id));
+			const div = el("div", { class: "curve", "data-axis": S.by },
+				el("h3", { text: `${curves.length} run${curves.length === 1 ? "" : "s"}, coloured by ${S.by}` }),
+				el("div", { class: "legend" }, vals.map((v, i) => el("span", { class: "legend-item" },
+					el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name))));
+			box.append(div);
+			const series = curves.map((c) => {
+				const r = byRun.get(c.run_id);
+				const i = vals.findIndex((v) => v.key === axisValueOf(r));
+				return { label: `run ${c.run_id} ${r.variant} ${r.cell}`, color: KC.color(Math.max(0, i)),
+					t: c.t, v: c.v };
+			});
+			if (series.length)
+				S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 760, height: 280, legend: false }));
+			return;
+		}
 		(S.job.variants || []).forEach((v, i) => {
 			const curves = S.samples.runs.filter((c) => c.variant_id === v.id && keep.has(c.run_id));
 			const div = el("div", { class: "curve", "data-variant": v.name },
@@ -337,10 +359,7 @@
 				label: `run ${c.run_id}` + (byRun.get(c.run_id) ? " " + byRun.get(c.run_id).cell : ""),
 				color: KC.color(i), t: c.t, v: c.v,
 			}));
-			S.plots.push(KC.curvePlot(div, "", series, {
-				ylabel: `${S.curveMetric} (${S.samples.unit || ""}) ${S.samples.better === "lower" ? "↓" : S.samples.better === "higher" ? "↑" : ""}`,
-				width: 560, height: 240, legend: false,
-			}));
+			S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 560, height: 240, legend: false }));
 		});
 	}
 

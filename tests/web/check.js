@@ -243,6 +243,12 @@ async function checkBisect(page, bj) {
 		const axisStats = await page.locator("#stats").innerText();
 		check(/base: ?|\(base|base/.test(axisStats) && await page.locator("table.stats").count() === 2,
 			"one table per variant, the variant now a cell");
+		await page.waitForFunction(() => document.querySelectorAll(".curve canvas").length === 1);
+		const cxfs = await page.locator('.curve[data-axis="fs"] h3').innerText();
+		check(cxfs === `${want.runs} runs, coloured by fs`, `every run's curve on one chart, coloured by fs ('${cxfs}')`);
+		const orange = await colouredPixels(page, ".curve canvas", [0xd5, 0x5e, 0x00]);
+		const blueC = await colouredPixels(page, ".curve canvas", [0x00, 0x72, 0xb2]);
+		check(orange > 100 && blueC > 100, `the chart has curves of both colours (${blueC} ext4, ${orange} xfs pixels)`);
 		await page.screenshot({ path: path.join(outdir, "job-by-fs.png"), fullPage: true });
 		await page.goto(`${base}/job.html?id=${want.job_id}&by=fs`);
 		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("fs=ext4"));
