@@ -1103,9 +1103,13 @@ static void csv_report(struct buf *b, const struct report *r)
 	bool variant_axis = report_axis_is_variant(r->axis.name);
 
 	buf_puts(b, "cell,variant,repeat,run_id,status,metric,value,derived");
-	if (!variant_axis) {
+	if (!variant_axis || r->two_d) {
 		buf_puts(b, ",");
 		csv_field(b, r->axis.name);
+	}
+	if (r->two_d) {
+		buf_puts(b, ",");
+		csv_field(b, r->axis2.name);
 	}
 	buf_puts(b, "\n");
 	for (size_t c = 0; c < r->ncells; c++)
@@ -1122,7 +1126,12 @@ static void csv_report(struct buf *b, const struct report *r)
 				if (run->has_value)
 					buf_printf(b, "%.10g", run->value);
 				buf_printf(b, ",%d", run->derived);
-				if (!variant_axis) {
+				if (r->two_d) {   /* both axes' values, bare */
+					buf_puts(b, ",");
+					csv_field(b, r->axis.values[j / r->axis2.n]);
+					buf_puts(b, ",");
+					csv_field(b, r->axis2.values[j % r->axis2.n]);
+				} else if (!variant_axis) {
 					buf_puts(b, ",");
 					csv_field(b, rv->value);
 				}

@@ -79,6 +79,9 @@ $KC report both --by variant,mode > $tmp/both.txt
 cat $tmp/both.txt
 grep -q '^interaction: + v6 2/3 against base is -48.4s with mode=removed,$' $tmp/both.txt
 grep -q 'difference of differences +48.4s (p<0.001, permutation, Freedman-Lane)$' $tmp/both.txt
+$KC report both --by variant,mode --format csv > $tmp/both.csv
+[ "$(head -1 $tmp/both.csv)" = "cell,variant,repeat,run_id,status,metric,value,derived,variant,mode" ]
+grep -q '^fs=ext4,+ v6 2/3,[0-9]*,[0-9]*,ok,worst_lag_s,1,0,+ v6 2/3,alive$' $tmp/both.csv
 
 # bad axes are named
 $KC report modes --by nosuch 2>$tmp/err && { echo "FAIL: unknown axis accepted"; exit 1; }
