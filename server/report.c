@@ -590,6 +590,8 @@ static void probe_key(char *out, size_t size, const char *name, const char *key)
 		en = strerrorname_np((int)-v);
 	if (en)
 		snprintf(out, size, "-%s", en);
+	else if (!strcmp(name, "cgroup_writeback_by_id") && !strcmp(key, "0"))
+		snprintf(out, size, "0 (wb found)");   /* the flush found its wb */
 	else
 		snprintf(out, size, "%s", key);
 }
