@@ -196,29 +196,57 @@ static const struct db_report_variant *variant_of(const struct report *r,
 	return NULL;
 }
 
-/* The run's cell under the axis: its cell text less the axis, and the
- * variant when the variant is not the axis ("v3|fs=ext4"). */
-static char *cell_key(const struct report *r, const struct db_report_run *run, char **rest)
+/* What of the run's variant stays in its cell: nothing when the variant
+ * (or both its parts) is an axis; the other part when one part is ("v6"
+ * under --by patches); else the variant. *title is for the cell's title
+ * (NULL: nothing), the result the key's prefix; both new strings. */
+static char *variant_in_cell(const struct report *r, const struct db_report_run *run,
+			     char **title)
+{
+	const char *a = r->axis.name, *b = r->two_d ? r->axis2.name : "";
+	const struct db_report_variant *v = variant_of(r, run);
+	int parts = report_axis_is_of_variant(a) + report_axis_is_of_variant(b);
+
+	*title = NULL;
+	if (report_axis_is_variant(a) || report_axis_is_variant(b) || parts == 2)
+		return xstrdup("");
+	if (parts == 1) {
+		const char *part = report_axis_is_of_variant(a) ? a : b;
+		const char *other = !strcmp(part, "revision") ? "patches" : "revision";
+		char *val = report_axis_variant_part(v ? v->name : "", other);
+		*title = xasprintf("%s %s", other, val);
+		char *key = xasprintf("%s=%s|", other, val);
+		free(val);
+		return key;
+	}
+	*title = v ? xstrdup(v->name) : NULL;
+	return xasprintf("v%lld|", (long long)run->variant_id);
+}
+
+/* The run's cell under the axis: its cell text less the axis, and what
+ * stays of the variant ("v3|fs=ext4"). */
+static char *cell_key(const struct report *r, const struct db_report_run *run, char **rest,
+		      char **title)
 {
 	const char *axes[] = { r->axis.name, r->two_d ? r->axis2.name : "" };
 	*rest = report_axis_rest(run, axes, r->two_d ? 2 : 1);
-	if (report_axis_is_variant(r->axis.name) ||
-	    (r->two_d && report_axis_is_variant(r->axis2.name)))
-		return xstrdup(*rest);
-	return xasprintf("v%lld|%s", (long long)run->variant_id, *rest);
+	char *prefix = variant_in_cell(r, run, title);
+	char *key = xasprintf("%s%s", prefix, *rest);
+	free(prefix);
+	return key;
 }
 
 static struct rep_cell *cell_get(struct report *r, size_t run_idx)
 {
 	const struct db_report_run *run = &r->d.runs[run_idx];
-	char *rest = NULL, *key = cell_key(r, run, &rest);
-	bool variant_axis = report_axis_is_variant(r->axis.name) ||
-			    (r->two_d && report_axis_is_variant(r->axis2.name));
+	char *rest = NULL, *vtitle = NULL, *key = cell_key(r, run, &rest, &vtitle);
+	bool variant_axis = report_axis_is_variant(r->axis.name);
 
 	r->run_cell[run_idx] = key;
 	for (size_t i = 0; i < r->ncells; i++)
 		if (!strcmp(r->cells[i].key, key)) {
 			free(rest);
+			free(vtitle);
 			return &r->cells[i];
 		}
 	r->cells = xrealloc(r->cells, (r->ncells + 1) * sizeof(*r->cells));
@@ -226,8 +254,8 @@ static struct rep_cell *cell_get(struct report *r, size_t run_idx)
 	memset(cell, 0, sizeof(*cell));
 	cell->key = xstrdup(key);
 	cell->cell = xstrdup(rest);
-	const struct db_report_variant *v = variant_of(r, run);
-	cell->title = cell_title(r, run, rest, variant_axis || !v ? NULL : v->name);
+	cell->title = cell_title(r, run, rest, vtitle);
+	free(vtitle);
 	cell->groups = xcalloc(r->ngroups ? r->ngroups : 1, sizeof(*cell->groups));
 	for (size_t i = 0; i < r->ngroups; i++) {
 		if (r->two_d) {
@@ -967,6 +995,7 @@ static void interaction_lines(struct buf *b, const struct report *r, const struc
 			      bool markdown)
 {
 	size_t nb = r->axis2.n;
+	int any = 0;
 	for (size_t i = 1; i < r->axis.n; i++)
 		for (size_t j = 1; j < nb; j++) {
 			const struct rep_inter *x = &cell->inter[i * nb + j];
@@ -974,6 +1003,8 @@ static void interaction_lines(struct buf *b, const struct report *r, const struc
 			struct buf line = BUF_INIT;
 			if (!x->has)
 				continue;
+			if (!any++)
+				buf_puts(b, "\n");
 			fmt_value(e0, sizeof(e0), x->eff0, r->unit);
 			fmt_value(e1, sizeof(e1), x->eff1, r->unit);
 			fmt_value(d, sizeof(d), x->dod, r->unit);
@@ -1051,8 +1082,8 @@ static void text_cell_2d(struct buf *b, const struct report *r, const struct rep
 		}
 		grid_row(b, markdown, label_w, col_w, r->axis.labels[i], cols, nb);
 	}
-	buf_puts(b, markdown ? "\n(two-sided Mann-Whitney U against the baseline)\n\n" :
-		 "  (two-sided Mann-Whitney U against the baseline)\n\n");
+	buf_puts(b, markdown ? "\n(two-sided Mann-Whitney U against the baseline)\n" :
+		 "  (two-sided Mann-Whitney U against the baseline)\n");
 	interaction_lines(b, r, cell, markdown);
 	for (size_t j = 0; j < nb; j++)
 		free(cols[j]);

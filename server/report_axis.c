@@ -117,13 +117,42 @@ static char *setting_of(const struct db_report_run *run, json_t *params, const c
 	return t;
 }
 
+int report_axis_is_of_variant(const char *name)
+{
+	return !strcmp(name, "revision") || !strcmp(name, "patches");
+}
+
+/* A series variant's revision or patch prefix from its name, as job.c
+ * names them ("+ v6 1-2": revision v6, patches 1-2; "+ v6": all of v6's
+ * patches); any other variant (the base, a prebuilt kernel) is revision
+ * "base" with patches "none". */
+char *report_axis_variant_part(const char *name, const char *axis)
+{
+	const char *p = name, *sp;
+
+	if (strncmp(p, "+ ", 2))
+		return xstrdup(!strcmp(axis, "revision") ? "base" : "none");
+	p += 2;
+	sp = strchr(p, ' ');
+	if (!strcmp(axis, "revision"))
+		return sp ? xasprintf("%.*s", (int)(sp - p), p) : xstrdup(p);
+	if (!sp || !sp[1])
+		return xstrdup("all");
+	return xstrdup(sp + 1);
+}
+
 /* The run's value on a non-variant axis (a new string), or NULL. */
-static char *value_of(const struct db_report_run *run, const char *axis)
+static char *value_of(const struct db_report_data *d, const struct db_report_run *run,
+		      const char *axis)
 {
 	json_t *params = run->params_json ? json_loads(run->params_json, 0, NULL) : NULL;
-	char *v;
+	char *v = NULL;
 
-	if (!strcmp(axis, "host"))
+	if (report_axis_is_of_variant(axis)) {
+		for (size_t j = 0; j < d->nvariants && !v; j++)
+			if (d->variants[j].id == run->variant_id)
+				v = report_axis_variant_part(d->variants[j].name, axis);
+	} else if (!strcmp(axis, "host"))
 		v = run->host ? xstrdup(run->host) : NULL;
 	else if (!strcmp(axis, "fs") && run->fs && *run->fs)
 		v = xstrdup(run->fs);
@@ -221,8 +250,10 @@ static void set_labels(struct report_axis *a, const char *name, int variant,
 			free(a->values[i]);
 			a->values[i] = paren ? xasprintf("%.*s", (int)(paren - full), full) :
 					       xstrdup(full);
-		} else if (!strcmp(name, "sysctl")) {
-			a->labels[i] = xstrdup(a->values[i]);
+		} else if (!strcmp(name, "sysctl") || !strcmp(name, "revision")) {
+			a->labels[i] = xstrdup(a->values[i]);   /* "vm.x=500", "v6" */
+		} else if (!strcmp(name, "patches")) {
+			a->labels[i] = xasprintf("patches %s", a->values[i]);
 		} else {
 			a->labels[i] = xasprintf("%s=%s", bare, a->values[i]);
 		}
@@ -264,7 +295,7 @@ static int gather_values(struct report_axis *a, const struct db_report_data *d,
 	size_t n = 0, known = 0;
 
 	for (size_t i = 0; i < d->nruns; i++) {
-		run_values[i] = value_of(&d->runs[i], a->name);
+		run_values[i] = value_of(d, &d->runs[i], a->name);
 		known += run_values[i] != NULL;
 		if (!run_values[i])
 			run_values[i] = xstrdup("-");

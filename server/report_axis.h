@@ -6,7 +6,8 @@
  * compared"): "variant" (the kernel: the default), "fs", "host" (the
  * agent's hello host), "sysctl" (every sysctl of the cell together), one
  * sysctl ("vm.dirty_expire_centisecs" or "sysctl.vm.dirty_expire_centisecs")
- * or a workload knob ("mode", "sync_old", "shutdown_file"). A run's value
+ * or a workload knob ("mode", "sync_old", "shutdown_file"), or a part of
+ * the variant ("revision", "patches"). A run's value
  * comes from its matrix cell ("fs=ext4 mode=removed") and, for a setting
  * that is not a matrix dimension, from its stored params; so a report can
  * pivot after the fact without rerunning anything.
@@ -53,5 +54,15 @@ char *report_axis_rest(const struct db_report_run *run, const char *const *axes,
 
 /* Whether axis name is the variant axis ("variant", "kernel"). */
 int report_axis_is_variant(const char *name);
+
+/* Whether axis name is a part of the variant: "revision" (v5, v6; "base"
+ * for a variant that is no series revision) or "patches" (the patch
+ * prefix: 1, 1-2, "all"; "none" for the base). --by revision,patches is
+ * the revision x patch-prefix matrix of a --prefixes job. */
+int report_axis_is_of_variant(const char *name);
+
+/* The part ("revision" or "patches") of a variant named name, as above.
+ * A new string. */
+char *report_axis_variant_part(const char *name, const char *axis);
 
 #endif

@@ -359,6 +359,42 @@ static void test_by_two_axes(void **state)
 	db_close(db);
 }
 
+/* --prefixes over two revisions: the revision x patch-prefix matrix,
+ * every entry against the base (--by revision,patches); on the old code
+ * there was no such axis. */
+static void test_revision_by_prefix(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job;
+	static const struct { const char *variant, *streams[3]; } v[] = {
+		{ "base (v6.12.117)", { "lag-85.3.jsonl", "lag-46.9.jsonl", "lag-52.1.jsonl" } },
+		{ "+ v5 1", { "lag-46.9.jsonl", "lag-52.1.jsonl", "lag-85.3.jsonl" } },
+		{ "+ v5 1-2", { "lag-1.0.jsonl", "lag-1.2.jsonl", "lag-1.2.jsonl" } },
+		{ "+ v6 1", { "lag-52.1.jsonl", "lag-46.9.jsonl", "lag-85.3.jsonl" } },
+		{ "+ v6 1-2", { "lag-1.2.jsonl", "lag-1.0.jsonl", "lag-1.0.jsonl" } },
+	};
+
+	assert_int_equal(db_job_create(db, &job, "prefixes", "compare", NULL, NULL), 0);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (int k = 0; k < 3; k++)
+			add_run(db, job, v[i].variant, v[i].streams[k], NULL);
+	struct report_opts ro = { .by = "revision,patches" };
+	char *t = report_text(db, job, &ro);
+	assert_non_null(strstr(t, "  median, stalled > 5s             patches none       patches 1     patches 1-2\n"
+				  "  base                                52.1s 3/3               -               -\n"
+				  "  v5                                          -       52.1s 3/3        1.2s 0/3\n"
+				  "  v6                                          -       52.1s 3/3        1.0s 0/3\n"));
+	assert_non_null(strstr(t, "  v6                                          -    +0.0% p=1.00   -98.1% p=0.10\n"
+				  "  (two-sided Mann-Whitney U against the baseline)\n\ncgroup_writeback_by_id"));
+	free(t);
+	/* one part as the axis: the other stays in the cell */
+	struct report_opts ro1 = { .by = "patches" };
+	t = report_text(db, job, &ro1);
+	assert_non_null(strstr(t, "(revision v6, wb-handover, ext4, rate_mbps=250):"));
+	free(t);
+	db_close(db);
+}
+
 /* Real records: tests/fixtures/streams/guest-{removed,alive}-N.jsonl are
  * three TCG guest runs of each mode on Debian's 6.12.117 cloud kernel
  * (record-guest-stream.sh, rate_mbps=48 pod_max=192M, 8 s measured). The
@@ -399,6 +435,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_by_knob, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_by_two_axes, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_guest_modes, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_revision_by_prefix, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
