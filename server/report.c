@@ -338,18 +338,59 @@ static void compute_interactions(const struct report *r, struct rep_cell *cell)
 		}
 }
 
+/* With one part of the variant as the axis (--by patches), the base
+ * kernel (no series revision) is the baseline of every revision: its runs
+ * join each cell of the other part with the same settings instead of a
+ * cell of their own ("revision v6: patches none (the base), 1, 1-2"). */
+static bool base_everywhere(const struct report *r, const struct db_report_run *run)
+{
+	const struct db_report_variant *v = variant_of(r, run);
+	return !r->two_d && report_axis_is_of_variant(r->axis.name) && v &&
+	       strncmp(v->name, "+ ", 2);
+}
+
+/* Add a base run to every cell of its settings; false when there is none. */
+static bool join_every_cell(struct report *r, size_t i)
+{
+	const char *axes[] = { r->axis.name };
+	char *rest = report_axis_rest(&r->d.runs[i], axes, 1);
+	bool joined = false;
+
+	for (size_t c = 0; c < r->ncells; c++)
+		if (!strcmp(r->cells[c].cell, rest) && r->axis.of_run[i] < r->axis.n) {
+			group_add(&r->cells[c], &r->cells[c].groups[r->axis.of_run[i]], &r->d.runs[i]);
+			joined = true;
+		}
+	if (joined)
+		r->run_cell[i] = rest;
+	else
+		free(rest);
+	return joined;
+}
+
+static void assign_run(struct report *r, size_t i)
+{
+	const struct db_report_run *run = &r->d.runs[i];
+	struct rep_cell *cell = cell_get(r, i);
+	size_t a = r->axis.of_run[i], b = r->two_d ? r->axis2.of_run[i] : 0;
+
+	if (a < r->axis.n && (!r->two_d || b < r->axis2.n))
+		group_add(cell, &cell->groups[r->two_d ? a * r->axis2.n + b : a], run);
+}
+
 static void compute(struct report *r)
 {
 	r->run_cell = xcalloc(r->d.nruns ? r->d.nruns : 1, sizeof(*r->run_cell));
 	for (size_t i = 0; i < r->d.nruns; i++) {
 		const struct db_report_run *run = &r->d.runs[i];
-		struct rep_cell *cell = cell_get(r, i);
 		if (run->accel && !strcmp(run->accel, "tcg"))
 			r->any_tcg = true;
-		size_t a = r->axis.of_run[i], b = r->two_d ? r->axis2.of_run[i] : 0;
-		if (a < r->axis.n && (!r->two_d || b < r->axis2.n))
-			group_add(cell, &cell->groups[r->two_d ? a * r->axis2.n + b : a], run);
+		if (!base_everywhere(r, run))
+			assign_run(r, i);
 	}
+	for (size_t i = 0; i < r->d.nruns; i++)
+		if (base_everywhere(r, &r->d.runs[i]) && !join_every_cell(r, i))
+			assign_run(r, i);
 	for (size_t c = 0; c < r->ncells; c++) {
 		struct rep_cell *cell = &r->cells[c];
 		struct rep_group *base = r->ngroups ? &cell->groups[0] : NULL;

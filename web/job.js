@@ -76,7 +76,26 @@
 	function axes() {
 		const dims = Object.entries(S.job.dimensions || {}).filter(([, v]) => v.length > 1)
 			.map(([k]) => k);
-		return ["variant"].concat(dims);
+		/* parts of the variant (a --prefixes job's revision x patch prefix)
+		 * and the host, when they vary */
+		const more = ["revision", "patches", "host"].filter((a) =>
+			new Set(S.runs.runs.map((r) => partOf(r, a))).size > 1);
+		return ["variant"].concat(dims, more);
+	}
+
+	/* A series variant's revision or patch prefix from its name, as
+	 * server/report_axis.c reads it ("+ v6 1-2": v6, 1-2; "+ v6": all;
+	 * anything else: base, none); the run's host. */
+	function partOf(r, axis) {
+		if (axis === "host")
+			return r.host || "-";
+		const name = r.variant || "";
+		if (!name.startsWith("+ "))
+			return axis === "revision" ? "base" : "none";
+		const rest = name.slice(2), sp = rest.indexOf(" ");
+		if (axis === "revision")
+			return sp < 0 ? rest : rest.slice(0, sp);
+		return sp < 0 || sp === rest.length - 1 ? "all" : rest.slice(sp + 1);
 	}
 
 	/* A run's value on the axis, and the axis' values in order: the
@@ -85,14 +104,18 @@
 	function axisValueOf(r) {
 		if (S.by === "variant")
 			return r.variant_id;
+		if (["revision", "patches", "host"].includes(S.by))
+			return partOf(r, S.by);
 		return KC.parseCell(r.cell)[S.by];
 	}
 	function axisValues() {
 		if (S.by === "variant")
 			return (S.job.variants || []).map((v) => ({ key: v.id, name: v.name }));
 		const rep = S.report && S.report.by === S.by ? S.report.values : null;
-		const vals = rep || (S.job.dimensions || {})[S.by] || [];
-		return vals.map((v) => ({ key: v, name: `${S.by}=${v}` }));
+		const seen = [...new Set(S.runs.runs.map(axisValueOf))];
+		const vals = rep || (S.job.dimensions || {})[S.by] || seen;
+		const label = (v) => S.by === "revision" ? v : S.by === "patches" ? `patches ${v}` : `${S.by}=${v}`;
+		return vals.map((v) => ({ key: v, name: label(v) }));
 	}
 
 	function renderAxis() {

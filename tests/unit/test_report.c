@@ -387,10 +387,16 @@ static void test_revision_by_prefix(void **state)
 	assert_non_null(strstr(t, "  v6                                          -    +0.0% p=1.00   -98.1% p=0.10\n"
 				  "  (two-sided Mann-Whitney U against the baseline)\n\ncgroup_writeback_by_id"));
 	free(t);
-	/* one part as the axis: the other stays in the cell */
+	/* one part as the axis: the other stays in the cell, and the base
+	 * is every revision's baseline */
 	struct report_opts ro1 = { .by = "patches" };
 	t = report_text(db, job, &ro1);
-	assert_non_null(strstr(t, "(revision v6, wb-handover, ext4, rate_mbps=250):"));
+	assert_non_null(strstr(t, "(revision v6, wb-handover, ext4, rate_mbps=250):\n\n"
+				  "                   run 1   run 2   run 3   median\n"
+				  "  patches none     85.3s   46.9s   52.1s    52.1s\n"
+				  "  patches 1        52.1s   46.9s   85.3s    52.1s   +0.0% (p=1.00, MWU)\n"
+				  "  patches 1-2       1.2s    1.0s    1.0s     1.0s   -98.1% (p=0.10, MWU)\n"));
+	assert_null(strstr(t, "(revision base"));
 	free(t);
 	db_close(db);
 }

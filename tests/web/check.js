@@ -250,6 +250,15 @@ async function checkBisect(page, bj) {
 		const blueC = await colouredPixels(page, ".curve canvas", [0x00, 0x72, 0xb2]);
 		check(orange > 100 && blueC > 100, `the chart has curves of both colours (${blueC} ext4, ${orange} xfs pixels)`);
 		await page.screenshot({ path: path.join(outdir, "job-by-fs.png"), fullPage: true });
+		// a part of the variant as the axis: the revision (base, v6)
+		await page.selectOption("#axis-select", "revision");
+		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("  v6 "));
+		const revLegend = await page.locator("#strip-legend .legend-item").allInnerTexts();
+		check(revLegend.join("|") === "base|v6" && new URL(page.url()).searchParams.get("by") === "revision",
+			`--by revision in the page: legend ${revLegend.join(", ")}`);
+		check(await page.locator("#report-text").textContent() === execFileSync(want.kcanary,
+			["report", String(want.job_id), "--by", "revision"], { env: process.env }).toString(),
+			"the cover-letter block is exactly `kcanary report JOB --by revision`");
 		await page.goto(`${base}/job.html?id=${want.job_id}&by=fs`);
 		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("fs=ext4"));
 		check(await page.locator("#axis-select").inputValue() === "fs" &&
