@@ -12,7 +12,11 @@
  * the new state (git bisect's old/new terms). For a regression old = good,
  * new = bad; with find_fix old = bad, new = good and the culprit is the fix.
  *
- *  1. Endpoints first: runs alternate between 0 and n-1 until a two-sided
+ *  1. Endpoints first: runs alternate between 0 and n-1. From 3 runs a side
+ *     on, after every pair, an anytime-valid e-value (a Bayes factor with
+ *     right-Haar priors, bisect.c's endpoint_evalue() cites it) stops them
+ *     as different once it reaches 1/0.01, so clearly separated ends take 3
+ *     + 3 runs; from endpoint_min_runs on, also until a two-sided
  *     Mann-Whitney U test says they differ (p <= 0.01, and the probability
  *     of superiority is at least 0.7 one way), or says they are the same
  *     (p above a threshold that shrinks as runs accumulate), or the
@@ -199,6 +203,7 @@ struct bisect_result {
 	/* Endpoint comparison. */
 	unsigned endpoint_runs_old, endpoint_runs_new;
 	double endpoint_p;	/* two-sided Mann-Whitney U */
+	double endpoint_evalue;	/* the early exit's e-value (bisect.c), 1/0.01 stops */
 	double endpoint_effect;	/* P(new run worse than old run), ties 1/2 */
 	/* Counts. */
 	unsigned runs_total;	/* every measured run incl. check */
@@ -229,7 +234,8 @@ struct bisect_result {
  *
  * Returns 0 when the engine ran to an outcome (which may be NO_DIFFERENCE,
  * ENDPOINT_SKIP, UNDECIDED, ...), -EINVAL for bad options (n < 2,
- * confidence outside (0.5, 1), endpoint_min_runs < 2 when adaptive,
+ * confidence outside (0.5, 1), endpoint_min_runs < 2 when adaptive, an
+ * endpoint_max_runs with which no test can show a difference (< 3),
  * check_runs between 1 and bisect_check_runs_min() - 1), or
  * the oracle's -EINTR or -ECANCELED when it aborted; *out is written
  * only on 0.
