@@ -32,6 +32,7 @@ void bisect_opts_init(struct bisect_opts *o)
 	o->endpoint_max_runs = 16;
 	o->step_max_runs = 8;
 	o->check_runs = 5;
+	o->early_endpoints = true;
 }
 
 const char *bisect_outcome_name(enum bisect_outcome o)
@@ -578,7 +579,8 @@ static int endpoints(struct engine *e, double **old_out, size_t *no_out,
 {
 	const struct bisect_opts *o = &e->o;
 	unsigned want = o->fixed_repeats ? o->fixed_repeats :
-			o->endpoint_min_runs < EARLY_RUNS ? o->endpoint_min_runs : EARLY_RUNS;
+			o->early_endpoints && o->endpoint_min_runs > EARLY_RUNS ? EARLY_RUNS :
+			o->endpoint_min_runs;
 	unsigned cap = o->fixed_repeats ? o->fixed_repeats : o->endpoint_max_runs;
 	double *ov = xmalloc(cap * sizeof(*ov)), *nv = xmalloc(cap * sizeof(*nv));
 	size_t no = 0, nn = 0;
@@ -623,7 +625,7 @@ static int endpoints(struct engine *e, double **old_out, size_t *no_out,
 		r->endpoint_p = mwu_p(ov, no, nv, nn, o->higher_is_worse, &r->endpoint_effect);
 		r->endpoint_evalue = endpoint_evalue(ov, no, nv, nn);
 		enum cmp3 c = CMP_UNKNOWN;
-		if (r->endpoint_evalue >= 1 / ALPHA_DIFFERENT &&
+		if (o->early_endpoints && r->endpoint_evalue >= 1 / ALPHA_DIFFERENT &&
 		    fabs(r->endpoint_effect - 0.5) >= MIN_EFFECT)
 			c = CMP_DIFFERENT;	/* the early, anytime-valid exit */
 		else if (no >= o->endpoint_min_runs)
@@ -920,10 +922,11 @@ static void log_config(struct engine *e)
 	elog(e, "kcanary-bisect-log 1\n");
 	elog(e, "config n=%zu strategy=%s find_fix=%d higher_is_worse=%d confidence=%.17g "
 	     "max_runs=%u endpoint_min_runs=%u endpoint_max_runs=%u fixed_repeats=%u "
-	     "step_max_runs=%u check_runs=%u\n", e->n,
+	     "step_max_runs=%u check_runs=%u early_endpoints=%d\n", e->n,
 	     o->strategy == BISECT_BINARY ? "binary" : "probabilistic", o->find_fix,
 	     o->higher_is_worse, o->confidence, o->max_runs, o->endpoint_min_runs,
-	     o->endpoint_max_runs, o->fixed_repeats, o->step_max_runs, o->check_runs);
+	     o->endpoint_max_runs, o->fixed_repeats, o->step_max_runs, o->check_runs,
+	     o->early_endpoints);
 }
 
 static int check_opts(const struct bisect_opts *o, size_t n)
@@ -937,7 +940,9 @@ static int check_opts(const struct bisect_opts *o, size_t n)
 	if (o->endpoint_max_runs > 1000 || o->fixed_repeats > 1000 || o->check_runs > 1000)
 		return -EINVAL;
 	/* no "no difference" from ends that could not have shown one */
-	if (!o->fixed_repeats && !endpoints_can_differ(o->endpoint_max_runs))
+	if (!o->fixed_repeats && !(o->early_endpoints ? endpoints_can_differ(o->endpoint_max_runs)
+				   : stats_mwu_min_p(o->endpoint_max_runs, o->endpoint_max_runs) <=
+				     ALPHA_DIFFERENT))
 		return -EINVAL;
 	if (o->check_runs && o->check_runs < bisect_check_runs_min())
 		return -EINVAL;

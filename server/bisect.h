@@ -141,6 +141,8 @@ struct bisect_opts {
 	unsigned step_max_runs;	/* adaptive cap per commit, default 8 */
 	unsigned check_runs;	/* culprit check runs per side; 0 = none, else
 				 * >= bisect_check_runs_min() */
+	bool early_endpoints;	/* the e-value's early stop of the endpoints
+				 * (default on; off in logs written before it) */
 };
 
 /*
