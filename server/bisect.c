@@ -26,7 +26,11 @@ void bisect_opts_init(struct bisect_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->strategy = BISECT_PROBABILISTIC;
 	o->higher_is_worse = true;
-	o->confidence = 0.95;
+	/* 0.999, not 0.95 (issue 19): on the simulator's flaky histories the
+	 * posterior is overconfident (95% right at a claimed 0.95+); 0.999,
+	 * with refits at the same level, buys 99% for about 6 more runs, and
+	 * costs clean histories about 4 (bench/b_bisect.sh) */
+	o->confidence = 0.999;
 	o->max_runs = 200;
 	o->endpoint_min_runs = 5;
 	o->endpoint_max_runs = 16;
@@ -345,7 +349,7 @@ struct engine {
 };
 
 /* A commit whose state is this sure lends its runs to the model. */
-#define REFIT_LEVEL 0.99
+#define REFIT_LEVEL 0.999
 
 static void elog(struct engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void elog(struct engine *e, const char *fmt, ...)

@@ -43,7 +43,7 @@
  *     not seen among the endpoint runs) shifts the search but cannot lock it.
  *     A flaky new side ("stalled in 7 of 9 runs") is represented as
  *     observed: its fast runs are in its own density. As the search goes,
- *     the runs of every commit whose state the posterior holds at >= 0.99
+ *     the runs of every commit whose state the posterior holds at >= 0.999
  *     join that side's sample, the densities are refitted and all runs are
  *     re-weighed (hard-assignment EM), so the flaky side's fast-run rate is
  *     learned from more than the endpoint runs.
@@ -125,7 +125,7 @@ struct bisect_opts {
 	enum bisect_strategy strategy;
 	bool find_fix;		/* old side is bad, look for the fix */
 	bool higher_is_worse;	/* metric direction (worst_lag_s: true) */
-	double confidence;	/* stop/verdict level, default 0.95 */
+	double confidence;	/* stop/verdict level, default 0.999 */
 	/* The search starts no run once max_runs runs with a value, endpoint
 	 * runs included, were measured (default 200). The endpoint phase always
 	 * completes (up to 2 x endpoint_max_runs, or 2 x fixed_repeats) and the
@@ -155,7 +155,7 @@ struct bisect_opts {
 unsigned bisect_check_runs_min(void);
 
 /* Fill opts with the defaults above (probabilistic, regression,
- * higher is worse, confidence 0.95, check_runs 5). */
+ * higher is worse, confidence 0.999, check_runs 5). */
 void bisect_opts_init(struct bisect_opts *opts);
 
 enum bisect_outcome {
