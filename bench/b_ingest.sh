@@ -1,8 +1,10 @@
 #!/bin/sh
 # Ingest throughput: kcanary ingest of a 1,000,000-record stream, against
 # sqlite3's own .import of the same rows as CSV into an equivalent table
-# (the samples table with its index). Target: <= 3x the .import time and
-# >= 200,000 records/s.
+# (the samples table with its index). Target (issue 19): <= 1.6x the
+# .import time. synchronous is a setting of the connection, not of the
+# file, so the baseline sets it in the session that imports (journal_mode
+# WAL is kept in the file), as kcanary's own connection does (db.c).
 set -eu
 B=${B:-build}
 N=${N:-1000000}
@@ -25,17 +27,18 @@ cat "$tmp/out"
 # the same rows into an equivalent table, by sqlite3 itself
 sqlite3 "$tmp/import.db" >/dev/null <<SQL
 PRAGMA journal_mode = WAL;
-PRAGMA synchronous = NORMAL;
 CREATE TABLE samples (run_id INTEGER NOT NULL, metric_id INTEGER NOT NULL,
 	t_s REAL NOT NULL, value REAL NOT NULL);
 CREATE INDEX samples_run ON samples(run_id, metric_id, t_s);
 SQL
 t2=$(now)
-sqlite3 "$tmp/import.db" -cmd '.mode csv' ".import $tmp/rows.csv samples"
+sqlite3 "$tmp/import.db" -cmd 'PRAGMA synchronous = NORMAL;' -cmd '.mode csv' \
+	".import $tmp/rows.csv samples"
 t3=$(now)
 awk -v n="$N" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN {
 	ki = b - a; si = d - c
 	printf "ingest: %d records in %.2f s = %.0f records/s (kcanary ingest)\n", n + 2, ki, (n + 2) / ki
 	printf "import: %d rows in %.2f s = %.0f rows/s (sqlite3 .import, CSV)\n", n, si, n / si
-	printf "ratio: kcanary ingest takes %.2fx the time of sqlite3 .import (target <= 3x)\n", ki / si
+	printf "ratio: kcanary ingest takes %.2fx the time of sqlite3 .import (target <= 1.6x): %s\n",
+		ki / si, ki / si <= 1.6 ? "met" : "NOT met"
 }'
