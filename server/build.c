@@ -22,8 +22,9 @@
 
 extern char **environ;
 
-/* The build dirs' parent inside the kernel tree (prepare_dirs()). */
-#define BUILD_DIR_NAME ".kcanary-build"
+/* The build dirs' parent inside the kernel tree (prepare_dirs()); git.c
+ * and tree imports leave it alone. */
+#define BUILD_DIR_NAME REPO_BUILD_DIR
 
 const char *const build_default_fragments[] = {
 	"guest", "cgroup-wb", "fs", "probes", NULL,
