@@ -65,7 +65,7 @@ awk -v h="$h2" -v m="$m2" -v c="$cold" -v w="$warm" 'BEGIN {
 	rate = h + m > 0 ? 100 * h / (h + m) : 0
 	ratio = c > 0 ? 100 * w / c : 100
 	printf "goal: hit rate >= 95%% in the other tree: %.1f%%: %s\n", rate,
-		rate >= 95 ? "met" : "NOT met"
+		(rate >= 95 ? "met" : "NOT met")
 	printf "goal: the other tree takes <= 20%% of the cold build: %.1f%% (%.1f s / %.1f s): %s\n",
-		ratio, w, c, ratio <= 20 ? "met" : "NOT met"
+		ratio, w, c, (ratio <= 20 ? "met" : "NOT met")
 }'

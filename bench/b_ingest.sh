@@ -40,5 +40,5 @@ awk -v n="$N" -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" 'BEGIN {
 	printf "ingest: %d records in %.2f s = %.0f records/s (kcanary ingest)\n", n + 2, ki, (n + 2) / ki
 	printf "import: %d rows in %.2f s = %.0f rows/s (sqlite3 .import, CSV)\n", n, si, n / si
 	printf "ratio: kcanary ingest takes %.2fx the time of sqlite3 .import (target <= 1.6x): %s\n",
-		ki / si, ki / si <= 1.6 ? "met" : "NOT met"
+		ki / si, (ki / si <= 1.6 ? "met" : "NOT met")
 }'
