@@ -229,8 +229,29 @@ static void test_writer_foreign_keys(void **state)
 	assert_int_equal(db_writer_commit(w, NULL), 0);
 	assert_int_equal(db_query_int64(db, &fk, "PRAGMA foreign_keys", NULL, NULL), 0);
 	assert_int_equal(fk, 1);
+	/* samples go in 64 at a time: 150 = two full batches and 22 stored
+	 * at commit, every value in order; a rollback drops pending ones */
 	assert_int_equal(db_writer_begin(w, NULL), 0);
+	for (int i = 0; i < 150; i++)
+		assert_int_equal(db_writer_sample(w, 10 + i, "lag_s", i * 0.5, NULL), 0);
+	assert_int_equal(db_writer_phase(w, 200, "mid", NULL), 0);	/* flushes first */
+	assert_int_equal(db_writer_sample(w, 300, "lag_s", 99, NULL), 0);
+	assert_int_equal(db_writer_commit(w, NULL), 0);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples", NULL, NULL), 0);
+	assert_int_equal(n, 152);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples WHERE t_s >= 10 AND "
+					"t_s < 160 AND value = (t_s - 10) * 0.5", NULL, NULL), 0);
+	assert_int_equal(n, 150);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples s JOIN "
+					"(SELECT rowid r, t_s FROM samples) p ON p.r = s.rowid - 1 "
+					"WHERE s.t_s < p.t_s", NULL, NULL), 0);
+	assert_int_equal(n, 0);	/* stored in the order written */
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	for (int i = 0; i < 70; i++)
+		assert_int_equal(db_writer_sample(w, 400 + i, "lag_s", 1, NULL), 0);
 	db_writer_rollback(w);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples", NULL, NULL), 0);
+	assert_int_equal(n, 152);
 	assert_int_equal(db_query_int64(db, &fk, "PRAGMA foreign_keys", NULL, NULL), 0);
 	assert_int_equal(fk, 1);
 	/* enforcement is on for everyone else: a sample of no run is refused */
