@@ -250,6 +250,8 @@ static void assert_spec_equal(const struct job_spec *a, const struct job_spec *b
 	assert_int_equal(a->memory_mb, b->memory_mb);
 	assert_float_equal(a->watchdog_s, b->watchdog_s, 0);
 	assert_str_or_null(a->workload, b->workload);
+	assert_str_or_null(a->by, b->by);
+	assert_str_or_null(a->baseline, b->baseline);
 	assert_kv_equal(a->knobs, a->nknobs, b->knobs, b->nknobs);
 	assert_kv_equal(a->sysctls, a->nsysctls, b->sysctls, b->nsysctls);
 	assert_int_equal(a->ndims, b->ndims);
@@ -257,6 +259,30 @@ static void assert_spec_equal(const struct job_spec *a, const struct job_spec *b
 		assert_string_equal(a->dims[i].key, b->dims[i].key);
 		assert_strv_equal(a->dims[i].values, a->dims[i].nvalues, b->dims[i].values, b->dims[i].nvalues);
 	}
+}
+
+/* `by` and `baseline` in [job]: the report's axis, stored with the spec so
+ * that `kcanary report JOB` uses it; one axis or two, nothing else. */
+static void test_by_and_baseline(void **state)
+{
+	(void)state;
+	struct job_spec *s = job_spec_new(), *t = job_spec_new();
+	struct buf err = BUF_INIT;
+
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nkernels = /boot/a\nby = variant mode\n"
+					    "baseline = alive\n[matrix]\nmode = removed alive\n",
+					    "job.ini", &err), 0);
+	assert_string_equal(s->by, "variant,mode");
+	assert_string_equal(s->baseline, "alive");
+	char *a = job_spec_to_json(s);
+	assert_non_null(strstr(a, "\"by\":\"variant,mode\",\"baseline\":\"alive\""));
+	assert_int_equal(job_spec_from_json(t, a, &err), 0);
+	assert_string_equal(t->by, "variant,mode");
+	free(a);
+	job_spec_free(s);
+	job_spec_free(t);
+	buf_release(&err);
+	expect_error("[job]\nkernels = /boot/a\nby = a,b,c\n", "job.ini:3: 'by' must name one axis or two");
 }
 
 /* A spec with every stored field away from its default survives the JSON
@@ -271,6 +297,7 @@ static void test_json_round_trip(void **state)
 	assert_int_equal(job_spec_parse_ini(s,
 		"[job]\npatches = 2-3\nprefixes = yes\naa = yes\nconfig = guest debug-lockdep\n"
 		"jobs = 2\nmetric = stall_s\nvcpus = 4\nmemory_mb = 3072\nwatchdog_s = 99.5\n"
+		"by = variant fs\nbaseline = ext4\n"
 		"[sysctl]\nvm.dirty_ratio = 7\n", "more.ini", &err), 0);
 	assert_int_equal(job_spec_set(s, "sysctl", "vm.dirty_expire_centisecs", "500", &err), 0);
 	s->seed = 42;
@@ -286,6 +313,7 @@ static void test_json_round_trip(void **state)
 		    s->repeat != 0 && s->vcpus != d->vcpus && s->memory_mb != d->memory_mb &&
 		    s->watchdog_s != d->watchdog_s && s->nsysctls == 2 && s->nknobs > 0 && s->ndims == 2);
 	assert_string_not_equal(s->metric, d->metric);
+	assert_true(s->by && s->baseline && !d->by && !d->baseline);
 	char *a = job_spec_to_json(s);
 	assert_int_equal(job_spec_from_json(t, a, &err), 0);
 	assert_spec_equal(s, t);
@@ -387,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_prefixes_aa_and_prebuilt),
 		cmocka_unit_test(test_series_variant_names),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_by_and_baseline),
 		cmocka_unit_test_setup_teardown(test_store_interleaved, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("job", tests, NULL, NULL);
