@@ -1,5 +1,6 @@
 /* cmd_series.c - kcanary series: `show` prints the series read from mail
- * (series.h); `apply` is cmd_series_apply() (cmd_series_apply.c). The
+ * (series_source.h); `apply` is cmd_series_apply() (cmd_series_apply.c),
+ * `revisions` and `diff` are in cmd_series_revs.c. The
  * verbs are dispatched from verbs[] at the end.
  */
 #define LOG_MODULE "series"
@@ -13,15 +14,26 @@
 
 #include "cmd.h"
 #include "log.h"
+#include "db.h"
 #include "series.h"
+#include "series_source.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary series show [--format text|json] FILE...\n"
-		"       kcanary series apply --repo DIR --base REV FILE... [--patches K]\n"
+		"usage: kcanary series show [--format text|json] [-v N] SERIES...\n"
+		"       kcanary series apply --repo DIR --base REV SERIES... [--patches K]\n"
+		"       kcanary series revisions MSGID\n"
+		"       kcanary series diff MSGID vA vB\n"
 		"\n"
-		"show: read patch mails (mbox, .eml, .patch files) as git am and b4 do\n"
+		"SERIES is a mail file (mbox, .eml, .patch), '-' (standard input), or a\n"
+		"message-id or URL (<id>, id, https://lore.kernel.org/r/<id>,\n"
+		"https://HOST/<list>/<id>/, patch.msgid.link/<id>): its thread is\n"
+		"fetched from $KCANARY_PUBLIC_INBOX (default " "https://lore.kernel.org/all)\n"
+		"as t.mbox.gz once, kept in the store and read from there thereafter;\n"
+		"-v N takes revision N of the thread (default the newest).\n"
+		"\n"
+		"show: read patch mails as git am and b4 do\n"
 		"and print each revision of each series: name, version, base-commit,\n"
 		"prerequisites, and per patch k/M, author, date, subject, files touched\n"
 		"and trailers. A mailbox with several revisions gives one series per vN.\n"
@@ -30,7 +42,15 @@ static void usage(FILE *f)
 		"\n"
 		"  --format text|json   output format (default text)\n"
 		"\n"
-		"apply: see 'kcanary series apply --help'.\n");
+		"  -v N                 revision N of a message-id's thread\n"
+		"\n"
+		"apply: see 'kcanary series apply --help'.\n"
+		"revisions: every revision of the series: its thread, the covers' links\n"
+		"  ('Link to vN:', '[1] https://lore…/<id>/'), the server's search by\n"
+		"  change-id and by subject; one line each with how it was found.\n"
+		"diff: revisions A and B (v1, v2, or 1, 2) patch by patch, as git\n"
+		"  range-diff: matched by patch-id, then subject, then content;\n"
+		"  '=' same, '!' changed (with the interdiff), '<' dropped, '>' new.\n");
 }
 
 /* "2026-10-02 21:40:45 +0000" in the mail's own zone (git log's style). */
@@ -183,6 +203,7 @@ static int series_show(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct series_source_opts so = { 0 };
 	struct series **v = NULL;
 	struct buf err = BUF_INIT;
 	bool json = false;
@@ -190,8 +211,16 @@ static int series_show(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = cmd_getopt(argc, argv, "kcanary series show", "h", opts)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary series show", "hv:", opts)) != -1) {
 		switch (c) {
+		case 'v':
+			so.version = atoi(optarg + (*optarg == 'v'));
+			if (so.version <= 0) {
+				fprintf(stderr, "kcanary series show: -v '%s': expected a revision "
+					"number (2 or v2)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'f':
 			if (!strcmp(optarg, "json"))
 				json = true;
@@ -214,7 +243,11 @@ static int series_show(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	ret = series_load(&v, &n, argv + optind, (size_t)(argc - optind), &err);
+	if (series_source_any_ref(argv + optind, (size_t)(argc - optind)) &&
+	    !(so.db = cmd_open_store("kcanary series show")))
+		return 1;
+	ret = series_source_load(&v, &n, argv + optind, (size_t)(argc - optind), &so, &err);
+	db_close(so.db);
 	if (ret < 0) {
 		fprintf(stderr, "kcanary series show: %s\n", buf_str(&err));
 		buf_release(&err);
@@ -232,6 +265,8 @@ static int series_show(int argc, char **argv)
 static const struct cmd_verb verbs[] = {
 	{ "show", series_show },
 	{ "apply", cmd_series_apply },
+	{ "revisions", cmd_series_revisions },
+	{ "diff", cmd_series_diff },
 	{ NULL, NULL },
 };
 

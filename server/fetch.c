@@ -1,5 +1,6 @@
 /* fetch.c - see fetch.h: libcurl's one user in the server. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <curl/curl.h>
@@ -24,8 +25,8 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 	return size * n;
 }
 
-int fetch_get(struct buf *out, long *status_out, const char *url, long timeout_s,
-	      struct buf *err)
+static int fetch(struct buf *out, long *status_out, const char *url, long timeout_s, bool post,
+		 struct buf *err)
 {
 	CURL *c = curl_easy_init();
 	char curl_err[CURL_ERROR_SIZE] = "";
@@ -47,6 +48,11 @@ int fetch_get(struct buf *out, long *status_out, const char *url, long timeout_s
 	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "kcanary");
+	if (post) {
+		curl_easy_setopt(c, CURLOPT_POST, 1L);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, 0L);
+	}
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_cleanup(c);
@@ -57,6 +63,18 @@ int fetch_get(struct buf *out, long *status_out, const char *url, long timeout_s
 		return err_setf(err, -EIO, "%s", *curl_err ? curl_err : curl_easy_strerror(rc));
 	*status_out = status;
 	return 0;
+}
+
+int fetch_get(struct buf *out, long *status_out, const char *url, long timeout_s,
+	      struct buf *err)
+{
+	return fetch(out, status_out, url, timeout_s, false, err);
+}
+
+int fetch_post_empty(struct buf *out, long *status_out, const char *url, long timeout_s,
+		     struct buf *err)
+{
+	return fetch(out, status_out, url, timeout_s, true, err);
 }
 
 char *fetch_escape(const char *s)

@@ -20,6 +20,11 @@
 int fetch_get(struct buf *out, long *status_out, const char *url, long timeout_s,
 	      struct buf *err);
 
+/* fetch_post_empty - as fetch_get, a POST with an empty body (what
+ * public-inbox asks for a search's mbox, so that crawlers do not). */
+int fetch_post_empty(struct buf *out, long *status_out, const char *url, long timeout_s,
+		     struct buf *err);
+
 /* fetch_escape - s percent-encoded for a URL's path or query (RFC 3986:
  * everything but ALPHA DIGIT - . _ ~). Caller frees. */
 char *fetch_escape(const char *s);

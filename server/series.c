@@ -1313,6 +1313,16 @@ int series_load_buffer(struct series ***out, size_t *n_out, const char *data, si
 	return ret;
 }
 
+int series_load_buffers(struct series ***out, size_t *n_out, const char *const *datas,
+			const size_t *lens, const char *const *names, size_t n, struct buf *err)
+{
+	struct buf dummy = BUF_INIT;
+	int ret = load(out, n_out, datas, lens, names, n, err ? err : &dummy);
+
+	buf_release(&dummy);
+	return ret;
+}
+
 int series_load(struct series ***out, size_t *n_out, char *const *paths, size_t npaths,
 		struct buf *err)
 {

@@ -99,6 +99,11 @@ int series_load(struct series ***out, size_t *n_out, char *const *paths, size_t 
 int series_load_buffer(struct series ***out, size_t *n_out, const char *data, size_t len,
 		       const char *name, struct buf *err);
 
+/* As series_load(), on n in-memory files (datas[i] of lens[i] bytes, named
+ * names[i] in messages), read together as one set of mail. */
+int series_load_buffers(struct series ***out, size_t *n_out, const char *const *datas,
+			const size_t *lens, const char *const *names, size_t n, struct buf *err);
+
 /* Free one series and everything it owns; NULL is fine. */
 void series_free(struct series *s);
 /* Free an array from series_load() and its n series; NULL is fine. */
