@@ -10,16 +10,19 @@
 #include "apply.h"
 #include "cmd.h"
 #include "log.h"
+#include "db.h"
 #include "series.h"
+#include "series_source.h"
 #include "util.h"
 #include "variant_build.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary series apply --repo DIR --base REV [--patches K] FILE...\n"
+		"usage: kcanary series apply --repo DIR --base REV [--patches K] SERIES...\n"
 		"\n"
-		"Apply each revision found in the mail FILEs (mbox, .eml, .patch) on\n"
+		"Apply each revision found in the mail (SERIES: a file, '-' or a\n"
+		"message-id, as 'kcanary series show' takes it) on\n"
 		"REV, one commit per patch with the mail's author, date and message,\n"
 		"as `git am` would without -3: context must match exactly (hunks may\n"
 		"move, never fuzz). A revision whose patches all apply becomes branch\n"
@@ -45,6 +48,7 @@ int cmd_series_apply(int argc, char **argv)
 	size_t nfiles = 0, nrev = 0;
 	struct series **revs = NULL;
 	struct variant_build *vb = NULL;
+	struct db *db = NULL;
 	struct buf err = BUF_INIT;
 	char base_hex[KC_OID_HEX];
 	int ret = 1;
@@ -61,7 +65,7 @@ int cmd_series_apply(int argc, char **argv)
 			base = argv[++i];
 		else if (!strcmp(argv[i], "--patches") && i + 1 < argc)
 			subset = argv[++i];
-		else if (argv[i][0] != '-')
+		else if (argv[i][0] != '-' || !strcmp(argv[i], "-"))
 			files[nfiles++] = argv[i];
 		else {
 			fprintf(stderr, "kcanary series apply: unrecognized option '%s'\n", argv[i]);
@@ -75,9 +79,12 @@ int cmd_series_apply(int argc, char **argv)
 		free(files);
 		return 2;
 	}
-	vb = variant_build_new(NULL, &(struct variant_build_opts){ .tree = repo_path });
+	/* a message-id's thread is kept in the store */
+	if (series_source_any_ref(files, nfiles) && !(db = cmd_open_store("kcanary series apply")))
+		goto out;
+	vb = variant_build_new(db, &(struct variant_build_opts){ .tree = repo_path });
 	if (variant_build_resolve(vb, base_hex, base, &err) ||
-	    variant_build_load_series(&revs, &nrev, files, nfiles, &err)) {
+	    variant_build_load_series(vb, &revs, &nrev, files, nfiles, &err)) {
 		log_err("%s", buf_str(&err));
 		goto out;
 	}
@@ -103,6 +110,7 @@ int cmd_series_apply(int argc, char **argv)
 out:
 	series_free_all(revs, nrev);
 	variant_build_free(vb);
+	db_close(db);
 	buf_release(&err);
 	free(files);
 	return ret;

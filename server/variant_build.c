@@ -14,6 +14,7 @@
 #include "image.h"
 #include "log.h"
 #include "series.h"
+#include "series_source.h"
 #include "variant_build.h"
 
 struct variant_build {
@@ -93,11 +94,12 @@ int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const 
 	return repo_resolve(vb->repo, out, rev, err);
 }
 
-int variant_build_load_series(struct series ***out, size_t *n_out, char *const *paths,
-			      size_t npaths, struct buf *err)
+int variant_build_load_series(struct variant_build *vb, struct series ***out, size_t *n_out,
+			      char *const *paths, size_t npaths, struct buf *err)
 {
+	struct series_source_opts so = { .db = vb->db };
 	struct buf msg = BUF_INIT;
-	int r = series_load(out, n_out, paths, npaths, &msg);
+	int r = series_source_load(out, n_out, paths, npaths, &so, &msg);
 
 	if (r)
 		err_setf(err, r, "%s", msg.len ? buf_str(&msg) : "cannot read the series");
@@ -155,7 +157,7 @@ static int apply_revision(struct variant_build *vb, struct variant_build_result 
 		if (!v->series)
 			return err_setf(err, -EINVAL, "series variant '%s' has no mail file",
 					v->name ? v->name : "");
-		if ((r = variant_build_load_series(&revs, &n, paths, 1, err)))
+		if ((r = variant_build_load_series(vb, &revs, &n, paths, 1, err)))
 			return r;
 		if (!(s = newest_revision(revs, n))) {
 			r = err_setf(err, -EINVAL, "no series in '%s'", v->series);

@@ -99,14 +99,15 @@ int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const 
 			  struct buf *err);
 
 /*
- * variant_build_load_series - the series revisions in the mail files
- * (series.h series_load) into a new array *out of *n_out (free with
- * series_free_all()). What the parser warns about is logged; a file that
- * cannot be read or holds no complete series is an error (its codes), err
- * naming the file.
+ * variant_build_load_series - the series revisions in the mail files,
+ * "-" (standard input) or message-ids (series_source.h: a thread fetched
+ * once and kept in vb's store, the newest revision in it) into a new
+ * array *out of *n_out (free with series_free_all()). What the parser
+ * warns about is logged; a file that cannot be read or holds no complete
+ * series is an error (its codes), err naming the file.
  */
-int variant_build_load_series(struct series ***out, size_t *n_out, char *const *paths,
-			      size_t npaths, struct buf *err);
+int variant_build_load_series(struct variant_build *vb, struct series ***out, size_t *n_out,
+			      char *const *paths, size_t npaths, struct buf *err);
 
 /*
  * variant_build_apply - apply revision rev (subset as patch_range_parse
