@@ -87,6 +87,10 @@ static void print_text(struct series **v, size_t n)
 			printf("  change-id:     %s\n", s->change_id);
 		for (size_t j = 0; j < s->nprereq; j++)
 			printf("  prerequisite:  %s\n", s->prerequisite_patch_ids[j]);
+		if (s->cover_only)
+			printf("  cover only:    none of its %d patches is in the mail\n", s->m);
+		for (size_t j = 0; j < s->nmissing; j++)
+			printf("  missing:       %d/%d\n", s->missing[j], s->m);
 		for (size_t j = 0; j < s->npatches; j++) {
 			const struct patch *p = &s->patches[j];
 			format_date(date, sizeof(date), p->date_s, p->tz_offset_min, false);
@@ -157,7 +161,9 @@ static int print_json(struct series **v, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct series *s = v[i];
-		json_t *pre = json_array(), *patches = json_array();
+		json_t *pre = json_array(), *patches = json_array(), *missing = json_array();
+		for (size_t j = 0; j < s->nmissing; j++)
+			json_array_append_new(missing, json_integer(s->missing[j]));
 		for (size_t j = 0; j < s->nprereq; j++)
 			json_array_append_new(pre, jstr(s->prerequisite_patch_ids[j]));
 		for (size_t j = 0; j < s->npatches; j++) {
@@ -189,6 +195,10 @@ static int print_json(struct series **v, size_t n)
 			"base_commit", jstr_or_null(s->base_commit),
 			"change_id", jstr_or_null(s->change_id),
 			"prerequisite_patch_ids", pre, "patches", patches));
+		json_t *last = json_array_get(arr, json_array_size(arr) - 1);
+		json_object_set_new(last, "m", json_integer(s->m));
+		json_object_set_new(last, "missing", missing);
+		json_object_set_new(last, "cover_only", json_boolean(s->cover_only));
 	}
 	ret = json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	printf("\n");
@@ -253,6 +263,13 @@ static int series_show(int argc, char **argv)
 		buf_release(&err);
 		return 1;
 	}
+	/* what the parser warns about (a patch missing from a series) */
+	if (err.len)
+		for (const char *p = buf_str(&err); *p; ) {
+			size_t len = strcspn(p, "\n");
+			fprintf(stderr, "kcanary series show: warning: %.*s\n", (int)len, p);
+			p += len + (p[len] == '\n');
+		}
 	if (json)
 		ret = print_json(v, n) ? 1 : 0;
 	else

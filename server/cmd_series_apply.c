@@ -36,6 +36,8 @@ static void usage(FILE *f)
 		"  --repo DIR     the kernel tree (a git repository)\n"
 		"  --base REV     tag, branch or commit to apply on\n"
 		"  --patches K    only these patches: 2, 1-2, 1,3 (like b4 -P)\n"
+		"  --allow-missing  apply a revision some of whose patches are not in\n"
+		"                 the mail (one patch of a larger series); else refused\n"
 		"\n"
 		"Exit 0 only when every selected patch applied; 1 otherwise; 2 on a\n"
 		"usage error.\n");
@@ -44,6 +46,7 @@ static void usage(FILE *f)
 int cmd_series_apply(int argc, char **argv)
 {
 	const char *repo_path = NULL, *base = NULL, *subset = NULL;
+	bool allow_missing = false;
 	char **files = xcalloc((size_t)argc + 1, sizeof(*files));
 	size_t nfiles = 0, nrev = 0;
 	struct series **revs = NULL;
@@ -65,6 +68,8 @@ int cmd_series_apply(int argc, char **argv)
 			base = argv[++i];
 		else if (!strcmp(argv[i], "--patches") && i + 1 < argc)
 			subset = argv[++i];
+		else if (!strcmp(argv[i], "--allow-missing"))
+			allow_missing = true;
 		else if (argv[i][0] != '-' || !strcmp(argv[i], "-"))
 			files[nfiles++] = argv[i];
 		else {
@@ -82,7 +87,8 @@ int cmd_series_apply(int argc, char **argv)
 	/* a message-id's thread is kept in the store */
 	if (series_source_any_ref(files, nfiles) && !(db = cmd_open_store("kcanary series apply")))
 		goto out;
-	vb = variant_build_new(db, &(struct variant_build_opts){ .tree = repo_path });
+	vb = variant_build_new(db, &(struct variant_build_opts){ .tree = repo_path,
+							 .allow_missing = allow_missing });
 	if (variant_build_resolve(vb, base_hex, base, &err) ||
 	    variant_build_load_series(vb, &revs, &nrev, files, nfiles, &err)) {
 		log_err("%s", buf_str(&err));

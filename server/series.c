@@ -1025,6 +1025,7 @@ void series_free(struct series *s)
 	free(s->base_commit);
 	free(s->change_id);
 	strv_free(s->prerequisite_patch_ids, s->nprereq);
+	free(s->missing);
 	for (size_t i = 0; i < s->npatches; i++)
 		patch_release(&s->patches[i]);
 	free(s->patches);
@@ -1107,18 +1108,29 @@ static int group_to_series(struct series **out, struct group *g, struct buf *err
 			scan_cover_trailers(s, it->tail ? it->tail : "");
 		}
 	}
-	for (int k = 1; k <= m; k++) {
+	s->m = m;
+	for (int k = 1; k <= m && g->npatches; k++) {
 		bool have = false;
 		for (size_t i = 0; i < g->npatches && !have; i++)
 			have = g->patches[i]->tags.k == k;
 		if (!have) {
-			buf_printf(err, "patch %d/%d of '%s' v%d is missing (series from '%s')",
-				   k, m, g->cover ? g->cover->tags.title : first->tags.title,
-				   s->version, first->source);
-			goto fail;
+			s->missing = xrealloc(s->missing, (s->nmissing + 1) * sizeof(*s->missing));
+			s->missing[s->nmissing++] = k;
 		}
 	}
-	s->patches = xcalloc(g->npatches, sizeof(*s->patches));
+	if (s->nmissing) {
+		/* a warning, not an error: one patch of a larger series is what
+		 * it is (b4 am takes it too); apply asks for --allow-missing */
+		struct buf ks = BUF_INIT;
+		for (size_t i = 0; i < s->nmissing; i++)
+			buf_printf(&ks, "%s%d", i ? ", " : "", s->missing[i]);
+		buf_printf(err, "%spatch%s %s of %d of '%s' v%d %s missing (series from '%s')",
+			   err->len ? "\n" : "", s->nmissing > 1 ? "es" : "", buf_str(&ks), m,
+			   g->cover ? g->cover->tags.title : first->tags.title, s->version,
+			   s->nmissing > 1 ? "are" : "is", first->source);
+		buf_release(&ks);
+	}
+	s->patches = xcalloc(g->npatches + 1, sizeof(*s->patches));
 	for (size_t i = 0; i < g->npatches; i++) {
 		s->patches[i] = *g->patches[i]->patch;
 		s->patches[i].source = g->patches[i]->source;
@@ -1129,6 +1141,7 @@ static int group_to_series(struct series **out, struct group *g, struct buf *err
 	s->npatches = g->npatches;
 	char *slug = s->change_id ? slug_from_change_id(s->change_id) : NULL;
 	s->name = slug ? slug : slugify(g->cover ? g->cover->tags.title : s->patches[0].subject);
+	s->cover_only = g->npatches == 0;
 	*out = s;
 	return 0;
 fail:

@@ -68,7 +68,11 @@ struct series {
 				 * notes/tail when there is no cover); NULL if none */
 	char *change_id;        /* b4 "change-id:"; NULL if none */
 	char **prerequisite_patch_ids; size_t nprereq;
-	struct patch *patches; size_t npatches; /* ordered by k, k = 1..npatches */
+	struct patch *patches; size_t npatches; /* ordered by k, each k once */
+	int m;                  /* M of k/M: the size of the series as sent */
+	int *missing; size_t nmissing; /* the k of 1..M not in the mail, ascending
+				 * (one patch of a larger series, mailed alone) */
+	bool cover_only;        /* a cover letter without any of its patches */
 };
 
 /*
@@ -88,8 +92,11 @@ struct series {
  * paths:    npaths file names (not NULL).
  * err:      gets one git-style message on failure (may be NULL).
  * Returns 0; -ENOENT/-EACCES/... when a file cannot be read; -EINVAL when
- * a file holds no patch ("no patches in 'x'"), when a k is missing
- * ("patch 2/3 is missing") or duplicated (naming both sources), or k > M.
+ * a file holds no patch nor cover ("no patches in 'x'"), when a k is
+ * duplicated (naming both sources), or k > M. A missing k is not an
+ * error: the series lists it in missing[] and err gets a warning ("patch
+ * 1 of 2 of '…' v1 is missing"); a cover alone is a series with
+ * cover_only set and no patches.
  */
 int series_load(struct series ***out, size_t *n_out, char *const *paths, size_t npaths,
 		struct buf *err);

@@ -117,6 +117,16 @@ int variant_build_apply(struct variant_build *vb, struct apply_result *out,
 	int r;
 
 	memset(out, 0, sizeof(*out));
+	if (rev->nmissing && !vb->o.allow_missing) {
+		struct buf ks = BUF_INIT;
+		for (size_t i = 0; i < rev->nmissing; i++)
+			buf_printf(&ks, "%s%d", i ? ", " : "", rev->missing[i]);
+		r = err_setf(err, -EINVAL, "series %s v%d: patch %s of %d %s not in the mail (give "
+			     "--allow-missing to apply the others)", rev->name, rev->version,
+			     buf_str(&ks), rev->m, rev->nmissing > 1 ? "are" : "is");
+		buf_release(&ks);
+		return r;
+	}
 	if ((r = open_repo(vb, err)))
 		return r;
 	apply_series_from(&as, rev);

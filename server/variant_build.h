@@ -51,6 +51,9 @@ struct variant_build_opts {
 	bool no_default_fragments;      /* leave out build_default_fragments */
 	int jobs;                       /* make -jN; <= 0: the online CPUs */
 	bool progress;                  /* the build's progress line on stderr */
+	bool allow_missing;             /* apply a revision some of whose patches
+					 * are not in the mail (series.h missing[]);
+					 * else that is refused */
 };
 
 /*
@@ -117,7 +120,9 @@ int variant_build_load_series(struct variant_build *vb, struct series ***out, si
  * applied, already applied, failed with file and hunk); a negative errno
  * when it could not be (-EINVAL a subset the revision does not have, a
  * repository error), err saying why. Release out with
- * apply_result_release() in both cases. rev must outlive out.
+ * apply_result_release() in both cases. rev must outlive out. A revision
+ * with missing patches is -EINVAL naming them unless the builder was made
+ * with allow_missing.
  */
 int variant_build_apply(struct variant_build *vb, struct apply_result *out,
 			const char *base_hex, const struct series *rev, const char *subset,

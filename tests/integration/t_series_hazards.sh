@@ -1,0 +1,45 @@
+#!/bin/sh
+# t_series_hazards.sh - the mail real lists carry, not only whole series
+# (#16 item 6), each from a real mail of tests/fixtures/mail (INDEX.md
+# there says what each should give).
+K=$(realpath "${B:-build}/kcanary")
+M=$(realpath tests/fixtures/mail)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out err=$tmp/err
+fail() { echo "FAIL: $*"; head -c 3000 "$out"; cat "$err"; exit 1; }
+git init -q "$tmp/tree" && echo x >"$tmp/tree/README" &&
+	git -C "$tmp/tree" add README &&
+	git -C "$tmp/tree" -c user.name=t -c user.email=t@t commit -qm init || fail "test tree"
+
+# one patch of a larger series (C7a is [PATCH 2/2] alone): shown with the
+# missing number named, a warning; apply refuses it unless --allow-missing
+$K series show $M/C7a-body-line-From/01.eml >"$out" 2>"$err" || fail "C7a show exited $?"
+grep -q '^  missing:       1/2$' "$out" || fail "C7a: missing 1/2 shown"
+grep -q '^  \[2/2\] block: correct locking order for protecting blk-wbt parameters$' "$out" ||
+	fail "C7a: 2/2 shown"
+grep -q "^kcanary series show: warning: patch 1 of 2 of 'block: correct locking order for protecting blk-wbt parameters' v1 is missing" \
+	"$err" || fail "C7a: warning"
+$K series show --format json $M/C7a-body-line-From/01.eml >"$out" 2>"$err" || fail "C7a json"
+tr -d ' \n' <"$out" | grep -q '"m":2,"missing":\[1\],"cover_only":false' || fail "C7a: json missing"
+$K series apply --repo "$tmp/tree" --base HEAD $M/C7a-body-line-From/01.eml >"$out" 2>"$err" &&
+	fail "C7a: apply without --allow-missing should fail"
+grep -q "patch 1 of 2 is not in the mail (give --allow-missing to apply the others)" "$err" ||
+	fail "C7a: apply refusal"
+$K series apply --allow-missing --repo "$tmp/tree" --base HEAD $M/C7a-body-line-From/01.eml \
+	>"$out" 2>"$err"
+grep -q '^2/2 failed: block/blk-cgroup.c' "$out" || fail "C7a: --allow-missing tries 2/2"
+
+# a cover letter alone is a cover, not "patch 1 is missing"
+$K series show $M/C6a-base-commit-prereq-series/00.eml >"$out" 2>"$err" || fail "C6a cover exited $?"
+grep -q '^series .* v1: 0 patches$' "$out" || fail "C6a cover: header"
+grep -q '^  cover only:    none of its 4 patches is in the mail$' "$out" || fail "C6a cover only"
+grep -q '^  base-commit:   f03359bca01bf4372cf2c118cd9a987a5951b1c8$' "$out" || fail "C6a cover base"
+grep -q '^  prerequisite:  b901ece2a5b78503e2fb5480f20e304d36a0ea27$' "$out" || fail "C6a prereq"
+[ -s "$err" ] && fail "C6a cover: no warning expected"
+
+# standard input as a series file
+$K series show - <$M/C4a-rfc2047-utf8-q-author/01.eml >"$out" 2>"$err" || fail "stdin exited $?"
+grep -q '^        author:  Karel Novák <dev17@example.org>$' "$out" || fail "stdin: author"
+grep -q '^        source:  <stdin>$' "$out" || fail "stdin: source"
+echo "PASS: t_series_hazards"
