@@ -196,10 +196,15 @@ static void add_part(struct mail *m, GMimeObject *obj)
 	p->attachment = cd && g_mime_content_disposition_is_attachment(cd);
 	/* CRLF → LF (git am --quoted-cr=strip): base64 bodies from Outlook
 	 * carry CRLF inside the encoded text. */
+	GMimeContentEncoding enc = g_mime_part_get_content_encoding(part);
+	bool quoted = enc == GMIME_CONTENT_ENCODING_BASE64 ||
+		      enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
 	p->text = xmalloc(ba->len + 1);
 	for (size_t i = 0; i < ba->len; i++) {
-		if (ba->data[i] == '\r' && i + 1 < ba->len && ba->data[i + 1] == '\n')
+		if (ba->data[i] == '\r' && i + 1 < ba->len && ba->data[i + 1] == '\n') {
+			p->quoted_crlf += quoted;
 			continue;
+		}
 		p->text[p->len++] = (char)ba->data[i];
 	}
 	p->text[p->len] = '\0';

@@ -21,6 +21,9 @@ struct mail_part {
 	char *text;        /* decoded bytes, CRLF made LF, NUL-terminated;
 			    * no charset conversion (see mail_text_utf8) */
 	size_t len;
+	size_t quoted_crlf; /* CRLFs made LF that were inside a base64 or
+			    * quoted-printable encoding (git am's "quoted CRLF
+			    * detected"); 0 for 7bit/8bit parts */
 };
 
 /* One message. Header strings are decoded (RFC 2047) to UTF-8, unfolded. */

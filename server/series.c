@@ -922,6 +922,16 @@ done:
 	body_release(&b);
 	p->k = it->tags.k;
 	p->m = it->tags.m;
+	if (diffp->quoted_crlf) {
+		/* git am stops here by default ("quoted CRLF detected"); we read
+		 * it as --quoted-cr=strip does, and say so */
+		char *w = xasprintf("%s%squoted CRLF detected: %zu CRLF line ends inside the "
+				    "encoded body were made LF (as git am --quoted-cr=strip)",
+				    p->warning ? p->warning : "", p->warning ? "; " : "",
+				    diffp->quoted_crlf);
+		free(p->warning);
+		p->warning = w;
+	}
 	it->patch = p;
 }
 

@@ -42,4 +42,15 @@ grep -q '^  prerequisite:  b901ece2a5b78503e2fb5480f20e304d36a0ea27$' "$out" || 
 $K series show - <$M/C4a-rfc2047-utf8-q-author/01.eml >"$out" 2>"$err" || fail "stdin exited $?"
 grep -q '^        author:  Karel Novák <dev17@example.org>$' "$out" || fail "stdin: author"
 grep -q '^        source:  <stdin>$' "$out" || fail "stdin: source"
+# CRLF inside a base64 body (Outlook) is reported as git am reports it,
+# with the count INDEX.md gives (32 in C2, 23 in C5); a QP body with LF
+# ends (C1a) has no such warning
+$K series show $M/C2-base64-singlepart-crlf/01.eml >"$out" 2>"$err" || fail "C2 exited $?"
+grep -q '^        warning: quoted CRLF detected: 32 CRLF line ends inside the encoded body were made LF (as git am --quoted-cr=strip)$' \
+	"$out" || fail "C2: quoted CRLF"
+$K series show --format json $M/C5-crlf-base64-corrupt-patch/01.eml >"$out" 2>"$err" || fail "C5 exited $?"
+grep -q '"warning": "quoted CRLF detected: 23 CRLF line ends' "$out" || fail "C5: quoted CRLF"
+$K series show $M/C1a-qp-utf8/01.eml >"$out" 2>"$err" || fail "C1a exited $?"
+grep -q 'quoted CRLF' "$out" && fail "C1a: no CRLF"
+
 echo "PASS: t_series_hazards"
