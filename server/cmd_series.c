@@ -21,7 +21,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary series show [--format text|json] [-v N] SERIES...\n"
+		"usage: kcanary series show [--format text|json] [-v N] [--mboxrd] SERIES...\n"
 		"       kcanary series apply --repo DIR --base REV SERIES... [--patches K]\n"
 		"       kcanary series revisions MSGID\n"
 		"       kcanary series diff MSGID vA vB\n"
@@ -43,6 +43,8 @@ static void usage(FILE *f)
 		"  --format text|json   output format (default text)\n"
 		"\n"
 		"  -v N                 revision N of a message-id's thread\n"
+		"  --mboxrd             read mbox files as mboxrd ('>From ' loses one '>');\n"
+		"                       default mboxo, as git am (a fetched thread is mboxrd)\n"
 		"\n"
 		"apply: see 'kcanary series apply --help'.\n"
 		"revisions: every revision of the series: its thread, the covers' links\n"
@@ -210,6 +212,7 @@ static int series_show(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "mboxrd", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -223,6 +226,9 @@ static int series_show(int argc, char **argv)
 	optind = 1;
 	while ((c = cmd_getopt(argc, argv, "kcanary series show", "hv:", opts)) != -1) {
 		switch (c) {
+		case 'r':
+			so.mboxrd = true;
+			break;
 		case 'v':
 			so.version = atoi(optarg + (*optarg == 'v'));
 			if (so.version <= 0) {

@@ -329,7 +329,7 @@ static int add_message(struct mail ***v, size_t *n, struct buf *msg, size_t line
 }
 
 int mbox_parse(struct mail ***out, size_t *n_out, const char *data, size_t len,
-	       const char *name, struct buf *err)
+	       const char *name, bool mboxrd, struct buf *err)
 {
 	struct mail **v = NULL;
 	size_t n = 0, off = 0, lineno = 0, start_line = 1;
@@ -379,7 +379,7 @@ int mbox_parse(struct mail ***out, size_t *n_out, const char *data, size_t len,
 		prev_blank = is_blank(l.p, l.len);
 		if (!in_msg)
 			continue;
-		put_line(&msg, l.p, l.len, true);
+		put_line(&msg, l.p, l.len, mboxrd);
 		if (l.next <= len && l.p + l.len < data + len)
 			buf_append(&msg, "\n", 1);
 	}

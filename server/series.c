@@ -1293,7 +1293,8 @@ static void items_link(struct item *items, size_t n, struct mail **all)
 }
 
 static int load(struct series ***out, size_t *n_out, const char *const *datas,
-		const size_t *lens, const char *const *names, size_t nfiles, struct buf *err)
+		const size_t *lens, const char *const *names, const bool *mboxrd, size_t nfiles,
+		struct buf *err)
 {
 	struct mail **all = NULL;
 	struct item *items = NULL;
@@ -1304,7 +1305,7 @@ static int load(struct series ***out, size_t *n_out, const char *const *datas,
 	for (size_t f = 0; f < nfiles; f++) {
 		struct mail **mails = NULL;
 		size_t nm = 0;
-		ret = mbox_parse(&mails, &nm, datas[f], lens[f], names[f], err);
+		ret = mbox_parse(&mails, &nm, datas[f], lens[f], names[f], mboxrd && mboxrd[f], err);
 		if (ret < 0)
 			goto out;
 		items_add_file(&items, &nitems, mails, nm, names[f]);
@@ -1330,17 +1331,19 @@ int series_load_buffer(struct series ***out, size_t *n_out, const char *data, si
 		       const char *name, struct buf *err)
 {
 	struct buf dummy = BUF_INIT;
-	int ret = load(out, n_out, &data, &len, &name, 1, err ? err : &dummy);
+	static const bool rd = true;
+	int ret = load(out, n_out, &data, &len, &name, &rd, 1, err ? err : &dummy);
 
 	buf_release(&dummy);
 	return ret;
 }
 
 int series_load_buffers(struct series ***out, size_t *n_out, const char *const *datas,
-			const size_t *lens, const char *const *names, size_t n, struct buf *err)
+			const size_t *lens, const char *const *names, const bool *mboxrd, size_t n,
+			struct buf *err)
 {
 	struct buf dummy = BUF_INIT;
-	int ret = load(out, n_out, datas, lens, names, n, err ? err : &dummy);
+	int ret = load(out, n_out, datas, lens, names, mboxrd, n, err ? err : &dummy);
 
 	buf_release(&dummy);
 	return ret;
@@ -1365,7 +1368,7 @@ int series_load(struct series ***out, size_t *n_out, char *const *paths, size_t 
 		}
 	}
 	ret = load(out, n_out, (const char *const *)datas, lens, (const char *const *)paths,
-		   npaths, err);
+		   NULL, npaths, err);
 out:
 	for (size_t i = 0; i < npaths; i++)
 		free(datas[i]);

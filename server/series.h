@@ -79,8 +79,8 @@ struct series {
  * series_load - parse files (mbox, .eml, .patch) into revisions.
  *
  * Each path is an mbox (it starts with a "From " line of the From_ shape;
- * split at such lines that follow a blank line; ">From " unescaped as
- * mboxrd) or one RFC 822 message (never split). Messages are deduplicated
+ * split at such lines that follow a blank line; read as mboxo, ">From "
+ * kept, as git am does by default) or one RFC 822 message (never split). Messages are deduplicated
  * by Message-ID; replies ("Re: …") and mails without a diff that are not a
  * cover letter (0/M) are skipped, except that a reply carrying a complete
  * format-patch as an attachment counts as that patch. Patches are grouped
@@ -102,14 +102,18 @@ int series_load(struct series ***out, size_t *n_out, char *const *paths, size_t 
 		struct buf *err);
 
 /* As series_load(), on one in-memory file (name is used in messages).
- * data need not be NUL-terminated. */
+ * data need not be NUL-terminated. An mbox is read as mboxrd (the form
+ * public-inbox serves). */
 int series_load_buffer(struct series ***out, size_t *n_out, const char *data, size_t len,
 		       const char *name, struct buf *err);
 
 /* As series_load(), on n in-memory files (datas[i] of lens[i] bytes, named
- * names[i] in messages), read together as one set of mail. */
+ * names[i] in messages), read together as one set of mail; file i that is
+ * an mbox is read as mboxrd when mboxrd[i] (">From " loses one '>'), else
+ * as mboxo. mboxrd may be NULL: all mboxo. */
 int series_load_buffers(struct series ***out, size_t *n_out, const char *const *datas,
-			const size_t *lens, const char *const *names, size_t n, struct buf *err);
+			const size_t *lens, const char *const *names, const bool *mboxrd, size_t n,
+			struct buf *err);
 
 /* Free one series and everything it owns; NULL is fine. */
 void series_free(struct series *s);

@@ -134,6 +134,7 @@ int series_source_load(struct series ***out, size_t *n_out, char *const *args, s
 	char **datas = xcalloc(nargs + 1, sizeof(*datas));
 	size_t *lens = xcalloc(nargs + 1, sizeof(*lens));
 	char **names = xcalloc(nargs + 1, sizeof(*names));
+	bool *rd = xcalloc(nargs + 1, sizeof(*rd));
 	char *msgid = NULL;
 	struct series **v = NULL;
 	size_t n = 0, nref = 0;
@@ -142,15 +143,18 @@ int series_source_load(struct series ***out, size_t *n_out, char *const *args, s
 	for (size_t i = 0; i < nargs; i++) {
 		if (!strcmp(args[i], "-")) {
 			names[i] = xstrdup("<stdin>");
+			rd[i] = o->mboxrd;
 			r = read_stdin(&datas[i], &lens[i], err);
 		} else if (series_source_is_ref(args[i])) {
 			free(msgid);
 			inbox_ref_parse(&msgid, args[i]);
 			names[i] = xasprintf("<%s>", msgid);
+			rd[i] = true; /* public-inbox serves mboxrd */
 			r = fetch_thread(&datas[i], &lens[i], msgid, o, err);
 			nref++;
 		} else {
 			names[i] = xstrdup(args[i]);
+			rd[i] = o->mboxrd;
 			r = read_file(&datas[i], &lens[i], args[i], SOURCE_MAX_BYTES);
 			if (r)
 				err_setf(err, r, "cannot read '%s': %s", args[i], strerror(-r));
@@ -159,7 +163,7 @@ int series_source_load(struct series ***out, size_t *n_out, char *const *args, s
 			goto out;
 	}
 	r = series_load_buffers(&v, &n, (const char *const *)datas, lens,
-				(const char *const *)names, nargs, err);
+				(const char *const *)names, rd, nargs, err);
 	if (r)
 		goto out;
 	/* one message-id: the revision it names in its thread */
@@ -177,6 +181,7 @@ out:
 	free(datas);
 	free(lens);
 	free(names);
+	free(rd);
 	free(msgid);
 	return r;
 }
@@ -329,7 +334,7 @@ static void search(struct found *f, const struct series_source_opts *o, const ch
 	size_t n = 0;
 
 	if (inbox_search(&ib, &b, NULL, q, &why) ||
-	    mbox_parse(&m, &n, b.ptr ? b.ptr : "", b.len, q, &why)) {
+	    mbox_parse(&m, &n, b.ptr ? b.ptr : "", b.len, q, true, &why)) {
 		log_warn("search '%s': %s", q, buf_str(&why));
 		goto out;
 	}

@@ -19,6 +19,9 @@ struct series_source_opts {
 	const char *inbox_url;  /* NULL: $KCANARY_PUBLIC_INBOX, else lore's all/ */
 	int version;            /* -v N: only revision N of a fetched thread;
 				 * 0: the newest revision in the thread */
+	bool mboxrd;            /* --mboxrd: read mbox files and stdin as mboxrd
+				 * (">From " loses one '>'); else mboxo, as git am
+				 * does by default. A fetched thread is mboxrd. */
 };
 
 /* True when arg names a message (inbox_ref_parse) and is not a file that

@@ -53,4 +53,21 @@ grep -q '"warning": "quoted CRLF detected: 23 CRLF line ends' "$out" || fail "C5
 $K series show $M/C1a-qp-utf8/01.eml >"$out" 2>"$err" || fail "C1a exited $?"
 grep -q 'quoted CRLF' "$out" && fail "C1a: no CRLF"
 
+# mbox escaping as git am does it: an mbox is mboxo unless --mboxrd (B2
+# 01 + 02 written as mboxrd escape 02's body line "From the above log")
+for f in $M/B2-block-wbt-locking-v1/01.eml $M/B2-block-wbt-locking-v1/02.eml; do
+	echo "From mboxrd@z Thu Jan  1 00:00:00 1970"
+	sed 's/^\(>*From \)/>\1/' "$f"
+	echo
+done >"$tmp/b2.mbox"
+$K series show --format json "$tmp/b2.mbox" >"$out" 2>"$err" || fail "B2 mbox exited $?"
+grep -q '>From the above log' "$out" || fail "B2 as mboxo keeps '>From'"
+$K series show --format json --mboxrd "$tmp/b2.mbox" >"$out" 2>"$err" || fail "B2 --mboxrd exited $?"
+grep -q '>From the above log' "$out" && fail "B2 --mboxrd unescapes"
+grep -q '\\n\\nFrom the above log' "$out" || fail "B2 --mboxrd body line"
+# a lone message is never unescaped, --mboxrd or not
+sed 's/^From the above log/>From the above log/' $M/C7a-body-line-From/01.eml >"$tmp/c7a.eml"
+$K series show --format json --mboxrd "$tmp/c7a.eml" >"$out" 2>"$err" || fail "C7a eml exited $?"
+grep -q '\\n\\n>From the above log' "$out" || fail "C7a .eml keeps '>From'"
+
 echo "PASS: t_series_hazards"
