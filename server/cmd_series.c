@@ -71,6 +71,8 @@ static void format_date(char *out, size_t size, int64_t date_s, int tz_min, bool
 		snprintf(out, size, "%s %c%02d%02d", d, tz_min < 0 ? '-' : '+', a / 60, a % 60);
 }
 
+static void print_report_text(const struct lkp_report *r);
+
 static void print_text(struct series **v, size_t n)
 {
 	char date[64];
@@ -79,6 +81,10 @@ static void print_text(struct series **v, size_t n)
 		const struct series *s = v[i];
 		if (i)
 			printf("\n");
+		if (s->report) {
+			print_report_text(s->report);
+			continue;
+		}
 		printf("series %s v%d%s: %zu patch%s\n", s->name, s->version, s->rfc ? " (RFC)" : "",
 		       s->npatches, s->npatches == 1 ? "" : "es");
 		if (*s->prefix_tags)
@@ -155,6 +161,61 @@ static json_t *jstr_or_null(const char *s)
 	return s ? jstr(s) : json_null();
 }
 
+static void print_report_text(const struct lkp_report *r)
+{
+	printf("report (kernel test robot) <%s>: %s %+.1f%% %s\n", r->message_id,
+	       r->metric ? r->metric : "?", r->change_pct, r->kind ? r->kind : "");
+	if (r->branch)
+		printf("  branch:        %s\n", r->branch);
+	if (r->commit)
+		printf("  commit:        %s (\"%s\")\n", r->commit,
+		       r->commit_subject ? r->commit_subject : "");
+	if (r->base)
+		printf("  base:          %s (\"%s\")\n", r->base, r->base_subject ? r->base_subject : "");
+	if (r->tree)
+		printf("  tree:          %s\n", r->tree);
+	if (r->testcase)
+		printf("  testcase:      %s\n", r->testcase);
+	if (r->machine)
+		printf("  machine:       %s\n", r->machine);
+	for (size_t i = 0; i < r->nparams; i++)
+		printf("  %-14s %s\n", r->params[i].key, r->params[i].value);
+	for (size_t i = 0; i < r->nfurther; i++)
+		printf("  also:          %s %+.1f%% %s\n", r->further[i].metric ? r->further[i].metric : "?",
+		       r->further[i].change_pct, r->further[i].kind ? r->further[i].kind : "");
+}
+
+static json_t *params_json(const struct lkp_param *p, size_t n)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, p[i].key, jstr(p[i].value));
+	return o;
+}
+
+static json_t *report_json(const struct lkp_report *r)
+{
+	json_t *further = json_array();
+
+	for (size_t i = 0; i < r->nfurther; i++) {
+		const struct lkp_further *f = &r->further[i];
+		json_array_append_new(further, json_pack("{s:o, s:o, s:f, s:o, s:o, s:o}",
+			"testcase", jstr_or_null(f->testcase), "metric", jstr_or_null(f->metric),
+			"change_pct", f->change_pct, "kind", jstr_or_null(f->kind),
+			"machine", jstr_or_null(f->machine), "params", params_json(f->params, f->nparams)));
+	}
+	return json_pack("{s:s, s:o, s:o, s:o, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+		"kind", "lkp-report", "message_id", jstr(r->message_id),
+		"branch", jstr_or_null(r->branch), "metric", jstr_or_null(r->metric),
+		"change_pct", r->change_pct, "change_kind", jstr_or_null(r->kind),
+		"commit", jstr_or_null(r->commit), "commit_subject", jstr_or_null(r->commit_subject),
+		"base", jstr_or_null(r->base), "base_subject", jstr_or_null(r->base_subject),
+		"tree", jstr_or_null(r->tree), "testcase", jstr_or_null(r->testcase),
+		"machine", jstr_or_null(r->machine), "params", params_json(r->params, r->nparams),
+		"further", further);
+}
+
 static int print_json(struct series **v, size_t n)
 {
 	json_t *arr = json_array();
@@ -163,6 +224,10 @@ static int print_json(struct series **v, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct series *s = v[i];
+		if (s->report) {
+			json_array_append_new(arr, report_json(s->report));
+			continue;
+		}
 		json_t *pre = json_array(), *patches = json_array(), *missing = json_array();
 		for (size_t j = 0; j < s->nmissing; j++)
 			json_array_append_new(missing, json_integer(s->missing[j]));
@@ -198,11 +263,13 @@ static int print_json(struct series **v, size_t n)
 			"change_id", jstr_or_null(s->change_id),
 			"prerequisite_patch_ids", pre, "patches", patches));
 		json_t *last = json_array_get(arr, json_array_size(arr) - 1);
+		json_object_set_new(last, "kind", json_string("series"));
 		json_object_set_new(last, "m", json_integer(s->m));
 		json_object_set_new(last, "missing", missing);
 		json_object_set_new(last, "cover_only", json_boolean(s->cover_only));
 	}
-	ret = json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	ret = json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII |
+			 JSON_REAL_PRECISION(10));
 	printf("\n");
 	json_decref(arr);
 	return ret;

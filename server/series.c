@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "mbox.h"
+#include "lkp_report.h"
 #include "series.h"
 
 /* ---- small string helpers ------------------------------------------- */
@@ -698,7 +699,7 @@ static void parse_trailers(struct patch *p, const char *body)
 
 /* ---- one mail → cover or patch --------------------------------------- */
 
-enum item_kind { ITEM_SKIP, ITEM_COVER, ITEM_PATCH };
+enum item_kind { ITEM_SKIP, ITEM_COVER, ITEM_PATCH, ITEM_REPORT };
 
 struct item {
 	enum item_kind kind;
@@ -706,6 +707,7 @@ struct item {
 	struct patch *patch;            /* ITEM_PATCH */
 	char *cover_body;               /* ITEM_COVER, UTF-8 */
 	char *skip_why;                 /* ITEM_SKIP */
+	struct lkp_report *report;      /* ITEM_REPORT */
 	char *tail;                     /* ITEM_PATCH: text after the diff */
 	char *source;
 	const char *message_id, *in_reply_to;   /* borrowed from the patch / mail */
@@ -840,6 +842,16 @@ static void item_from_mail(struct item *it, const struct mail *m)
 		it->kind = ITEM_COVER;
 		it->cover_body = text ? text_slice(text->text, 0, text->len, text->charset) : xstrdup("");
 		return;
+	}
+	if (!diffp && text && !it->tags.reply) {
+		/* not a patch, but not to be dropped in silence either */
+		char *t = text_slice(text->text, 0, text->len, text->charset);
+		int r = lkp_report_parse(&it->report, m->subject, t, m->message_id);
+		free(t);
+		if (!r) {
+			it->kind = ITEM_REPORT;
+			return;
+		}
 	}
 	if (!diffp) {
 		it->kind = ITEM_SKIP;
@@ -1036,6 +1048,7 @@ void series_free(struct series *s)
 	free(s->change_id);
 	strv_free(s->prerequisite_patch_ids, s->nprereq);
 	free(s->missing);
+	lkp_report_free(s->report);
 	for (size_t i = 0; i < s->npatches; i++)
 		patch_release(&s->patches[i]);
 	free(s->patches);
@@ -1168,6 +1181,7 @@ static void item_release(struct item *it)
 	}
 	free(it->cover_body);
 	free(it->skip_why);
+	lkp_report_free(it->report);
 	free(it->tail);
 	free(it->source);
 }
@@ -1242,13 +1256,28 @@ static int items_to_series(struct series ***out, size_t *n_out, struct item *ite
 		g->patches = xrealloc(g->patches, (g->npatches + 1) * sizeof(*g->patches));
 		g->patches[g->npatches++] = it;
 	}
-	if (!ng) {
+	size_t nreports = 0;
+	for (size_t i = 0; i < n; i++)
+		nreports += items[i].kind == ITEM_REPORT;
+	if (!ng && !nreports) {
 		buf_printf(err, "no patches in %s%s%s", what, skip_why ? ": " : "",
 			   skip_why ? skip_why : "");
 		ret = -EINVAL;
 		goto out;
 	}
-	v = xcalloc(ng, sizeof(*v));
+	v = xcalloc(ng + nreports, sizeof(*v));
+	/* a test robot's report is named as what it is: an entry of its own */
+	for (size_t i = 0; i < n; i++) {
+		if (items[i].kind != ITEM_REPORT)
+			continue;
+		struct series *r = xcalloc(1, sizeof(*r));
+		r->name = xstrdup("kernel-test-robot-report");
+		r->version = 1;
+		r->prefix_tags = xstrdup("");
+		r->report = items[i].report;
+		items[i].report = NULL;
+		v[nseries++] = r;
+	}
 	for (size_t j = 0; j < ng; j++) {
 		ret = group_to_series(&v[nseries], &groups[j], err);
 		if (ret < 0)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lkp_report.h"
 #include "util.h"
 
 /* One trailer line of a commit message ("Signed-off-by: A <a@x>"):
@@ -73,6 +74,9 @@ struct series {
 	int *missing; size_t nmissing; /* the k of 1..M not in the mail, ascending
 				 * (one patch of a larger series, mailed alone) */
 	bool cover_only;        /* a cover letter without any of its patches */
+	struct lkp_report *report; /* a kernel test robot report, not a series
+				 * (name "kernel-test-robot-report", no patches);
+				 * NULL for a series */
 };
 
 /*
@@ -96,7 +100,8 @@ struct series {
  * duplicated (naming both sources), or k > M. A missing k is not an
  * error: the series lists it in missing[] and err gets a warning ("patch
  * 1 of 2 of '…' v1 is missing"); a cover alone is a series with
- * cover_only set and no patches.
+ * cover_only set and no patches; a kernel test robot report is an entry
+ * with report set (lkp_report.h) and no patches.
  */
 int series_load(struct series ***out, size_t *n_out, char *const *paths, size_t npaths,
 		struct buf *err);

@@ -108,6 +108,8 @@ static int pick_revision(struct series **v, size_t *n, const char *msgid, int wa
 	struct buf have = BUF_INIT;
 
 	for (size_t i = 0; i < *n; i++) {
+		if (v[i]->report)
+			continue;
 		buf_printf(&have, "%sv%d", i ? ", " : "", v[i]->version);
 		if (want ? v[i]->version == want : keep < 0 || v[i]->version > v[keep]->version)
 			keep = (ssize_t)i;

@@ -101,6 +101,24 @@ int variant_build_load_series(struct variant_build *vb, struct series ***out, si
 	struct buf msg = BUF_INIT;
 	int r = series_source_load(out, n_out, paths, npaths, &so, &msg);
 
+	/* a test robot's report names no patches to apply: said, and left out */
+	for (size_t i = 0; !r && i < *n_out; ) {
+		if (!(*out)[i]->report) {
+			i++;
+			continue;
+		}
+		log_warn("<%s> is a kernel test robot report, not a patch: left out",
+			 (*out)[i]->report->message_id);
+		series_free((*out)[i]);
+		memmove(*out + i, *out + i + 1, (*n_out - i - 1) * sizeof(**out));
+		(*n_out)--;
+	}
+	if (!r && !*n_out) {
+		free(*out);
+		*out = NULL;
+		r = -EINVAL;
+		buf_printf(&msg, "%sno patches in '%s'", msg.len ? "\n" : "", paths[0]);
+	}
 	if (r)
 		err_setf(err, r, "%s", msg.len ? buf_str(&msg) : "cannot read the series");
 	else if (msg.len)

@@ -70,4 +70,18 @@ sed 's/^From the above log/>From the above log/' $M/C7a-body-line-From/01.eml >"
 $K series show --format json --mboxrd "$tmp/c7a.eml" >"$out" 2>"$err" || fail "C7a eml exited $?"
 grep -q '\\n\\n>From the above log' "$out" || fail "C7a .eml keeps '>From'"
 
+# a kernel test robot report is named as one, its numbers in the JSON
+$K series show --format json $M/D1-lkp-vm-scalability-regression/01.eml >"$out" 2>"$err" ||
+	fail "D1 exited $?"
+for kv in '"kind": "lkp-report"' '"branch": "linus:master"' '"metric": "vm-scalability.throughput"' \
+	  '"change_pct": -36.6,' '"commit": "8d59d2214c2362e7a9d185d80b613e632581af7b"' \
+	  '"base": "e0bf1dc859"' '"test": "lru-shm"' '"metric": "will-it-scale.per_process_ops"' \
+	  '"tree": "https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git master"'; do
+	grep -qF "$kv" "$out" || fail "D1: $kv"
+done
+# and left out, with a word, where patches are applied
+$K series apply --repo "$tmp/tree" --base HEAD $M/D1-lkp-vm-scalability-regression/01.eml \
+	>"$out" 2>"$err" && fail "D1 apply should fail"
+grep -q "is a kernel test robot report, not a patch" "$err" || fail "D1 apply message"
+
 echo "PASS: t_series_hazards"
