@@ -1186,6 +1186,31 @@ static void item_release(struct item *it)
 	free(it->source);
 }
 
+/* Patches whose subject has no version take their first patch's, when
+ * that is in the same thread (a reply to it, or a reply to the same
+ * message) and has the same M: "[PATCH v2 1/3]" then "[PATCH 2/3]", as
+ * the list's threading implies. */
+static void inherit_version(struct item *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct item *it = &items[i];
+		if (it->kind != ITEM_PATCH || it->tags.version || it->tags.m < 2)
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			const struct item *f = &items[j];
+			if (j == i || f->kind != ITEM_PATCH || f->tags.k != 1 || !f->tags.version ||
+			    f->tags.m != it->tags.m || !*it->in_reply_to)
+				continue;
+			if (!strcmp(it->in_reply_to, f->message_id) ||
+			    (*f->in_reply_to && !strcmp(it->in_reply_to, f->in_reply_to))) {
+				it->tags.version = f->tags.version;
+				it->tags.rfc = it->tags.rfc || f->tags.rfc;
+				break;
+			}
+		}
+	}
+}
+
 /* Items → series: thread by cover letter, else by (version, M). */
 static int items_to_series(struct series ***out, size_t *n_out, struct item *items, size_t n,
 			   const char *what, struct buf *err)
@@ -1210,6 +1235,7 @@ static int items_to_series(struct series ***out, size_t *n_out, struct item *ite
 			}
 		}
 	}
+	inherit_version(items, n);
 	for (size_t i = 0; i < n; i++) {
 		if (items[i].kind != ITEM_COVER)
 			continue;

@@ -84,4 +84,17 @@ $K series apply --repo "$tmp/tree" --base HEAD $M/D1-lkp-vm-scalability-regressi
 	>"$out" 2>"$err" && fail "D1 apply should fail"
 grep -q "is a kernel test robot report, not a patch" "$err" || fail "D1 apply message"
 
+# without a cover, patches whose subject lacks the version take the first
+# patch's (A1 v2 with 2/2's "v2" taken out of its subject, as git
+# send-email -v2 with a hand-edited subject sends it; main: "2/2 missing")
+sed 's/^Subject: \[PATCH v2 2\/2\]/Subject: [PATCH 2\/2]/' \
+	$M/A1-memcg-vmscan-tracepoints-v2/02.eml >"$tmp/a1v2-02.eml"
+grep -q '^Subject: \[PATCH 2/2\] mm: memcg: introduce new event' "$tmp/a1v2-02.eml" || fail "sed"
+$K series show $M/A1-memcg-vmscan-tracepoints-v2/01.eml "$tmp/a1v2-02.eml" >"$out" 2>"$err" ||
+	fail "A1 v2 without cover exited $?"
+grep -q '^series mm-memcg-print-out-cgroup-name-in-the-memcg-tracepoints v2: 2 patches$' "$out" ||
+	fail "A1 v2: version from the first patch"
+[ "$(grep -c '^series ' "$out")" = 1 ] || fail "A1 v2: one series"
+[ -s "$err" ] && fail "A1 v2: no warning expected"
+
 echo "PASS: t_series_hazards"
