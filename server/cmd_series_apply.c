@@ -34,7 +34,9 @@ static void usage(FILE *f)
 		"ones are tried on the last good commit.\n"
 		"\n"
 		"  --repo DIR     the kernel tree (a git repository)\n"
-		"  --base REV     tag, branch or commit to apply on\n"
+		"  --base REV     tag, branch or commit to apply on; 'auto': each\n"
+		"                 revision's base-commit (said plainly when the tree\n"
+		"                 does not have it)\n"
 		"  --patches K    only these patches: 2, 1-2, 1,3 (like b4 -P)\n"
 		"  --allow-missing  apply a revision some of whose patches are not in\n"
 		"                 the mail (one patch of a larger series); else refused\n"
@@ -89,7 +91,8 @@ int cmd_series_apply(int argc, char **argv)
 		goto out;
 	vb = variant_build_new(db, &(struct variant_build_opts){ .tree = repo_path,
 							 .allow_missing = allow_missing });
-	if (variant_build_resolve(vb, base_hex, base, &err) ||
+	bool auto_base = !strcmp(base, "auto");
+	if ((!auto_base && variant_build_resolve(vb, base_hex, base, &err)) ||
 	    variant_build_load_series(vb, &revs, &nrev, files, nfiles, &err)) {
 		log_err("%s", buf_str(&err));
 		goto out;
@@ -98,6 +101,12 @@ int cmd_series_apply(int argc, char **argv)
 	for (size_t i = 0; i < nrev; i++) {
 		struct apply_result res;
 
+		if (auto_base && variant_build_resolve_series_base(vb, base_hex, revs[i], &err)) {
+			log_err("%s", buf_str(&err));
+			buf_reset(&err);
+			ret = 1;
+			continue;
+		}
 		printf("series %s v%d (%zu patches) on %.12s\n", revs[i]->name, revs[i]->version,
 		       revs[i]->npatches, base_hex);
 		if (variant_build_apply(vb, &res, base_hex, revs[i], subset, &err)) {

@@ -94,6 +94,28 @@ int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const 
 	return repo_resolve(vb->repo, out, rev, err);
 }
 
+int variant_build_resolve_series_base(struct variant_build *vb, char out[KC_OID_HEX],
+				      const struct series *rev, struct buf *err)
+{
+	struct buf why = BUF_INIT;
+	int r;
+
+	if (!rev->base_commit)
+		return err_setf(err, -ENOENT, "--base auto: series %s v%d names no base-commit "
+				"(give --base REV)", rev->name, rev->version);
+	if ((r = open_repo(vb, err)))
+		return r;
+	r = repo_resolve(vb->repo, out, rev->base_commit, &why);
+	if (r == -ENOENT || r == -EINVAL)
+		r = err_setf(err, -ENOENT, "--base auto: base-commit %.12s of series %s v%d is not "
+			     "in the tree '%s' (fetch it, or give --base REV)", rev->base_commit,
+			     rev->name, rev->version, vb->o.tree);
+	else if (r)
+		err_setf(err, r, "%s", buf_str(&why));
+	buf_release(&why);
+	return r;
+}
+
 int variant_build_load_series(struct variant_build *vb, struct series ***out, size_t *n_out,
 			      char *const *paths, size_t npaths, struct buf *err)
 {

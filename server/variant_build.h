@@ -102,6 +102,15 @@ int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const 
 			  struct buf *err);
 
 /*
+ * variant_build_resolve_series_base - `--base auto`: the commit rev's
+ * base-commit: names (series.h) in the tree, into out. -ENOENT when the
+ * revision names none, or names one the tree does not have (err says
+ * which, and to give --base); else variant_build_resolve's codes.
+ */
+int variant_build_resolve_series_base(struct variant_build *vb, char out[KC_OID_HEX],
+				      const struct series *rev, struct buf *err);
+
+/*
  * variant_build_load_series - the series revisions in the mail files,
  * "-" (standard input) or message-ids (series_source.h: a thread fetched
  * once and kept in vb's store, the newest revision in it) into a new

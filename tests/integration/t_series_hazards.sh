@@ -97,4 +97,23 @@ grep -q '^series mm-memcg-print-out-cgroup-name-in-the-memcg-tracepoints v2: 2 p
 [ "$(grep -c '^series ' "$out")" = 1 ] || fail "A1 v2: one series"
 [ -s "$err" ] && fail "A1 v2: no warning expected"
 
+# --base auto: the cover's base-commit: in the tree; said plainly when the
+# tree does not have it (C6a's f03359bca01b) or the series names none (A1)
+$K series apply --repo "$tmp/tree" --base auto $M/C6a-base-commit-prereq-series/*.eml \
+	>"$out" 2>"$err" && fail "C6a --base auto should fail"
+grep -q "base-commit f03359bca01b of series selftests-cgroups-fix-clang-build-failures-warnings v1 is not in the tree '$tmp/tree' (fetch it, or give --base REV)" \
+	"$err" || fail "C6a: base not in the tree"
+$K series apply --repo "$tmp/tree" --base auto $M/A1-memcg-vmscan-tracepoints-v1/*.eml \
+	>"$out" 2>"$err" && fail "A1 --base auto should fail"
+grep -q "series mm-memcg-improve-vmscan-tracepoints v1 names no base-commit (give --base REV)" "$err" ||
+	fail "A1: no base-commit"
+head=$(git -C "$tmp/tree" rev-parse HEAD)
+mkdir -p "$tmp/c6a"
+sed "s/^base-commit: f03359bca01bf4372cf2c118cd9a987a5951b1c8/base-commit: $head/" \
+	$M/C6a-base-commit-prereq-series/00.eml >"$tmp/c6a/00.eml"
+cp $M/C6a-base-commit-prereq-series/0[1-4].eml "$tmp/c6a/"
+$K series apply --repo "$tmp/tree" --base auto "$tmp"/c6a/*.eml >"$out" 2>"$err"
+grep -q "^series selftests-cgroups-fix-clang-build-failures-warnings v1 (4 patches) on $(echo "$head" | cut -c1-12)$" \
+	"$out" || fail "C6a with the tree's base: applied on it"
+
 echo "PASS: t_series_hazards"
