@@ -110,6 +110,9 @@ static void print_text(struct series **v, size_t n)
 				printf("        %s %s\n", f ? "        " : "files:  ", p->files[f]);
 			for (size_t t = 0; t < p->ntrailers; t++)
 				printf("        %s: %s\n", p->trailers[t].key, p->trailers[t].value);
+			for (size_t t = 0; t < p->nreply_trailers; t++)
+				printf("        %s: %s (in reply <%s>)\n", p->reply_trailers[t].key,
+				       p->reply_trailers[t].value, p->reply_trailers[t].from);
 			if (p->warning)
 				printf("        warning: %s\n", p->warning);
 			if (p->corrupt)
@@ -235,7 +238,12 @@ static int print_json(struct series **v, size_t n)
 			json_array_append_new(pre, jstr(s->prerequisite_patch_ids[j]));
 		for (size_t j = 0; j < s->npatches; j++) {
 			const struct patch *p = &s->patches[j];
-			json_t *files = json_array(), *tr = json_array();
+			json_t *files = json_array(), *tr = json_array(), *rtr = json_array();
+			for (size_t t = 0; t < p->nreply_trailers; t++)
+				json_array_append_new(rtr, json_pack("{s:o, s:o, s:o}",
+					"key", jstr(p->reply_trailers[t].key),
+					"value", jstr(p->reply_trailers[t].value),
+					"from", jstr(p->reply_trailers[t].from)));
 			for (size_t f = 0; f < p->nfiles; f++)
 				json_array_append_new(files, jstr(p->files[f]));
 			for (size_t t = 0; t < p->ntrailers; t++)
@@ -253,6 +261,8 @@ static int print_json(struct series **v, size_t n)
 				"files", files, "trailers", tr,
 				"warning", jstr_or_null(p->warning), "corrupt", jstr_or_null(p->corrupt),
 				"source", jstr(p->source), "notes", jstr(p->notes), "diff", jstr(p->diff)));
+			json_object_set_new(json_array_get(patches, json_array_size(patches) - 1),
+					    "reply_trailers", rtr);
 		}
 		json_array_append_new(arr, json_pack(
 			"{s:o, s:i, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",

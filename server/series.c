@@ -708,11 +708,43 @@ struct item {
 	char *cover_body;               /* ITEM_COVER, UTF-8 */
 	char *skip_why;                 /* ITEM_SKIP */
 	struct lkp_report *report;      /* ITEM_REPORT */
+	struct trailer *rtrailers;      /* a reply's own trailer lines (b4's */
+	size_t nrtrailers;              /* "Reviewed-by: …" given in a reply) */
 	char *tail;                     /* ITEM_PATCH: text after the diff */
 	char *source;
 	const char *message_id, *in_reply_to;   /* borrowed from the patch / mail */
 	size_t order;
 };
+
+/* The keys b4 collects from replies (b4's "person trailers"). */
+static bool reply_trailer_key(const char *p, size_t k)
+{
+	static const char *const keys[] = { "Reviewed-by", "Acked-by", "Tested-by",
+					    "Reported-by", "Suggested-by", "Co-developed-by", NULL };
+
+	for (const char *const *x = keys; *x; x++)
+		if (strlen(*x) == k && !strncasecmp(p, *x, k))
+			return true;
+	return false;
+}
+
+/* A reply's trailer lines: unquoted "Reviewed-by: Name <addr>" lines of
+ * the keys above, anywhere in its text (b4 takes them so). */
+static void reply_trailers(struct item *it, const char *t, size_t len)
+{
+	struct line l;
+
+	for (size_t off = 0; line_at(&l, t, len, off); off = l.next) {
+		size_t k;
+		if (!trailer_key_len(l.p, l.len, &k) || !reply_trailer_key(l.p, k) ||
+		    !memchr(l.p, '@', l.len))
+			continue;
+		it->rtrailers = xrealloc(it->rtrailers, (it->nrtrailers + 1) * sizeof(*it->rtrailers));
+		it->rtrailers[it->nrtrailers].key = xstrndup(l.p, k);
+		it->rtrailers[it->nrtrailers].value = trim_dup(l.p + k + 1, l.len - k - 1);
+		it->nrtrailers++;
+	}
+}
 
 static void patch_release(struct patch *p)
 {
@@ -727,6 +759,12 @@ static void patch_release(struct patch *p)
 	free(p->notes);
 	free(p->diff);
 	strv_free(p->files, p->nfiles);
+	for (size_t i = 0; i < p->nreply_trailers; i++) {
+		free(p->reply_trailers[i].key);
+		free(p->reply_trailers[i].value);
+		free(p->reply_trailers[i].from);
+	}
+	free(p->reply_trailers);
 	for (size_t i = 0; i < p->ntrailers; i++) {
 		free(p->trailers[i].key);
 		free(p->trailers[i].value);
@@ -837,6 +875,8 @@ static void item_from_mail(struct item *it, const struct mail *m)
 	}
 	if (!text && m->nparts)
 		text = &m->parts[0];
+	if (it->tags.reply && text)
+		reply_trailers(it, text->text, text->len);
 
 	if (it->tags.k == 0 && !it->tags.reply) {
 		it->kind = ITEM_COVER;
@@ -1182,6 +1222,11 @@ static void item_release(struct item *it)
 	free(it->cover_body);
 	free(it->skip_why);
 	lkp_report_free(it->report);
+	for (size_t i = 0; i < it->nrtrailers; i++) {
+		free(it->rtrailers[i].key);
+		free(it->rtrailers[i].value);
+	}
+	free(it->rtrailers);
 	free(it->tail);
 	free(it->source);
 }
@@ -1209,6 +1254,50 @@ static void inherit_version(struct item *items, size_t n)
 			}
 		}
 	}
+}
+
+static void patch_add_reply_trailer(struct patch *p, const struct trailer *t, const char *from)
+{
+	for (size_t i = 0; i < p->nreply_trailers; i++)
+		if (!strcasecmp(p->reply_trailers[i].key, t->key) &&
+		    !strcmp(p->reply_trailers[i].value, t->value))
+			return;
+	for (size_t i = 0; i < p->ntrailers; i++)
+		if (!strcasecmp(p->trailers[i].key, t->key) && !strcmp(p->trailers[i].value, t->value))
+			return;
+	p->reply_trailers = xrealloc(p->reply_trailers,
+				     (p->nreply_trailers + 1) * sizeof(*p->reply_trailers));
+	p->reply_trailers[p->nreply_trailers].key = xstrdup(t->key);
+	p->reply_trailers[p->nreply_trailers].value = xstrdup(t->value);
+	p->reply_trailers[p->nreply_trailers].from = xstrdup(from);
+	p->nreply_trailers++;
+}
+
+/* Trailers given in replies: to the patch replied to, or to every patch
+ * of the series whose cover was replied to (as b4 am collects them). */
+static void attach_reply_trailers(struct series **v, size_t nv, const struct item *items, size_t n)
+{
+	/* b4's order: the patch's own replies first, then the cover's */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const struct item *it = &items[i];
+			if (!it->nrtrailers || !it->in_reply_to || !*it->in_reply_to)
+				continue;
+			for (size_t s = 0; s < nv; s++) {
+				struct series *x = v[s];
+				bool to_cover = x->cover_message_id &&
+						!strcmp(x->cover_message_id, it->in_reply_to);
+				if (pass == 1 && !to_cover)
+					continue;
+				for (size_t k = 0; k < x->npatches; k++) {
+					struct patch *p = &x->patches[k];
+					if (pass == 0 && strcmp(p->message_id, it->in_reply_to))
+						continue;
+					for (size_t t = 0; t < it->nrtrailers; t++)
+						patch_add_reply_trailer(p, &it->rtrailers[t], it->message_id);
+				}
+			}
+		}
 }
 
 /* Items → series: thread by cover letter, else by (version, M). */
@@ -1311,6 +1400,7 @@ static int items_to_series(struct series ***out, size_t *n_out, struct item *ite
 		nseries++;
 	}
 	qsort(v, nseries, sizeof(*v), cmp_series);
+	attach_reply_trailers(v, nseries, items, n);
 out:
 	for (size_t j = 0; j < ng; j++)
 		free(groups[j].patches);

@@ -20,6 +20,12 @@ struct trailer {
 	char *value;
 };
 
+/* A trailer given in a reply: key and value as in struct trailer, and the
+ * message-id of the reply it came from. */
+struct reply_trailer {
+	char *key, *value, *from;
+};
+
 /* One [PATCH k/M] mail. Every string is UTF-8 and owned by the patch. */
 struct patch {
 	int k, m;               /* k = 1..m; the cover letter is not a patch */
@@ -44,6 +50,9 @@ struct patch {
 	char **files; size_t nfiles;       /* paths touched, -p1, in diff order,
 				 * each once ("b/" side; the "a/" side when deleted) */
 	struct trailer *trailers; size_t ntrailers;  /* in message order */
+	struct reply_trailer *reply_trailers; size_t nreply_trailers; /* given in
+				 * replies to this patch or to its cover (b4 am
+				 * collects them), not already among trailers */
 	char *corrupt;          /* NULL, or why the diff cannot be applied as
 				 * sent: "corrupt patch at diff line 10: ..." (a
 				 * whitespace-damaged hunk); the apply step refuses

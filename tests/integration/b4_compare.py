@@ -60,7 +60,9 @@ def main():
     for p, t in zip(ours, theirs):
         k = "%d/%d" % (p["k"], p["m"])
         author = "%s <%s>" % (p["author_name"], p["author_email"])
-        tr = [(x["key"], x["value"]) for x in p["trailers"]]
+        # the mail's trailers, then those given in replies (b4 am -t adds
+        # both, a cover's to every patch)
+        tr = [(x["key"], x["value"]) for x in p["trailers"] + p.get("reply_trailers", [])]
         for what, a, b in (("subject", p["subject"], t["subject"]), ("author", author, t["author"]),
                            ("trailers", tr, t["trailers"]),
                            ("diff", p["diff"].encode("utf-8", "surrogateescape"), t["diff"])):

@@ -59,6 +59,17 @@ for d in "$M"/*/; do
 	compared=$((compared + 1))
 done
 [ "$compared" = 15 ] || fail "compared $compared mail sets, expected 15"
+
+# trailers given in replies (tests/fixtures/mail-replies: to A1 v3's 1/2
+# and to its cover): b4 am -t adds them, a cover's to every patch
+rm -rf "$tmp/b4" && mkdir -p "$tmp/b4"
+mbox "$M"/A1-memcg-vmscan-tracepoints-v3/*.eml "$M"/../mail-replies/*.eml >"$tmp/in.mbox"
+b4 --offline-mode am -t -C -m "$tmp/in.mbox" -o "$tmp/b4" >"$tmp/err" 2>&1 || fail "A1 v3 + replies: b4 am"
+mbx=$(ls "$tmp"/b4/*.mbx)
+grep -q '^Reviewed-by: Dev Nine <dev9@example.org>$' "$mbx" || fail "b4 did not collect the review"
+$K series show --format json "$M"/A1-memcg-vmscan-tracepoints-v3/*.eml "$M"/../mail-replies/*.eml \
+	>"$tmp/k.json" 2>"$tmp/err" || fail "A1 v3 + replies: series show"
+python3 "$CMP" "$tmp/k.json" "$mbx" >"$tmp/out" 2>&1 || fail "A1 v3 + replies: kcanary and b4 differ"
 # the expected difference is still there, and kcanary says why
 $K series show "$M"/C7c-embedded-format-patch/01.eml >"$tmp/out" 2>&1
 grep -q "warning: .*format-patch" "$tmp/out" || fail "C7c warning"

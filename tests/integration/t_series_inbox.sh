@@ -25,7 +25,7 @@ mkdir -p "$KCANARY_HOME"
 public-inbox-init -V2 -L full kc "$tmp/kc.git" "$KCANARY_PUBLIC_INBOX" kc@example.invalid \
 	>"$err" 2>&1 || fail "public-inbox-init"
 git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
-for f in "$M"/A1-*/*.eml "$M"/A2-*/*.eml; do
+for f in "$M"/A1-*/*.eml "$M"/A2-*/*.eml "$M"/../mail-replies/*.eml; do
 	ORIGINAL_RECIPIENT=kc@example.invalid public-inbox-mda --no-precheck <"$f" 2>>"$err" ||
 		fail "public-inbox-mda $f"
 done
@@ -54,6 +54,12 @@ checks() {
 	grep -q '^  \[1/2\] mm: memcg: print out cgroup ino in the memcg tracepoints$' "$out" ||
 		fail "$1: v3 1/2 subject"
 	[ "$(grep -c '^        author:  Dev One <dev1@example.org>$' "$out")" = 2 ] || fail "$1: author"
+	# trailers given in replies (tests/fixtures/mail-replies): to 1/2, and
+	# to the cover for both; the quoted Signed-off-by is not one
+	[ "$(grep -c '^        Acked-by: Dev Seven <dev7@example.com> (in reply <20231124194012.GA1234@host7.example.net>)$' "$out")" = 2 ] ||
+		fail "$1: Acked-by from the reply to the cover"
+	[ "$(grep -c '^        Reviewed-by: Dev Nine <dev9@example.org> (in reply <ZWBoLzPCmG8vTj2a@host9.example.net>)$' "$out")" = 1 ] ||
+		fail "$1: Reviewed-by from the reply to 1/2"
 	# -v picks a revision of the thread; the thread of v3 holds only v3
 	$K series show -v 3 "$A1V3" >"$out" 2>"$err" || fail "$1: -v 3"
 	$K series show -v 2 "$A1V3" >"$out" 2>"$err" && fail "$1: -v 2 of v3's thread should fail"
