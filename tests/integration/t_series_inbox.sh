@@ -97,6 +97,16 @@ checks() {
 	$K series apply --repo "$tmp/tree" --base HEAD "$A1V3" >"$out" 2>"$err"
 	grep -q '^series mm-memcg-improve-vmscan-tracepoints v3 (2 patches) on ' "$out" ||
 		fail "$1: apply MSGID"
+	# and build, the path compare's executor takes (the series is read
+	# from the thread; its patches cannot apply to the empty tree)
+	$K build --repo "$tmp/tree" --base HEAD --series "patch.msgid.link/$A1V3" >"$out" 2>"$err"
+	grep -q "^mm-memcg-improve-vmscan-tracepoints v3 .* apply-failed" "$out" || fail "$1: build --series MSGID"
+	grep -q "cannot apply patch 1/2 'mm: memcg: print out cgroup ino in the memcg tracepoints'" "$out" ||
+		fail "$1: build --series MSGID: the patch tried"
+	# compare names the variant by the message-id
+	$K compare --repo "$tmp/tree" --base HEAD --series "https://lore.kernel.org/r/$A1V3" --dry-run \
+		>"$out" 2>"$err" || fail "$1: compare --dry-run"
+	grep -q "^  variant 1: + <$A1V3>$" "$out" || fail "$1: compare variant"
 }
 
 git init -q "$tmp/tree" && echo x >"$tmp/tree/README" &&
