@@ -860,6 +860,35 @@ static void apply_inbody_subject(struct tags *tg, const char *raw)
 	tags_release(&in);
 }
 
+/* Not a patch, but not to be dropped in silence either: a test robot's
+ * report becomes an ITEM_REPORT. */
+static bool is_report(struct item *it, const struct mail *m, const struct mail_part *text)
+{
+	char *t = text_slice(text->text, 0, text->len, text->charset);
+	int r = lkp_report_parse(&it->report, m->subject, t, m->message_id);
+
+	free(t);
+	if (r)
+		return false;
+	it->kind = ITEM_REPORT;
+	return true;
+}
+
+/* git am stops at CRLF inside an encoded body ("quoted CRLF detected");
+ * we read it as --quoted-cr=strip does, and say so. */
+static void note_quoted_crlf(struct patch *p, const struct mail_part *diffp)
+{
+	char *w;
+
+	if (!diffp->quoted_crlf)
+		return;
+	w = xasprintf("%s%squoted CRLF detected: %zu CRLF line ends inside the encoded body "
+		      "were made LF (as git am --quoted-cr=strip)", p->warning ? p->warning : "",
+		      p->warning ? "; " : "", diffp->quoted_crlf);
+	free(p->warning);
+	p->warning = w;
+}
+
 static void item_from_mail(struct item *it, const struct mail *m)
 {
 	const struct mail_part *text = NULL, *diffp = NULL;
@@ -883,16 +912,8 @@ static void item_from_mail(struct item *it, const struct mail *m)
 		it->cover_body = text ? text_slice(text->text, 0, text->len, text->charset) : xstrdup("");
 		return;
 	}
-	if (!diffp && text && !it->tags.reply) {
-		/* not a patch, but not to be dropped in silence either */
-		char *t = text_slice(text->text, 0, text->len, text->charset);
-		int r = lkp_report_parse(&it->report, m->subject, t, m->message_id);
-		free(t);
-		if (!r) {
-			it->kind = ITEM_REPORT;
-			return;
-		}
-	}
+	if (!diffp && text && !it->tags.reply && is_report(it, m, text))
+		return;
 	if (!diffp) {
 		it->kind = ITEM_SKIP;
 		it->skip_why = xasprintf("'%s' has no diff", m->subject);
@@ -974,16 +995,7 @@ done:
 	body_release(&b);
 	p->k = it->tags.k;
 	p->m = it->tags.m;
-	if (diffp->quoted_crlf) {
-		/* git am stops here by default ("quoted CRLF detected"); we read
-		 * it as --quoted-cr=strip does, and say so */
-		char *w = xasprintf("%s%squoted CRLF detected: %zu CRLF line ends inside the "
-				    "encoded body were made LF (as git am --quoted-cr=strip)",
-				    p->warning ? p->warning : "", p->warning ? "; " : "",
-				    diffp->quoted_crlf);
-		free(p->warning);
-		p->warning = w;
-	}
+	note_quoted_crlf(p, diffp);
 	it->patch = p;
 }
 
