@@ -1,4 +1,4 @@
-/* report_email.c - see report_email.h. */
+/* reply_mail.c - see reply_mail.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "db.h"
 #include "error.h"
 #include "report.h"
-#include "report_email.h"
+#include "reply_mail.h"
 #include "series.h"
 #include "util.h"
 
@@ -123,7 +123,7 @@ static int environment(struct buf *b, struct db *db, int64_t job_id, struct buf 
 	return 0;
 }
 
-int report_email(struct buf *out, struct db *db, int64_t job_id, const struct report_opts *ro,
+int reply_mail(struct buf *out, struct db *db, int64_t job_id, const struct report_opts *ro,
 		 const struct series *thread, struct buf *err)
 {
 	struct report *rep = NULL;
