@@ -16,6 +16,7 @@
 #include "log.h"
 #include "db.h"
 #include "series.h"
+#include "series_diff.h"
 #include "series_source.h"
 
 static void usage(FILE *f)
@@ -72,6 +73,26 @@ static void format_date(char *out, size_t size, int64_t date_s, int tz_min, bool
 }
 
 static void print_report_text(const struct lkp_report *r);
+
+/* Revisions of one series shown together: how each differs from the one
+ * before it (series_diff.h), one line. */
+static void print_revision_changes(struct series **v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		const struct series *a = v[i - 1], *b = v[i];
+		struct series_diff_row *rows = NULL;
+		size_t nrows = 0, c[4] = { 0 };
+		if (a->report || b->report || strcmp(a->name, b->name) || a->version >= b->version ||
+		    series_diff(&rows, &nrows, a, b, NULL))
+			continue;
+		for (size_t k = 0; k < nrows; k++)
+			c[rows[k].kind]++;
+		printf("\nv%d -> v%d: %zu unchanged, %zu changed, %zu dropped, %zu new (series diff)\n",
+		       a->version, b->version, c[SERIES_DIFF_SAME], c[SERIES_DIFF_CHANGED],
+		       c[SERIES_DIFF_DROPPED], c[SERIES_DIFF_NEW]);
+		series_diff_free(rows, nrows);
+	}
+}
 
 static void print_text(struct series **v, size_t n)
 {
@@ -355,8 +376,10 @@ static int series_show(int argc, char **argv)
 		}
 	if (json)
 		ret = print_json(v, n) ? 1 : 0;
-	else
+	else {
 		print_text(v, n);
+		print_revision_changes(v, n);
+	}
 	series_free_all(v, n);
 	buf_release(&err);
 	return ret;

@@ -25,6 +25,15 @@ grep -A3 '"version": 2' "$out" | grep -q '"rfc": false' || fail "A2 v2"
 grep -q '"value": "Karel Nov\\u00E1k <dev17@example.org>"' "$out" || fail "A2 accented reviewer"
 grep -q '"diff": "diff --git a/mm/memcontrol.c b/mm/memcontrol.c\\n' "$out" || fail "A2 diff"
 
+# two revisions shown together say how they differ (INDEX.md: A2 keeps 3
+# patches, drops 2, adds 1; A4's patch 1 was replaced by another)
+$K series show $M/A2-memcg-cleanup-next-v1/*.eml $M/A2-memcg-cleanup-next-v2/*.eml >"$out" 2>"$err" ||
+	fail "show A2 text exited $?"
+grep -q '^v1 -> v2: 3 unchanged, 0 changed, 2 dropped, 1 new (series diff)$' "$out" || fail "A2 v1 -> v2"
+$K series show $M/A4-blk-iocost-module-rfc-v1/*.eml $M/A4-blk-iocost-module-rfc-v2/*.eml >"$out" 2>"$err" ||
+	fail "show A4 exited $?"
+grep -q '^v1 -> v2: 6 unchanged, 0 changed, 1 dropped, 1 new (series diff)$' "$out" || fail "A4 v1 -> v2"
+
 # a missing patch is a warning naming it (t_series_hazards.sh); a report
 # has no patches
 $K series show $M/C7a-body-line-From/01.eml >"$out" 2>"$err" || fail "C7a alone exited $?"
