@@ -29,6 +29,7 @@
 
 #include "db.h"
 #include "image.h"
+#include "rootfs.h"
 #include "runner.h"
 #include "util.h"
 #include "vm.h"
@@ -53,6 +54,9 @@ struct guest_ctx {
 	char *agent;               /* the agent's path */
 	char *db_path;             /* home/kcanary.db: the live line's own connection */
 	char *img_path, *img_mod;  /* the last initramfs built and its modules tree */
+	struct rootfs_image rfs;   /* the last root filesystem (rfs.path NULL: none) */
+	char *rfs_key;             /* what it was made from: spec and files */
+	bool rfs_recorded_build;   /* its build time is in the store already */
 };
 
 /*
@@ -73,6 +77,11 @@ struct guest_job {
 	uint64_t disk_bytes;       /* scratch disk, sparse; 0: 4 GiB */
 	double watchdog_s;         /* > 0: this watchdog; 0: expected_s + setup allowance */
 	double setup_s;            /* > 0: this setup allowance; 0: runner_setup_allowance_s() */
+	const char *rootfs;        /* NULL: the initramfs alone; "debian[:PKG,...]": the
+				    * agent runs in that root filesystem (rootfs.h),
+				    * built once, recorded with each run */
+	const char *const *files;  /* NULL-ended "PATH[:GUEST_PATH]" copied into the
+				    * root filesystem (needs rootfs); may be NULL */
 };
 
 /* One run to boot: a pending run in the store and what it runs. */
