@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define LOG_MODULE "main"
+#include "bpftrace.h"
 #include "daemon.h"
 #include "knob.h"
 #include "log.h"
@@ -27,7 +28,28 @@
 static const struct workload *const workloads[] = {
 	&wl_wb_handover,
 	&wl_command,
+	&wl_fio,
 };
+
+/* Knobs every workload takes, handled here rather than by the workload:
+ *   bpftrace=PROGRAM  run PROGRAM beside the workload, its maps stored as
+ *                     probe counts (bpftrace.h)
+ * take_common() removes them from the workload's knob arguments. */
+#define BT_ATTACH_TIMEOUT_S 120.0
+static void take_common(int *kargc, char **kargv, const char **bpftrace)
+{
+	int n = 1;
+
+	*bpftrace = NULL;
+	for (int i = 1; i < *kargc; i++) {
+		if (!strncmp(kargv[i], "bpftrace=", 9))
+			*bpftrace = kargv[i] + 9;
+		else
+			kargv[n++] = kargv[i];
+	}
+	*kargc = n;
+	kargv[n] = NULL;
+}
 #define NWORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
 
 static void usage(FILE *f)
@@ -98,6 +120,11 @@ static int cmd_list(void)
 		if (w->notes)
 			printf("%s\n", w->notes);
 	}
+	printf("\nevery workload also takes:\n");
+	printf("  %-14s %-9s %-6s %-8s %s\n", "bpftrace", "string", "", "\"\"",
+	       "bpftrace program run beside it (-f json); its maps become probe counts");
+	printf("  %-14s %-9s %-6s %-8s %s\n", "", "", "", "",
+	       "bpftrace:MAP with the map key (@ret[-2] -> probe bpftrace:ret key -2)");
 	printf("\nSizes take K, M, G, T (binary) suffixes; seconds take s, m, h; bools 0/1.\n");
 	return 0;
 }
@@ -171,6 +198,8 @@ static int cmd_run(int argc, char **argv, double started_s)
 	struct sigaction sa;
 	struct probes *probes = NULL;
 	const char *probes_state = "loaded";
+	const char *bt_prog = NULL;
+	struct bt *bt = NULL;
 
 	memset(&ctx, 0, sizeof(ctx));
 	for (int i = 1; i < argc; i++) {
@@ -201,6 +230,7 @@ static int cmd_run(int argc, char **argv, double started_s)
 		free(kargv);
 		return 2;
 	}
+	take_common(&kargc, kargv, &bt_prog);
 	if (rec_open(&rec, out_spec, &why) < 0) {
 		free(kargv);
 		ret = die(NULL, 2, buf_str(&why));
@@ -254,8 +284,25 @@ static int cmd_run(int argc, char **argv, double started_s)
 		}
 	}
 	ctx.probes = probes;
+	if (bt_prog && *bt_prog) {
+		rec_phase(rec, 0, "bpftrace-attach");
+		if ((ret = bt_start(&bt, bt_prog, BT_ATTACH_TIMEOUT_S, err, sizeof(err))) < 0) {
+			probes_close(probes);
+			knobs_release(&k);
+			return die(rec, 2, err);
+		}
+	}
 	ctx.t0_s = clock_mono_s();
 	ret = w->run(&ctx);
+	if (bt) {
+		char bterr[512];
+		int n = bt_stop(bt, rec, wl_t(&ctx), bterr, sizeof(bterr));
+
+		if (n < 0 && ret >= 0) {
+			snprintf(ctx.err, sizeof(ctx.err), "%s", bterr);
+			ret = n;
+		}
+	}
 	probes_close(probes);
 	knobs_release(&k);
 	if (ret < 0)
@@ -267,7 +314,7 @@ static int cmd_run(int argc, char **argv, double started_s)
 
 /* check --json's reply (the usage text documents it); printed on stdout. */
 static void check_reply(const char *workload, const struct workload *w, const struct knobs *k,
-			const char *knob, const char *error)
+			const char *knob, const char *error, double extra_s)
 {
 	json_t *o = json_object();
 	char *text;
@@ -279,6 +326,9 @@ static void check_reply(const char *workload, const struct workload *w, const st
 		json_object_set_new(o, "error", json_string(error));
 	} else {
 		double s = w->expected_s ? w->expected_s(k) : -1;
+
+		if (s >= 0)
+			s += extra_s;     /* bpftrace's attach, at most */
 
 		if (s < 0)
 			json_object_set_new(o, "expected_s", json_null());
@@ -304,6 +354,7 @@ static int cmd_check(int argc, char **argv)
 	char **kargv = xcalloc((size_t)argc + 1, sizeof(*kargv));
 	int kargc = 0, ret;
 	bool json = false;
+	const char *bt_prog = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
@@ -316,6 +367,7 @@ static int cmd_check(int argc, char **argv)
 		free(kargv);
 		return 2;
 	}
+	take_common(&kargc, kargv, &bt_prog);
 	if (!(w = find_workload(kargv[0]))) {
 		snprintf(f.msg, sizeof(f.msg), "unknown workload '%s' (see 'kcanary-agent list')",
 			 kargv[0]);
@@ -325,7 +377,8 @@ static int cmd_check(int argc, char **argv)
 		ret = knobs_parse_fault(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, &f);
 	}
 	if (json)
-		check_reply(kargv[0], w, &k, f.knob, ret < 0 ? f.msg : NULL);
+		check_reply(kargv[0], w, &k, f.knob, ret < 0 ? f.msg : NULL,
+			    bt_prog && *bt_prog ? BT_ATTACH_TIMEOUT_S : 0);
 	else if (ret < 0)
 		fprintf(stderr, "kcanary-agent: error: %s\n", f.msg);
 	free(kargv);

@@ -46,6 +46,11 @@ struct workload {
 
 extern const struct workload wl_wb_handover;
 extern const struct workload wl_command;
+extern const struct workload wl_fio;
+
+/* command.c's stdout line parser (exposed for tests; see command.c). */
+int cmd_metric_line(const char *line, char *name, char *unit, double *value,
+		    const char **better);
 
 /* Set (to the signal number) by SIGINT/SIGTERM; workloads stop soon after. */
 extern volatile sig_atomic_t wl_stop;
