@@ -371,6 +371,23 @@ out:
 	return r;
 }
 
+/* The last "E: " line of a build log (mmdebstrap's and apt's errors), or
+ * its last line; static storage, for one message. */
+static const char *log_error_line(const char *log)
+{
+	static char line[512];
+	char *text = NULL, *save = NULL, *l;
+
+	snprintf(line, sizeof(line), "no message");
+	if (read_file(&text, NULL, log, 16 << 20))
+		return line;
+	for (l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (!strncmp(l, "E: ", 3) || !strstr(line, "E: "))
+			snprintf(line, sizeof(line), "%s", l);
+	free(text);
+	return line;
+}
+
 /* The host's package lists must be there: the build uses them as they are. */
 static int host_lists_ok(struct buf *err)
 {
@@ -412,10 +429,19 @@ static int build(const struct rootfs_spec *s, char **pkgs, const struct file_arg
 			pkgs[0] ? include : "--include=", "bookworm", root,
 			s->sources ? s->sources : default_sources(), NULL,
 		};
-		if ((r = run_logged(argv, log, NULL))) {
-			err_setf(err, r, "mmdebstrap %s failed (%s; its output: %s)", s->spec,
+		/* once more on a failure: a download from the mirror can fail
+		 * for a moment, and a new try costs what the build costs */
+		if ((r = run_logged(argv, log, NULL)) == -EIO) {
+			const char *rm[] = { "rm", "-rf", "--", root, NULL };
+
+			log_warn("mmdebstrap %s failed (%s): trying once more", s->spec, log_error_line(log));
+			run_logged(rm, NULL, NULL);
+			r = run_logged(argv, log, NULL);
+		}
+		if (r) {
+			err_setf(err, r, "mmdebstrap %s failed: %s (its output: %s)", s->spec,
 				 r == -ENOENT ? "not installed: apt-get install mmdebstrap" :
-				 "see the log", log);
+				 log_error_line(log), log);
 			goto out;
 		}
 	}
