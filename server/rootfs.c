@@ -401,8 +401,8 @@ static int host_lists_ok(struct buf *err)
 	return 0;
 }
 
-static int build(const struct rootfs_spec *s, char **pkgs, const struct file_arg *f, size_t nf,
-		 const char *final, const char *pkgs_path, const char *log, struct buf *err)
+static int build(const struct rootfs_spec *s, char **pkgs, const char *final,
+		 const char *pkgs_path, const char *log, struct buf *err)
 {
 	char *dir = xstrdup(final), *stage = NULL, *root = NULL, *include = NULL, *tmp = NULL;
 	struct buf inc = BUF_INIT;
@@ -447,15 +447,6 @@ static int build(const struct rootfs_spec *s, char **pkgs, const struct file_arg
 	}
 	if ((r = add_agent(root, s->agent_path, log, err)))
 		goto out;
-	for (size_t i = 0; i < nf; i++) {
-		char *dst = f[i].dst[0] == '/' ? xasprintf("%s%s", root, f[i].dst) :
-			    xasprintf("%s%s/%s", root, ROOTFS_FILES_DIR, f[i].dst);
-
-		r = copy_in(f[i].src, dst, log, err);
-		free(dst);
-		if (r)
-			goto out;
-	}
 	{
 		const char *argv[] = { "dpkg-query", "--admindir", NULL, "-W",
 				       "-f", "${Package} ${Version}\n", NULL };
@@ -499,6 +490,66 @@ out:
 	return r;
 }
 
+/*
+ * The files layer: a copy of the base image with the files appended
+ * (mksquashfs appends to an existing image in place, in well under a
+ * second), under ROOTFS_FILES_DIR: rel/PATH for a relative guest path,
+ * abs/PATH for an absolute one; /init puts each where it belongs. So a
+ * changed script costs a copy, not a Debian build.
+ */
+static int files_layer(const char *base, const char *final, const struct file_arg *f, size_t nf,
+		       const char *log, struct buf *err)
+{
+	char *dir = xstrdup(final), *stage = NULL, *top = NULL, *tmp = NULL;
+	int r;
+
+	*strrchr(dir, '/') = '\0';
+	stage = xasprintf("%s/files.XXXXXX", dir);
+	if (!mkdtemp(stage)) {
+		r = err_setf(err, -errno, "cannot create a staging directory in '%s': %s", dir,
+			     strerror(errno));
+		free(stage);
+		stage = NULL;
+		goto out;
+	}
+	top = xasprintf("%s%s", stage, ROOTFS_FILES_DIR);
+	for (size_t i = 0; i < nf; i++) {
+		char *dst = xasprintf("%s/%s/%s", top, f[i].dst[0] == '/' ? "abs" : "rel",
+				      f[i].dst + (f[i].dst[0] == '/'));
+
+		r = copy_in(f[i].src, dst, log, err);
+		free(dst);
+		if (r)
+			goto out;
+	}
+	tmp = xasprintf("%s.tmp.%d", final, (int)getpid());
+	{
+		const char *cp[] = { "cp", "--reflink=auto", "--", base, tmp, NULL };
+		const char *sq[] = { "mksquashfs", top, tmp, "-keep-as-directory", "-no-recovery",
+				     "-quiet", "-no-progress", NULL };
+
+		if ((r = run_logged(cp, log, NULL)) || (r = run_logged(sq, log, NULL))) {
+			err_setf(err, r, "cannot add the --files to a copy of '%s' (log %s)", base, log);
+			unlink(tmp);
+			goto out;
+		}
+	}
+	if (rename(tmp, final)) {
+		r = err_setf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+		unlink(tmp);
+	}
+out:
+	if (stage) {
+		const char *argv[] = { "rm", "-rf", "--", stage, NULL };
+		run_logged(argv, NULL, NULL);
+	}
+	free(dir);
+	free(stage);
+	free(top);
+	free(tmp);
+	return r;
+}
+
 /* Sort "name version" lines (dpkg-query lists in its database's order). */
 static char *sorted_lines(char *text)
 {
@@ -524,8 +575,9 @@ int rootfs_get(struct rootfs_image *out, const struct rootfs_spec *s, struct buf
 	struct buf m = BUF_INIT;
 	struct file_arg *f = NULL;
 	size_t nf = 0;
-	char **pkgs = NULL, agent_sha[65], *dir = NULL, *pkgs_path = NULL, *log = NULL;
-	char *text = NULL;
+	char **pkgs = NULL, agent_sha[65], base_hash[65], *dir = NULL, *base = NULL;
+	char *pkgs_path = NULL, *log = NULL, *text = NULL;
+	double t0 = clock_mono_s();
 	struct stat st;
 	int r;
 
@@ -543,29 +595,45 @@ int rootfs_get(struct rootfs_image *out, const struct rootfs_spec *s, struct buf
 	if ((r = resolve(&m, pkgs, err)))
 		goto out;
 	buf_printf(&m, "agent %s\n", agent_sha);
-	for (size_t i = 0; i < nf; i++)
-		buf_printf(&m, "file %s %s\n", f[i].dst, f[i].sha256);
-	token_hash(img.hash, buf_str(&m));
+	token_hash(base_hash, buf_str(&m));
 	dir = xasprintf("%s/rootfs", s->home);
 	if ((r = mkdir_p(dir, 0755))) {
 		err_setf(err, r, "cannot create '%s': %s", dir, strerror(-r));
 		goto out;
 	}
-	img.path = xasprintf("%s/%s.sqfs", dir, img.hash);
-	pkgs_path = xasprintf("%s/%s.pkgs", dir, img.hash);
-	log = xasprintf("%s/%s.log", dir, img.hash);
-	if (access(img.path, R_OK) || access(pkgs_path, R_OK)) {
-		double t0 = clock_mono_s();
-
-		log_info("building root filesystem %s for %s (log %s)", img.path, s->spec, log);
+	base = xasprintf("%s/%s.sqfs", dir, base_hash);
+	pkgs_path = xasprintf("%s/%s.pkgs", dir, base_hash);
+	log = xasprintf("%s/%s.log", dir, base_hash);
+	if (access(base, R_OK) || access(pkgs_path, R_OK)) {
+		log_info("building root filesystem %s for %s (log %s)", base, s->spec, log);
 		unlink(log);
-		if ((r = build(s, pkgs, f, nf, img.path, pkgs_path, log, err)))
+		if ((r = build(s, pkgs, base, pkgs_path, log, err)))
 			goto out;
 		img.built = true;
+	} else {
+		log_debug("root filesystem %s is cached", base);
+	}
+	if (nf) {
+		/* the image with files: keyed by the base and each file */
+		buf_reset(&m);
+		buf_printf(&m, "kcanary-rootfs-files %d\nbase %s\n", ROOTFS_RECIPE, base_hash);
+		for (size_t i = 0; i < nf; i++)
+			buf_printf(&m, "file %s %s\n", f[i].dst, f[i].sha256);
+		token_hash(img.hash, buf_str(&m));
+		img.path = xasprintf("%s/%s.sqfs", dir, img.hash);
+		if (access(img.path, R_OK)) {
+			if ((r = files_layer(base, img.path, f, nf, log, err)))
+				goto out;
+			img.built = true;
+		}
+	} else {
+		memcpy(img.hash, base_hash, sizeof(img.hash));
+		img.path = base;
+		base = NULL;
+	}
+	if (img.built) {
 		img.build_s = clock_mono_s() - t0;
 		log_info("built root filesystem %s in %.1f s", img.path, img.build_s);
-	} else {
-		log_debug("root filesystem %s is cached", img.path);
 	}
 	if ((r = read_file(&text, NULL, pkgs_path, 16 << 20))) {
 		err_setf(err, r, "cannot read '%s': %s", pkgs_path, strerror(-r));
@@ -583,6 +651,7 @@ out:
 	files_free(f, nf);
 	buf_release(&m);
 	free(dir);
+	free(base);
 	free(pkgs_path);
 	free(log);
 	free(text);

@@ -8,7 +8,10 @@
  * Cache: $KCANARY_HOME/rootfs/<hash>.sqfs, where hash is the sha256 of a
  * manifest of the sorted package set with the versions apt resolves for it
  * from the host's own package lists (`apt-get -s` against an empty dpkg
- * status), the agent's sha256 and each file's guest path and sha256. The
+ * status) and the agent's sha256. With --files, a second image keyed by
+ * that hash and each file's guest path and sha256: a copy of the first
+ * with the files appended (mksquashfs appends in place), so a changed
+ * script costs a copy of the image, not a Debian build. The
  * build uses those same lists (mmdebstrap --skip=update with the host's
  * /var/lib/apt/lists copied in) and the host's apt sources, so the key
  * names what gets installed; a second job with the same set builds
@@ -33,11 +36,12 @@
 /* Bumped whenever what goes into an image changes other than by its inputs. */
 #define ROOTFS_RECIPE 1
 
-/* Where the agent sits in an image, and the directory whose contents
- * /init copies into the workload's directory (files with a relative guest
- * path). */
+/* Where the agent sits in an image, and where --files are: FILES_DIR/rel/
+ * (relative guest paths; /init copies them into the workload's directory)
+ * and FILES_DIR/abs/ (absolute ones; /init copies them into place in the
+ * overlay). */
 #define ROOTFS_AGENT "/opt/kcanary/run-agent"
-#define ROOTFS_FILES_DIR "/opt/kcanary/files"
+#define ROOTFS_FILES_DIR "/kcfiles"
 
 struct rootfs_spec {
 	const char *home;          /* $KCANARY_HOME: images go to home/rootfs/ */
