@@ -246,44 +246,6 @@ static double fio_timeout_s(const struct knobs *k)
 	return *knobs_str(k, "job") ? -1 : knobs_double(k, "runtime_s") + 120;
 }
 
-/* Wait for fio, with probe records each second; kill it on a stop or its
- * timeout. 0, or -errno with ctx->err. */
-static int fio_wait(struct wl_ctx *ctx, pid_t pid, double timeout_s)
-{
-	double start = clock_mono_s();
-	int st = 0;
-
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return -errno;
-		if (wl_stop || (timeout_s > 0 && clock_mono_s() - start > timeout_s)) {
-			bool stopped = wl_stop;
-
-			kill(pid, SIGKILL);
-			wl_reap(pid, 5.0, NULL);
-			if (stopped) {
-				snprintf(ctx->err, sizeof(ctx->err), "interrupted by signal %d", (int)wl_stop);
-				return -EINTR;
-			}
-			snprintf(ctx->err, sizeof(ctx->err), "fio ran longer than %.0f s (timeout_s) and was killed",
-				 timeout_s);
-			return -ETIMEDOUT;
-		}
-		wl_sleep_until(ctx, clock_mono_s() + 0.2);
-	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(ctx->err, sizeof(ctx->err), "fio %s %d (its messages are on the console)",
-			 WIFEXITED(st) ? "exited with status" : "was killed by signal",
-			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-		return -EIO;
-	}
-	return 0;
-}
-
 /* The per-second logs of every job: tmp/kc_{bw,iops}.N.log. */
 static void emit_logs(struct emit_ctx *e, const char *out, size_t njobs, const char *tmp)
 {
@@ -331,7 +293,7 @@ static int fio_run(struct wl_ctx *ctx)
 		snprintf(ctx->err, sizeof(ctx->err), "cannot fork: %s", strerror(-ret));
 		goto out;
 	}
-	if ((ret = fio_wait(ctx, pid, fio_timeout_s(ctx->knobs))) < 0)
+	if ((ret = wl_wait_tool(ctx, pid, fio_timeout_s(ctx->knobs), "fio")) < 0)
 		goto out;
 	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
 	out_path = xasprintf("%s/out.json", tmp);

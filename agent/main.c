@@ -29,6 +29,7 @@ static const struct workload *const workloads[] = {
 	&wl_wb_handover,
 	&wl_command,
 	&wl_fio,
+	&wl_stress_ng,
 };
 
 /* Knobs every workload takes, handled here rather than by the workload:
