@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/close_range.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,6 +108,11 @@ static int run_logged(const char *const argv[], const char *log_path, const char
 		if (lfd < 0 || ofd < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(ofd, 1) < 0 ||
 		    dup2(lfd, 2) < 0)
 			_exit(126);
+		/* Nothing else inherited: mmdebstrap hands apt the lowest free
+		 * fd for `cat >&N`, and dash cannot redirect to N >= 10 ("Bad fd
+		 * number"), which it reaches when the caller holds a few open
+		 * (a flock, the store, sockets). */
+		close_range(3, ~0U, 0);
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -371,7 +377,7 @@ out:
 	return r;
 }
 
-/* The last "E: " line of a build log (mmdebstrap's and apt's errors), or
+/* The first "E: " line of a build log (mmdebstrap's and apt's errors), or
  * its last line; static storage, for one message. */
 static const char *log_error_line(const char *log)
 {
@@ -381,8 +387,9 @@ static const char *log_error_line(const char *log)
 	snprintf(line, sizeof(line), "no message");
 	if (read_file(&text, NULL, log, 16 << 20))
 		return line;
+	/* the first E: line says why; mmdebstrap's last one only that it failed */
 	for (l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-		if (!strncmp(l, "E: ", 3) || !strstr(line, "E: "))
+		if (strncmp(line, "E: ", 3) || (!strncmp(l, "E: ", 3) && !strncmp(line, "E: mmdebstrap failed", 20)))
 			snprintf(line, sizeof(line), "%s", l);
 	free(text);
 	return line;

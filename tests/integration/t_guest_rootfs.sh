@@ -16,7 +16,8 @@ command -v mmdebstrap >/dev/null && command -v mksquashfs >/dev/null ||
 
 SPEC=debian:fio,bpftrace
 echo "-- rootfs build, cold then warm"
-$KC rootfs build $SPEC > "$HOME_DIR/cold" 2> "$HOME_DIR/err.cold" || { cat "$HOME_DIR/err.cold"; fail "cold build failed"; }
+$KC rootfs build $SPEC > "$HOME_DIR/cold" 2> "$HOME_DIR/err.cold" ||
+	{ cat "$HOME_DIR/err.cold"; grep -hv "^I:" "$HOME_DIR"/rootfs/*.log | tail -n 40; fail "cold build failed"; }
 cat "$HOME_DIR/cold"
 grep -q "^rootfs [0-9a-f]\{64\} built in" "$HOME_DIR/cold" || fail "cold: not built: $(cat "$HOME_DIR/cold")"
 $KC rootfs build $SPEC > "$HOME_DIR/warm" 2> "$HOME_DIR/err.warm" || { cat "$HOME_DIR/err.warm"; fail "warm lookup failed"; }
