@@ -30,6 +30,7 @@ static const struct workload *const workloads[] = {
 	&wl_command,
 	&wl_fio,
 	&wl_stress_ng,
+	&wl_perf_bench,
 };
 
 /* Knobs every workload takes, handled here rather than by the workload:

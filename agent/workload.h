@@ -48,6 +48,7 @@ extern const struct workload wl_wb_handover;
 extern const struct workload wl_command;
 extern const struct workload wl_fio;
 extern const struct workload wl_stress_ng;
+extern const struct workload wl_perf_bench;
 
 /* command.c's stdout line parser (exposed for tests; see command.c). */
 int cmd_metric_line(const char *line, char *name, char *unit, double *value,
