@@ -7,7 +7,8 @@
  * whether they parse, and how long the workload takes: the watchdog's
  * base), the kernel command line (image.h), the guest initramfs (built or
  * found in the cache, kept across the runs of one context per modules
- * tree), the runner (runner.h: domain, channel into the store, watchdog,
+ * tree), the root filesystem when the job asks for one (rootfs.h: built
+ * or found once per context, named with each run in the store), the runner (runner.h: domain, channel into the store, watchdog,
  * teardown) and the outcome in the store.
  *
  * A run that cannot start (knobs the agent refuses, no initramfs, params
