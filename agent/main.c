@@ -185,6 +185,37 @@ static int die(struct rec_out *rec, int code, const char *msg)
 	return code;
 }
 
+/* The workload, with bt_prog (bpftrace=, may be NULL) attached before it
+ * and its maps stored after it. *setup_failed: bpftrace could not start
+ * (a precondition, exit 2). 0 or -errno with ctx->err. */
+static int run_workload(struct wl_ctx *ctx, const struct workload *w, const char *bt_prog,
+			bool *setup_failed)
+{
+	struct bt *bt = NULL;
+	int ret;
+
+	*setup_failed = false;
+	if (bt_prog && *bt_prog) {
+		rec_phase(ctx->rec, 0, "bpftrace-attach");
+		if ((ret = bt_start(&bt, bt_prog, BT_ATTACH_TIMEOUT_S, ctx->err, sizeof(ctx->err))) < 0) {
+			*setup_failed = true;
+			return ret;
+		}
+	}
+	ctx->t0_s = clock_mono_s();
+	ret = w->run(ctx);
+	if (bt) {
+		char bterr[512];
+		int n = bt_stop(bt, ctx->rec, wl_t(ctx), bterr, sizeof(bterr));
+
+		if (n < 0 && ret >= 0) {
+			snprintf(ctx->err, sizeof(ctx->err), "%s", bterr);
+			ret = n;
+		}
+	}
+	return ret;
+}
+
 static int cmd_run(int argc, char **argv, double started_s)
 {
 	const struct workload *w;
@@ -201,7 +232,7 @@ static int cmd_run(int argc, char **argv, double started_s)
 	struct probes *probes = NULL;
 	const char *probes_state = "loaded";
 	const char *bt_prog = NULL;
-	struct bt *bt = NULL;
+	bool setup_failed = false;
 
 	memset(&ctx, 0, sizeof(ctx));
 	for (int i = 1; i < argc; i++) {
@@ -286,29 +317,11 @@ static int cmd_run(int argc, char **argv, double started_s)
 		}
 	}
 	ctx.probes = probes;
-	if (bt_prog && *bt_prog) {
-		rec_phase(rec, 0, "bpftrace-attach");
-		if ((ret = bt_start(&bt, bt_prog, BT_ATTACH_TIMEOUT_S, err, sizeof(err))) < 0) {
-			probes_close(probes);
-			knobs_release(&k);
-			return die(rec, 2, err);
-		}
-	}
-	ctx.t0_s = clock_mono_s();
-	ret = w->run(&ctx);
-	if (bt) {
-		char bterr[512];
-		int n = bt_stop(bt, rec, wl_t(&ctx), bterr, sizeof(bterr));
-
-		if (n < 0 && ret >= 0) {
-			snprintf(ctx.err, sizeof(ctx.err), "%s", bterr);
-			ret = n;
-		}
-	}
+	ret = run_workload(&ctx, w, bt_prog, &setup_failed);
 	probes_close(probes);
 	knobs_release(&k);
 	if (ret < 0)
-		return die(rec, 1, ctx.err[0] ? ctx.err : strerror(-ret));
+		return die(rec, setup_failed ? 2 : 1, ctx.err[0] ? ctx.err : strerror(-ret));
 	rec_done(rec);
 	rec_close(rec);
 	return 0;
