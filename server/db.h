@@ -220,6 +220,11 @@ int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, doub
  * new value ignored (-EEXIST), so a later ingest never rewrites data.
  * Begun while the connection is already inside a transaction (the caller's
  * db_begin()), a batch joins it: commit and rollback are then the caller's.
+ * In its own batch the writer inserts samples 64 rows to a statement, so
+ * a sample may be stored (and a store error reported) only by a later call
+ * or db_writer_commit(); it checks foreign keys once per batch (the run
+ * exists) rather than per row, and the connection's enforcement is back on
+ * after commit or rollback.
  */
 struct db_writer;
 
@@ -257,6 +262,7 @@ struct db_report_run {
 	int64_t id, variant_id, seq;
 	int repeat_idx;
 	char *cell, *status, *params_json, *fs, *accel;
+	char *host;          /* the agent's hello host (a fleet host); may be NULL */
 	double value;        /* summary value, or derived (see derived) */
 	bool has_value;
 	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X) */
@@ -275,9 +281,16 @@ struct db_report_probe {   /* final probe totals per variant and cell, summed
 	int64_t count;
 };
 
+struct db_report_run_probe {   /* one run's final count of one probe key */
+	int64_t run_id;
+	char *name, *key;
+	int64_t count;
+};
+
 struct db_report_data {
 	int64_t job_id;
 	char *job_name, *job_kind, *job_status, *job_metric;
+	char *spec_json;          /* the job's stored spec ("{}" for ingest jobs) */
 	char *unit, *better;      /* of the metric; NULL when unknown */
 	struct db_report_variant *variants;
 	size_t nvariants;
@@ -285,6 +298,9 @@ struct db_report_data {
 	size_t nruns;
 	struct db_report_probe *probes;
 	size_t nprobes;
+	struct db_report_run_probe *run_probes;  /* usable runs only, by run id,
+						  * name, key */
+	size_t nrun_probes;
 };
 
 /*
