@@ -469,7 +469,8 @@
 				el("td", {}, KC.statusBadge(r.status)),
 				el("td", { class: "num" }, KC.fmt(r.value, unit) + (r.value_source === "samples" ? "*" : "")),
 				el("td", { class: "probes" }, ptxt),
-				el("td", {}, el("a", { class: "console-link", href: `api/v1/runs/${r.id}/console` }, "console")));
+				el("td", {}, r.has_console ? el("a", { class: "console-link",
+					href: `api/v1/runs/${r.id}/console` }, "console") : el("span", { class: "muted", text: "no console" })));
 		});
 		box.replaceChildren(el("table", { class: "runs", id: "runs-table" },
 			el("thead", {}, el("tr", {}, el("th", { class: "num" }, "run"), el("th", {}, S.by),
