@@ -392,49 +392,63 @@
 		return { lo: Math.floor(lo / step) * step, hi: Math.ceil(hi / step) * step, step };
 	}
 
-	/* SVG ECDF of the headline metric: per value of the axis, the share
-	 * of its runs at or below x, a step line in the strip plot's colour.
-	 * Every run is a step, so nothing is smoothed or binned away. */
+	/* SVG ECDF of the headline metric, one chart per cell of the report
+	 * (as the statistics: runs of different cells are never pooled), one
+	 * step line per value of the axis in the strip plot's colour: the
+	 * share of that value's runs at or below x. Every run is a step, so
+	 * nothing is smoothed or binned away; the x scale is shared. */
 	function renderEcdf() {
 		const box = $("ecdf");
+		const rep = S.report;
+		if (!S.reportLoaded || !rep) {
+			box.replaceChildren(el("p", { class: "muted", text: S.reportLoaded ? "no report" : "building the report…" }));
+			return;
+		}
 		const vals = axisValues();
-		const runs = chosenRuns().filter((r) => r.value !== null);
-		const unit = S.runs.unit;
-		if (!runs.length) {
+		const unit = rep.unit || S.runs.unit;
+		const keyOf = (g) => (g.variant_id !== undefined ? g.variant_id : g.value);
+		const cells = (rep.cells || []).filter((c) => KC.cellMatches(c.cell, S.chosen)).map((c) => ({
+			title: c.title || c.cell || "all runs",
+			lines: (c.groups || c.variants).map((g) => ({ key: keyOf(g), name: g.name,
+				xs: (g.runs || []).map((r) => r.value).filter((v) => v !== null && v !== undefined)
+					.sort((x, y) => x - y) })).filter((l) => l.xs.length),
+		})).filter((c) => c.lines.length);
+		const xs = cells.flatMap((c) => c.lines.flatMap((l) => l.xs));
+		if (!xs.length) {
 			box.replaceChildren(el("p", { class: "muted", text: "no run has a value yet" }));
 			return;
 		}
-		const W = 760, H = 260, left = 64, right = 16, top = 12, bottom = 40;
-		const xs = runs.map((r) => r.value);
+		const W = 560, H = 230, left = 56, right = 16, top = 12, bottom = 40;
 		const { lo, hi, step } = niceRange(Math.min(0, ...xs), Math.max(...xs));
 		const X = (v) => left + (W - left - right) * (v - lo) / (hi - lo);
 		const Y = (f) => top + (H - top - bottom) * (1 - f);
 		const mk = svgEl;
-		const svg = mk("svg", { class: "ecdf", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
-		for (const f of [0, 0.25, 0.5, 0.75, 1]) {
-			svg.append(mk("line", { x1: left, x2: W - right, y1: Y(f), y2: Y(f), stroke: "#eee" }));
-			svg.append(mk("text", { x: left - 6, y: Y(f) + 4, "text-anchor": "end" }, f.toFixed(2)));
-		}
-		for (let v = lo; v <= hi + step / 2; v += step)
-			svg.append(mk("text", { x: X(v), y: H - 22, "text-anchor": "middle" }, KC.fmt(v, unit)));
-		svg.append(mk("text", { x: (W + left) / 2, y: H - 4, "text-anchor": "middle", fill: "#777" },
-			`${S.runs.metric} (${KC.betterLabel(S.runs.better)}); y: share of runs at or below`));
-		vals.forEach((v, i) => {
-			const mine = runs.filter((r) => axisValueOf(r) === v.key).map((r) => r.value)
-				.sort((a, b) => a - b);
-			if (!mine.length)
-				return;
-			let d = `M${X(lo)},${Y(0)}`;
-			mine.forEach((x, k) => { d += ` H${X(x)} V${Y((k + 1) / mine.length)}`; });
-			d += ` H${X(hi)}`;
-			const path = mk("path", { d, fill: "none", stroke: KC.color(i), "stroke-width": 2,
-				class: "ecdf-series", "data-axis-value": String(v.key), "data-n": String(mine.length) });
-			path.append(mk("title", {}, `${v.name}: ${mine.length} run${mine.length === 1 ? "" : "s"}`));
-			svg.append(path);
+		const charts = cells.map((c) => {
+			const svg = mk("svg", { class: "ecdf", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
+			for (const f of [0, 0.25, 0.5, 0.75, 1]) {
+				svg.append(mk("line", { x1: left, x2: W - right, y1: Y(f), y2: Y(f), stroke: "#eee" }));
+				svg.append(mk("text", { x: left - 6, y: Y(f) + 4, "text-anchor": "end" }, f.toFixed(2)));
+			}
+			for (let v = lo; v <= hi + step / 2; v += step)
+				svg.append(mk("text", { x: X(v), y: H - 22, "text-anchor": "middle" }, KC.fmt(v, unit)));
+			svg.append(mk("text", { x: (W + left) / 2, y: H - 4, "text-anchor": "middle", fill: "#777" },
+				`${rep.metric || S.runs.metric}; y: share of runs at or below`));
+			for (const l of c.lines) {
+				const i = Math.max(0, vals.findIndex((v) => v.key === l.key));
+				let d = `M${X(lo)},${Y(0)}`;
+				l.xs.forEach((x, k) => { d += ` H${X(x)} V${Y((k + 1) / l.xs.length)}`; });
+				d += ` H${X(hi)}`;
+				const path = mk("path", { d, fill: "none", stroke: KC.color(i), "stroke-width": 2,
+					class: "ecdf-series", "data-axis-value": String(l.key), "data-n": String(l.xs.length) });
+				path.append(mk("title", {}, `${l.name}: ${l.xs.length} run${l.xs.length === 1 ? "" : "s"}`));
+				svg.append(path);
+			}
+			return el("div", { class: "ecdf-cell" }, el("h3", { text: c.title }), svg);
 		});
 		box.replaceChildren(el("div", { class: "legend", id: "ecdf-legend" }, vals.map((v, i) =>
 			el("span", { class: "legend-item", "data-axis-value": String(v.key) },
-				el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name))), svg);
+				el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name))),
+			el("div", { class: "curves" }, charts));
 	}
 
 	/* run id -> its final probe counts ({name: {key: count}}), from the

@@ -144,19 +144,26 @@ async function checkBisect(page, bj) {
 	await page.screenshot({ path: path.join(outdir, bj.shot), fullPage: true });
 }
 
-// The ECDF: one step line per value of the axis, in that value's strip
-// colour, and together one step per run with a value.
+// The ECDF: one chart per cell of the report along the axis (cells are
+// never pooled), in each one step line per value of the axis, in that
+// value's strip colour, with as many steps as the report has runs there.
 async function checkEcdf(page, nvalues, by) {
-	const series = await page.$$eval("svg.ecdf path.ecdf-series", (ps) => ps.map((p) =>
-		({ v: p.getAttribute("data-axis-value"), stroke: p.getAttribute("stroke"), n: +p.getAttribute("data-n") })));
+	const rep = await (await page.request.get(`${base}/api/v1/jobs/${want.job_id}/report?by=${by}`)).json();
+	const charts = await page.$$eval("svg.ecdf", (svgs) => svgs.map((svg) =>
+		[...svg.querySelectorAll("path.ecdf-series")].map((p) => ({ v: p.getAttribute("data-axis-value"),
+			stroke: p.getAttribute("stroke"), n: +p.getAttribute("data-n") }))));
 	const dots = await page.$$eval("svg.strip circle.run-dot", (cs) => cs.map((c) =>
 		({ v: c.getAttribute("data-axis-value"), fill: c.getAttribute("fill") })));
-	const same = series.every((s) => dots.filter((d) => d.v === s.v).length === s.n &&
-		dots.filter((d) => d.v === s.v).every((d) => d.fill === s.stroke));
-	check(series.length === nvalues && new Set(series.map((s) => s.stroke)).size === nvalues && same &&
-		series.reduce((a, s) => a + s.n, 0) === dots.length,
-		`by ${by}: the ECDF has one line per value (${series.map((s) => `${s.v} ${s.stroke} n=${s.n}`).join(", ")}), ` +
-		"each in its strip-plot colour over that value's runs");
+	check(charts.length === rep.cells.length, `by ${by}: one ECDF per cell of the report (${charts.length})`);
+	for (const [k, series] of charts.entries()) {
+		const groups = rep.cells[k].groups || rep.cells[k].variants;
+		const ns = groups.map((g) => g.runs.filter((r) => r.value !== null).length).join(",");
+		check(series.length === nvalues && new Set(series.map((s) => s.stroke)).size === nvalues &&
+			series.every((s) => dots.some((d) => d.v === s.v) && dots.filter((d) => d.v === s.v).every((d) => d.fill === s.stroke)) &&
+			series.map((s) => s.n).join(",") === ns,
+			`by ${by}: ECDF of '${rep.cells[k].title || rep.cells[k].cell}': one line per value ` +
+			`(${series.map((s) => `${s.v} ${s.stroke} n=${s.n}`).join(", ")}; report n ${ns}), each in its strip-plot colour`);
+	}
 }
 
 // The runs table: one row per run, its axis value, value and probe counts
