@@ -418,7 +418,7 @@
 			box.replaceChildren(el("p", { class: "muted", text: "no run has a value yet" }));
 			return;
 		}
-		const W = 560, H = 230, left = 56, right = 16, top = 12, bottom = 40;
+		const W = 560, H = 230, left = 56, right = 28, top = 12, bottom = 40;
 		const { lo, hi, step } = niceRange(Math.min(0, ...xs), Math.max(...xs));
 		const X = (v) => left + (W - left - right) * (v - lo) / (hi - lo);
 		const Y = (f) => top + (H - top - bottom) * (1 - f);
