@@ -239,6 +239,11 @@ int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double
 int db_writer_probe(struct db_writer *w, double t_s, const char *name,
 		    const char *key, int64_t count, struct buf *err);
 int db_writer_phase(struct db_writer *w, double t_s, const char *name, struct buf *err);
+/* A metric's unit and direction (better: "higher", "lower" or NULL), as a
+ * workload defines it (the agent's metric record); a metric the store
+ * already knows keeps its own. */
+int db_writer_metric_def(struct db_writer *w, const char *name, const char *unit,
+			 const char *better, struct buf *err);
 int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text, struct buf *err);
 int db_writer_summary(struct db_writer *w, const char *metric, double value, struct buf *err);
 int db_writer_raw(struct db_writer *w, int64_t line_no, const char *reason,
@@ -306,6 +311,20 @@ struct db_report_data {
 int db_report_load(struct db *db, int64_t job_id, const char *metric,
 		   struct db_report_data *out, struct buf *err);
 void db_report_release(struct db_report_data *d);
+
+/* One distinct environment of a job's runs: the variant, the kernel
+ * release the guest reported, the host and accelerator, the knobs (the
+ * run's params_json) and how many runs had it. "" where not recorded. */
+struct db_env_row {
+	char *variant, *kernel_release, *host, *accel, *fs, *params_json;
+	int64_t nruns;
+};
+
+/* db_report_env - the job's distinct run environments, by variant idx
+ * (db_report.c). *out has *n rows (db_env_rows_free). */
+int db_report_env(struct db *db, int64_t job_id, struct db_env_row **out, size_t *n,
+		  struct buf *err);
+void db_env_rows_free(struct db_env_row *v, size_t n);
 
 
 /* ---- job listing and progress (db_status.c) ---- */
