@@ -13,14 +13,19 @@ static const char jobs_usage[] =
 	"usage: kcanary jobs [--all]\n"
 	"\n"
 	"List the newest 20 jobs (all with --all): id, name, kind, status, runs\n"
-	"done of total and how many failed, and when each started.\n";
+	"done of total and how many failed, and when each started.\n"
+	"\n"
+	"Exit status: 0 listed, 1 no store at the home or it cannot be read,\n"
+	"2 usage.\n";
 
 static const char status_usage[] =
 	"usage: kcanary status JOB\n"
 	"\n"
 	"Print a job's progress from the store: variants (and which failed to\n"
 	"apply or build), runs done of total by outcome, and the run in\n"
-	"progress with its latest lag sample.\n";
+	"progress with its latest lag sample.\n"
+	"\n"
+	"Exit status: 0 printed, 1 no such job or no store at the home, 2 usage.\n";
 
 int cmd_jobs(int argc, char **argv)
 {
@@ -38,7 +43,7 @@ int cmd_jobs(int argc, char **argv)
 		fprintf(stderr, "kcanary jobs: unexpected '%s'\n%s", argv[1], jobs_usage);
 		return 2;
 	}
-	if (!(db = cmd_open_store("kcanary jobs")))
+	if (!(db = cmd_open_existing_store("kcanary jobs")))
 		return 1;
 	if (db_jobs_list(db, &rows, &n, all ? 0 : 20, &err)) {
 		fprintf(stderr, "kcanary jobs: %s\n", buf_str(&err));
@@ -80,7 +85,7 @@ int cmd_status(int argc, char **argv)
 		fputs(status_usage, stderr);
 		return 2;
 	}
-	if (!(db = cmd_open_store("kcanary status")))
+	if (!(db = cmd_open_existing_store("kcanary status")))
 		return 1;
 	if (db_job_resolve(db, &id, argv[1], &err) || db_job_get(db, id, &j, &err)) {
 		fprintf(stderr, "kcanary status: %s\n", buf_str(&err));
