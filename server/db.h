@@ -254,6 +254,7 @@ struct db_report_run {
 	int64_t id, variant_id, seq;
 	int repeat_idx;
 	char *cell, *status, *params_json, *fs, *accel;
+	char *lab_host;      /* the lab host it ran on (lab.h); NULL: not placed */
 	double value;        /* summary value, or derived (see derived) */
 	bool has_value;
 	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X) */

@@ -756,10 +756,11 @@ int vm_pool_ensure(struct vm_conn *c, struct buf *err)
 				     VM_POOL_NAME, VM_POOL_DIR, virt_msg());
 			goto out;
 		}
-		if (virStoragePoolBuild(p, 0) < 0)
-			log_debug("pool build: %s", virt_msg());
 		virStoragePoolSetAutostart(p, 1);
 	}
+	/* building a dir pool makes its directory; one that exists is kept */
+	if (virStoragePoolIsActive(p) != 1 && virStoragePoolBuild(p, 0) < 0)
+		log_debug("pool build: %s", virt_msg());
 	if (virStoragePoolIsActive(p) != 1 && virStoragePoolCreate(p, 0) < 0)
 		r = err_setf(err, -EIO, "cannot start storage pool '%s' on the host: %s",
 			     VM_POOL_NAME, virt_msg());
