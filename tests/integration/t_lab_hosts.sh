@@ -46,13 +46,16 @@ J="job_id = (SELECT id FROM jobs WHERE name = 'lab')"
 $KCQ compare --name lab --kernels "$KERNEL" --aa --repeat 4 --seed 1 --vcpus 1 $SHORT \
 	--hosts all >"$HOME_DIR/out.1" 2>"$HOME_DIR/err.1" &
 pid=$!
-# wait for a run on h2 that is under way with samples, then drop the host
+# wait until h2 has finished a run and the next one there is under way
+# with samples, then drop the host
 i=0
 while :; do
 	n=$(q "SELECT count(*) FROM runs r WHERE r.$J AND r.lab_host = 'h2' AND r.status = 'running'
-	       AND (SELECT count(*) FROM samples s WHERE s.run_id = r.id) >= 2" 2>/dev/null)
+	       AND (SELECT count(*) FROM samples s WHERE s.run_id = r.id) >= 2
+	       AND (SELECT count(*) FROM runs o WHERE o.$J AND o.lab_host = 'h2' AND o.status = 'ok') >= 1" \
+	       2>/dev/null)
 	[ "${n:-0}" -ge 1 ] && break
-	kill -0 $pid 2>/dev/null || fail "the job ended before a run on h2 got going: $(tail -5 "$HOME_DIR/err.1")"
+	kill -0 $pid 2>/dev/null || fail "the job ended before a second run on h2 got going: $(tail -5 "$HOME_DIR/err.1")"
 	i=$((i + 1))
 	[ $i -lt 900 ] || fail "no run on h2 got going"
 	sleep 0.5
