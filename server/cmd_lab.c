@@ -195,6 +195,9 @@ static int do_check(struct db *db, int argc, char **argv)
 		       (unsigned long long)info.memory_mib, (unsigned long long)info.free_mib);
 		printf("pool:        %s\n", info.pool_ok ? VM_POOL_NAME " (" VM_POOL_DIR ") active" :
 		       info.pool_why);
+		if (info.swept)
+			printf("swept:       %zu scratch volumes of runs that died with their host\n",
+			       info.swept);
 	}
 	printf("%s: %s%s%s\n", argv[1], ok ? "up" : "down", ok ? "" : ": ", ok ? "" : buf_str(&err));
 	buf_release(&err);

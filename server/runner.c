@@ -600,7 +600,7 @@ static void run_release(struct run *x)
 		vm_domain_free(x->dom);
 	}
 	/* the scratch volume goes with the run; on a host that went away it
-	 * stays in the pool (names are unique; not swept yet) */
+	 * stays in the pool until `kcanary lab check` sweeps it */
 	if (x->disk_vol && vm_conn_is_alive(x->conn) &&
 	    vm_volume_delete(x->conn, x->disk_name, &e))
 		log_warn("%s", buf_str(&e));

@@ -943,6 +943,49 @@ int vm_volume_delete(struct vm_conn *c, const char *name, struct buf *err)
 	return r;
 }
 
+int vm_volume_sweep(struct vm_conn *c, size_t *n_deleted, struct buf *err)
+{
+	static const char suffix[] = "-scratch.img";
+	virStoragePoolPtr p = pool_get(c, err);
+	virStorageVolPtr *vols = NULL;
+	size_t deleted = 0;
+	int n;
+
+	if (n_deleted)
+		*n_deleted = 0;
+	if (!p)
+		return -EIO;
+	virStoragePoolRefresh(p, 0);
+	n = virStoragePoolListAllVolumes(p, &vols, 0);
+	if (n < 0) {
+		virStoragePoolFree(p);
+		return err_setf(err, -EIO, "cannot list the volumes of pool '%s': %s", VM_POOL_NAME,
+				virt_msg());
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = virStorageVolGetName(vols[i]);
+		size_t len = name ? strlen(name) : 0;
+
+		if (len > sizeof(suffix) - 1 && !strncmp(name, "kcanary-", 8) &&
+		    !strcmp(name + len - (sizeof(suffix) - 1), suffix)) {
+			char *dom_name = xstrndup(name, len - (sizeof(suffix) - 1));
+			virDomainPtr d = virDomainLookupByName(c->c, dom_name);
+
+			if (!d && virStorageVolDelete(vols[i], 0) == 0)
+				deleted++;
+			if (d)
+				virDomainFree(d);
+			free(dom_name);
+		}
+		virStorageVolFree(vols[i]);
+	}
+	free(vols);
+	virStoragePoolFree(p);
+	if (n_deleted)
+		*n_deleted = deleted;
+	return 0;
+}
+
 /* ---- a host ---- */
 
 static void fmt_version(char *out, size_t size, unsigned long v)
@@ -976,7 +1019,7 @@ int vm_host_info(struct vm_host_info *out, struct vm_conn *c, struct buf *err)
 		fmt_version(out->hv_version, sizeof(out->hv_version), hv);
 	if (vm_conn_driver(c, out->driver, sizeof(out->driver), &out->has_qemu, &out->has_kvm, err))
 		return -EIO;
-	out->pool_ok = vm_pool_ensure(c, &e) == 0;
+	out->pool_ok = vm_pool_ensure(c, &e) == 0 && vm_volume_sweep(c, &out->swept, &e) == 0;
 	snprintf(out->pool_why, sizeof(out->pool_why), "%s", buf_str(&e));
 	buf_release(&e);
 	return 0;

@@ -223,6 +223,11 @@ int vm_volume_scratch(struct vm_conn *c, const char *name, uint64_t bytes, char 
 /* vm_volume_delete - delete the volume name; 0 also when there is none. */
 int vm_volume_delete(struct vm_conn *c, const char *name, struct buf *err);
 
+/* vm_volume_sweep - delete the scratch volumes ("NAME-scratch.img") in the
+ * pool whose domain NAME is not running: what a run on a host that dropped
+ * mid-run left. *n_deleted (may be NULL) counts them. */
+int vm_volume_sweep(struct vm_conn *c, size_t *n_deleted, struct buf *err);
+
 /* vm_file_key - the volume name for a file's content: "kc-<16 hex digits
  * of FNV-1a 64 over the bytes>-<size>" plus suffix (".img"). A cache key,
  * not a security hash (http://www.isthe.com/chongo/tech/comp/fnv/).
@@ -243,11 +248,12 @@ struct vm_host_info {
 	unsigned cpus;
 	uint64_t memory_mib, free_mib;
 	bool pool_ok;              /* VM_POOL_NAME is (now) active */
+	size_t swept;              /* scratch volumes of dead runs deleted (vm_volume_sweep) */
 	char pool_why[256];        /* why not, when !pool_ok */
 };
 
 /* vm_host_info - ask the host behind c (over the connection). Ensures the
- * pool (pool_ok says whether that worked). -EIO with err when the host does
+ * pool and sweeps it (pool_ok says whether that worked). -EIO with err when the host does
  * not answer. */
 int vm_host_info(struct vm_host_info *out, struct vm_conn *c, struct buf *err);
 

@@ -248,6 +248,15 @@ static void test_volumes(void **state)
 	assert_int_equal(vm_volume_upload(c, k1, f, &p2, NULL, &err), 0);
 	assert_string_equal(p1, p2);
 	assert_non_null(strstr(p1, "/kc-e71fa2190541574b-3.kernel"));
+	/* a dead run's scratch volume is swept; another volume is kept */
+	assert_int_equal(vm_volume_scratch(c, "kcanary-r9-p1-beef-scratch.img", 1 << 20, &sp, &err), 0);
+	free(sp);
+	sp = NULL;
+	size_t swept = 0;
+	assert_int_equal(vm_volume_sweep(c, &swept, &err), 0);
+	assert_int_equal(swept, 1);
+	assert_int_equal(vm_volume_sweep(c, &swept, &err), 0);
+	assert_int_equal(swept, 0);
 	assert_int_equal(vm_volume_scratch(c, "unit-scratch.img", 1 << 20, &sp, &err), 0);
 	assert_int_equal(vm_volume_delete(c, "unit-scratch.img", &err), 0);
 	assert_int_equal(vm_volume_delete(c, "unit-scratch.img", &err), 0);
