@@ -103,6 +103,10 @@ $KCQ lab list >"$HOME_DIR/list"
 grep -q "^h2 *down" "$HOME_DIR/list" || fail "lab list: $(cat "$HOME_DIR/list")"
 grep -q "^local *up" "$HOME_DIR/list" || fail "lab list: $(cat "$HOME_DIR/list")"
 grep -q "runs on lab hosts: .*local [0-9]" "$HOME_DIR/out.1" || fail "the report names no hosts"
+# report --by host: one row per lab host
+$KCQ report lab --by host >"$HOME_DIR/byhost" 2>&1 || fail "report --by host: $(cat "$HOME_DIR/byhost")"
+grep -q "^ *host=local " "$HOME_DIR/byhost" && grep -q "^ *host=h2 " "$HOME_DIR/byhost" ||
+	fail "report --by host has no row per host: $(cat "$HOME_DIR/byhost")"
 # no scratch volume of this coordinator left on the local host
 left=$(virsh -q -c qemu:///system vol-list kcanary 2>/dev/null | grep -c "kcanary-r[0-9]*-p$pid-.*-scratch" || true)
 [ "$left" = 0 ] || fail "$left scratch volumes left in the local pool"
