@@ -146,8 +146,6 @@ static bool owner_alive(const char *owner)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
-/* The run's headline value for its progress line (", worst_lag_s 1.2"),
- * "" when the run has none. */
 /* The pending runs, on the lab hosts o->hosts names (lab.h: whole blocks
  * per host, parallel across hosts, infra runs placed again). */
 static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
@@ -157,7 +155,8 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 	struct lab_job lj = {
 		.o = o, .db_path = db_path, .seed = spec->seed, .metric = spec->metric,
 		.j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
-		       .memory_mib = (uint64_t)spec->memory_mb, .watchdog_s = spec->watchdog_s },
+		       .memory_mib = (uint64_t)spec->memory_mb, .watchdog_s = spec->watchdog_s,
+		       .rootfs = spec->rootfs },
 	};
 	struct lab_pool pool;
 	int r;

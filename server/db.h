@@ -222,6 +222,11 @@ int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, doub
  * new value ignored (-EEXIST), so a later ingest never rewrites data.
  * Begun while the connection is already inside a transaction (the caller's
  * db_begin()), a batch joins it: commit and rollback are then the caller's.
+ * In its own batch the writer inserts samples 64 rows to a statement, so
+ * a sample may be stored (and a store error reported) only by a later call
+ * or db_writer_commit(); it checks foreign keys once per batch (the run
+ * exists) rather than per row, and the connection's enforcement is back on
+ * after commit or rollback.
  */
 struct db_writer;
 
@@ -236,6 +241,11 @@ int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double
 int db_writer_probe(struct db_writer *w, double t_s, const char *name,
 		    const char *key, int64_t count, struct buf *err);
 int db_writer_phase(struct db_writer *w, double t_s, const char *name, struct buf *err);
+/* A metric's unit and direction (better: "higher", "lower" or NULL), as a
+ * workload defines it (the agent's metric record); a metric the store
+ * already knows keeps its own. */
+int db_writer_metric_def(struct db_writer *w, const char *name, const char *unit,
+			 const char *better, struct buf *err);
 int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text, struct buf *err);
 int db_writer_summary(struct db_writer *w, const char *metric, double value, struct buf *err);
 int db_writer_raw(struct db_writer *w, int64_t line_no, const char *reason,

@@ -263,7 +263,7 @@ struct run {
 	struct runner_result *out;
 	char name[96];
 	char *dir, *console, *xml, *tail;
-	char *kernel_vol, *initrd_vol, *disk_vol;  /* their paths on the host */
+	char *kernel_vol, *initrd_vol, *disk_vol, *rootfs_vol;  /* their paths on the host */
 	char disk_name[128];         /* the scratch volume's name; "" none made */
 	uint64_t disk_bytes, sent_bytes, memory_mib;
 	unsigned vcpus;
@@ -338,21 +338,27 @@ static void run_fail_infra(struct run *x, const char *what, struct buf *e)
 	x->why_infra = true;
 }
 
-/* Put the kernel and the initramfs in the host's pool (sent once per
- * content: vm_volume_upload()) and make the scratch volume. */
+/* Put the kernel, the initramfs and the root filesystem image (when the
+ * run has one) in the host's pool (sent once per content:
+ * vm_volume_upload()) and make the scratch volume. */
 static void run_stage(struct run *x)
 {
 	const struct runner_opts *o = x->o;
-	const char *files[2] = { o->kernel, o->initrd };
-	char **paths[2] = { &x->kernel_vol, &x->initrd_vol };
+	const char *files[3] = { o->kernel, o->initrd, o->rootfs };
+	const char *suffix[3] = { ".kernel", ".initrd", ".rootfs" };
+	char **paths[3] = { &x->kernel_vol, &x->initrd_vol, &x->rootfs_vol };
 	struct buf e = BUF_INIT;
 
 	if (vm_pool_ensure(x->conn, &e))
 		goto infra;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		char key[96];
 		uint64_t sent = 0;
-		int r = vm_file_key(key, sizeof(key), files[i], i ? ".initrd" : ".kernel");
+		int r;
+
+		if (!files[i] || !*files[i])
+			continue;   /* no rootfs image */
+		r = vm_file_key(key, sizeof(key), files[i], suffix[i]);
 
 		if (r) {
 			run_failf(x, "cannot read '%s': %s", files[i], strerror(-r));
@@ -405,7 +411,7 @@ static int run_setup(struct run *x, struct buf *err)
 		.name = x->name, .accel = o->accel,
 		.vcpus = x->vcpus, .memory_mib = x->memory_mib,
 		.kernel = x->kernel_vol, .initrd = x->initrd_vol, .cmdline = o->cmdline,
-		.disk_path = x->disk_vol, .channel_name = "kcanary",
+		.disk_path = x->disk_vol, .rootfs_path = x->rootfs_vol, .channel_name = "kcanary",
 	};
 	if (vm_domain_xml(&x->xml, &spec, &e)) {
 		run_failf(x, "%s", e.len ? buf_str(&e) : "cannot write the domain XML");
@@ -611,6 +617,7 @@ static void run_release(struct run *x)
 	free(x->kernel_vol);
 	free(x->initrd_vol);
 	free(x->disk_vol);
+	free(x->rootfs_vol);
 	free(x->xml);
 	free(x->tail);
 }

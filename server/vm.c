@@ -147,7 +147,8 @@ static void xml_line(struct buf *b, const char *before, const char *value, const
 static void xml_disk(struct buf *b, const char *path, const char *dev, bool readonly)
 {
 	buf_puts(b, "    <disk type='file' device='disk'>\n");
-	buf_printf(b, "      <driver name='qemu' type='raw' cache='none' io='native'/>\n");
+	buf_puts(b, readonly ? "      <driver name='qemu' type='raw'/>\n" :
+		 "      <driver name='qemu' type='raw' cache='none' io='native'/>\n");
 	xml_line(b, "      <source file='", path, "'/>\n");
 	xml_line(b, "      <target dev='", dev, "' bus='virtio'/>\n");
 	if (readonly)
@@ -210,6 +211,8 @@ int vm_domain_xml(char **out, const struct vm_spec *s, struct buf *err)
 		 "  <on_crash>destroy</on_crash>\n"
 		 "  <devices>\n");
 	xml_disk(&b, s->disk_path, "vda", false);
+	if (s->rootfs_path && *s->rootfs_path)
+		xml_disk(&b, s->rootfs_path, "vdb", true);
 	xml_streams(&b, s->channel_name);
 	buf_puts(&b, "    <controller type='usb' model='none'/>\n"
 		 "    <memballoon model='none'/>\n"

@@ -64,6 +64,8 @@ struct vm_spec {
 	const char *initrd;
 	const char *cmdline;
 	const char *disk_path;     /* raw scratch disk, virtio-blk vda, cache=none */
+	const char *rootfs_path;   /* NULL: none; else an image attached read-only as
+				    * virtio-blk vdb (rootfs.h): a path on the host */
 	const char *channel_name;  /* virtio-serial port name the guest looks up
 				    * (kcanary); read with vm_domain_open_channel() */
 };
