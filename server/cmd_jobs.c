@@ -93,6 +93,8 @@ int cmd_status(int argc, char **argv)
 	printf("  runs: %d/%d done: %d ok, %d failed, %d other; %d running\n", j->runs_done,
 	       j->runs_total, j->runs_ok, j->runs_failed,
 	       j->runs_done - j->runs_ok - j->runs_failed, j->runs_running);
+	if (j->runs_interrupted)
+		printf("  interrupted: %d; the newest, %s\n", j->runs_interrupted, j->last_interrupted);
 	r = db_run_progress(db, id, "lag_s", &run, &variant, &cell, &rep, &t, &v, &err);
 	if (r == 0) {
 		if (isnan(t))
