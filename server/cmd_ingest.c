@@ -31,9 +31,13 @@ static const char usage_text[] =
 	"  --fs FS            filesystem the run used (part of its matrix cell)\n"
 	"  --param KEY=VALUE  a workload knob of the run (part of its matrix cell)\n"
 	"\n"
-	"Lines that do not parse are kept raw and counted; a stream without a\n"
-	"\"done\" record leaves the run 'incomplete' with every sample it had.\n"
-	"Exit status: 0 stored (even with skipped lines), 1 store error, 2 usage.\n";
+	"Lines that do not parse or break the stream's order are kept raw and\n"
+	"counted, each named on stderr; a stream without a \"done\" record\n"
+	"leaves the run 'incomplete' with every sample it had. A stream that is\n"
+	"mostly not records is cut off after 1000 bad lines (or 8 MiB of them)\n"
+	"and its run fails.\n"
+	"Exit status: 0 stored (even with skipped lines), 1 store error or a stream\n"
+	"that is not records, 2 usage.\n";
 
 /* The matrix cell text: "fs=ext4 k1=v1 k2=v2" in the order given. */
 static void add_cell(struct buf *cell, const char *kv)
@@ -174,8 +178,8 @@ int cmd_ingest(int argc, char **argv)
 	char chunk[1 << 16];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (ingest_feed(in, chunk, n, NULL))
-			break;
+		if (ingest_feed(in, chunk, n, NULL) || ingest_stats(in)->refused)
+			break;   /* not a record stream: the rest is not read */
 	/* a store error in feed is said again by close */
 	r = ingest_close(in, &st, &err);
 	in = NULL;
@@ -184,6 +188,15 @@ int cmd_ingest(int argc, char **argv)
 		/* not left 'running': failed, with the reason (when the store takes
 		 * even that; else the next command finds the writer gone) */
 		db_run_set_status(db, run_id, "failed", buf_str(&err), NULL);
+		goto out;
+	}
+	for (int i = 0; i < st.n_bad_shown; i++)
+		fprintf(stderr, "kcanary ingest: %s: kept raw\n", st.bad_shown[i]);
+	if (st.bad_lines > st.n_bad_shown)
+		fprintf(stderr, "kcanary ingest: ... and %" PRId64 " more lines kept raw\n",
+			st.bad_lines - st.n_bad_shown);
+	if (st.refused) {
+		fprintf(stderr, "kcanary ingest: run %" PRId64 " failed: %s\n", run_id, st.error);
 		goto out;
 	}
 	/* an ad-hoc job is whatever was ingested into it: done after each run */

@@ -74,4 +74,60 @@ nruns=$(q "SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.na
 [ "$nruns" = 10 ] || fail "expected 10 runs in 'racing', got $nruns"
 integrity
 echo "fault-table: concurrent ingest --job NEW|10|10|0"
-echo "ok: killed ingest shown as interrupted and repeatable; concurrent ingests share one job"
+
+# --- records that break the stream's order ---------------------------------
+cat > $tmp/order.jsonl <<'EOS'
+{"type":"hello","agent_version":"t","kernel_release":"6.12.117","host":"t"}
+{"type":"sample","t":1.0,"metric":"lag_s","value":0.5}
+{"type":"sample","t":2.0,"metric":"lag_s","value":0.6}
+{"type":"hello","agent_version":"t","kernel_release":"6.1","host":"other"}
+{"type":"sample","t":1.5,"metric":"lag_s","value":9.0}
+{"type":"probe","t":1.0,"name":"cgroup_writeback_by_id","key":"-2","count":10}
+{"type":"probe","t":2.0,"name":"cgroup_writeback_by_id","key":"-2","count":4}
+{"type":"probe","t":3.0,"name":"cgroup_writeback_by_id","key":"0","count":-1}
+{"type":"summary","metrics":{"worst_lag_s":0.6}}
+{"type":"done","status":"ok"}
+{"type":"sample","t":3.0,"metric":"lag_s","value":7.0}
+EOS
+$KC ingest --job order --variant base $tmp/order.jsonl > $tmp/out 2>$tmp/err || fail "ingest failed: $(cat $tmp/err)"
+cat $tmp/err
+rid=$(q "SELECT r.id FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'order'")
+[ "$(q "SELECT count(*) FROM samples WHERE run_id = $rid")" = 2 ] || fail "samples out of order stored"
+[ "$(q "SELECT count(*) FROM probes WHERE run_id = $rid")" = 1 ] || fail "falling or negative counts stored"
+[ "$(q "SELECT kernel_release FROM runs WHERE id = $rid")" = 6.12.117 ] || fail "a second hello replaced the first"
+for want in "4|a second \"hello\"" "5|sample t 1.5 of 'lag_s' goes back" "7|falls from 10" "8|negative" "11|after \"done\""; do
+	line=${want%%|*} text=${want#*|}
+	q "SELECT reason FROM raw_lines WHERE run_id = $rid AND line_no = $line" | grep -qF "$text" ||
+		fail "line $line: no reason with '$text': $(q "SELECT line_no, reason FROM raw_lines WHERE run_id = $rid")"
+	grep -q "line $line: " $tmp/err || fail "ingest did not name line $line on stderr"
+done
+integrity
+echo "fault-table: stream order (2nd hello, t back, counts fall/negative, after done)|5|5|0"
+
+# --- garbage and one huge line: bounded store, the run failed with the reason
+before=$(stat -c %s $DB 2>/dev/null || echo 0)
+head -c 96M /dev/urandom | base64 -w 1000 > $tmp/garbage   # 128 MiB, 130k lines
+/usr/bin/time -f %M -o $tmp/rss $KC ingest --job hostile --variant base $tmp/garbage > $tmp/out 2>$tmp/err &&
+	fail "128 MiB of garbage ingested with exit 0"
+cat $tmp/err
+rss=$(tail -n 1 $tmp/rss)
+q "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
+after=$(stat -c %s $DB)
+grew=$(( (after - before) / 1048576 ))
+echo "garbage: store grew ${grew} MiB, peak RSS $((rss / 1024)) MiB"
+[ $grew -le 16 ] || fail "128 MiB of garbage grew the store by $grew MiB"
+[ $rss -le 131072 ] || fail "peak RSS $rss KiB for a garbage stream"
+[ "$(q "SELECT r.status FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'hostile'")" = failed ] ||
+	fail "a garbage stream's run is not failed"
+q "SELECT r.error FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'hostile'" | grep -q "not a record stream" ||
+	fail "no reason for the garbage run"
+grep -q "line [0-9]*: " $tmp/err || fail "ingest did not name the line where it gave up"
+{ sh tests/fixtures/gen-stream.sh 2.0 10 nodone; head -c 100M /dev/zero | tr '\0' a; echo;
+  echo '{"type":"done","status":"ok"}'; } > $tmp/long
+$KC ingest --job longline --variant base $tmp/long > $tmp/out 2>$tmp/err || fail "a long line failed the ingest: $(cat $tmp/err)"
+grep -q "line 23: line longer than the 1048576-byte cap" $tmp/err || fail "the long line is not named: $(cat $tmp/err)"
+[ "$(q "SELECT r.status FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'longline'")" = ok ] ||
+	fail "records after a long line were lost"
+integrity
+echo "fault-table: hostile stream (128 MiB garbage, one 100 MiB line)|2|2|0"
+echo "ok: killed ingest shown as interrupted and repeatable; concurrent ingests share one job; hostile streams bounded"
