@@ -543,6 +543,16 @@ static int send_batch(struct daemon *d, double now)
 		d->registered = false;   /* the store forgot us: register again */
 		r = -EAGAIN;
 		backoff(d, now);
+	} else if (status == 507 || status == 503) {
+		/* the server cannot store now (a full disk, a busy store): once per
+		 * outage; the spool keeps the records for the back-off's retries */
+		if (d->server_up || !d->send_errors)
+			log_warn("the server cannot store records now (HTTP %ld; kept in the spool,"
+				 " retrying with back-off): %s", status, buf_str(&err));
+		d->server_up = false;
+		d->send_errors++;
+		backoff(d, now);
+		r = -EAGAIN;
 	} else {
 		log_err("records refused: %s", buf_str(&err));
 		d->send_errors++;

@@ -91,7 +91,13 @@ void api_db_error(struct http_resp *resp, int r, const char *what, struct buf *e
 {
 	if (r == -ENOENT)
 		api_error(resp, 404, "%s", what);
-	else {
+	else if (r == -ENOSPC || r == -EBUSY) {
+		/* not the request's fault and not for ever: 507 Insufficient
+		 * Storage (RFC 4918) for a full disk, 503 for a store held busy;
+		 * an agent keeps its spool and retries */
+		log_err("%s: %s", what, err_text(err));
+		api_error(resp, r == -ENOSPC ? 507 : 503, "%s: %s", what, err_text(err));
+	} else {
 		/* the handler is where a store error is handled: logged here, once */
 		log_err("%s: %s", what, err_text(err));
 		api_error(resp, 500, "store error: %s", err_text(err));

@@ -185,9 +185,15 @@ int cmd_ingest(int argc, char **argv)
 	in = NULL;
 	if (r) {
 		fprintf(stderr, "kcanary ingest: %s; batches before it are kept\n", buf_str(&err));
-		/* not left 'running': failed, with the reason (when the store takes
-		 * even that; else the next command finds the writer gone) */
-		db_run_set_status(db, run_id, "failed", buf_str(&err), NULL);
+		/* not left 'running': interrupted, with the reason, so the same
+		 * repeat can be ingested again once the store is fixed (when the
+		 * store takes even that; else the next command finds the writer
+		 * gone, db_runs_reap) */
+		struct buf why = BUF_INIT;
+		buf_printf(&why, "the store failed during ingest: %s; ingest the stream again"
+			   " to replace this run", buf_str(&err));
+		db_run_set_status(db, run_id, "interrupted", buf_str(&why), NULL);
+		buf_release(&why);
 		goto out;
 	}
 	for (int i = 0; i < st.n_bad_shown; i++)
