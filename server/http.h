@@ -37,6 +37,7 @@ struct http_req {
 	int64_t id;                /* the {id} captured by the route, or 0 */
 	const char *name;          /* the {host} captured by the route, or NULL */
 	char token[128];           /* name of the bearer token checked, or "" */
+	char scopes[256];          /* its scopes (token.h), or "" */
 	void *conn;                /* opaque: for http_query()/http_header() */
 	/* Without a connection (conn NULL: a unit test or a fuzz target
 	 * calling a handler directly) http_query() and http_header() read

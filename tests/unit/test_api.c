@@ -92,7 +92,7 @@ static int fx_setup(void **state)
 		f->runs[2 * i + 1] = add_run(db, f->job, "+ v6 2/3", patched[i], 120, false);
 	}
 	token_hash(hash, SECRET);
-	assert_int_equal(db_token_add(db, "ci", hash, NULL), 0);
+	assert_int_equal(db_token_add(db, "ci", hash, NULL, NULL), 0);
 	db_close(db);
 
 	/* a web dir with one page */
@@ -608,6 +608,78 @@ static void test_token_check(void **state)
 	reply_release(&r);
 }
 
+
+/* Token scopes (issue 18): an agent:HOST token, what a fleet host keeps on
+ * its disk, may not submit or cancel jobs (old code: 201 and 200), nor act
+ * for another host; a read token changes nothing; a submit token submits
+ * but is no agent; admin does all; a token sent twice or malformed is 401. */
+static void test_token_scopes(void **state)
+{
+	struct fx *f = *state;
+	const char *job = "{\"name\": \"scoped\", \"tree\": \"/src/linux\", \"base\": \"v6.12.117\"}";
+	static const struct { const char *name, *secret, *scopes; } toks[] = {
+		{ "agent:h1", "kct_scope-agent-h1", NULL },
+		{ "reader", "kct_scope-read", "read" },
+		{ "submitter", "kct_scope-submit", "submit" },
+		{ "root", "kct_scope-admin", "admin" },
+	};
+	struct db *db = NULL;
+	struct reply r;
+	json_t *list, *t;
+	size_t i;
+
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
+	for (i = 0; i < sizeof(toks) / sizeof(toks[0]); i++) {
+		char hash[TOKEN_HASH_HEX + 1];
+		token_hash(hash, toks[i].secret);
+		assert_int_equal(db_token_add(db, toks[i].name, hash, toks[i].scopes, NULL), 0);
+	}
+	assert_int_equal(db_token_list(db, &list, NULL), 0);
+	json_array_foreach(list, i, t)
+		if (!strcmp(json_string_value(json_object_get(t, "name")), "reader"))
+			assert_string_equal(json_string_value(json_object_get(t, "scopes")), "read");
+	json_decref(list);
+	db_close(db);
+
+	call(&r, f, "POST", "/api/v1/jobs", "kct_scope-agent-h1", job, "application/json", 0);
+	assert_json_error(&r, 403, "needs the scope submit");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", "kct_scope-read", job, "application/json", 0);
+	assert_json_error(&r, 403, "scopes: read");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs/1/cancel", "kct_scope-agent-h1", NULL, NULL, 0);
+	assert_json_error(&r, 403, "needs the scope submit");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/1");
+	assert_string_equal(json_string_value(jpath(r.json, "status")), "pending");
+	reply_release(&r);
+	/* another host's endpoints, and a submit token as an agent */
+	call(&r, f, "POST", "/api/v1/agents/h2/heartbeat", "kct_scope-agent-h1", "{}", "application/json", 0);
+	assert_json_error(&r, 403, "agent:h2");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/agents/register", "kct_scope-submit",
+	     "{\"host\":\"h1\",\"kernel_release\":\"6.12\",\"boot_id\":\"b\"}", "application/json", 0);
+	assert_json_error(&r, 403, "needs the scope agent:");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/agents/register", "kct_scope-agent-h1",
+	     "{\"host\":\"h1\",\"kernel_release\":\"6.12\",\"boot_id\":\"b\"}", "application/json", 0);
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", "kct_scope-submit", job, "application/json", 0);
+	assert_int_equal(r.status, 201);
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs/scoped/cancel", "kct_scope-admin", NULL, NULL, 0);
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	/* malformed: two tokens in one header, an empty one */
+	call(&r, f, "POST", "/api/v1/jobs", "kct_scope-submit, kct_scope-admin", job, "application/json", 0);
+	assert_json_error(&r, 401, "one 'Authorization: Bearer");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", "", job, "application/json", 0);
+	assert_json_error(&r, 401, "Authorization");
+	reply_release(&r);
+}
+
 static void test_submit_ini_and_bad_jobs(void **state)
 {
 	struct fx *f = *state;
@@ -886,6 +958,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_same_as_cli, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_ids_and_paths, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_token_check, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_token_scopes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_submit_ini_and_bad_jobs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_body_over_cap, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_metrics_and_static, fx_setup, fx_teardown),
