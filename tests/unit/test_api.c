@@ -81,6 +81,11 @@ static int fx_setup(void **state)
 
 	if (tmpdir_setup((void **)&td))
 		return -1;
+	/* submitted jobs get the CLI's knob check: the agent built beside us */
+	const char *b = getenv("B");
+	char *agent = xasprintf("%s/kcanary-agent", b && *b ? b : "build");
+	setenv("KCANARY_AGENT", agent, 1);
+	free(agent);
 	f = calloc(1, sizeof(*f));
 	f->td = *td;
 	free(td);
@@ -680,6 +685,60 @@ static void test_token_scopes(void **state)
 	reply_release(&r);
 }
 
+
+/* A job submitted over HTTP names only kernels and series under the
+ * server's --job-dir, and gets the CLI's knob check (issue 18; old code
+ * stored kernels=/etc/shadow and an unknown knob with 201). */
+static void test_submit_confined(void **state)
+{
+	struct fx *f = *state;
+	char *dir = xasprintf("%s/jobs", f->td.path), *img = xasprintf("%s/bzImage", dir);
+	char *body;
+	struct reply r;
+	FILE *fp;
+
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "{\"name\": \"shadow\", \"kernels\": [\"/etc/shadow\", \"/etc/passwd\"]}", "application/json", 0);
+	assert_json_error(&r, 403, "takes no kernel or series files");
+	reply_release(&r);
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	for (int i = 0; i < 2; i++) {
+		char *p = xasprintf("%s%s", img, i ? ".2" : "");
+		fp = fopen(p, "w");
+		assert_non_null(fp);
+		fputs("not really a kernel\n", fp);
+		fclose(fp);
+		free(p);
+	}
+	assert_int_equal(api_shared_add_job_dir(&f->api, dir, NULL), 0);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "{\"name\": \"shadow\", \"kernels\": [\"/etc/shadow\", \"/etc/passwd\"]}", "application/json", 0);
+	assert_json_error(&r, 403, "'/etc/shadow' is not a file under the server's --job-dir");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "{\"name\": \"dots\", \"kernels\": [\"../kc.db\", \"bzImage\"]}", "application/json", 0);
+	assert_json_error(&r, 403, "'../kc.db' is not a file under");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/shadow");
+	assert_int_equal(r.status, 404);
+	reply_release(&r);
+	/* the CLI's knob check */
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "[job]\nname = knobs\nkernels = bzImage bzImage\n\n[workload]\nno_such_knob = 1\n", "text/plain", 0);
+	assert_json_error(&r, 400, "no_such_knob");
+	reply_release(&r);
+	/* a relative name under the job dir: stored as its real path */
+	body = xasprintf("[job]\nname = confined\nkernels = bzImage %s.2\n", img);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, body, "text/plain", 0);
+	if (r.status != 201)
+		fail_msg("status %ld: %s", r.status, buf_str(&r.body));
+	assert_non_null(strstr(buf_str(&r.body), img));
+	reply_release(&r);
+	free(body);
+	free(img);
+	free(dir);
+}
+
 static void test_submit_ini_and_bad_jobs(void **state)
 {
 	struct fx *f = *state;
@@ -959,6 +1018,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_ids_and_paths, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_token_check, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_token_scopes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_submit_confined, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_submit_ini_and_bad_jobs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_body_over_cap, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_metrics_and_static, fx_setup, fx_teardown),
