@@ -4,6 +4,7 @@
  */
 #define LOG_MODULE "api"
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,7 +172,8 @@ static int check_token(struct api *api, struct http_req *req, struct http_resp *
 	char hash[TOKEN_HASH_HEX + 1];
 	int r;
 
-	if (!h || strncasecmp(h, "Bearer ", 7) || !h[7] || strchr(h + 7, ',')) {
+	if (!h || strncasecmp(h, "Bearer ", 7) || !h[7] || strchr(h + 7, ',') ||
+	    http_header_count(req, "Authorization") > 1) {
 		http_resp_header(resp, "WWW-Authenticate", "Bearer realm=\"kcanary\"");
 		api_error(resp, 401, "this endpoint changes state: send one 'Authorization: Bearer"
 			  " <token>' header (see 'kcanary token create')");
@@ -258,7 +260,12 @@ void api_handle(struct api *api, struct http_req *req, struct http_resp *resp)
 			return;
 		}
 	} else if (strstr(hit->pattern, "{id}")) {
+		errno = 0;
 		req->id = strtoll(seg, NULL, 10);
+		if (errno == ERANGE || req->id < 1) {
+			api_error(resp, 404, "no such id '%s': ids are 1 to %lld", seg, LLONG_MAX);
+			return;
+		}
 	} else if (strstr(hit->pattern, "{host}")) {
 		req->name = seg;
 	}

@@ -11,6 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <curl/curl.h>
 #include <jansson.h>
 
@@ -739,6 +744,165 @@ static void test_submit_confined(void **state)
 	free(dir);
 }
 
+
+/* A TCP connection from address from (127.0.0.x) to the fixture's server,
+ * or -1. */
+static int dial(struct fx *f, const char *from)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET }, me = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	inet_pton(AF_INET, from, &me.sin_addr);
+	a.sin_port = htons((uint16_t)http_server_port(f->srv));
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	if (bind(fd, (struct sockaddr *)&me, sizeof(me)) || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Send text as one raw request and return the status of the answer (its
+ * head in head, size bytes), 0 when none came within 5 s. */
+static int raw_request(struct fx *f, const char *text, char *head, size_t size)
+{
+	int fd = dial(f, "127.0.0.1"), status = 0;
+	struct timeval tv = { 5, 0 };
+	ssize_t n;
+	size_t got = 0;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	while (got + 1 < size && (n = read(fd, head + got, size - 1 - got)) > 0)
+		got += (size_t)n;
+	head[got] = '\0';
+	close(fd);
+	sscanf(head, "HTTP/1.%*d %d", &status);
+	return status;
+}
+
+/* HTTP under abuse (issue 18), loopback and bounded: nested JSON, a 2 MiB
+ * body, malformed or repeated Authorization, ids that are not ids, HEAD,
+ * OPTIONS and TRACE each get their status; every answer says nosniff and
+ * refuses framing; 1,100 idle connections from one client do not stop a
+ * new one from being served within a second (old code: the server's
+ * ~1,020-connection limit was taken, and it answered nobody); the server
+ * stays up. */
+static void test_http_abuse(void **state)
+{
+	struct fx *f = *state;
+	size_t deep = 100000, big = 2u << 20;
+	char *nest = xmalloc(deep + 1), *body = xmalloc(big + 1), head[4096], req[512];
+	struct rlimit rl;
+	struct reply r;
+	int *fds, nfds = 1100, open_fds = 0;
+
+	memset(nest, '[', deep);
+	nest[deep] = '\0';
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, nest, "application/json", 0);
+	assert_json_error(&r, 400, "maximum parsing depth");
+	reply_release(&r);
+	memset(body, ' ', big);
+	body[big] = '\0';
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, body, "text/plain", 0);
+	assert_json_error(&r, 413, "larger than the limit");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, NULL, "text/plain", big);
+	assert_json_error(&r, 413, "larger than the limit");
+	reply_release(&r);
+
+	/* Authorization twice, of another scheme, empty */
+	snprintf(req, sizeof(req), "POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer %s\r\n"
+		 "Authorization: Bearer kct_other\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", SECRET);
+	assert_int_equal(raw_request(f, req, head, sizeof(head)), 401);
+	assert_int_equal(raw_request(f, "POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nAuthorization: Basic "
+				     "YTpi\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", head, sizeof(head)), 401);
+	assert_int_equal(raw_request(f, "POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer "
+				     "\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", head, sizeof(head)), 401);
+	/* ids */
+	static const char *const ids[] = { "-1", "0", "99999999999999999999", "1e3", "%00" };
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/api/v1/runs/%s", ids[i]);
+		get(&r, f, path);
+		if (r.status != 404)
+			fail_msg("GET %s: %ld", path, r.status);
+		reply_release(&r);
+	}
+	/* methods */
+	assert_int_equal(raw_request(f, "HEAD /api/v1/jobs HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+				     head, sizeof(head)), 200);
+	assert_null(strstr(head, "\"jobs\""));   /* no body */
+	assert_int_equal(raw_request(f, "OPTIONS /api/v1/jobs HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+				     head, sizeof(head)), 405);
+	assert_non_null(strstr(head, "Allow: GET, POST"));
+	assert_int_equal(raw_request(f, "TRACE /api/v1/jobs HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+				     head, sizeof(head)), 405);
+	assert_int_equal(raw_request(f, "TRACE / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+				     head, sizeof(head)), 405);
+	/* the headers, on a page, an answer and an error */
+	static const char *const paths[] = { "/", "/api/v1/jobs", "/api/v1/nothing" };
+	for (size_t i = 0; i < 3; i++) {
+		get(&r, f, paths[i]);
+		assert_non_null(strstr(buf_str(&r.headers), "X-Content-Type-Options: nosniff"));
+		assert_non_null(strstr(buf_str(&r.headers), "X-Frame-Options: DENY"));
+		assert_non_null(strstr(buf_str(&r.headers), "frame-ancestors 'none'"));
+		reply_release(&r);
+	}
+
+	/* 1,100 idle connections from 127.0.0.1, then a client at 127.0.0.2 */
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < 1400) {
+		rl.rlim_cur = rl.rlim_max < 1400 ? rl.rlim_max : 1400;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < (rlim_t)nfds + 100)
+		nfds = (int)rl.rlim_cur - 100;
+	fds = xcalloc((size_t)nfds, sizeof(*fds));
+	for (int i = 0; i < nfds; i++)
+		if ((fds[i] = dial(f, "127.0.0.1")) >= 0)
+			open_fds++;
+	usleep(200 * 1000);   /* the server accepts (and refuses) them */
+	{
+		CURL *c = curl_easy_init();
+		char *url = xasprintf("%s/api/v1/jobs", f->base);
+		struct buf sink = BUF_INIT;
+		long status = 0;
+		double t0 = clock_mono_s(), took;
+
+		curl_easy_setopt(c, CURLOPT_URL, url);
+		curl_easy_setopt(c, CURLOPT_INTERFACE, "127.0.0.2");
+		curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+		curl_easy_setopt(c, CURLOPT_TIMEOUT, 5L);
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+		CURLcode rc = curl_easy_perform(c);
+		took = clock_mono_s() - t0;
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		print_message("abuse: %d idle connections open from 127.0.0.1; a client at 127.0.0.2"
+			      " answered %ld in %.3f s (%s)\n", open_fds, status, took, curl_easy_strerror(rc));
+		if (rc != CURLE_OK || status != 200 || took > 1.0)
+			fail_msg("a new client was not served within a second under %d idle connections: %s, %ld, %.3f s",
+				 open_fds, curl_easy_strerror(rc), status, took);
+		curl_easy_cleanup(c);
+		buf_release(&sink);
+		free(url);
+	}
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	/* still up */
+	get(&r, f, "/api/v1/jobs");
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	free(nest);
+	free(body);
+}
+
 static void test_submit_ini_and_bad_jobs(void **state)
 {
 	struct fx *f = *state;
@@ -1019,6 +1183,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_token_check, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_token_scopes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_submit_confined, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_http_abuse, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_submit_ini_and_bad_jobs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_body_over_cap, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_metrics_and_static, fx_setup, fx_teardown),
