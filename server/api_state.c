@@ -26,6 +26,9 @@ int api_shared_init(struct api_shared *sh, const char *db_path, struct buf *err)
 	/* open (and migrate) the store once here; the threads open their own */
 	if ((r = db_open(&db, db_path, err)))
 		return r;
+	/* runs left 'running' by a dead kcanary ingest are shown as interrupted
+	 * (a store that cannot take it now is no reason not to serve) */
+	db_runs_reap(db, NULL, NULL);
 	db_close(db);
 	pthread_mutex_init(&sh->lock, NULL);
 	sh->db_path = xstrdup(db_path);

@@ -38,7 +38,7 @@ grep -q '"metric":"sigpipe_ignored","value":0' $tmp/sigpipe.jsonl ||
 echo "fault-table: workload child's SIGPIPE disposition|1|1|0"
 
 # --- daemon SIGKILLed with its workload running ----------------------------
-kills=3
+kills=${FAULT_KILLS:-3}
 for i in $(seq $kills); do
 	$AG daemon --server http://127.0.0.1:18399 --token-file $tmp/token --host-id fault-$$ \
 		--interval 1s --spool $tmp/spool -q --workload command --every 1h cgroup=0 \
