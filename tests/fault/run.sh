@@ -28,6 +28,8 @@ done
 for u in "spool damaged mid-file (1 KiB of garbage)|agent_test_spool|test_damaged_middle" \
 	 "HTTP abuse (nesting, 2 MiB, auth, ids, methods, 1100 idle conns)|test_api|test_http_abuse" \
 	 "token scopes on every mutating route|test_api|test_token_scopes" \
+	 "store xWrite fails (VFS shim, every Nth call of an ingest)|test_db_fault|test_write_faults" \
+	 "store xSync fails (VFS shim, every Nth call of an ingest)|test_db_fault|test_sync_faults" \
 	 "job files outside --job-dir, unknown knob over HTTP|test_api|test_submit_confined"; do
 	name=${u%%|*} rest=${u#*|}
 	bin=${rest%%|*} test=${rest#*|}
