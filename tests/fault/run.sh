@@ -30,6 +30,7 @@ for u in "spool damaged mid-file (1 KiB of garbage)|agent_test_spool|test_damage
 	 "token scopes on every mutating route|test_api|test_token_scopes" \
 	 "store xWrite fails (VFS shim, every Nth call of an ingest)|test_db_fault|test_write_faults" \
 	 "store xSync fails (VFS shim, every Nth call of an ingest)|test_db_fault|test_sync_faults" \
+	 "store xWrite fails in a job's storing transaction|test_db_fault|test_job_store_faults" \
 	 "job files outside --job-dir, unknown knob over HTTP|test_api|test_submit_confined"; do
 	name=${u%%|*} rest=${u#*|}
 	bin=${rest%%|*} test=${rest#*|}

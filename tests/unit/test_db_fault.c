@@ -21,6 +21,7 @@
 
 #include "db.h"
 #include "ingest.h"
+#include "job.h"
 #include "util.h"
 #include "testutil.h"
 
@@ -297,11 +298,75 @@ static void test_sync_faults(void **state)
 	run_faults(FAULT_SYNC, "xSync");
 }
 
+
+/* A compare job's storing transaction (job_store: the job, its variants
+ * and every planned run) under the Nth failing write: the job is stored
+ * whole (2 variants x 2 fs x 3 repeats = 12 runs) or not at all. */
+static void test_job_store_faults(void **state)
+{
+	static const char ini[] = "[job]\nname = faulty-job\ntree = /src/linux\nbase = v6.12.117\n"
+				  "repeat = 3\naa = 1\n[matrix]\nfs = ext4 xfs\n";
+	struct tmpdir *td = NULL;
+	char *path;
+	int n, failed = 0;
+
+	(void)state;
+	assert_int_equal(fault_vfs_install(), 0);
+	assert_int_equal(tmpdir_setup((void **)&td), 0);
+	path = xasprintf("%s/kc.db", td->path);
+	{
+		struct db *db = NULL;
+		assert_int_equal(db_open(&db, path, NULL), 0);
+		db_close(db);
+	}
+	for (n = 1; n < 10000; n++) {
+		struct job_spec *spec = job_spec_new();
+		struct buf err = BUF_INIT;
+		struct db *db = NULL;
+		int64_t id = 0;
+		int r;
+
+		assert_int_equal(job_spec_parse_ini(spec, ini, "job", NULL), 0);
+		arm(FAULT_WRITE, n);
+		r = db_open(&db, path, &err);
+		if (!r)
+			r = job_store(db, spec, &id, &err);
+		db_close(db);
+		int injected = F.injected;
+		arm(FAULT_WRITE, 0);
+		if (r) {
+			failed++;
+			if (!strstr(buf_str(&err), "I/O error on the store"))
+				fail_msg("job_store %d: error without the reason: %s", n, buf_str(&err));
+		}
+		assert_int_equal(db_open(&db, path, NULL), 0);
+		if (q(db, INTEGRITY_BAD) != 0)
+			fail_msg("job_store %d: integrity_check is not ok", n);
+		/* every job of that name whole: 12 runs each */
+		int64_t half = q(db, "SELECT count(*) FROM jobs j WHERE j.name = 'faulty-job' AND"
+				 " (SELECT count(*) FROM runs r WHERE r.job_id = j.id) != 12");
+		if (half)
+			fail_msg("job_store %d: a half-stored job", n);
+		db_close(db);
+		buf_release(&err);
+		job_spec_free(spec);
+		if (!injected)
+			break;
+	}
+	print_message("job_store faults: %d injected, %d stores failed with the reason; every"
+		      " stored job whole\n", n - 1, failed);
+	assert_true(n > 2);
+	free(path);
+	void *p = td;
+	tmpdir_teardown(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_faults),
 		cmocka_unit_test(test_sync_faults),
+		cmocka_unit_test(test_job_store_faults),
 	};
 
 	return cmocka_run_group_tests_name("db_fault", tests, NULL, NULL);
