@@ -116,7 +116,8 @@ void api_job_report(struct api *api, struct http_req *req, struct http_resp *res
 	const char *fmt_name = http_query(req, "format");
 	const char *thr = http_query(req, "threshold");
 	const char *metric = http_query(req, "metric");
-	struct report_opts opts = { .metric = metric };
+	const char *by = http_query(req, "by"), *baseline = http_query(req, "baseline");
+	struct report_opts opts = { .metric = metric, .by = by, .baseline = baseline };
 	enum report_format fmt = REPORT_JSON;
 	struct buf out = BUF_INIT_MAX(API_MAX_REPORT_BYTES);
 	struct report *rep = NULL;
@@ -136,17 +137,22 @@ void api_job_report(struct api *api, struct http_req *req, struct http_resp *res
 	}
 	if ((r = db_api_job_fingerprint(api->db, &fp, req->id, &err)))
 		return api_db_error(resp, r, "no such job", &err);
-	key = xasprintf("%lld|%d|%s|%s", (long long)req->id, (int)fmt, metric ? metric : "",
-			thr ? thr : "");
+	key = xasprintf("%lld|%d|%s|%s|%s|%s", (long long)req->id, (int)fmt, metric ? metric : "",
+			thr ? thr : "", by ? by : "", baseline ? baseline : "");
 	if (api_report_cache_get(api->shared, &out, key, fp)) {
 		/* build once, keep every format: the page asks for text and json */
 		if ((r = report_build(&rep, api->db, req->id, &opts, &err))) {
-			api_db_error(resp, r, "no such job", &err);
+			if (r == -EINVAL) {
+				api_error(resp, 400, "%s", buf_str(&err));
+				buf_release(&err);
+			} else
+				api_db_error(resp, r, "no such job", &err);
 			goto out;
 		}
 		for (int f = REPORT_TEXT; f <= REPORT_JSON; f++) {
-			char *k = xasprintf("%lld|%d|%s|%s", (long long)req->id, f,
-					    metric ? metric : "", thr ? thr : "");
+			char *k = xasprintf("%lld|%d|%s|%s|%s|%s", (long long)req->id, f,
+					    metric ? metric : "", thr ? thr : "", by ? by : "",
+					    baseline ? baseline : "");
 			buf_reset(&out);
 			r = report_format(&out, rep, (enum report_format)f);
 			if (!r)

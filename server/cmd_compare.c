@@ -46,6 +46,10 @@ static const char compare_usage[] =
 	"  --name NAME           job name (default 'compare')\n"
 	"  --seed N              run-order seed (default: from the clock, stored)\n"
 	"  --metric NAME         headline metric (default worst_lag_s)\n"
+	"  --by AXIS[,AXIS]      the report's compared axis (default variant): fs,\n"
+	"                        host, sysctl, a sysctl or a knob (mode); two give\n"
+	"                        a 2-D table with the interaction\n"
+	"  --baseline VALUE      the axis value compared against (default the first)\n"
 	"  --watchdog DUR        per-run watchdog (default: the workload's phases\n"
 	"                        plus 180s under TCG, 60s with KVM)\n"
 	"  --vcpus N, --memory-mb N  guest size (default 2, 2048)\n"
@@ -137,7 +141,7 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 }
 
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
-       O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC,
+       O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
        O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT, O_ACCEL, O_CONSOLE, O_DRY };
 static const struct option compare_opts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
@@ -156,6 +160,8 @@ static const struct option compare_opts[] = {
 	{ "name", required_argument, NULL, O_NAME },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "metric", required_argument, NULL, O_METRIC },
+	{ "by", required_argument, NULL, O_BY },
+	{ "baseline", required_argument, NULL, O_BASELINE },
 	{ "watchdog", required_argument, NULL, O_WATCHDOG },
 	{ "vcpus", required_argument, NULL, O_VCPUS },
 	{ "memory-mb", required_argument, NULL, O_MEM },
@@ -221,6 +227,8 @@ static void print_dry_run(const struct job_spec *spec)
 		free(cell);
 		free(p);
 	}
+	printf("  report: compared along %s%s%s\n", spec->by ? spec->by : "variant",
+	       spec->baseline ? ", baseline " : "", spec->baseline ? spec->baseline : "");
 	job_variants_free(v, nv);
 }
 
@@ -263,6 +271,8 @@ int cmd_compare(int argc, char **argv)
 		case O_NAME: r = job_spec_set(spec, "job", "name", optarg, &err); break;
 		case O_SEED: r = job_spec_set(spec, "job", "seed", optarg, &err); break;
 		case O_METRIC: r = job_spec_set(spec, "job", "metric", optarg, &err); break;
+		case O_BY: r = job_spec_set(spec, "job", "by", optarg, &err); break;
+		case O_BASELINE: r = job_spec_set(spec, "job", "baseline", optarg, &err); break;
 		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
 		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
 		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;

@@ -11,7 +11,8 @@
 #include "util.h"
 
 static const char usage_text[] =
-	"usage: kcanary report JOB [--metric NAME] [--threshold VALUE]\n"
+	"usage: kcanary report JOB [--by AXIS[,AXIS]] [--baseline VALUE]\n"
+	"                      [--metric NAME] [--threshold VALUE]\n"
 	"                      [--format text|markdown|csv|json]\n"
 	"\n"
 	"Print a job's results as the table that goes into a cover letter: one\n"
@@ -21,6 +22,15 @@ static const char usage_text[] =
 	"threshold. One table per matrix cell (filesystem, knob setting).\n"
 	"\n"
 	"  JOB                job id or name (the newest job of that name)\n"
+	"  --by AXIS          the compared axis, one row per value (default: the\n"
+	"                     job file's 'by', else variant): variant, fs, host,\n"
+	"                     sysctl (all sysctls), a sysctl name, or a workload\n"
+	"                     knob (mode, sync_old, shutdown_file); the other\n"
+	"                     dimensions stay cells. --by A,B: a table of A x B\n"
+	"                     with the interaction (difference of differences);\n"
+	"                     --by revision,patches: a --prefixes job's revision x\n"
+	"                     patch-prefix matrix\n"
+	"  --baseline VALUE   the value compared against (default: the first)\n"
 	"  --metric NAME      per-run metric from the agent's summary (default:\n"
 	"                     the job's headline metric, worst_lag_s)\n"
 	"  --threshold VALUE  count runs worse than this (default 5s for lag\n"
@@ -32,6 +42,8 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "metric", required_argument, NULL, 'm' },
+		{ "by", required_argument, NULL, 'b' },
+		{ "baseline", required_argument, NULL, 'B' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -50,6 +62,8 @@ int cmd_report(int argc, char **argv)
 	while ((c = cmd_getopt(argc, argv, "kcanary report", "h", opts)) != -1) {
 		switch (c) {
 		case 'm': ro.metric = optarg; break;
+		case 'b': ro.by = optarg; break;
+		case 'B': ro.baseline = optarg; break;
 		case 't': {
 			char *end;
 			double v = strtod(optarg, &end);

@@ -292,6 +292,7 @@ struct db_report_run {
 	int64_t id, variant_id, seq;
 	int repeat_idx;
 	char *cell, *status, *params_json, *fs, *accel;
+	char *host;          /* the agent's hello host (a fleet host); may be NULL */
 	double value;        /* summary value, or derived (see derived) */
 	bool has_value;
 	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X) */
@@ -310,9 +311,16 @@ struct db_report_probe {   /* final probe totals per variant and cell, summed
 	int64_t count;
 };
 
+struct db_report_run_probe {   /* one run's final count of one probe key */
+	int64_t run_id;
+	char *name, *key;
+	int64_t count;
+};
+
 struct db_report_data {
 	int64_t job_id;
 	char *job_name, *job_kind, *job_status, *job_metric;
+	char *spec_json;          /* the job's stored spec ("{}" for ingest jobs) */
 	char *unit, *better;      /* of the metric; NULL when unknown */
 	struct db_report_variant *variants;
 	size_t nvariants;
@@ -320,6 +328,9 @@ struct db_report_data {
 	size_t nruns;
 	struct db_report_probe *probes;
 	size_t nprobes;
+	struct db_report_run_probe *run_probes;  /* usable runs only, by run id,
+						  * name, key */
+	size_t nrun_probes;
 };
 
 /*

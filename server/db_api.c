@@ -171,16 +171,71 @@ static void fmt_value(char *out, size_t size, double v, const char *unit)
 		snprintf(out, size, "%.4g", v);
 }
 
-/* Add "variants" (id, idx, name, runs, with_value, median) and "headline"
- * to job obj, for the job's metric. */
+/* The job's distinct cells, in first-run order; *n of them (new strings). */
+static size_t cell_index(char ***cells, size_t *n, const char *cell)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*cells)[i], cell))
+			return i;
+	*cells = xrealloc(*cells, (*n + 1) * sizeof(**cells));
+	(*cells)[*n] = xstrdup(cell);
+	return (*n)++;
+}
+
+/* cell less the "k=v" tokens every cell of the job shares: what tells the
+ * cells apart ("fs=ext4 mode=alive" among mode=alive/removed -> "mode=alive"). */
+static char *cell_diff(char *const *cells, size_t n, const char *cell)
+{
+	struct buf b = BUF_INIT;
+	char *copy = xstrdup(cell), *save = NULL;
+
+	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		bool everywhere = true;
+		size_t len = strlen(tok);
+		for (size_t i = 0; i < n && everywhere; i++) {
+			const char *hit = strstr(cells[i], tok);
+			everywhere = false;
+			for (; hit; hit = strstr(hit + 1, tok))
+				if ((hit == cells[i] || hit[-1] == ' ') && (!hit[len] || hit[len] == ' '))
+					everywhere = true;
+		}
+		if (!everywhere)
+			buf_printf(&b, "%s%s", b.len ? " " : "", tok);
+	}
+	free(copy);
+	return buf_detach(&b);
+}
+
+struct vals { double *v; size_t n, cap; int64_t runs; };
+
+static void vals_push(struct vals *pv, double x)
+{
+	if (pv->n == pv->cap) {
+		pv->cap = pv->cap ? 2 * pv->cap : 64;
+		pv->v = xrealloc(pv->v, pv->cap * sizeof(*pv->v));
+	}
+	pv->v[pv->n++] = x;
+}
+
+/* Headlines never pool cells: a variant's median over runs of different
+ * cells (2.0s alive and 4.2s removed giving "3.7s") is no one's result.
+ * With one cell each variant gets its median; with several, each
+ * (variant, cell) does, listed when there are at most this many, else the
+ * headline gives the count and points to the report. */
+#define HEADLINE_MAX_ENTRIES 6
+
+/* Add "variants" (id, idx, name, runs, with_value, median; with several
+ * cells median is null and "cells" has each cell's), "cells" (how many)
+ * and "headline" to job obj, for the job's metric. */
 static int add_variant_medians(struct db *db, json_t *obj, int64_t job_id,
 			       const char *metric, const char *unit, struct buf *err)
 {
 	sqlite3_stmt *st = NULL, *vs = NULL;
 	json_t *variants = json_array();
 	struct buf head = BUF_INIT;
-	struct vals { double *v; size_t n, cap; int64_t runs; } *per = NULL;
-	size_t nvar = 0;
+	struct vals *per = NULL, **percell = NULL;
+	char **cells = NULL;
+	size_t nvar = 0, ncells = 0, cap = 0;
 	int r, rc;
 
 	if ((r = db_prepare(db, &vs, "SELECT id, idx, name FROM variants WHERE job_id = ?"
@@ -196,31 +251,37 @@ static int add_variant_medians(struct db *db, json_t *obj, int64_t job_id,
 		goto out;
 	nvar = json_array_size(variants);
 	per = xcalloc(nvar + 1, sizeof(*per));
-	if ((r = prepare_run_values(db, &st, job_id, metric, "", err)))
+	percell = xcalloc(nvar + 1, sizeof(*percell));
+	if ((r = prepare_run_values(db, &st, job_id, metric, ", r.cell", err)))
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t vid = sqlite3_column_int64(st, 1);
 		int c = sqlite3_column_type(st, 2) != SQLITE_NULL ? 2 :
 			sqlite3_column_type(st, 3) != SQLITE_NULL ? 3 : -1;
-		size_t k = 0;
-		struct vals *pv;
+		const char *cell = (const char *)sqlite3_column_text(st, 4);
+		size_t k = 0, ci = cell_index(&cells, &ncells, cell ? cell : "");
 
+		if (ncells > cap) {
+			for (size_t j = 0; j <= nvar; j++) {
+				percell[j] = xrealloc(percell[j], ncells * sizeof(**percell));
+				memset(&percell[j][cap], 0, (ncells - cap) * sizeof(**percell));
+			}
+			cap = ncells;
+		}
 		/* a job has a handful of variants: a linear look-up is enough */
 		while (k < nvar && json_integer_value(json_object_get(
 				json_array_get(variants, k), "id")) != vid)
 			k++;
-		pv = &per[k];
-		pv->runs++;
+		per[k].runs++;
+		percell[k][ci].runs++;
 		if (c < 0)
 			continue;
-		if (pv->n == pv->cap) {
-			pv->cap = pv->cap ? 2 * pv->cap : 64;
-			pv->v = xrealloc(pv->v, pv->cap * sizeof(*pv->v));
-		}
-		pv->v[pv->n++] = sqlite3_column_double(st, c);
+		vals_push(&per[k], sqlite3_column_double(st, c));
+		vals_push(&percell[k][ci], sqlite3_column_double(st, c));
 	}
 	if ((r = step_err(db, rc, "read the job's run values", err)))
 		goto out;
+	size_t entries = 0;
 	for (size_t k = 0; k < nvar; k++) {
 		json_t *o = json_array_get(variants, k);
 		double m = per[k].n ? stats_median(per[k].v, per[k].n) : NAN;
@@ -228,19 +289,58 @@ static int add_variant_medians(struct db *db, json_t *obj, int64_t job_id,
 
 		json_object_set_new(o, "runs", json_integer(per[k].runs));
 		json_object_set_new(o, "with_value", json_integer((json_int_t)per[k].n));
-		json_object_set_new(o, "median", isnan(m) ? json_null() : json_real(m));
-		fmt_value(txt, sizeof(txt), m, unit);
-		buf_printf(&head, "%s%s %s", k ? ", " : "",
-			   json_string_value(json_object_get(o, "name")), txt);
+		if (ncells <= 1) {
+			json_object_set_new(o, "median", isnan(m) ? json_null() : json_real(m));
+			fmt_value(txt, sizeof(txt), m, unit);
+			buf_printf(&head, "%s%s %s", k ? ", " : "",
+				   json_string_value(json_object_get(o, "name")), txt);
+			continue;
+		}
+		json_t *jc = json_array();
+		json_object_set_new(o, "median", json_null());
+		for (size_t ci = 0; ci < ncells; ci++) {
+			struct vals *pv = &percell[k][ci];
+			double cm = pv->n ? stats_median(pv->v, pv->n) : NAN;
+			char *diff = cell_diff(cells, ncells, cells[ci]);
+			if (!pv->runs) {
+				free(diff);
+				continue;
+			}
+			json_array_append_new(jc, json_pack("{s:s,s:I,s:o}", "cell", cells[ci],
+				"with_value", (json_int_t)pv->n,
+				"median", isnan(cm) ? json_null() : json_real(cm)));
+			fmt_value(txt, sizeof(txt), cm, unit);
+			if (++entries <= HEADLINE_MAX_ENTRIES)
+				buf_printf(&head, "%s%s %s %s", entries > 1 ? ", " : "",
+					   json_string_value(json_object_get(o, "name")), diff, txt);
+			free(diff);
+		}
+		json_object_set_new(o, "cells", jc);
 	}
 	json_object_set_new(obj, "variants", variants);
+	json_object_set_new(obj, "cells", json_integer((json_int_t)ncells));
 	variants = NULL;
-	json_object_set_new(obj, "headline", nvar ?
-		json_sprintf("median %s: %s", metric, buf_str(&head)) : json_string(""));
+	if (!nvar)
+		json_object_set_new(obj, "headline", json_string(""));
+	else if (entries > HEADLINE_MAX_ENTRIES)
+		json_object_set_new(obj, "headline", json_sprintf("%s: %zu variants x %zu cells,"
+			" see the report", metric, nvar, ncells));
+	else
+		json_object_set_new(obj, "headline", json_sprintf("median %s: %s", metric,
+								   buf_str(&head)));
 out:
-	for (size_t k = 0; per && k <= nvar; k++)
+	for (size_t k = 0; per && k <= nvar; k++) {
 		free(per[k].v);
+		for (size_t ci = 0; percell && percell[k] && ci < cap; ci++)
+			free(percell[k][ci].v);
+		if (percell)
+			free(percell[k]);
+	}
+	for (size_t i = 0; i < ncells; i++)
+		free(cells[i]);
+	free(cells);
 	free(per);
+	free(percell);
 	sqlite3_finalize(st);
 	sqlite3_finalize(vs);
 	json_decref(variants);

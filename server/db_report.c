@@ -21,7 +21,7 @@ static int load_job(struct db *db, int64_t job_id, const char *metric,
 	int r;
 
 	if ((r = db_prepare(db, &st,
-			    "SELECT name, kind, status, metric FROM jobs WHERE id = ?", err)))
+			    "SELECT name, kind, status, metric, spec_json FROM jobs WHERE id = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
@@ -30,6 +30,7 @@ static int load_job(struct db *db, int64_t job_id, const char *metric,
 		d->job_kind = col_text(st, 1);
 		d->job_status = col_text(st, 2);
 		d->job_metric = metric ? xstrdup(metric) : col_text(st, 3);
+		d->spec_json = col_text(st, 4);
 		r = 0;
 	} else if (r == SQLITE_DONE) {
 		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
@@ -92,7 +93,7 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 	}
 	char *sql = xasprintf(
 		"SELECT r.id, r.variant_id, r.seq, r.repeat_idx, r.cell, r.status,"
-		" r.params_json, r.fs, r.accel,"
+		" r.params_json, r.fs, r.accel, r.host,"
 		" (SELECT value FROM run_summary WHERE run_id = r.id AND metric = ?2),"
 		" %s"
 		" FROM runs r JOIN variants v ON v.id = r.variant_id"
@@ -123,11 +124,12 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 		x->params_json = col_text(st, 6);
 		x->fs = col_text(st, 7);
 		x->accel = col_text(st, 8);
-		if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
-			x->value = sqlite3_column_double(st, 9);
-			x->has_value = true;
-		} else if (sqlite3_column_type(st, 10) != SQLITE_NULL) {
+		x->host = col_text(st, 9);
+		if (sqlite3_column_type(st, 10) != SQLITE_NULL) {
 			x->value = sqlite3_column_double(st, 10);
+			x->has_value = true;
+		} else if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+			x->value = sqlite3_column_double(st, 11);
 			x->has_value = true;
 			x->derived = true;
 		}
@@ -168,6 +170,35 @@ static int load_probes(struct db *db, struct db_report_data *d, struct buf *err)
 	return r;
 }
 
+/* Each usable run's final count per probe key, the same rule as above:
+ * the per-run evidence ("-ENOENT in 4 of 4 removed runs"). */
+static int load_run_probes(struct db *db, struct db_report_data *d, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT p.run_id, p.name, p.key,"
+			    " coalesce(max(CASE WHEN p.t_s IS NULL THEN p.count END), max(p.count))"
+			    " FROM probes p JOIN runs r ON r.id = p.run_id WHERE r.job_id = ?"
+			    " AND r.status IN ('ok', 'incomplete')"
+			    " GROUP BY p.run_id, p.name, p.key ORDER BY p.run_id, p.name, p.key", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, d->job_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		d->run_probes = xrealloc(d->run_probes, (d->nrun_probes + 1) * sizeof(*d->run_probes));
+		struct db_report_run_probe *p = &d->run_probes[d->nrun_probes++];
+		p->run_id = sqlite3_column_int64(st, 0);
+		p->name = col_text(st, 1);
+		p->key = col_text(st, 2);
+		p->count = sqlite3_column_int64(st, 3);
+	}
+	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's probe counts per run",
+					   (long long)d->job_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
 int db_report_load(struct db *db, int64_t job_id, const char *metric,
 		   struct db_report_data *out, struct buf *err)
 {
@@ -177,7 +208,8 @@ int db_report_load(struct db *db, int64_t job_id, const char *metric,
 	if ((r = load_job(db, job_id, metric, &d, err)) ||
 	    (r = load_variants(db, &d, err)) ||
 	    (r = load_runs(db, &d, err)) ||
-	    (r = load_probes(db, &d, err))) {
+	    (r = load_probes(db, &d, err)) ||
+	    (r = load_run_probes(db, &d, err))) {
 		db_report_release(&d);
 		return r;
 	}
@@ -199,7 +231,14 @@ void db_report_release(struct db_report_data *d)
 		free(x->params_json);
 		free(x->fs);
 		free(x->accel);
+		free(x->host);
 	}
+	for (size_t i = 0; i < d->nrun_probes; i++) {
+		free(d->run_probes[i].name);
+		free(d->run_probes[i].key);
+	}
+	free(d->run_probes);
+	free(d->spec_json);
 	for (size_t i = 0; i < d->nprobes; i++) {
 		free(d->probes[i].name);
 		free(d->probes[i].key);

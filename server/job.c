@@ -68,6 +68,8 @@ void job_spec_free(struct job_spec *s)
 	strv_free(s->kernels, s->nkernels);
 	strv_free(s->config, s->nconfig);
 	free(s->metric);
+	free(s->by);
+	free(s->baseline);
 	free(s->workload);
 	kv_free(s->knobs, s->nknobs);
 	kv_free(s->sysctls, s->nsysctls);
@@ -144,6 +146,26 @@ static void kv_set(struct job_kv **kv, size_t *n, const char *key, const char *v
 	(*n)++;
 }
 
+/* `by`: one axis or two ("variant,mode" or "variant mode"), stored with a
+ * comma; report_axis.h says what an axis can be. */
+static int set_by(struct job_spec *s, const char *value, struct buf *err)
+{
+	char **axes;
+	size_t n = split_list(&axes, value);
+	int r = 0;
+
+	if (n < 1 || n > 2) {
+		buf_printf(err, "'by' must name one axis or two (variant, fs, host, sysctl, a"
+			   " sysctl or a workload knob, e.g. 'mode' or 'variant,mode'), not '%s'", value);
+		r = -EINVAL;
+	} else {
+		free(s->by);
+		s->by = n == 2 ? xasprintf("%s,%s", axes[0], axes[1]) : xstrdup(axes[0]);
+	}
+	strv_free(axes, n);
+	return r;
+}
+
 static int set_job_key(struct job_spec *s, const char *key, const char *value, struct buf *err)
 {
 	if (!strcmp(key, "name")) {
@@ -217,6 +239,10 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		s->seed = v;
 	} else if (!strcmp(key, "metric")) {
 		set_str(&s->metric, value);
+	} else if (!strcmp(key, "by")) {
+		return set_by(s, value, err);
+	} else if (!strcmp(key, "baseline")) {
+		set_str(&s->baseline, value);
 	} else if (!strcmp(key, "watchdog_s")) {
 		if (parse_duration_s(&s->watchdog_s, value)) {
 			buf_printf(err, "'watchdog_s' must be a duration such as 300 or 5m, not '%s'", value);
@@ -225,7 +251,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else {
 		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series patches"
 			   " prefixes aa kernels config repeat jobs vcpus memory_mb seed metric"
-			   " watchdog_s)", key);
+			   " by baseline watchdog_s)", key);
 		return -EINVAL;
 	}
 	return 0;
@@ -646,15 +672,15 @@ char *job_spec_to_json(const struct job_spec *s)
 	for (size_t i = 0; i < s->ndims; i++)
 		json_array_append_new(dims, json_pack("{s:s,s:o}", "key", s->dims[i].key,
 			"values", strv_json(s->dims[i].values, s->dims[i].nvalues)));
-	json_t *o = json_pack("{s:s,s:s?,s:s?,s:o,s:s?,s:b,s:b,s:o,s:o,s:i,s:i,s:I,s:s,s:i,s:i,"
-			      "s:f,s:s,s:o,s:o,s:o}",
+	json_t *o = json_pack("{s:s,s:s?,s:s?,s:o,s:s?,s:b,s:b,s:o,s:o,s:i,s:i,s:I,s:s,s:s?,s:s?,"
+			      "s:i,s:i,s:f,s:s,s:o,s:o,s:o}",
 		"name", s->name, "tree", s->tree, "base", s->base,
 		"series", strv_json(s->series, s->nseries), "patches", s->patches,
 		"prefixes", s->prefixes, "aa", s->aa,
 		"kernels", strv_json(s->kernels, s->nkernels),
 		"config", strv_json(s->config, s->nconfig),
 		"repeat", s->repeat, "jobs", s->jobs, "seed", (json_int_t)s->seed,
-		"metric", s->metric, "vcpus", s->vcpus, "memory_mb", s->memory_mb,
+		"metric", s->metric, "by", s->by, "baseline", s->baseline, "vcpus", s->vcpus, "memory_mb", s->memory_mb,
 		"watchdog_s", s->watchdog_s, "workload", s->workload,
 		"knobs", kv_json(s->knobs, s->nknobs),
 		"sysctl", kv_json(s->sysctls, s->nsysctls), "matrix", dims);

@@ -48,6 +48,9 @@ struct job_spec {
 	int jobs;               /* guests at once, default 1 */
 	uint64_t seed;          /* run-order shuffle; default from the clock, stored */
 	char *metric;           /* headline metric, default worst_lag_s */
+	char *by;               /* the report's compared axis, one or "A,B"
+				 * (report_axis.h); NULL: the variants */
+	char *baseline;         /* the axis value compared against; NULL: the first */
 	int vcpus;              /* default 2 */
 	int memory_mb;          /* default 2048 */
 	double watchdog_s;      /* 0: measure_s + setup allowance */

@@ -8,17 +8,28 @@
 #include <string.h>
 
 #include "report.h"
+#include "report_axis.h"
+#include "error.h"
 #include "stats.h"
 
 /* Bootstrap resamples for the Hodges-Lehmann CI. */
 #define REPORT_BOOTSTRAP 2000
+/* Permutations for the interaction test (stats_interaction_perm): the
+ * smallest p it can give is 1/10001, and its Monte Carlo error at p = 0.05
+ * is 0.002. */
+#define REPORT_PERMUTATIONS 10000
 
 struct rep_run {
 	const struct db_report_run *run;
 };
 
-struct rep_variant {
-	const struct db_report_variant *v;
+/* One value of the compared axis within one cell: its runs and the
+ * comparison with the cell's baseline value. */
+struct rep_group {
+	const char *label;       /* row label: the variant's name, "mode=removed" */
+	const char *value;       /* the value: "base", "removed" */
+	const char *say;         /* in sentences: "base", "mode=removed" */
+	const struct db_report_variant *v;  /* axis "variant": the variant; else NULL */
 	struct rep_run *runs;
 	size_t nruns;
 	double *values;          /* runs with a value, in run order */
@@ -31,11 +42,25 @@ struct rep_variant {
 	double hl, hl_lo, hl_hi;
 };
 
+/* --by A,B: does A's effect depend on B? For values a_i (i > 0) and b_j
+ * (j > 0): A's effect on the medians at b_0 and at b_j, their difference
+ * (the difference of differences) and the permutation test of it. */
+struct rep_inter {
+	bool has;                /* all four cells have values */
+	double eff0, eff1, dod;  /* medians: (a_i - a_0) at b_0, at b_j; eff1 - eff0 */
+	bool tested;             /* stats_interaction_perm() could run */
+	double p;
+};
+
 struct rep_cell {
-	char *cell;
+	char *key;               /* the run's cell without the axis, and the
+				  * variant when the variant is not the axis */
+	char *cell;              /* the run's cell without the axis */
 	char *title;
 	size_t max_runs;
-	struct rep_variant *vars;  /* one per job variant, in idx order */
+	struct rep_group *groups;  /* one per axis value, in r->axis order; two
+				    * axes: [i * axis2.n + j] for values i, j */
+	struct rep_inter *inter;   /* two axes: [i * axis2.n + j], i, j > 0 */
 };
 
 struct report {
@@ -45,11 +70,16 @@ struct report {
 	enum stats_better better;
 	bool has_threshold;
 	double threshold;
+	struct report_axis axis;     /* the compared axis (rows) */
+	struct report_axis axis2;    /* --by A,B: the second axis (columns) */
+	bool two_d;
+	size_t ngroups;              /* per cell: axis.n, or axis.n * axis2.n */
+	char **labels2d, **values2d; /* two_d: per group "A / B" */
 	struct rep_cell *cells;
 	size_t ncells;
+	char **run_cell;         /* per run: its cell key under the axis */
 	bool any_tcg;
 };
-
 /* Human labels for the metrics the workloads emit. */
 static const struct {
 	const char *metric, *title, *short_name;
@@ -106,22 +136,17 @@ static void fmt_p(char *out, size_t size, double p)
 		snprintf(out, size, "p=%.2f", p);
 }
 
-/* The variant's short name: "base (v6.12.117)" -> "base". */
-static void short_name(char *out, size_t size, const char *name)
-{
-	const char *paren = strstr(name, " (");
-	size_t n = paren ? (size_t)(paren - name) : strlen(name);
-	snprintf(out, size, "%.*s", (int)n, name);
-}
-
-/* "(wb-handover, ext4, rate_mbps=250)" from a run's params and its cell. */
-static char *cell_title(const struct report *r, const struct db_report_run *run)
+/* "(wb-handover, ext4, rate_mbps=250)" from a run's params and the cell
+ * text left under the axis; variant (may be NULL) names the kernel when
+ * it is not the compared axis. */
+static char *cell_title(const struct report *r, const struct db_report_run *run,
+			const char *rest, const char *variant)
 {
 	struct buf b = BUF_INIT;
 	json_t *params = run->params_json ? json_loads(run->params_json, 0, NULL) : NULL;
 	const char *workload = json_string_value(json_object_get(params, "workload"));
 	json_t *measure = json_object_get(params, "measure_s");
-	char *cell = xstrdup(run->cell ? run->cell : "");
+	char *cell = xstrdup(rest);
 	bool first = true;
 
 	buf_puts(&b, metric_title(r->metric));
@@ -130,7 +155,12 @@ static char *cell_title(const struct report *r, const struct db_report_run *run)
 	else if (json_is_number(measure))
 		buf_printf(&b, " over %gs", json_number_value(measure));
 	buf_puts(&b, " (");
+	if (variant) {
+		buf_puts(&b, variant);
+		first = false;
+	}
 	if (workload) {
+		buf_puts(&b, first ? "" : ", ");
 		buf_puts(&b, workload);
 		first = false;
 	}
@@ -150,76 +180,302 @@ static char *cell_title(const struct report *r, const struct db_report_run *run)
 	return buf_detach(&b);
 }
 
-static struct rep_cell *cell_get(struct report *r, const struct db_report_run *run)
+/* A value as sentences say it: a variant by its short name ("base"), any
+ * other by its label ("mode=removed", "sync_old=2": a bare "2" says nothing). */
+static const char *axis_say(const struct report_axis *a, size_t i)
 {
-	const char *c = run->cell ? run->cell : "";
+	return report_axis_is_variant(a->name) ? a->values[i] : a->labels[i];
+}
 
+static const struct db_report_variant *variant_of(const struct report *r,
+						  const struct db_report_run *run)
+{
+	for (size_t j = 0; j < r->d.nvariants; j++)
+		if (r->d.variants[j].id == run->variant_id)
+			return &r->d.variants[j];
+	return NULL;
+}
+
+/* What of the run's variant stays in its cell: nothing when the variant
+ * (or both its parts) is an axis; the other part when one part is ("v6"
+ * under --by patches); else the variant. *title is for the cell's title
+ * (NULL: nothing), the result the key's prefix; both new strings. */
+static char *variant_in_cell(const struct report *r, const struct db_report_run *run,
+			     char **title)
+{
+	const char *a = r->axis.name, *b = r->two_d ? r->axis2.name : "";
+	const struct db_report_variant *v = variant_of(r, run);
+	int parts = report_axis_is_of_variant(a) + report_axis_is_of_variant(b);
+
+	*title = NULL;
+	if (report_axis_is_variant(a) || report_axis_is_variant(b) || parts == 2)
+		return xstrdup("");
+	if (parts == 1) {
+		const char *part = report_axis_is_of_variant(a) ? a : b;
+		const char *other = !strcmp(part, "revision") ? "patches" : "revision";
+		char *val = report_axis_variant_part(v ? v->name : "", other);
+		*title = xasprintf("%s %s", other, val);
+		char *key = xasprintf("%s=%s|", other, val);
+		free(val);
+		return key;
+	}
+	*title = v ? xstrdup(v->name) : NULL;
+	return xasprintf("v%lld|", (long long)run->variant_id);
+}
+
+/* The run's cell under the axis: its cell text less the axis, and what
+ * stays of the variant ("v3|fs=ext4"). */
+static char *cell_key(const struct report *r, const struct db_report_run *run, char **rest,
+		      char **title)
+{
+	const char *axes[] = { r->axis.name, r->two_d ? r->axis2.name : "" };
+	*rest = report_axis_rest(run, axes, r->two_d ? 2 : 1);
+	char *prefix = variant_in_cell(r, run, title);
+	char *key = xasprintf("%s%s", prefix, *rest);
+	free(prefix);
+	return key;
+}
+
+static struct rep_cell *cell_get(struct report *r, size_t run_idx)
+{
+	const struct db_report_run *run = &r->d.runs[run_idx];
+	char *rest = NULL, *vtitle = NULL, *key = cell_key(r, run, &rest, &vtitle);
+	bool variant_axis = report_axis_is_variant(r->axis.name);
+
+	r->run_cell[run_idx] = key;
 	for (size_t i = 0; i < r->ncells; i++)
-		if (!strcmp(r->cells[i].cell, c))
+		if (!strcmp(r->cells[i].key, key)) {
+			free(rest);
+			free(vtitle);
 			return &r->cells[i];
+		}
 	r->cells = xrealloc(r->cells, (r->ncells + 1) * sizeof(*r->cells));
 	struct rep_cell *cell = &r->cells[r->ncells++];
 	memset(cell, 0, sizeof(*cell));
-	cell->cell = xstrdup(c);
-	cell->title = cell_title(r, run);
-	cell->vars = xcalloc(r->d.nvariants ? r->d.nvariants : 1, sizeof(*cell->vars));
-	for (size_t i = 0; i < r->d.nvariants; i++)
-		cell->vars[i].v = &r->d.variants[i];
+	cell->key = xstrdup(key);
+	cell->cell = xstrdup(rest);
+	cell->title = cell_title(r, run, rest, vtitle);
+	free(vtitle);
+	cell->groups = xcalloc(r->ngroups ? r->ngroups : 1, sizeof(*cell->groups));
+	for (size_t i = 0; i < r->ngroups; i++) {
+		if (r->two_d) {
+			cell->groups[i].label = r->labels2d[i];
+			cell->groups[i].value = r->values2d[i];
+			cell->groups[i].say = r->values2d[i];
+			continue;
+		}
+		cell->groups[i].label = r->axis.labels[i];
+		cell->groups[i].value = r->axis.values[i];
+		cell->groups[i].say = axis_say(&r->axis, i);
+		if (variant_axis)
+			for (size_t j = 0; j < r->d.nvariants; j++)
+				if (!strcmp(r->d.variants[j].name, r->axis.labels[i]))
+					cell->groups[i].v = &r->d.variants[j];
+	}
+	free(rest);
 	return cell;
+}
+
+/* failed, timed-out and interrupted runs carry no value */
+static bool run_usable(const struct db_report_run *run)
+{
+	return !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
+}
+
+/* The comparison of one group with the baseline group: the same numbers
+ * for every axis (median change, MWU p, Hodges-Lehmann shift and CI). */
+static void compare_groups(struct rep_group *g, const struct rep_group *base)
+{
+	g->has_cmp = true;
+	g->change_pct = base->sum.median != 0 ?
+		(g->sum.median - base->sum.median) / fabs(base->sum.median) * 100 : NAN;
+	stats_mwu(&g->mwu, base->values, base->nvalues, g->values, g->nvalues);
+	g->hl = stats_hodges_lehmann(base->values, base->nvalues, g->values, g->nvalues);
+	stats_hl_bootstrap_ci(&g->hl_lo, &g->hl_hi, base->values, base->nvalues,
+			      g->values, g->nvalues, REPORT_BOOTSTRAP, 0.05, STATS_SEED);
+}
+
+static void group_add(struct rep_cell *cell, struct rep_group *g, const struct db_report_run *run)
+{
+	g->runs = xrealloc(g->runs, (g->nruns + 1) * sizeof(*g->runs));
+	g->runs[g->nruns++].run = run;
+	if (g->nruns > cell->max_runs)
+		cell->max_runs = g->nruns;
+	if (run->has_value && run_usable(run)) {
+		g->values = xrealloc(g->values, (g->nvalues + 1) * sizeof(double));
+		g->values[g->nvalues++] = run->value;
+	}
+}
+
+static void compute_interactions(const struct report *r, struct rep_cell *cell)
+{
+	size_t nb = r->axis2.n;
+
+	cell->inter = xcalloc(r->ngroups ? r->ngroups : 1, sizeof(*cell->inter));
+	for (size_t i = 1; i < r->axis.n; i++)
+		for (size_t j = 1; j < nb; j++) {
+			const struct rep_group *g[4] = {
+				&cell->groups[0], &cell->groups[i * nb],
+				&cell->groups[j], &cell->groups[i * nb + j] };
+			struct rep_inter *x = &cell->inter[i * nb + j];
+			const double *v[4];
+			size_t n[4];
+			double t;
+			bool all = true;
+			for (int k = 0; k < 4; k++) {
+				v[k] = g[k]->values;
+				n[k] = g[k]->nvalues;
+				all &= n[k] > 0;
+			}
+			if (!all)
+				continue;
+			x->has = true;
+			x->eff0 = g[1]->sum.median - g[0]->sum.median;
+			x->eff1 = g[3]->sum.median - g[2]->sum.median;
+			x->dod = x->eff1 - x->eff0;
+			x->tested = !stats_interaction_perm(&x->p, &t, v, n, REPORT_PERMUTATIONS,
+							    STATS_SEED);
+		}
+}
+
+/* With one part of the variant as the axis (--by patches), the base
+ * kernel (no series revision) is the baseline of every revision: its runs
+ * join each cell of the other part with the same settings instead of a
+ * cell of their own ("revision v6: patches none (the base), 1, 1-2"). */
+static bool base_everywhere(const struct report *r, const struct db_report_run *run)
+{
+	const struct db_report_variant *v = variant_of(r, run);
+	return !r->two_d && report_axis_is_of_variant(r->axis.name) && v &&
+	       strncmp(v->name, "+ ", 2);
+}
+
+/* Add a base run to every cell of its settings; false when there is none. */
+static bool join_every_cell(struct report *r, size_t i)
+{
+	const char *axes[] = { r->axis.name };
+	char *rest = report_axis_rest(&r->d.runs[i], axes, 1);
+	bool joined = false;
+
+	for (size_t c = 0; c < r->ncells; c++)
+		if (!strcmp(r->cells[c].cell, rest) && r->axis.of_run[i] < r->axis.n) {
+			group_add(&r->cells[c], &r->cells[c].groups[r->axis.of_run[i]], &r->d.runs[i]);
+			joined = true;
+		}
+	if (joined)
+		r->run_cell[i] = rest;
+	else
+		free(rest);
+	return joined;
+}
+
+static void assign_run(struct report *r, size_t i)
+{
+	const struct db_report_run *run = &r->d.runs[i];
+	struct rep_cell *cell = cell_get(r, i);
+	size_t a = r->axis.of_run[i], b = r->two_d ? r->axis2.of_run[i] : 0;
+
+	if (a < r->axis.n && (!r->two_d || b < r->axis2.n))
+		group_add(cell, &cell->groups[r->two_d ? a * r->axis2.n + b : a], run);
 }
 
 static void compute(struct report *r)
 {
+	r->run_cell = xcalloc(r->d.nruns ? r->d.nruns : 1, sizeof(*r->run_cell));
 	for (size_t i = 0; i < r->d.nruns; i++) {
 		const struct db_report_run *run = &r->d.runs[i];
-		struct rep_cell *cell = cell_get(r, run);
 		if (run->accel && !strcmp(run->accel, "tcg"))
 			r->any_tcg = true;
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			struct rep_variant *rv = &cell->vars[j];
-			if (rv->v->id != run->variant_id)
-				continue;
-			rv->runs = xrealloc(rv->runs, (rv->nruns + 1) * sizeof(*rv->runs));
-			rv->runs[rv->nruns++].run = run;
-			if (rv->nruns > cell->max_runs)
-				cell->max_runs = rv->nruns;
-			/* failed, timed-out and interrupted runs carry no value */
-			bool usable = !strcmp(run->status, "ok") ||
-				      !strcmp(run->status, "incomplete");
-			if (run->has_value && usable) {
-				rv->values = xrealloc(rv->values, (rv->nvalues + 1) * sizeof(double));
-				rv->values[rv->nvalues++] = run->value;
-			}
-		}
+		if (!base_everywhere(r, run))
+			assign_run(r, i);
 	}
+	for (size_t i = 0; i < r->d.nruns; i++)
+		if (base_everywhere(r, &r->d.runs[i]) && !join_every_cell(r, i))
+			assign_run(r, i);
 	for (size_t c = 0; c < r->ncells; c++) {
 		struct rep_cell *cell = &r->cells[c];
-		struct rep_variant *base = r->d.nvariants ? &cell->vars[0] : NULL;
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			struct rep_variant *rv = &cell->vars[j];
-			stats_summarize(&rv->sum, rv->values, rv->nvalues);
+		struct rep_group *base = r->ngroups ? &cell->groups[0] : NULL;
+		for (size_t j = 0; j < r->ngroups; j++) {
+			struct rep_group *g = &cell->groups[j];
+			stats_summarize(&g->sum, g->values, g->nvalues);
 			if (r->has_threshold)
-				rv->k_worse = stats_count_worse(rv->values, rv->nvalues,
-								r->threshold, r->better);
-			if (j == 0 || !base->nvalues || !rv->nvalues)
+				g->k_worse = stats_count_worse(g->values, g->nvalues,
+							       r->threshold, r->better);
+			if (j == 0 || !base->nvalues || !g->nvalues)
 				continue;
-			rv->has_cmp = true;
-			rv->change_pct = base->sum.median != 0 ?
-				(rv->sum.median - base->sum.median) / fabs(base->sum.median) * 100 : NAN;
-			stats_mwu(&rv->mwu, base->values, base->nvalues, rv->values, rv->nvalues);
-			rv->hl = stats_hodges_lehmann(base->values, base->nvalues,
-						      rv->values, rv->nvalues);
-			stats_hl_bootstrap_ci(&rv->hl_lo, &rv->hl_hi, base->values, base->nvalues,
-					      rv->values, rv->nvalues, REPORT_BOOTSTRAP, 0.05,
-					      STATS_SEED);
+			compare_groups(g, base);
 		}
+		if (r->two_d)
+			compute_interactions(r, cell);
 	}
+}
+
+/* The axis asked for: opts, else the job file's `by`/`baseline`, else the
+ * variants. by and baseline are new strings. */
+static void axis_choice(char **by, char **baseline, const struct report_opts *opts,
+			const char *spec_json)
+{
+	json_t *spec = spec_json ? json_loads(spec_json, 0, NULL) : NULL;
+	const char *sb = json_string_value(json_object_get(spec, "by"));
+	const char *sl = json_string_value(json_object_get(spec, "baseline"));
+
+	if (opts && opts->by && *opts->by) {
+		*by = xstrdup(opts->by);
+		*baseline = opts->baseline ? xstrdup(opts->baseline) : NULL;
+	} else {
+		*by = xstrdup(sb && *sb ? sb : "variant");
+		*baseline = opts && opts->baseline ? xstrdup(opts->baseline) :
+			    sb && *sb && sl && *sl ? xstrdup(sl) : NULL;
+	}
+	json_decref(spec);
+}
+
+/* One axis, or "A,B" (two); baseline is the first axis' value, or
+ * "VA,VB" for both. */
+static int resolve_axes(struct report *r, const char *by, const char *baseline,
+			struct buf *err)
+{
+	const char *comma = strchr(by, ',');
+	char *a = comma ? xasprintf("%.*s", (int)(comma - by), by) : xstrdup(by);
+	const char *bcomma = baseline ? strchr(baseline, ',') : NULL;
+	char *ba = bcomma ? xasprintf("%.*s", (int)(bcomma - baseline), baseline) :
+		   baseline ? xstrdup(baseline) : NULL;
+	int ret;
+
+	if (comma && (!comma[1] || strchr(comma + 1, ',') || !strcmp(a, comma + 1))) {
+		ret = err_setf(err, -EINVAL, "--by '%s': expected one axis or two different ones"
+			       " (A,B)", by);
+		goto out;
+	}
+	if ((ret = report_axis_resolve(&r->axis, &r->d, a, ba && *ba ? ba : NULL, err)))
+		goto out;
+	r->ngroups = r->axis.n;
+	if (!comma)
+		goto out;
+	if ((ret = report_axis_resolve(&r->axis2, &r->d, comma + 1,
+				       bcomma && bcomma[1] ? bcomma + 1 : NULL, err)))
+		goto out;
+	r->two_d = true;
+	r->ngroups = r->axis.n * r->axis2.n;
+	r->labels2d = xcalloc(r->ngroups ? r->ngroups : 1, sizeof(*r->labels2d));
+	r->values2d = xcalloc(r->ngroups ? r->ngroups : 1, sizeof(*r->values2d));
+	for (size_t i = 0; i < r->axis.n; i++)
+		for (size_t j = 0; j < r->axis2.n; j++) {
+			r->labels2d[i * r->axis2.n + j] = xasprintf("%s / %s", r->axis.labels[i],
+								    r->axis2.labels[j]);
+			r->values2d[i * r->axis2.n + j] = xasprintf("%s / %s", axis_say(&r->axis, i),
+								    axis_say(&r->axis2, j));
+		}
+out:
+	free(a);
+	free(ba);
+	return ret;
 }
 
 int report_build(struct report **out, struct db *db, int64_t job_id,
 		 const struct report_opts *opts, struct buf *err)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
+	char *by = NULL, *baseline = NULL;
 	int ret;
 
 	if ((ret = db_report_load(db, job_id, opts ? opts->metric : NULL, &r->d, err))) {
@@ -236,9 +492,17 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 		r->has_threshold = true;   /* a lag over 5s is a stall */
 		r->threshold = 5;
 	}
+	axis_choice(&by, &baseline, opts, r->d.spec_json);
+	if ((ret = resolve_axes(r, by, baseline, err))) {
+		report_free(r);
+		goto out;
+	}
 	compute(r);
 	*out = r;
-	return 0;
+out:
+	free(by);
+	free(baseline);
+	return ret;
 }
 
 void report_free(struct report *r)
@@ -246,15 +510,28 @@ void report_free(struct report *r)
 	if (!r)
 		return;
 	for (size_t c = 0; c < r->ncells; c++) {
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			free(r->cells[c].vars[j].runs);
-			free(r->cells[c].vars[j].values);
+		for (size_t j = 0; j < r->ngroups; j++) {
+			free(r->cells[c].groups[j].runs);
+			free(r->cells[c].groups[j].values);
 		}
-		free(r->cells[c].vars);
+		free(r->cells[c].groups);
+		free(r->cells[c].inter);
 		free(r->cells[c].cell);
+		free(r->cells[c].key);
 		free(r->cells[c].title);
 	}
+	for (size_t i = 0; r->run_cell && i < r->d.nruns; i++)
+		free(r->run_cell[i]);
+	free(r->run_cell);
 	free(r->cells);
+	for (size_t i = 0; r->labels2d && i < r->ngroups; i++) {
+		free(r->labels2d[i]);
+		free(r->values2d[i]);
+	}
+	free(r->labels2d);
+	free(r->values2d);
+	report_axis_release(&r->axis);
+	report_axis_release(&r->axis2);
 	db_report_release(&r->d);
 	free(r);
 }
@@ -298,7 +575,7 @@ static void fmt_run(char *out, size_t size, const struct report *r,
 	}
 }
 
-static void fmt_change(char *out, size_t size, const struct rep_variant *rv)
+static void fmt_change(char *out, size_t size, const struct rep_group *rv)
 {
 	char p[16];
 	if (!rv->has_cmp) {
@@ -312,9 +589,17 @@ static void fmt_change(char *out, size_t size, const struct rep_variant *rv)
 		snprintf(out, size, "%+.1f%% (%s, MWU)", rv->change_pct, p);
 }
 
-static bool variant_failed(const struct rep_variant *rv)
+/* A variant whose kernel never came (apply or build failed). */
+static bool variant_failed(const struct rep_group *g)
 {
-	return strcmp(rv->v->status, "ok") && strcmp(rv->v->status, "pending");
+	return g->v && strcmp(g->v->status, "ok") && strcmp(g->v->status, "pending");
+}
+
+/* Rows of a cell: every variant on the variant axis (a failed one says
+ * why); on another axis the values the cell has runs of. */
+static bool group_shown(const struct rep_group *g)
+{
+	return g->v || g->nruns;
 }
 
 /* Append line and a newline, wrapped at 80 columns after ", " with a
@@ -348,19 +633,19 @@ static void append_wrapped(struct buf *b, const char *line, bool markdown)
 
 static size_t base_n(const struct rep_cell *cell)
 {
-	return cell->vars[0].nvalues;
+	return cell->groups[0].nvalues;
 }
 
-/* Smallest per-variant n compared against the baseline in a cell. */
-static void min_pair(const struct rep_cell *cell, size_t nvar, size_t *nx, size_t *ny)
+/* Smallest per-group n compared against the baseline in a cell. */
+static void min_pair(const struct rep_cell *cell, size_t ngroups, size_t *nx, size_t *ny)
 {
-	*nx = cell->vars[0].nvalues;
+	*nx = cell->groups[0].nvalues;
 	*ny = 0;
-	for (size_t j = 1; j < nvar; j++)
-		if (cell->vars[j].has_cmp &&
-		    (!*ny || stats_mwu_min_p(*nx, cell->vars[j].nvalues) >
+	for (size_t j = 1; j < ngroups; j++)
+		if (cell->groups[j].has_cmp &&
+		    (!*ny || stats_mwu_min_p(*nx, cell->groups[j].nvalues) >
 			     stats_mwu_min_p(*nx, *ny)))
-			*ny = cell->vars[j].nvalues;
+			*ny = cell->groups[j].nvalues;
 }
 
 /* Return-value histograms name their keys by errno ("-2" -> "-ENOENT"). */
@@ -374,6 +659,8 @@ static void probe_key(char *out, size_t size, const char *name, const char *key)
 		en = strerrorname_np((int)-v);
 	if (en)
 		snprintf(out, size, "-%s", en);
+	else if (!strcmp(name, "cgroup_writeback_by_id") && !strcmp(key, "0"))
+		snprintf(out, size, "0 (wb found)");   /* the flush found its wb */
 	else
 		snprintf(out, size, "%s", key);
 }
@@ -395,60 +682,161 @@ static void fmt_count(char *out, size_t size, long long n)
 	out[o] = '\0';
 }
 
-static void probe_lines(struct buf *b, const struct report *r, const char *cellname,
+/* The first of run_id's rows in d.run_probes (sorted by run id), or
+ * nrun_probes when it has none. */
+static size_t run_probes_first(const struct report *r, int64_t run_id)
+{
+	size_t lo = 0, hi = r->d.nrun_probes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->d.run_probes[mid].run_id < run_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A run's final count of probe (name, key): 1 and *count when stored; 0
+ * (count 0) when the run counted that probe but never saw the key; -1
+ * when the run has no count of that probe at all (no evidence). */
+static int run_probe(const struct report *r, int64_t run_id, const char *name,
+		     const char *key, int64_t *count)
+{
+	int seen = -1;
+	*count = 0;
+	for (size_t i = run_probes_first(r, run_id);
+	     i < r->d.nrun_probes && r->d.run_probes[i].run_id == run_id; i++) {
+		const struct db_report_run_probe *p = &r->d.run_probes[i];
+		if (strcmp(p->name, name))
+			continue;
+		seen = 0;
+		if (!strcmp(p->key, key)) {
+			*count = p->count;
+			return 1;
+		}
+	}
+	return seen;
+}
+
+/* The evidence lines show cgroup_writeback_by_id return values (a foreign
+ * flush that missed a dying wb is -ENOENT) and balance_dirty_pages pauses;
+ * every probe is in the JSON. */
+static bool probe_shown(const struct db_report_run_probe *p)
+{
+	return !strcmp(p->name, "cgroup_writeback_by_id") ||
+	       (!strcmp(p->name, "balance_dirty_pages") && !strcmp(p->key, "pauses"));
+}
+
+static int cmp_probe_key(const void *a, const void *b)
+{
+	const struct db_report_run_probe *x = *(const struct db_report_run_probe *const *)a;
+	const struct db_report_run_probe *y = *(const struct db_report_run_probe *const *)b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->key, y->key);
+}
+
+/* The distinct shown (name, key) pairs of a cell's usable runs, sorted;
+ * has[g] tells whether group g's runs counted any probe. */
+static size_t cell_probe_keys(const struct report *r, const struct rep_cell *cell,
+			      const struct db_report_run_probe ***out, bool *has)
+{
+	const struct db_report_run_probe **keys = NULL;
+	size_t n = 0;
+
+	for (size_t g = 0; g < r->ngroups; g++)
+		for (size_t i = 0; i < cell->groups[g].nruns; i++) {
+			const struct db_report_run *run = cell->groups[g].runs[i].run;
+			for (size_t q = run_probes_first(r, run->id);
+			     q < r->d.nrun_probes && r->d.run_probes[q].run_id == run->id; q++) {
+				const struct db_report_run_probe *p = &r->d.run_probes[q];
+				has[g] = true;
+				if (!probe_shown(p))
+					continue;
+				size_t k = 0;
+				while (k < n && cmp_probe_key(&keys[k], &p))
+					k++;
+				if (k == n) {
+					keys = xrealloc(keys, (n + 1) * sizeof(*keys));
+					keys[n++] = p;
+				}
+			}
+		}
+	if (n)
+		qsort(keys, n, sizeof(*keys), cmp_probe_key);
+	*out = keys;
+	return n;
+}
+
+/* One probe key's three lines: the totals per value, every run's count
+ * in the table's run order ("-": the run counted no such probe), and in
+ * how many runs of each value it was seen at all: "-ENOENT in 4 of 4
+ * removed runs, 0 of 4 alive runs", the sentence a reviewer checks first. */
+static void probe_key_lines(struct buf *b, const struct report *r, const struct rep_cell *cell,
+			    const struct db_report_run_probe *pk, const bool *has, bool markdown)
+{
+	struct buf tot = BUF_INIT, per = BUF_INIT, kofn = BUF_INIT;
+	char k[64], cnt[40];
+	bool first = true;
+
+	probe_key(k, sizeof(k), pk->name, pk->key);
+	buf_printf(&tot, "%s %s:", pk->name, k);
+	buf_puts(&per, "  per run:");
+	buf_printf(&kofn, "  %s in", k);
+	for (size_t g = 0; g < r->ngroups; g++) {
+		const struct rep_group *grp = &cell->groups[g];
+		long long total = 0;
+		size_t seen = 0, n = 0;
+		if (!has[g])
+			continue;
+		buf_printf(&per, "%s %s", first ? "" : ",", grp->say);
+		for (size_t i = 0; i < grp->nruns; i++) {
+			const struct db_report_run *run = grp->runs[i].run;
+			int64_t c;
+			int got = run_usable(run) ? run_probe(r, run->id, pk->name, pk->key, &c) : -1;
+			if (got < 0) {
+				buf_puts(&per, " -");
+				continue;
+			}
+			total += c;
+			n++;
+			seen += c > 0;
+			fmt_count(cnt, sizeof(cnt), c);
+			buf_printf(&per, " %s", cnt);
+		}
+		fmt_count(cnt, sizeof(cnt), total);
+		buf_printf(&tot, "%s %s %s", first ? "" : ",", grp->say, cnt);
+		buf_printf(&kofn, "%s %zu of %zu %s run%s", first ? "" : ",", seen, n,
+			   grp->say, n == 1 ? "" : "s");
+		first = false;
+	}
+	append_wrapped(b, buf_str(&tot), markdown);
+	if (markdown)
+		buf_puts(b, "\n");
+	append_wrapped(b, buf_str(&per), markdown);
+	if (markdown)
+		buf_puts(b, "\n");
+	append_wrapped(b, buf_str(&kofn), markdown);
+	if (markdown)
+		buf_puts(b, "\n");
+	buf_release(&tot);
+	buf_release(&per);
+	buf_release(&kofn);
+}
+
+static void probe_lines(struct buf *b, const struct report *r, const struct rep_cell *cell,
 			bool markdown)
 {
-	if (r->d.nprobes) {
-		/* the evidence lines: cgroup_writeback_by_id return values (a
-		 * foreign flush that missed a dying wb is -ENOENT) and
-		 * balance_dirty_pages pauses; every probe is in the JSON */
-		bool *has = xcalloc(r->d.nvariants + 1, sizeof(*has));
-		for (size_t i = 0; i < r->d.nprobes; i++)
-			for (size_t j = 0; j < r->d.nvariants; j++)
-				if (r->d.variants[j].id == r->d.probes[i].variant_id &&
-				    !strcmp(r->d.probes[i].cell ? r->d.probes[i].cell : "", cellname))
-					has[j] = true;
-		bool any = false;
-		for (size_t j = 0; j < r->d.nvariants; j++)
-			any |= has[j];
-		if (any)
-			buf_puts(b, "\n");
-		for (size_t i = 0; i < r->d.nprobes; i++) {
-			const struct db_report_probe *p = &r->d.probes[i];
-			if (strcmp(p->cell ? p->cell : "", cellname))
-				continue;
-			if (strcmp(p->name, "cgroup_writeback_by_id") &&
-			    !(!strcmp(p->name, "balance_dirty_pages") && !strcmp(p->key, "pauses")))
-				continue;
-			if (i && !strcmp(r->d.probes[i - 1].name, p->name) &&
-			    !strcmp(r->d.probes[i - 1].key, p->key) &&
-			    !strcmp(r->d.probes[i - 1].cell ? r->d.probes[i - 1].cell : "", cellname))
-				continue;   /* one line per (name, key) */
-			struct buf line = BUF_INIT;
-			char k[64];
-			probe_key(k, sizeof(k), p->name, p->key);
-			buf_printf(&line, "%s %s:", p->name, k);
-			for (size_t j = 0, first = 1; j < r->d.nvariants; j++) {
-				if (!has[j])
-					continue;
-				long long count = 0;
-				for (size_t q = i; q < r->d.nprobes && !strcmp(r->d.probes[q].name, p->name) &&
-				     !strcmp(r->d.probes[q].key, p->key) &&
-				     !strcmp(r->d.probes[q].cell ? r->d.probes[q].cell : "", cellname); q++)
-					if (r->d.probes[q].variant_id == r->d.variants[j].id)
-						count = (long long)r->d.probes[q].count;
-				char sn[128], cnt[40];
-				short_name(sn, sizeof(sn), r->d.variants[j].name);
-				fmt_count(cnt, sizeof(cnt), count);
-				buf_printf(&line, "%s %s %s", first ? "" : ",", sn, cnt);
-				first = 0;
-			}
-			append_wrapped(b, buf_str(&line), markdown);
-			buf_release(&line);
-		}
-		free(has);
-		buf_puts(b, markdown ? "\n" : "");
-	}
+	bool *has = xcalloc(r->ngroups + 1, sizeof(*has));
+	const struct db_report_run_probe **keys = NULL;
+	size_t nkeys = cell_probe_keys(r, cell, &keys, has);
+
+	if (nkeys)
+		buf_puts(b, "\n");
+	for (size_t i = 0; i < nkeys; i++)
+		probe_key_lines(b, r, cell, keys[i], has, markdown);
+	free(keys);
+	free(has);
 }
 
 /* reason: one cell's table, text and markdown side by side; every row uses the column
@@ -456,14 +844,14 @@ static void probe_lines(struct buf *b, const struct report *r, const char *celln
 static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
 		      bool markdown)
 {
-	size_t nvar = r->d.nvariants, label_w = 8;
+	size_t nvar = r->axis.n, label_w = 8;
 	char v[64], ch[64];
 
 	for (size_t j = 0; j < nvar; j++)
-		if (strlen(cell->vars[j].v->name) > label_w)
-			label_w = strlen(cell->vars[j].v->name);
+		if (group_shown(&cell->groups[j]) && strlen(cell->groups[j].label) > label_w)
+			label_w = strlen(cell->groups[j].label);
 	if (markdown) {
-		buf_printf(b, "**%s**\n\n| variant |", cell->title);
+		buf_printf(b, "**%s**\n\n| %s |", cell->title, r->axis.name);
 		for (size_t i = 0; i < cell->max_runs; i++)
 			buf_printf(b, " run %zu |", i + 1);
 		buf_puts(b, " median | change |\n|---|");
@@ -479,11 +867,13 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		buf_printf(b, " %8s\n", "median");
 	}
 	for (size_t j = 0; j < nvar; j++) {
-		const struct rep_variant *rv = &cell->vars[j];
+		const struct rep_group *rv = &cell->groups[j];
+		if (!group_shown(rv))
+			continue;
 		if (markdown)
-			buf_printf(b, "| %s |", rv->v->name);
+			buf_printf(b, "| %s |", rv->label);
 		else
-			buf_printf(b, "  %-*s", (int)label_w + 2, rv->v->name);
+			buf_printf(b, "  %-*s", (int)label_w + 2, rv->label);
 		if (variant_failed(rv)) {   /* its runs never started: say why instead */
 			if (markdown) {
 				buf_printf(b, " %s |", rv->v->status);
@@ -514,7 +904,7 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	buf_puts(b, "\n");
 	bool any_values = false;
 	for (size_t j = 0; j < nvar; j++)
-		any_values |= cell->vars[j].nvalues > 0;
+		any_values |= cell->groups[j].nvalues > 0;
 	if (r->has_threshold && any_values) {
 		char t[48], sn[128];
 		snprintf(t, sizeof(t), "%g%s", r->threshold,
@@ -523,10 +913,10 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		buf_printf(&line, "%s (%s %s %s):", r->better == BETTER_LOWER ? "stalled" : "below",
 			   metric_short(r->metric), r->better == BETTER_LOWER ? ">" : "<", t);
 		for (size_t j = 0, first = 1; j < nvar; j++) {
-			const struct rep_variant *rv = &cell->vars[j];
+			const struct rep_group *rv = &cell->groups[j];
 			if (!rv->nvalues)
 				continue;
-			short_name(sn, sizeof(sn), rv->v->name);
+			snprintf(sn, sizeof(sn), "%s", rv->say);
 			buf_printf(&line, "%s %s %zu of %zu", first ? "" : ",", sn, rv->k_worse,
 				   rv->nvalues);
 			first = 0;
@@ -538,16 +928,16 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	}
 	/* the effect with its uncertainty, one line per compared variant */
 	for (size_t j = 1; j < nvar; j++) {
-		const struct rep_variant *rv = &cell->vars[j];
+		const struct rep_group *rv = &cell->groups[j];
 		char a[32], lo[32], hi[32], sn[128];
 		if (!rv->has_cmp)
 			continue;
-		short_name(sn, sizeof(sn), rv->v->name);
+		snprintf(sn, sizeof(sn), "%s", rv->say);
 		fmt_value(a, sizeof(a), rv->hl, r->unit);
 		fmt_value(lo, sizeof(lo), rv->hl_lo, r->unit);
 		fmt_value(hi, sizeof(hi), rv->hl_hi, r->unit);
 		char bn[128];
-		short_name(bn, sizeof(bn), r->d.variants[0].name);
+		snprintf(bn, sizeof(bn), "%s", cell->groups[0].say);
 		char head[256], tail[256];
 		bool ci = base_n(cell) >= 3 && rv->nvalues >= 3;
 		/* a percentile bootstrap interval means little with fewer runs */
@@ -565,7 +955,7 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 			buf_puts(b, "\n");
 	}
 	size_t nx, ny;
-	if (nvar > 1 && cell->vars[0].nvalues) {
+	if (nvar > 1 && cell->groups[0].nvalues) {
 		min_pair(cell, nvar, &nx, &ny);
 		if (ny && stats_mwu_min_p(nx, ny) >= 0.05) {
 			size_t need = stats_runs_needed(0.05);
@@ -577,8 +967,8 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	}
 	bool any_star = false;
 	for (size_t j = 0; j < nvar; j++)
-		for (size_t i = 0; i < cell->vars[j].nruns; i++) {
-			const struct db_report_run *run = cell->vars[j].runs[i].run;
+		for (size_t i = 0; i < cell->groups[j].nruns; i++) {
+			const struct db_report_run *run = cell->groups[j].runs[i].run;
 			bool usable = !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
 			if (usable && run->has_value && (run->derived || !strcmp(run->status, "incomplete")))
 				any_star = true;
@@ -588,12 +978,158 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 			   markdown ? "\n" : "");
 	bool any_intr = false;
 	for (size_t j = 0; j < nvar; j++)
-		for (size_t i = 0; i < cell->vars[j].nruns; i++)
-			any_intr |= !strcmp(cell->vars[j].runs[i].run->status, "interrupted");
+		for (size_t i = 0; i < cell->groups[j].nruns; i++)
+			any_intr |= !strcmp(cell->groups[j].runs[i].run->status, "interrupted");
 	if (any_intr)
 		buf_printf(b, "intr.: the coordinator stopped during the run; a fresh repeat"
 			   " replaced it\n%s", markdown ? "\n" : "");
-	probe_lines(b, r, cell->cell, markdown);
+	probe_lines(b, r, cell, markdown);
+}
+
+/* One row of a 2-D grid: the label, then one entry per column, padded
+ * (text) or between pipes (markdown). */
+static void grid_row(struct buf *b, bool markdown, size_t label_w, size_t col_w,
+		     const char *label, char *const *cols, size_t ncols)
+{
+	if (markdown)
+		buf_printf(b, "| %s |", label);
+	else
+		buf_printf(b, "  %-*s", (int)label_w, label);
+	for (size_t j = 0; j < ncols; j++)
+		if (markdown)
+			buf_printf(b, " %s |", cols[j]);
+		else
+			buf_printf(b, "  %*s", (int)col_w, cols[j]);
+	buf_puts(b, "\n");
+}
+
+static void grid_head(struct buf *b, const struct report *r, bool markdown, size_t label_w,
+		      size_t col_w, const char *corner)
+{
+	grid_row(b, markdown, label_w, col_w, corner, r->axis2.labels, r->axis2.n);
+	if (markdown) {
+		buf_puts(b, "|---|");
+		for (size_t j = 0; j < r->axis2.n; j++)
+			buf_puts(b, "--:|");
+		buf_puts(b, "\n");
+	}
+}
+
+/* A 2-D value of the grid: "52.1s 3/3" (median, stalled k of n) or "-". */
+static void fmt_grid_value(char *out, size_t size, const struct report *r,
+			   const struct rep_group *g)
+{
+	char v[32];
+	if (!g->nvalues) {
+		snprintf(out, size, "-");
+		return;
+	}
+	fmt_value(v, sizeof(v), g->sum.median, r->unit);
+	if (r->has_threshold)
+		snprintf(out, size, "%s %zu/%zu", v, g->k_worse, g->nvalues);
+	else
+		snprintf(out, size, "%s n=%zu", v, g->nvalues);
+}
+
+/* The interaction lines of a 2-D cell, one per (a_i, b_j) with i, j > 0. */
+static void interaction_lines(struct buf *b, const struct report *r, const struct rep_cell *cell,
+			      bool markdown)
+{
+	size_t nb = r->axis2.n;
+	int any = 0;
+	for (size_t i = 1; i < r->axis.n; i++)
+		for (size_t j = 1; j < nb; j++) {
+			const struct rep_inter *x = &cell->inter[i * nb + j];
+			char e0[32], e1[32], d[32], p[16];
+			struct buf line = BUF_INIT;
+			if (!x->has)
+				continue;
+			if (!any++)
+				buf_puts(b, "\n");
+			fmt_value(e0, sizeof(e0), x->eff0, r->unit);
+			fmt_value(e1, sizeof(e1), x->eff1, r->unit);
+			fmt_value(d, sizeof(d), x->dod, r->unit);
+			buf_printf(&line, "interaction: %s against %s is %s%s with %s, %s%s with %s;",
+				   axis_say(&r->axis, i), axis_say(&r->axis, 0), x->eff0 > 0 ? "+" : "", e0,
+				   r->axis2.labels[0], x->eff1 > 0 ? "+" : "", e1, r->axis2.labels[j]);
+			append_wrapped(b, buf_str(&line), markdown);
+			if (x->tested) {
+				fmt_p(p, sizeof(p), x->p);
+				buf_printf(b, "      difference of differences %s%s (%s, permutation,"
+					   " Freedman-Lane)\n", x->dod > 0 ? "+" : "", d, p);
+			} else {
+				buf_printf(b, "      difference of differences %s%s (not tested: too few"
+					   " runs)\n", x->dod > 0 ? "+" : "", d);
+			}
+			if (markdown)
+				buf_puts(b, "\n");
+			buf_release(&line);
+		}
+}
+
+/* reason: the 2-D grid is two tables (medians, changes) and the interaction,
+ * each row from the same widths. --by A,B: rows are A's values, columns B's;
+ * every entry is compared with the baseline entry (a_0, b_0). */
+static void text_cell_2d(struct buf *b, const struct report *r, const struct rep_cell *cell,
+			 bool markdown)
+{
+	size_t na = r->axis.n, nb = r->axis2.n, label_w = 8, col_w = 14;
+	char **cols = xcalloc(nb ? nb : 1, sizeof(*cols));
+	char corner[128];
+
+	for (size_t i = 0; i < na; i++)
+		if (strlen(r->axis.labels[i]) > label_w)
+			label_w = strlen(r->axis.labels[i]);
+	for (size_t j = 0; j < nb; j++)
+		if (strlen(r->axis2.labels[j]) > col_w)
+			col_w = strlen(r->axis2.labels[j]);
+	for (size_t j = 0; j < nb; j++)
+		cols[j] = xcalloc(1, 96);
+	buf_printf(b, markdown ? "**%s**\n\n" : "%s:\n\n", cell->title);
+	if (r->has_threshold)
+		snprintf(corner, sizeof(corner), "median, %s > %g%s", r->better == BETTER_LOWER ?
+			 "stalled" : "below", r->threshold, r->unit && !strcmp(r->unit, "s") ? "s" : "");
+	else
+		snprintf(corner, sizeof(corner), "median, runs");
+	char corner2[128];
+	snprintf(corner2, sizeof(corner2), "change vs %s", r->values2d[0]);
+	if (strlen(corner) > label_w)
+		label_w = strlen(corner);
+	if (strlen(corner2) > label_w)
+		label_w = strlen(corner2);
+	grid_head(b, r, markdown, label_w, col_w, corner);
+	for (size_t i = 0; i < na; i++) {
+		for (size_t j = 0; j < nb; j++)
+			fmt_grid_value(cols[j], 96, r, &cell->groups[i * nb + j]);
+		grid_row(b, markdown, label_w, col_w, r->axis.labels[i], cols, nb);
+	}
+	buf_puts(b, "\n");
+	grid_head(b, r, markdown, label_w, col_w, corner2);
+	for (size_t i = 0; i < na; i++) {
+		for (size_t j = 0; j < nb; j++) {
+			const struct rep_group *g = &cell->groups[i * nb + j];
+			char p[16];
+			if (!i && !j) {
+				snprintf(cols[j], 96, "baseline");
+			} else if (!g->has_cmp) {
+				snprintf(cols[j], 96, "-");
+			} else {
+				fmt_p(p, sizeof(p), g->mwu.p);
+				if (isnan(g->change_pct))
+					snprintf(cols[j], 96, "%s", p);
+				else
+					snprintf(cols[j], 96, "%+.1f%% %s", g->change_pct, p);
+			}
+		}
+		grid_row(b, markdown, label_w, col_w, r->axis.labels[i], cols, nb);
+	}
+	buf_puts(b, markdown ? "\n(two-sided Mann-Whitney U against the baseline)\n" :
+		 "  (two-sided Mann-Whitney U against the baseline)\n");
+	interaction_lines(b, r, cell, markdown);
+	for (size_t j = 0; j < nb; j++)
+		free(cols[j]);
+	free(cols);
+	probe_lines(b, r, cell, markdown);
 }
 
 static void text_report(struct buf *b, const struct report *r, bool markdown)
@@ -603,7 +1139,10 @@ static void text_report(struct buf *b, const struct report *r, bool markdown)
 	for (size_t c = 0; c < r->ncells; c++) {
 		if (c)
 			buf_puts(b, "\n");
-		text_cell(b, r, &r->cells[c], markdown);
+		if (r->two_d)
+			text_cell_2d(b, r, &r->cells[c], markdown);
+		else
+			text_cell(b, r, &r->cells[c], markdown);
 	}
 	bool any_failed = false;
 	for (size_t j = 0; j < r->d.nvariants; j++) {
@@ -635,20 +1174,42 @@ static void csv_field(struct buf *b, const char *s)
 
 static void csv_report(struct buf *b, const struct report *r)
 {
-	buf_puts(b, "cell,variant,repeat,run_id,status,metric,value,derived\n");
+	bool variant_axis = report_axis_is_variant(r->axis.name);
+
+	buf_puts(b, "cell,variant,repeat,run_id,status,metric,value,derived");
+	if (!variant_axis || r->two_d) {
+		buf_puts(b, ",");
+		csv_field(b, r->axis.name);
+	}
+	if (r->two_d) {
+		buf_puts(b, ",");
+		csv_field(b, r->axis2.name);
+	}
+	buf_puts(b, "\n");
 	for (size_t c = 0; c < r->ncells; c++)
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			const struct rep_variant *rv = &r->cells[c].vars[j];
+		for (size_t j = 0; j < r->ngroups; j++) {
+			const struct rep_group *rv = &r->cells[c].groups[j];
 			for (size_t i = 0; i < rv->nruns; i++) {
 				const struct db_report_run *run = rv->runs[i].run;
+				const struct db_report_variant *v = variant_of(r, run);
 				csv_field(b, r->cells[c].cell);
 				buf_puts(b, ",");
-				csv_field(b, rv->v->name);
+				csv_field(b, v ? v->name : "");
 				buf_printf(b, ",%d,%lld,%s,%s,", run->repeat_idx, (long long)run->id,
 					   run->status, r->metric);
 				if (run->has_value)
 					buf_printf(b, "%.10g", run->value);
-				buf_printf(b, ",%d\n", run->derived);
+				buf_printf(b, ",%d", run->derived);
+				if (r->two_d) {   /* both axes' values, bare */
+					buf_puts(b, ",");
+					csv_field(b, r->axis.values[j / r->axis2.n]);
+					buf_puts(b, ",");
+					csv_field(b, r->axis2.values[j % r->axis2.n]);
+				} else if (!variant_axis) {
+					buf_puts(b, ",");
+					csv_field(b, rv->value);
+				}
+				buf_puts(b, "\n");
 			}
 		}
 }
@@ -658,48 +1219,127 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* A run's final probe counts, {"name": {"key": count}}; NULL when none. */
+static json_t *json_run_probes(const struct report *r, int64_t run_id)
+{
+	json_t *o = NULL;
+	for (size_t i = run_probes_first(r, run_id);
+	     i < r->d.nrun_probes && r->d.run_probes[i].run_id == run_id; i++) {
+		const struct db_report_run_probe *p = &r->d.run_probes[i];
+		if (!o)
+			o = json_object();
+		json_t *byname = json_object_get(o, p->name);
+		if (!byname)
+			json_object_set_new(o, p->name, byname = json_object());
+		json_object_set_new(byname, p->key, json_integer((json_int_t)p->count));
+	}
+	return o;
+}
+
+static json_t *json_group(const struct report *r, const struct rep_cell *cell,
+			  const struct rep_group *rv)
+{
+	json_t *runs = json_array(), *jv;
+
+	for (size_t i = 0; i < rv->nruns; i++) {
+		const struct db_report_run *run = rv->runs[i].run;
+		json_t *jr = json_pack("{s:I,s:i,s:s,s:o,s:b,s:s?}",
+			"run_id", (json_int_t)run->id, "repeat", run->repeat_idx,
+			"status", run->status,
+			"value", run->has_value ? json_real(run->value) : json_null(),
+			"derived", run->derived, "accel", run->accel);
+		json_t *probes = json_run_probes(r, run->id);
+		if (probes)
+			json_object_set_new(jr, "probes", probes);
+		json_array_append_new(runs, jr);
+	}
+	if (rv->v)
+		jv = json_pack("{s:I,s:i,s:s,s:s,s:s?}",
+			"variant_id", (json_int_t)rv->v->id, "idx", rv->v->idx,
+			"name", rv->v->name, "status", rv->v->status, "error", rv->v->error);
+	else
+		jv = json_pack("{s:s,s:s}", "name", rv->label, "value", rv->value);
+	json_object_set_new(jv, "runs", runs);
+	json_object_set_new(jv, "n", json_integer((json_int_t)rv->nvalues));
+	json_object_set_new(jv, "median", num_or_null(rv->sum.median));
+	json_object_set_new(jv, "min", num_or_null(rv->sum.min));
+	json_object_set_new(jv, "max", num_or_null(rv->sum.max));
+	json_object_set_new(jv, "mean", num_or_null(rv->sum.mean));
+	if (r->has_threshold)
+		json_object_set_new(jv, "worse_than_threshold", json_integer((json_int_t)rv->k_worse));
+	if (rv->has_cmp) {
+		json_object_set_new(jv, "change_pct", num_or_null(rv->change_pct));
+		json_object_set_new(jv, "p", json_real(rv->mwu.p));
+		json_object_set_new(jv, "p_method", json_string(
+			rv->mwu.method == MWU_EXACT ? "mwu-exact" : "mwu-normal"));
+		json_object_set_new(jv, "u", json_real(rv->mwu.u));
+		json_object_set_new(jv, "hl_shift", num_or_null(rv->hl));
+		json_object_set_new(jv, "hl_ci95", json_pack("[o,o]",
+			num_or_null(rv->hl_lo), num_or_null(rv->hl_hi)));
+		json_object_set_new(jv, "min_possible_p", json_real(
+			stats_mwu_min_p(cell->groups[0].nvalues, rv->nvalues)));
+	}
+	return jv;
+}
+
+static json_t *json_interactions(const struct report *r, const struct rep_cell *cell)
+{
+	json_t *a = json_array();
+	size_t nb = r->axis2.n;
+	for (size_t i = 1; i < r->axis.n; i++)
+		for (size_t j = 1; j < nb; j++) {
+			const struct rep_inter *x = &cell->inter[i * nb + j];
+			if (!x->has)
+				continue;
+			json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o}",
+				"a", r->axis.values[i], "a0", r->axis.values[0],
+				"b", r->axis2.values[j], "b0", r->axis2.values[0],
+				"effect_at_b0", num_or_null(x->eff0), "effect_at_b", num_or_null(x->eff1),
+				"difference_of_differences", num_or_null(x->dod));
+			if (x->tested) {
+				json_object_set_new(o, "p", json_real(x->p));
+				json_object_set_new(o, "p_method", json_string("permutation-freedman-lane"));
+			}
+			json_array_append_new(a, o);
+		}
+	return a;
+}
+
+/* The report as JSON: "by" names the axis; each cell lists its groups
+ * under "variants" on the variant axis (the API's shape since v1) and
+ * under "groups" on any other (each with "name", its label, and "value"). */
 static json_t *json_report(const struct report *r)
 {
-	json_t *cells = json_array();
+	json_t *cells = json_array(), *values = json_array(), *jlabels = json_array();
+	bool variant_axis = report_axis_is_variant(r->axis.name);
+	char *by = r->two_d ? xasprintf("%s,%s", r->axis.name, r->axis2.name) :
+		   xstrdup(r->axis.name);
 
+	for (size_t j = 0; j < r->axis.n; j++) {
+		json_array_append_new(values, json_string(r->axis.values[j]));
+		json_array_append_new(jlabels, json_string(r->axis.labels[j]));
+	}
+	json_t *values2 = json_array();
+	for (size_t j = 0; r->two_d && j < r->axis2.n; j++)
+		json_array_append_new(values2, json_string(r->axis2.values[j]));
 	for (size_t c = 0; c < r->ncells; c++) {
 		const struct rep_cell *cell = &r->cells[c];
-		json_t *vars = json_array();
-		for (size_t j = 0; j < r->d.nvariants; j++) {
-			const struct rep_variant *rv = &cell->vars[j];
-			json_t *runs = json_array();
-			for (size_t i = 0; i < rv->nruns; i++) {
-				const struct db_report_run *run = rv->runs[i].run;
-				json_array_append_new(runs, json_pack("{s:I,s:i,s:s,s:o,s:b,s:s?}",
-					"run_id", (json_int_t)run->id, "repeat", run->repeat_idx,
-					"status", run->status,
-					"value", run->has_value ? json_real(run->value) : json_null(),
-					"derived", run->derived, "accel", run->accel));
+		json_t *groups = json_array();
+		for (size_t j = 0; j < r->ngroups; j++) {
+			if (!group_shown(&cell->groups[j]))
+				continue;
+			json_t *jg = json_group(r, cell, &cell->groups[j]);
+			if (r->two_d) {
+				json_object_set_new(jg, "a", json_string(r->axis.values[j / r->axis2.n]));
+				json_object_set_new(jg, "b", json_string(r->axis2.values[j % r->axis2.n]));
 			}
-			json_t *jv = json_pack("{s:I,s:i,s:s,s:s,s:s?,s:o,s:i,s:o,s:o,s:o,s:o}",
-				"variant_id", (json_int_t)rv->v->id, "idx", rv->v->idx,
-				"name", rv->v->name, "status", rv->v->status, "error", rv->v->error,
-				"runs", runs, "n", (int)rv->nvalues,
-				"median", num_or_null(rv->sum.median), "min", num_or_null(rv->sum.min),
-				"max", num_or_null(rv->sum.max), "mean", num_or_null(rv->sum.mean));
-			if (r->has_threshold)
-				json_object_set_new(jv, "worse_than_threshold", json_integer((json_int_t)rv->k_worse));
-			if (rv->has_cmp) {
-				json_object_set_new(jv, "change_pct", num_or_null(rv->change_pct));
-				json_object_set_new(jv, "p", json_real(rv->mwu.p));
-				json_object_set_new(jv, "p_method", json_string(
-					rv->mwu.method == MWU_EXACT ? "mwu-exact" : "mwu-normal"));
-				json_object_set_new(jv, "u", json_real(rv->mwu.u));
-				json_object_set_new(jv, "hl_shift", num_or_null(rv->hl));
-				json_object_set_new(jv, "hl_ci95", json_pack("[o,o]",
-					num_or_null(rv->hl_lo), num_or_null(rv->hl_hi)));
-				json_object_set_new(jv, "min_possible_p", json_real(
-					stats_mwu_min_p(cell->vars[0].nvalues, rv->nvalues)));
-			}
-			json_array_append_new(vars, jv);
+			json_array_append_new(groups, jg);
 		}
-		json_array_append_new(cells, json_pack("{s:s,s:s,s:o}", "cell", cell->cell,
-						       "title", cell->title, "variants", vars));
+		json_t *jc = json_pack("{s:s,s:s,s:o}", "cell", cell->cell, "title", cell->title,
+				       variant_axis && !r->two_d ? "variants" : "groups", groups);
+		if (r->two_d)
+			json_object_set_new(jc, "interactions", json_interactions(r, cell));
+		json_array_append_new(cells, jc);
 	}
 	json_t *probes = json_array();
 	for (size_t i = 0; i < r->d.nprobes; i++) {
@@ -710,9 +1350,10 @@ static json_t *json_report(const struct report *r)
 	}
 	struct buf text = BUF_INIT;
 	text_report(&text, r, false);
-	json_t *root = json_pack("{s:{s:I,s:s,s:s,s:s},s:s,s:s?,s:s,s:o,s:o,s:o,s:i,s:b,s:s}",
+	json_t *root = json_pack("{s:{s:I,s:s,s:s,s:s},s:s,s:o,s:o,s:s,s:s?,s:s,s:o,s:o,s:o,s:i,s:b,s:s}",
 		"job", "id", (json_int_t)r->d.job_id, "name", r->d.job_name,
 		"kind", r->d.job_kind, "status", r->d.job_status,
+		"by", by, "values", values, "labels", jlabels,
 		"metric", r->metric, "unit", r->unit,
 		"better", r->better == BETTER_LOWER ? "lower" : "higher",
 		"threshold", r->has_threshold ? json_real(r->threshold) : json_null(),
@@ -720,6 +1361,11 @@ static json_t *json_report(const struct report *r)
 		"runs_needed_for_p05", (int)stats_runs_needed(0.05),
 		"tcg", r->any_tcg, "text", buf_str(&text));
 	buf_release(&text);
+	free(by);
+	if (r->two_d)
+		json_object_set_new(root, "values_b", values2);
+	else
+		json_decref(values2);
 	return root;
 }
 

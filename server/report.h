@@ -1,8 +1,10 @@
 /* report.h - a job's results as the cover-letter table, in text,
  * markdown, csv or json.
  *
- * report_build() reads the store once into a struct report: per variant
- * (in idx order, the first is the baseline) and per matrix cell, each
+ * report_build() reads the store once into a struct report: per value of
+ * the compared axis (report_axis.h; by default the variants in idx order,
+ * the first is the baseline) and per cell (the rest of the matrix, and the
+ * variant when it is not the axis), each
  * run's value of the metric (the agent's summary value, or for an
  * incomplete run one derived from its samples: worst_X = max of X, mean_X =
  * mean of X), then medians, the change against the baseline with a
@@ -23,6 +25,11 @@ enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
 
 struct report_opts {
 	const char *metric;     /* NULL: the job's headline metric */
+	const char *by;         /* the compared axis (report_axis.h): "variant",
+				 * "mode", "sysctl", "fs", "host", ...; NULL: the
+				 * job file's `by`, else "variant" */
+	const char *baseline;   /* the axis value compared against; NULL: the
+				 * job file's `baseline`, else the first value */
 	double threshold;       /* "stalled" threshold in the metric's unit */
 	bool has_threshold;     /* false: 5 for *_s metrics, none otherwise */
 };
@@ -31,8 +38,9 @@ struct report;
 
 /*
  * report_build - gather and compute. *out is owned by the caller
- * (report_free). Returns 0, -ENOENT (no such job) or the store's error
- * (db.h), with the reason in err (may be NULL).
+ * (report_free). Returns 0, -ENOENT (no such job), -EINVAL (the job has
+ * no such axis, or the baseline is not one of its values) or the store's
+ * error (db.h), with the reason in err (may be NULL).
  */
 int report_build(struct report **out, struct db *db, int64_t job_id,
 		 const struct report_opts *opts, struct buf *err);

@@ -107,6 +107,26 @@ void stats_hl_bootstrap_ci(double *lo, double *hi, const double *x, size_t nx,
 unsigned stats_bootstrap_resamples(unsigned b, size_t nx, size_t ny);
 #define STATS_BOOTSTRAP_WORK 2e7
 
+/*
+ * stats_interaction_perm - the interaction of two two-level factors A and
+ * B (does A's effect depend on B?) with a permutation test. x[0..3] are
+ * the cells a0b0, a1b0, a0b1, a1b1 with n[0..3] values. The statistic is
+ * the interaction contrast of cell means, T = (m3 - m2) - (m1 - m0).
+ * Under "no interaction" the additive model fits; its residuals (each
+ * value less R_i + C_j - G, the unweighted row, column and grand means of
+ * the cell means) are permuted across the four cells keeping their sizes,
+ * and T is recomputed each time: permutation of residuals under the
+ * reduced model (Freedman & Lane 1983, J. Bus. Econ. Stat. 1(4):292-298),
+ * which Anderson & ter Braak (2003, J. Stat. Comput. Simul. 73(2):85-113)
+ * found the most accurate of the approximate permutation tests for
+ * interactions. Two-sided p = (1 + #{|T*| >= |T|}) / (1 + nperm), so
+ * never 0 (Phipson & Smyth 2010, Stat. Appl. Genet. Mol. Biol. 9(1):39).
+ * The generator is splitmix64 from seed. *t gets T. Returns 0, or -EINVAL
+ * when a cell is empty or all four hold one value together.
+ */
+int stats_interaction_perm(double *p, double *t, const double *const x[4], const size_t n[4],
+			   unsigned nperm, uint64_t seed);
+
 /* The fixed seed reports use, so that reports are reproducible. */
 #define STATS_SEED 0x6b63616e61727931ULL
 

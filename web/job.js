@@ -12,6 +12,9 @@
 		job: null, runs: null, report: null, reportErr: null, reportLoaded: false, text: "",
 		samples: null,
 		chosen: {}, plots: [],
+		/* the compared axis (kcanary report --by): "variant" or a matrix
+		 * dimension; kept in the URL (?by=) so that a view can be linked */
+		by: KC.param("by") || "variant",
 	};
 	const $ = (x) => document.getElementById(x);
 	/* An SVG element with attributes and optional text (set as text, never
@@ -48,15 +51,98 @@
 				KC.api(base + "/variants").then((v) => v.variants).catch(() => null),
 			]);
 		render();
+		await loadReport();
+	}
+
+	/* The report along the chosen axis (?by=; the default axis asks for
+	 * nothing, so the text is exactly `kcanary report JOB`'s). */
+	async function loadReport() {
+		const base = "api/v1/jobs/" + encodeURIComponent(id);
+		const by = S.by !== "variant" ? "by=" + encodeURIComponent(S.by) : "";
 		const [text, report] = await Promise.all([
-			KC.api(base + "/report?format=text").catch((e) => "cannot load the report: " + e.message),
-			KC.api(base + "/report").catch((e) => { S.reportErr = e; return null; }),
+			KC.api(base + "/report?format=text" + (by ? "&" + by : ""))
+				.catch((e) => "cannot load the report: " + e.message),
+			KC.api(base + "/report" + (by ? "?" + by : "")).catch((e) => { S.reportErr = e; return null; }),
 		]);
 		Object.assign(S, { text, report, reportLoaded: true });
 		$("report-text").textContent = S.text;
 		$("copy").disabled = false;
 		renderStats();
 		renderStrip();
+	}
+
+	/* The axes a job can be compared along: its variants and every matrix
+	 * dimension with more than one value. */
+	function axes() {
+		const dims = Object.entries(S.job.dimensions || {}).filter(([, v]) => v.length > 1)
+			.map(([k]) => k);
+		/* parts of the variant (a --prefixes job's revision x patch prefix)
+		 * and the host, when they vary */
+		const more = ["revision", "patches", "host"].filter((a) =>
+			new Set(S.runs.runs.map((r) => partOf(r, a))).size > 1);
+		return ["variant"].concat(dims, more);
+	}
+
+	/* A series variant's revision or patch prefix from its name, as
+	 * server/report_axis.c reads it ("+ v6 1-2": v6, 1-2; "+ v6": all;
+	 * anything else: base, none); the run's host. */
+	function partOf(r, axis) {
+		if (axis === "host")
+			return r.host || "-";
+		const name = r.variant || "";
+		if (!name.startsWith("+ "))
+			return axis === "revision" ? "base" : "none";
+		const rest = name.slice(2), sp = rest.indexOf(" ");
+		if (axis === "revision")
+			return sp < 0 ? rest : rest.slice(0, sp);
+		return sp < 0 || sp === rest.length - 1 ? "all" : rest.slice(sp + 1);
+	}
+
+	/* A run's value on the axis, and the axis' values in order: the
+	 * variants in their order, a dimension's values as the report orders
+	 * them (its "values", the baseline first) or as the job lists them. */
+	function axisValueOf(r) {
+		if (S.by === "variant")
+			return r.variant_id;
+		if (["revision", "patches", "host"].includes(S.by))
+			return partOf(r, S.by);
+		return KC.parseCell(r.cell)[S.by];
+	}
+	function axisValues() {
+		if (S.by === "variant")
+			return (S.job.variants || []).map((v) => ({ key: v.id, name: v.name }));
+		const rep = S.report && S.report.by === S.by ? S.report.values : null;
+		const seen = [...new Set(S.runs.runs.map(axisValueOf))];
+		const vals = rep || (S.job.dimensions || {})[S.by] || seen;
+		const label = (v) => S.by === "revision" ? v : S.by === "patches" ? `patches ${v}` : `${S.by}=${v}`;
+		return vals.map((v) => ({ key: v, name: label(v) }));
+	}
+
+	function renderAxis() {
+		const box = $("axis");
+		const list = axes();
+		if (!list.includes(S.by))
+			S.by = "variant";
+		if (list.length < 2) {
+			box.replaceChildren();
+			return;
+		}
+		if (box.querySelector("select"))
+			return;
+		const sel = el("select", { id: "axis-select", onchange: async (ev) => {
+			S.by = ev.target.value;
+			const u = new URL(location.href);
+			if (S.by === "variant")
+				u.searchParams.delete("by");
+			else
+				u.searchParams.set("by", S.by);
+			history.replaceState(null, "", u);
+			S.reportLoaded = false;
+			renderStats();
+			await loadReport();
+			renderCurves();
+		} }, list.map((a) => el("option", { value: a, selected: a === S.by ? "selected" : null }, a)));
+		box.replaceChildren(el("label", {}, "compare along ", sel));
 	}
 
 	function chosenRuns() {
@@ -119,8 +205,9 @@
 		const cells = (rep.cells || []).filter((c) => KC.cellMatches(c.cell, S.chosen));
 		const out = [];
 		for (const c of cells) {
-			const base = c.variants[0];
-			const rows = c.variants.map((v, i) => el("tr", { "data-variant": v.name },
+			const groups = c.groups || c.variants;
+			const base = groups[0];
+			const rows = groups.map((v, i) => el("tr", { "data-variant": v.name },
 				el("td", {}, el("span", { style: `color:${KC.color(i)}`, text: "● " }), v.name),
 				el("td", { class: "num values" }, perRun(v.runs || [], unit)),
 				el("td", { class: "num" }, v.n),
@@ -131,7 +218,7 @@
 					`${v.worse_than_threshold} of ${v.n}` : "–")));
 			out.push(el("h3", { text: c.title || c.cell || "all runs" }));
 			out.push(el("table", { class: "stats" },
-				el("thead", {}, el("tr", {}, el("th", {}, "variant"),
+				el("thead", {}, el("tr", {}, el("th", {}, rep.by || "variant"),
 					el("th", { class: "num" }, "per run"), el("th", { class: "num" }, "n"),
 					el("th", { class: "num" }, "median"),
 					el("th", { class: "num" }, "change"),
@@ -140,12 +227,12 @@
 						`${rep.better === "higher" ? "below" : "over"} ${KC.fmt(rep.threshold, unit)}` :
 						"k of n"))),
 				el("tbody", {}, rows)));
-			for (const v of c.variants.slice(1))
+			for (const v of groups.slice(1))
 				out.push(plainLine(base, v, rep));
 		}
 		if (!cells.length)
 			out.push(el("p", { class: "muted", text: "no cell matches the filters" }));
-		if (cells.some((c) => c.variants.some((v) => (v.runs || []).some((r) => r.derived))))
+		if (cells.some((c) => (c.groups || c.variants).some((v) => (v.runs || []).some((r) => r.derived))))
 			out.push(el("p", { class: "muted", text: "* derived from the run's samples (no summary " +
 				"record: the run did not finish)" }));
 		box.replaceChildren(...out);
@@ -189,10 +276,11 @@
 		return el("p", { class: "plain " + cls, text });
 	}
 
-	/* SVG strip plot: one column per variant, one dot per run. */
+	/* SVG strip plot: one column per value of the axis, one dot per run
+	 * coloured by its value, with a legend. */
 	function renderStrip() {
 		const box = $("strip");
-		const variants = S.job.variants || [];
+		const variants = axisValues();
 		const runs = chosenRuns().filter((r) => r.value !== null);
 		const unit = S.runs.unit;
 		const W = Math.max(420, 190 * variants.length + 80), H = 300;
@@ -224,7 +312,7 @@
 		}
 		variants.forEach((v, i) => {
 			const cx = left + colW * (i + 0.5);
-			const mine = runs.filter((r) => r.variant_id === v.id);
+			const mine = runs.filter((r) => axisValueOf(r) === v.key);
 			/* a bisection's variants are "<sha12> <subject>": the sha fits */
 			svg.append(mk("text", { x: cx, y: H - 20, "text-anchor": "middle" },
 				S.job.kind === "bisect" ? v.name.split(" ")[0] : v.name));
@@ -234,7 +322,8 @@
 				/* deterministic spread so equal values stay visible as separate dots */
 				const jitter = mine.length > 1 ? ((k * 0.618) % 1 - 0.5) * Math.min(colW * 0.5, 60) : 0;
 				const c = mk("circle", { cx: cx + jitter, cy: y(r.value), r: runs.length > 300 ? 3 : 5,
-					fill: KC.color(i), "data-run-id": r.id, class: "run-dot" });
+					fill: KC.color(i), "data-run-id": r.id, "data-axis-value": String(v.key),
+					class: "run-dot" });
 				c.append(mk("title", {}, `run ${r.id} (${r.cell || "no cell"} #${r.repeat}): ` +
 					KC.fmt(r.value, unit) + (r.value_source === "samples" ? " (from samples)" : "")));
 				c.addEventListener("click", () => { location.href = "run.html?id=" + r.id; });
@@ -244,7 +333,10 @@
 		svg.append(mk("text", { x: 12, y: top + (H - top - bottom) / 2, "text-anchor": "middle",
 			transform: `rotate(-90 12 ${top + (H - top - bottom) / 2})` },
 			`${S.runs.metric} (${KC.betterLabel(S.runs.better)})`));
-		box.replaceChildren(svg);
+		const legend = el("div", { class: "legend", id: "strip-legend" }, variants.map((v, i) =>
+			el("span", { class: "legend-item", "data-axis-value": String(v.key) },
+				el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name)));
+		box.replaceChildren(legend, svg);
 	}
 
 	function renderCurves() {
@@ -258,6 +350,27 @@
 		}
 		const keep = new Set(chosenRuns().map((r) => r.id));
 		const byRun = new Map(S.runs.runs.map((r) => [r.id, r]));
+		const ylabel = `${S.curveMetric} (${S.samples.unit || ""}) ${S.samples.better === "lower" ? "↓" : S.samples.better === "higher" ? "↑" : ""}`;
+		if (S.by !== "variant") {
+			/* another axis: every run's curve on one chart, coloured by its
+			 * value on the axis, as the strip plot's dots are */
+			const vals = axisValues();
+			const curves = S.samples.runs.filter((c) => keep.has(c.run_id) && byRun.get(c.run_id));
+			const div = el("div", { class: "curve", "data-axis": S.by },
+				el("h3", { text: `${curves.length} run${curves.length === 1 ? "" : "s"}, coloured by ${S.by}` }),
+				el("div", { class: "legend" }, vals.map((v, i) => el("span", { class: "legend-item" },
+					el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name))));
+			box.append(div);
+			const series = curves.map((c) => {
+				const r = byRun.get(c.run_id);
+				const i = vals.findIndex((v) => v.key === axisValueOf(r));
+				return { label: `run ${c.run_id} ${r.variant} ${r.cell}`, color: KC.color(Math.max(0, i)),
+					t: c.t, v: c.v };
+			});
+			if (series.length)
+				S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 760, height: 280, legend: false }));
+			return;
+		}
 		(S.job.variants || []).forEach((v, i) => {
 			const curves = S.samples.runs.filter((c) => c.variant_id === v.id && keep.has(c.run_id));
 			const div = el("div", { class: "curve", "data-variant": v.name },
@@ -269,10 +382,7 @@
 				label: `run ${c.run_id}` + (byRun.get(c.run_id) ? " " + byRun.get(c.run_id).cell : ""),
 				color: KC.color(i), t: c.t, v: c.v,
 			}));
-			S.plots.push(KC.curvePlot(div, "", series, {
-				ylabel: `${S.curveMetric} (${S.samples.unit || ""}) ${S.samples.better === "lower" ? "↓" : S.samples.better === "higher" ? "↑" : ""}`,
-				width: 560, height: 240, legend: false,
-			}));
+			S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 560, height: 240, legend: false }));
 		});
 	}
 
@@ -661,6 +771,7 @@
 		if (S.reportLoaded)
 			$("report-text").textContent = S.text;
 		renderFilters();
+		renderAxis();
 		renderBody();
 	}
 

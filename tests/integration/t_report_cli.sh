@@ -26,4 +26,68 @@ if $KC report nosuchjob 2>$tmp/err; then echo "FAIL: unknown job accepted"; exit
 grep -q "no job 'nosuchjob'" $tmp/err
 $KC report dying-cgwb --format yaml 2>$tmp/err && { echo "FAIL: bad format accepted"; exit 1; }
 grep -q "expected text, markdown, csv or json" $tmp/err
-echo "ok: ingest + report reproduce the cover-letter table"
+
+# Any axis is a comparison (#20): the seed's settings on one kernel, each
+# compared in one command. Runs of one kernel (6.12.117) whose cells differ
+# only in the setting; the report pivots after the fact.
+K="--variant 6.12.117 --fs ext4 --param workload=wb-handover --param measure_s=120"
+ing() {   # JOB SETTING WORST
+	$KC ingest --job "$1" $K --param "$2" $S/lag-$3.jsonl >/dev/null
+}
+for w in 85.3 46.9 52.1 46.9; do ing modes mode=removed $w; done
+for w in 1.0 1.2 1.2 1.0; do ing modes mode=alive $w; done
+$KC report modes --by mode > $tmp/mode.txt
+cat $tmp/mode.txt
+[ "$(grep -c 'Worst lag' $tmp/mode.txt)" = 1 ] || { echo "FAIL: --by mode is not one table"; exit 1; }
+grep -q '^  mode=alive .* -97.8% (p=0.03, MWU)$' $tmp/mode.txt
+grep -q '^stalled (worst lag > 5s): mode=removed 4 of 4, mode=alive 0 of 4$' $tmp/mode.txt
+grep -q '^  -ENOENT in 4 of 4 mode=removed runs, 0 of 4 mode=alive runs$' $tmp/mode.txt
+$KC report modes --by mode --baseline alive | grep -q '^  mode=removed .* +4400.0% (p=0.03, MWU)$'
+# without --by the two modes stay two tables, no comparison between them
+[ "$($KC report modes | grep -c 'Worst lag')" = 2 ]
+$KC report modes | grep -q MWU && { echo "FAIL: the default axis compared the modes"; exit 1; }
+
+for w in 85.3 46.9 52.1; do ing syncs sync_old=1 $w; done
+for w in 1.0 1.2; do ing syncs sync_old=2 $w; done
+$KC report syncs --by sync_old | grep -q '^stalled (worst lag > 5s): sync_old=1 3 of 3, sync_old=2 0 of 2$'
+
+for v in none:85.3 offset:46.9 offset_rename:1.2 empty:1.0; do
+	ing shutdown shutdown_file=${v%%:*} ${v##*:}
+	ing shutdown shutdown_file=${v%%:*} ${v##*:}
+done
+$KC report shutdown --by shutdown_file > $tmp/sf.txt
+for v in none offset offset_rename empty; do
+	grep -q "^  shutdown_file=$v " $tmp/sf.txt || { echo "FAIL: no row for shutdown_file=$v"; cat $tmp/sf.txt; exit 1; }
+done
+[ "$(grep -c 'MWU)$' $tmp/sf.txt)" = 3 ] || { echo "FAIL: expected 3 comparisons against shutdown_file=none"; exit 1; }
+
+for w in 85.3 46.9 52.1; do ing expire sysctl.vm.dirty_expire_centisecs=3000 $w; done
+for w in 1.0 1.2 1.2; do ing expire sysctl.vm.dirty_expire_centisecs=500 $w; done
+$KC report expire --by sysctl | grep -q '^  vm.dirty_expire_centisecs=500 .* -97.7% (p=0.10, MWU)$'
+$KC report expire --by vm.dirty_expire_centisecs | grep -q '^  vm.dirty_expire_centisecs=500 '
+
+# two axes: variant x mode, with the interaction line
+for w in 85.3 46.9 52.1 46.9; do
+	$KC ingest --job both --variant base --fs ext4 --param mode=removed $S/lag-$w.jsonl >/dev/null
+done
+for w in 1.0 1.2 1.2 1.0; do
+	$KC ingest --job both --variant base --fs ext4 --param mode=alive $S/lag-$w.jsonl >/dev/null
+	$KC ingest --job both --variant "+ v6 2/3" --fs ext4 --param mode=removed $S/lag-$w.jsonl >/dev/null
+	$KC ingest --job both --variant "+ v6 2/3" --fs ext4 --param mode=alive $S/lag-$w.jsonl >/dev/null
+done
+$KC report both --by variant,mode > $tmp/both.txt
+cat $tmp/both.txt
+grep -q '^interaction: + v6 2/3 against base is -48.4s with mode=removed,$' $tmp/both.txt
+grep -q 'difference of differences +48.4s (p<0.001, permutation, Freedman-Lane)$' $tmp/both.txt
+$KC report both --by variant,mode --format csv > $tmp/both.csv
+[ "$(head -1 $tmp/both.csv)" = "cell,variant,repeat,run_id,status,metric,value,derived,variant,mode" ]
+grep -q '^fs=ext4,+ v6 2/3,[0-9]*,[0-9]*,ok,worst_lag_s,1,0,+ v6 2/3,alive$' $tmp/both.csv
+
+# bad axes are named
+$KC report modes --by nosuch 2>$tmp/err && { echo "FAIL: unknown axis accepted"; exit 1; }
+grep -q "has no axis 'nosuch'" $tmp/err
+# compare takes --by and stores it for the report
+: > $tmp/vmlinuz-fixture
+KCANARY_HOME=$tmp/dry $KC compare --kernels $tmp/vmlinuz-fixture --set mode=removed,alive --by mode \
+	--dry-run | grep -q '^  report: compared along mode$'
+echo "ok: ingest + report reproduce the cover-letter table; report --by compares any axis"

@@ -284,6 +284,77 @@ static void test_jobs_list(void **state)
 	reply_release(&r);
 }
 
+/* One run of variant in cell with only a summary of worst. */
+static void add_cell_run(struct db *db, int64_t job, const char *variant, const char *cell,
+			 double worst)
+{
+	struct ingest *in = NULL;
+	int64_t vid, rid;
+	char line[256];
+
+	assert_int_equal(db_variant_get(db, &vid, job, variant, NULL), 0);
+	assert_int_equal(db_run_create(db, &rid, job, vid, cell, 0, "ext4", NULL, NULL), 0);
+	assert_int_equal(ingest_open(&in, db, rid, NULL), 0);
+	snprintf(line, sizeof(line), "{\"type\":\"summary\",\"metrics\":{\"worst_lag_s\":%.1f}}", worst);
+	assert_int_equal(ingest_line(in, line, strlen(line), NULL), 0);
+	snprintf(line, sizeof(line), "{\"type\":\"done\",\"status\":\"ok\"}");
+	assert_int_equal(ingest_line(in, line, strlen(line), NULL), 0);
+	assert_int_equal(ingest_close(in, NULL, NULL), 0);
+}
+
+/* Headlines never pool cells: a job of one kernel whose runs are 2.0 s
+ * (alive) and 4.2 s (removed) showed "6.12.117 3.1s" before; now each
+ * cell's median, told apart by what differs, and no pooled median. The
+ * report pivots by mode over the API (?by=mode), and a bad axis is a 400. */
+static void test_jobs_list_cells(void **state)
+{
+	struct fx *f = *state;
+	struct db *db = NULL;
+	struct reply r;
+	int64_t job;
+	static const double alive[] = { 2.1, 2.0, 1.9 }, removed[] = { 4.7, 4.2, 4.0 };
+
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "modes", "compare", NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		add_cell_run(db, job, "6.12.117", "fs=ext4 mode=alive", alive[i]);
+		add_cell_run(db, job, "6.12.117", "fs=ext4 mode=removed", removed[i]);
+	}
+	db_close(db);
+	get(&r, f, "/api/v1/jobs");
+	assert_int_equal(r.status, 200);
+	json_t *j = json_array_get(jpath(r.json, "jobs"), 0);
+	assert_string_equal(json_string_value(jpath(j, "name")), "modes");
+	assert_int_equal(json_integer_value(jpath(j, "cells")), 2);
+	assert_string_equal(json_string_value(jpath(j, "headline")),
+			    "median worst_lag_s: 6.12.117 mode=alive 2.0s, 6.12.117 mode=removed 4.2s");
+	json_t *v = json_array_get(jpath(j, "variants"), 0);
+	assert_true(json_is_null(jpath(v, "median")));
+	assert_int_equal(json_array_size(jpath(v, "cells")), 2);
+	/* the old job, one cell: unchanged */
+	j = json_array_get(jpath(r.json, "jobs"), 1);
+	assert_string_equal(json_string_value(jpath(j, "headline")),
+			    "median worst_lag_s: base 52.1s, + v6 2/3 1.2s");
+	reply_release(&r);
+
+	char *path = xasprintf("/api/v1/jobs/%lld/report?by=mode", (long long)job);
+	get(&r, f, path);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(json_string_value(jpath(r.json, "by")), "mode");
+	json_t *g = jpath(json_array_get(jpath(r.json, "cells"), 0), "groups");
+	assert_int_equal(json_array_size(g), 2);
+	assert_string_equal(json_string_value(jpath(json_array_get(g, 0), "value")), "alive");
+	assert_float_equal(json_real_value(jpath(json_array_get(g, 1), "change_pct")),
+			   (4.2 - 2.0) / 2.0 * 100, 1e-6);
+	reply_release(&r);
+	free(path);
+	path = xasprintf("/api/v1/jobs/%lld/report?by=nosuch", (long long)job);
+	get(&r, f, path);
+	assert_json_error(&r, 400, "no axis 'nosuch'");
+	reply_release(&r);
+	free(path);
+}
+
 static void test_job_by_id_and_name(void **state)
 {
 	struct fx *f = *state;
@@ -1172,6 +1243,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_token_hash_and_downsample),
 		cmocka_unit_test_setup_teardown(test_jobs_list, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_list_cells, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_job_by_id_and_name, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_variants, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_runs_values, fx_setup, fx_teardown),

@@ -205,6 +205,30 @@ static void test_series_variant_names(void **state)
 	buf_release(&err);
 }
 
+/* `by` and `baseline` in [job]: the report's axis, stored with the spec so
+ * that `kcanary report JOB` uses it; one axis or two, nothing else. */
+static void test_by_and_baseline(void **state)
+{
+	(void)state;
+	struct job_spec *s = job_spec_new(), *t = job_spec_new();
+	struct buf err = BUF_INIT;
+
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nkernels = /boot/a\nby = variant mode\n"
+					    "baseline = alive\n[matrix]\nmode = removed alive\n",
+					    "job.ini", &err), 0);
+	assert_string_equal(s->by, "variant,mode");
+	assert_string_equal(s->baseline, "alive");
+	char *a = job_spec_to_json(s);
+	assert_non_null(strstr(a, "\"by\":\"variant,mode\",\"baseline\":\"alive\""));
+	assert_int_equal(job_spec_from_json(t, a, &err), 0);
+	assert_string_equal(t->by, "variant,mode");
+	free(a);
+	job_spec_free(s);
+	job_spec_free(t);
+	buf_release(&err);
+	expect_error("[job]\nkernels = /boot/a\nby = a,b,c\n", "job.ini:3: 'by' must name one axis or two");
+}
+
 static void test_json_round_trip(void **state)
 {
 	(void)state;
@@ -285,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_prefixes_aa_and_prebuilt),
 		cmocka_unit_test(test_series_variant_names),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_by_and_baseline),
 		cmocka_unit_test_setup_teardown(test_store_interleaved, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("job", tests, NULL, NULL);

@@ -180,11 +180,268 @@ static void test_failures_and_partial_runs(void **state)
 	db_close(db);
 }
 
+/* Store one fixture stream as a run of variant with mode in its cell
+ * (the seed's control: the old cgroup removed, or kept alive). */
+static int64_t add_mode_run_m(struct db *db, int64_t job, const char *variant, const char *mode,
+			      const char *stream, const char *measure_s)
+{
+	int64_t v, run;
+	char *path = xasprintf(FIXTURES "/streams/%s", stream), *text = NULL;
+	char *cell = xasprintf("fs=ext4 mode=%s", mode);
+	char *params = xasprintf("{\"fs\":\"ext4\",\"measure_s\":\"%s\",\"mode\":\"%s\","
+				 "\"workload\":\"wb-handover\"}", measure_s, mode);
+	size_t len;
+	struct ingest *in = NULL;
+
+	assert_int_equal(read_file(&text, &len, path, 1 << 24), 0);
+	assert_int_equal(db_variant_get(db, &v, job, variant, NULL), 0);
+	assert_int_equal(db_run_create(db, &run, job, v, cell, 0, "ext4", params, NULL), 0);
+	assert_int_equal(ingest_open(&in, db, run, NULL), 0);
+	assert_int_equal(ingest_feed(in, text, len, NULL), 0);
+	assert_int_equal(ingest_close(in, NULL, NULL), 0);
+	free(text);
+	free(path);
+	free(cell);
+	free(params);
+	return run;
+}
+
+static int64_t add_mode_run(struct db *db, int64_t job, const char *variant, const char *mode,
+			    const char *stream)
+{
+	return add_mode_run_m(db, job, variant, mode, stream, "120");
+}
+
+static char *report_text(struct db *db, int64_t job, const struct report_opts *ro)
+{
+	struct report *rep = NULL;
+	struct buf out = BUF_INIT, err = BUF_INIT;
+	int r = report_build(&rep, db, job, ro, &err);
+	if (r)
+		fprintf(stderr, "report_build: %s\n", buf_str(&err));
+	assert_int_equal(r, 0);
+	assert_int_equal(report_format(&out, rep, REPORT_TEXT), 0);
+	report_free(rep);
+	buf_release(&err);
+	return buf_detach(&out);
+}
+
+/* removed against alive on one kernel: one table, not two, with the
+ * change and the p-value; the per-run probe counts and "k of n". On the
+ * old code --by did not exist and the two modes were two tables with no
+ * comparison between them. */
+static void test_by_knob(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job;
+	static const char *removed[] = { "lag-85.3.jsonl", "lag-46.9.jsonl", "lag-52.1.jsonl",
+					 "lag-46.9.jsonl" };
+	static const char *alive[] = { "lag-1.0.jsonl", "lag-1.2.jsonl", "lag-1.2.jsonl",
+				       "lag-1.0.jsonl" };
+
+	assert_int_equal(db_job_create(db, &job, "modes", "compare", NULL, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		add_mode_run(db, job, "6.12.117", "removed", removed[i]);
+		add_mode_run(db, job, "6.12.117", "alive", alive[i]);
+	}
+	/* by variant (the default): each mode is a cell of its own */
+	char *t = report_text(db, job, NULL);
+	assert_non_null(strstr(t, "(wb-handover, ext4, mode=removed)"));
+	assert_non_null(strstr(t, "(wb-handover, ext4, mode=alive)"));
+	assert_null(strstr(t, "MWU"));
+	free(t);
+
+	struct report_opts ro = { .by = "mode" };
+	t = report_text(db, job, &ro);
+	/* one table: the variant is the cell, the modes are its rows */
+	assert_non_null(strstr(t, "over 120s (6.12.117, wb-handover, ext4):\n"));
+	assert_null(strstr(t, "mode=removed)"));
+	assert_non_null(strstr(t, "  mode=removed     85.3s   46.9s   52.1s   46.9s    49.5s\n"));
+	assert_non_null(strstr(t, "  mode=alive        1.0s    1.2s    1.2s    1.0s     1.1s"
+				  "   -97.8% (p=0.03, MWU)\n"));
+	assert_non_null(strstr(t, "stalled (worst lag > 5s): mode=removed 4 of 4, mode=alive 0 of 4\n"));
+	assert_non_null(strstr(t, "shift vs mode=removed (Hodges-Lehmann, 95% CI):\n      mode=alive"));
+	assert_non_null(strstr(t, "  per run: mode=removed 300 300 300 300, mode=alive 0 0 0 0\n"));
+	assert_non_null(strstr(t, "  -ENOENT in 4 of 4 mode=removed runs, 0 of 4 mode=alive runs\n"));
+	free(t);
+
+	/* another baseline */
+	ro.baseline = "alive";
+	t = report_text(db, job, &ro);
+	assert_non_null(strstr(t, "  mode=removed     85.3s   46.9s   52.1s   46.9s    49.5s"
+				  "   +4400.0% (p=0.03, MWU)\n"));
+	free(t);
+
+	/* the job file's `by` and `baseline` (stored in the spec) are the default */
+	assert_int_equal(db_exec(db, "UPDATE jobs SET spec_json ="
+				 " '{\"by\":\"mode\",\"baseline\":\"alive\"}'", NULL), 0);
+	t = report_text(db, job, NULL);
+	assert_non_null(strstr(t, "+4400.0% (p=0.03, MWU)"));
+	free(t);
+	assert_int_equal(db_exec(db, "UPDATE jobs SET spec_json = '{}'", NULL), 0);
+
+	/* an axis the job does not have, a baseline it does not have */
+	struct report *rep = NULL;
+	struct buf err = BUF_INIT;
+	struct report_opts bad = { .by = "nosuch" };
+	assert_int_equal(report_build(&rep, db, job, &bad, &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "job 'modes' has no axis 'nosuch'"));
+	assert_non_null(strstr(buf_str(&err), "mode"));
+	buf_reset(&err);
+	struct report_opts badb = { .by = "mode", .baseline = "fresh" };
+	assert_int_equal(report_build(&rep, db, job, &badb, &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "baseline 'fresh' is not a value of axis 'mode'"
+				  " (its values: 'removed', 'alive')"));
+	buf_release(&err);
+
+	/* the same numbers in JSON, under "groups" */
+	struct report_opts ro2 = { .by = "mode" };
+	struct buf out = BUF_INIT;
+	assert_int_equal(report_build(&rep, db, job, &ro2, NULL), 0);
+	assert_int_equal(report_format(&out, rep, REPORT_JSON), 0);
+	assert_non_null(strstr(buf_str(&out), "\"by\": \"mode\""));
+	assert_non_null(strstr(buf_str(&out), "\"groups\""));
+	assert_non_null(strstr(buf_str(&out), "\"value\": \"alive\""));
+	report_free(rep);
+	buf_release(&out);
+	db_close(db);
+}
+
+/* variant x mode: the patch helps only when the old cgroup is removed.
+ * The 2-D table gives each entry's median, k of n and change against
+ * (base, removed), and the interaction line its difference of differences
+ * with the permutation test; on the old code --by took no second axis. */
+static void test_by_two_axes(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job;
+	static const char *stall[] = { "lag-85.3.jsonl", "lag-46.9.jsonl", "lag-52.1.jsonl",
+				       "lag-46.9.jsonl" };
+	static const char *fine[] = { "lag-1.0.jsonl", "lag-1.2.jsonl", "lag-1.2.jsonl",
+				      "lag-1.0.jsonl" };
+
+	assert_int_equal(db_job_create(db, &job, "patch-x-mode", "compare", NULL, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		add_mode_run(db, job, "base (v6.12.117)", "removed", stall[i]);
+		add_mode_run(db, job, "base (v6.12.117)", "alive", fine[i]);
+		add_mode_run(db, job, "+ v6 2/3", "removed", fine[i]);
+		add_mode_run(db, job, "+ v6 2/3", "alive", fine[i]);
+	}
+	struct report_opts ro = { .by = "variant,mode" };
+	char *t = report_text(db, job, &ro);
+	assert_non_null(strstr(t, "over 120s (wb-handover, ext4):\n"));
+	assert_non_null(strstr(t, "  median, stalled > 5s             mode=removed      mode=alive\n"
+				  "  base (v6.12.117)                    49.5s 4/4        1.1s 0/4\n"
+				  "  + v6 2/3                             1.1s 0/4        1.1s 0/4\n"));
+	assert_non_null(strstr(t, "  change vs base / mode=removed    mode=removed      mode=alive\n"
+				  "  base (v6.12.117)                     baseline   -97.8% p=0.03\n"
+				  "  + v6 2/3                        -97.8% p=0.03   -97.8% p=0.03\n"));
+	assert_non_null(strstr(t, "interaction: + v6 2/3 against base is -48.4s with mode=removed,\n"
+				  "      0.0s with mode=alive;\n"
+				  "      difference of differences +48.4s (p<0.001, permutation,"
+				  " Freedman-Lane)\n"));
+	assert_non_null(strstr(t, "  -ENOENT in 4 of 4 base / mode=removed runs, 0 of 4 base / mode=alive"));
+	/* every line fits an email */
+	for (char *line = t, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		assert_true((nl ? (size_t)(nl - line) : strlen(line)) <= 80);
+	}
+	free(t);
+	/* the JSON carries the interaction */
+	struct report *rep = NULL;
+	struct buf out = BUF_INIT;
+	assert_int_equal(report_build(&rep, db, job, &ro, NULL), 0);
+	assert_int_equal(report_format(&out, rep, REPORT_JSON), 0);
+	assert_non_null(strstr(buf_str(&out), "\"by\": \"variant,mode\""));
+	assert_non_null(strstr(buf_str(&out), "\"difference_of_differences\": 48.4"));
+	report_free(rep);
+	buf_release(&out);
+	db_close(db);
+}
+
+/* --prefixes over two revisions: the revision x patch-prefix matrix,
+ * every entry against the base (--by revision,patches); on the old code
+ * there was no such axis. */
+static void test_revision_by_prefix(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job;
+	static const struct { const char *variant, *streams[3]; } v[] = {
+		{ "base (v6.12.117)", { "lag-85.3.jsonl", "lag-46.9.jsonl", "lag-52.1.jsonl" } },
+		{ "+ v5 1", { "lag-46.9.jsonl", "lag-52.1.jsonl", "lag-85.3.jsonl" } },
+		{ "+ v5 1-2", { "lag-1.0.jsonl", "lag-1.2.jsonl", "lag-1.2.jsonl" } },
+		{ "+ v6 1", { "lag-52.1.jsonl", "lag-46.9.jsonl", "lag-85.3.jsonl" } },
+		{ "+ v6 1-2", { "lag-1.2.jsonl", "lag-1.0.jsonl", "lag-1.0.jsonl" } },
+	};
+
+	assert_int_equal(db_job_create(db, &job, "prefixes", "compare", NULL, NULL), 0);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (int k = 0; k < 3; k++)
+			add_run(db, job, v[i].variant, v[i].streams[k], NULL);
+	struct report_opts ro = { .by = "revision,patches" };
+	char *t = report_text(db, job, &ro);
+	assert_non_null(strstr(t, "  median, stalled > 5s             patches none       patches 1     patches 1-2\n"
+				  "  base                                52.1s 3/3               -               -\n"
+				  "  v5                                          -       52.1s 3/3        1.2s 0/3\n"
+				  "  v6                                          -       52.1s 3/3        1.0s 0/3\n"));
+	assert_non_null(strstr(t, "  v6                                          -    +0.0% p=1.00   -98.1% p=0.10\n"
+				  "  (two-sided Mann-Whitney U against the baseline)\n\ncgroup_writeback_by_id"));
+	free(t);
+	/* one part as the axis: the other stays in the cell, and the base
+	 * is every revision's baseline */
+	struct report_opts ro1 = { .by = "patches" };
+	t = report_text(db, job, &ro1);
+	assert_non_null(strstr(t, "(revision v6, wb-handover, ext4, rate_mbps=250):\n\n"
+				  "                   run 1   run 2   run 3   median\n"
+				  "  patches none     85.3s   46.9s   52.1s    52.1s\n"
+				  "  patches 1        52.1s   46.9s   85.3s    52.1s   +0.0% (p=1.00, MWU)\n"
+				  "  patches 1-2       1.2s    1.0s    1.0s     1.0s   -98.1% (p=0.10, MWU)\n"));
+	assert_null(strstr(t, "(revision base"));
+	free(t);
+	db_close(db);
+}
+
+/* Real records: tests/fixtures/streams/guest-{removed,alive}-N.jsonl are
+ * three TCG guest runs of each mode on Debian's 6.12.117 cloud kernel
+ * (record-guest-stream.sh, rate_mbps=48 pod_max=192M, 8 s measured). The
+ * removed runs' foreign flushes miss the dying wb (-ENOENT), the alive
+ * runs' find it (0): the seed's evidence, in one table with the lags. */
+static void test_guest_modes(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job;
+	char name[64];
+
+	assert_int_equal(db_job_create(db, &job, "guest-modes", "compare", NULL, NULL), 0);
+	for (int i = 1; i <= 3; i++) {
+		snprintf(name, sizeof(name), "guest-removed-%d.jsonl", i);
+		add_mode_run_m(db, job, "6.12.117+deb12-cloud-amd64", "removed", name, "8");
+		snprintf(name, sizeof(name), "guest-alive-%d.jsonl", i);
+		add_mode_run_m(db, job, "6.12.117+deb12-cloud-amd64", "alive", name, "8");
+	}
+	struct report_opts ro = { .by = "mode" };
+	char *t = report_text(db, job, &ro);
+	assert_non_null(strstr(t, "(6.12.117+deb12-cloud-amd64, wb-handover, ext4):\n"));
+	assert_null(strstr(t, "\n\nWorst lag"));   /* one table */
+	assert_non_null(strstr(t, "  mode=removed      5.6s    2.4s    4.0s     4.0s\n"
+				  "  mode=alive        5.2s    2.3s    1.9s     2.3s   -42.6% (p=0.40, MWU)\n"));
+	assert_non_null(strstr(t, "  per run: mode=removed 658 568 735, mode=alive 0 0 0\n"));
+	assert_non_null(strstr(t, "  per run: mode=removed 851 568 996, mode=alive 385 728 626\n"));
+	assert_non_null(strstr(t, "  0 (wb found) in 0 of 3 mode=removed runs, 3 of 3 mode=alive runs\n"));
+	assert_non_null(strstr(t, "  -ENOENT in 3 of 3 mode=removed runs, 0 of 3 mode=alive runs\n"));
+	free(t);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cover_letter_formats, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failures_and_partial_runs, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_by_knob, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_by_two_axes, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_guest_modes, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_revision_by_prefix, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }

@@ -208,6 +208,63 @@ async function checkBisect(page, bj) {
 		check(tables === 1, `the filter leaves one statistics table (${tables})`);
 		await page.screenshot({ path: path.join(outdir, "job-filtered.png"), fullPage: true });
 
+		// the axis picker: compare along fs instead of the variants; the
+		// table, the cover letter and the dots follow, and the URL keeps it
+		await page.goto(`${base}/job.html?id=${want.job_id}`);
+		await page.waitForSelector("#axis-select");
+		await page.waitForSelector("table.stats");
+		await page.selectOption("#axis-select", "fs");
+		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("fs=ext4"));
+		await page.waitForSelector("table.stats");
+		check(new URL(page.url()).searchParams.get("by") === "fs", `the URL keeps the axis (${page.url()})`);
+		const byText = execFileSync(want.kcanary, ["report", String(want.job_id), "--by", "fs"],
+			{ env: process.env }).toString();
+		check(await page.locator("#report-text").textContent() === byText,
+			"the cover-letter block is exactly `kcanary report JOB --by fs`");
+		const legend = await page.locator("#strip-legend .legend-item").allInnerTexts();
+		check(legend.join("|") === "fs=ext4|fs=xfs", `the strip plot's legend names the axis values (${legend.join(", ")})`);
+		const fills = await page.$$eval("svg.strip circle.run-dot", (cs) => cs.map((c) =>
+			c.getAttribute("data-axis-value") + " " + c.getAttribute("fill")));
+		const byValue = {};
+		for (const f of fills) {
+			const [v, colour] = f.split(" ");
+			(byValue[v] = byValue[v] || new Set()).add(colour);
+		}
+		check(fills.length === want.runs && Object.keys(byValue).join(",") === "ext4,xfs" &&
+			byValue.ext4.size === 1 && byValue.xfs.size === 1 &&
+			[...byValue.ext4][0] !== [...byValue.xfs][0],
+			`one dot per run (${fills.length}), each coloured by its fs, one colour per value`);
+		check(await page.locator(`#strip-legend .legend-item[data-axis-value="xfs"] .swatch`)
+			.evaluate((e) => e.style.background) === "rgb(213, 94, 0)", "the legend's colour is the xfs dots' colour");
+		const head = await page.locator("table.stats thead th").first().innerText();
+		const rowsBy = await page.locator("table.stats tbody tr td:first-child").allInnerTexts();
+		check(head === "fs" && rowsBy.some((t) => t.includes("fs=ext4")) && rowsBy.some((t) => t.includes("fs=xfs")),
+			`the statistics compare fs=ext4 with fs=xfs (${rowsBy.join(", ")})`);
+		const axisStats = await page.locator("#stats").innerText();
+		check(/base: ?|\(base|base/.test(axisStats) && await page.locator("table.stats").count() === 2,
+			"one table per variant, the variant now a cell");
+		await page.waitForFunction(() => document.querySelectorAll(".curve canvas").length === 1);
+		const cxfs = await page.locator('.curve[data-axis="fs"] h3').innerText();
+		check(cxfs === `${want.runs} runs, coloured by fs`, `every run's curve on one chart, coloured by fs ('${cxfs}')`);
+		const orange = await colouredPixels(page, ".curve canvas", [0xd5, 0x5e, 0x00]);
+		const blueC = await colouredPixels(page, ".curve canvas", [0x00, 0x72, 0xb2]);
+		check(orange > 100 && blueC > 100, `the chart has curves of both colours (${blueC} ext4, ${orange} xfs pixels)`);
+		await page.screenshot({ path: path.join(outdir, "job-by-fs.png"), fullPage: true });
+		// a part of the variant as the axis: the revision (base, v6)
+		await page.selectOption("#axis-select", "revision");
+		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("  v6 "));
+		const revLegend = await page.locator("#strip-legend .legend-item").allInnerTexts();
+		check(revLegend.join("|") === "base|v6" && new URL(page.url()).searchParams.get("by") === "revision",
+			`--by revision in the page: legend ${revLegend.join(", ")}`);
+		check(await page.locator("#report-text").textContent() === execFileSync(want.kcanary,
+			["report", String(want.job_id), "--by", "revision"], { env: process.env }).toString(),
+			"the cover-letter block is exactly `kcanary report JOB --by revision`");
+		await page.goto(`${base}/job.html?id=${want.job_id}&by=fs`);
+		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("fs=ext4"));
+		check(await page.locator("#axis-select").inputValue() === "fs" &&
+			await page.locator("#strip-legend .legend-item").count() === 2,
+			"a linked view (?by=fs) opens on that axis");
+
 		// 3. the run page draws a curve
 		await page.goto(`${base}/run.html?id=${want.run_id}`);
 		await page.waitForSelector("#curve canvas");
