@@ -232,7 +232,7 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned \
 	linux-image-6.12.107+deb12-cloud-amd64-unsigned \
-	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar git
+	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar git time
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

@@ -12,7 +12,11 @@
  * the new state (git bisect's old/new terms). For a regression old = good,
  * new = bad; with find_fix old = bad, new = good and the culprit is the fix.
  *
- *  1. Endpoints first: runs alternate between 0 and n-1 until a two-sided
+ *  1. Endpoints first: runs alternate between 0 and n-1. From 3 runs a side
+ *     on, after every pair, an anytime-valid e-value (a Bayes factor with
+ *     right-Haar priors, bisect.c's endpoint_evalue() cites it) stops them
+ *     as different once it reaches 1/0.01, so clearly separated ends take 3
+ *     + 3 runs; from endpoint_min_runs on, also until a two-sided
  *     Mann-Whitney U test says they differ (p <= 0.01, and the probability
  *     of superiority is at least 0.7 one way), or says they are the same
  *     (p above a threshold that shrinks as runs accumulate), or the
@@ -39,7 +43,7 @@
  *     not seen among the endpoint runs) shifts the search but cannot lock it.
  *     A flaky new side ("stalled in 7 of 9 runs") is represented as
  *     observed: its fast runs are in its own density. As the search goes,
- *     the runs of every commit whose state the posterior holds at >= 0.99
+ *     the runs of every commit whose state the posterior holds at >= 0.999
  *     join that side's sample, the densities are refitted and all runs are
  *     re-weighed (hard-assignment EM), so the flaky side's fast-run rate is
  *     learned from more than the endpoint runs.
@@ -121,7 +125,7 @@ struct bisect_opts {
 	enum bisect_strategy strategy;
 	bool find_fix;		/* old side is bad, look for the fix */
 	bool higher_is_worse;	/* metric direction (worst_lag_s: true) */
-	double confidence;	/* stop/verdict level, default 0.95 */
+	double confidence;	/* stop/verdict level, default 0.999 */
 	/* The search starts no run once max_runs runs with a value, endpoint
 	 * runs included, were measured (default 200). The endpoint phase always
 	 * completes (up to 2 x endpoint_max_runs, or 2 x fixed_repeats) and the
@@ -137,6 +141,8 @@ struct bisect_opts {
 	unsigned step_max_runs;	/* adaptive cap per commit, default 8 */
 	unsigned check_runs;	/* culprit check runs per side; 0 = none, else
 				 * >= bisect_check_runs_min() */
+	bool early_endpoints;	/* the e-value's early stop of the endpoints
+				 * (default on; off in logs written before it) */
 };
 
 /*
@@ -149,7 +155,7 @@ struct bisect_opts {
 unsigned bisect_check_runs_min(void);
 
 /* Fill opts with the defaults above (probabilistic, regression,
- * higher is worse, confidence 0.95, check_runs 5). */
+ * higher is worse, confidence 0.999, check_runs 5). */
 void bisect_opts_init(struct bisect_opts *opts);
 
 enum bisect_outcome {
@@ -199,6 +205,7 @@ struct bisect_result {
 	/* Endpoint comparison. */
 	unsigned endpoint_runs_old, endpoint_runs_new;
 	double endpoint_p;	/* two-sided Mann-Whitney U */
+	double endpoint_evalue;	/* the early exit's e-value (bisect.c), 1/0.01 stops */
 	double endpoint_effect;	/* P(new run worse than old run), ties 1/2 */
 	/* Counts. */
 	unsigned runs_total;	/* every measured run incl. check */
@@ -229,7 +236,8 @@ struct bisect_result {
  *
  * Returns 0 when the engine ran to an outcome (which may be NO_DIFFERENCE,
  * ENDPOINT_SKIP, UNDECIDED, ...), -EINVAL for bad options (n < 2,
- * confidence outside (0.5, 1), endpoint_min_runs < 2 when adaptive,
+ * confidence outside (0.5, 1), endpoint_min_runs < 2 when adaptive, an
+ * endpoint_max_runs with which no test can show a difference (< 3),
  * check_runs between 1 and bisect_check_runs_min() - 1), or
  * the oracle's -EINTR or -ECANCELED when it aborted; *out is written
  * only on 0.

@@ -117,6 +117,11 @@ static int parse_config(const char *line, struct bisect_opts *o, size_t *n)
 	o->fixed_repeats = (unsigned)u[6];
 	o->step_max_runs = (unsigned)u[7];
 	o->check_runs = (unsigned)u[8];
+	/* absent in logs written before the early stop (issue 19): off */
+	unsigned long long early = 0;
+	if (field(line, "early_endpoints", &len) && field_uint(line, "early_endpoints", &early))
+		return -EINVAL;
+	o->early_endpoints = early != 0;
 	return 0;
 }
 

@@ -191,14 +191,16 @@ size_t bisect_sim_strategies(struct bisect_sim_strategy *out, size_t max)
 		const char *name;
 		enum bisect_strategy s;
 		unsigned repeats, check;
+		bool before;	/* without the endpoints' early stop (issue 19) */
 	} rows[] = {
-		{ "git bisect run (1 run/step)", BISECT_BINARY, 1, 0 },
-		{ "fixed 3 repeats", BISECT_BINARY, 3, 0 },
-		{ "fixed 5 repeats", BISECT_BINARY, 5, 0 },
-		{ "fixed 10 repeats", BISECT_BINARY, 10, 0 },
-		{ "adaptive repeats (SPRT)", BISECT_BINARY, 0, 0 },
-		{ "probabilistic", BISECT_PROBABILISTIC, 0, 0 },
-		{ "probabilistic + check", BISECT_PROBABILISTIC, 0, 5 },
+		{ "git bisect run (1 run/step)", BISECT_BINARY, 1, 0, false },
+		{ "fixed 3 repeats", BISECT_BINARY, 3, 0, false },
+		{ "fixed 5 repeats", BISECT_BINARY, 5, 0, false },
+		{ "fixed 10 repeats", BISECT_BINARY, 10, 0, false },
+		{ "adaptive repeats (SPRT)", BISECT_BINARY, 0, 0, false },
+		{ "probabilistic", BISECT_PROBABILISTIC, 0, 0, false },
+		{ "probabilistic + check", BISECT_PROBABILISTIC, 0, 5, false },
+		{ BISECT_SIM_BEFORE_EARLY, BISECT_PROBABILISTIC, 0, 0, true },
 	};
 	size_t k = 0;
 
@@ -208,6 +210,7 @@ size_t bisect_sim_strategies(struct bisect_sim_strategy *out, size_t max)
 		out[k].opts.strategy = rows[i].s;
 		out[k].opts.fixed_repeats = rows[i].repeats;
 		out[k].opts.check_runs = rows[i].check;
+		out[k].opts.early_endpoints = !rows[i].before;
 	}
 	return k;
 }

@@ -61,6 +61,10 @@ struct bisect_sim_stats {
 int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *so,
 		   const struct bisect_opts *bo);
 
+/* The row that is "probabilistic" without the endpoints' early stop, for
+ * the before/after line of issue 19. */
+#define BISECT_SIM_BEFORE_EARLY "probabilistic, no early ends"
+
 /* The benchmark's strategies, in table order; name is the table label. */
 struct bisect_sim_strategy {
 	const char *name;

@@ -22,18 +22,46 @@
 
 extern char **environ;
 
+/* The build dirs' parent inside the kernel tree (prepare_dirs()); git.c
+ * and tree imports leave it alone. */
+#define BUILD_DIR_NAME REPO_BUILD_DIR
+
 const char *const build_default_fragments[] = {
 	"guest", "cgroup-wb", "fs", "probes", NULL,
 };
 
 /* Fixed so two builds of the same tree and config give the same image
- * (Documentation/kbuild/reproducible-builds.rst). */
+ * (the kernel's Documentation/kbuild/reproducible-builds.rst: "Timestamps",
+ * "User, host"), and so ccache finds a file compiled in another tree at
+ * another path (ccache(1), "Compiling in different directories": base_dir
+ * turns absolute paths below it into paths relative to the working
+ * directory; hash_dir false leaves the working directory out of the hash,
+ * which gcc only puts into debug info; sloppiness time_macros lets a file
+ * that uses __DATE__ or __TIME__ hit, which the kernel forbids anyway,
+ * -Wdate-time). base_dir is the tree itself, CCACHE_BASEDIR=<tree> in
+ * make_envp(), and the build dir lies inside the tree
+ * (prepare_dirs()), so the relative paths are the same in every tree. */
 static const char *const build_env[] = {
 	"KBUILD_BUILD_TIMESTAMP=1970-01-01",
 	"KBUILD_BUILD_USER=kcanary",
 	"KBUILD_BUILD_HOST=kcanary",
+	"CCACHE_NOHASHDIR=1",
+	"CCACHE_SLOPPINESS=time_macros",
 	NULL,
 };
+
+/* Variables of ours that replace the caller's (matched up to the '='). */
+static bool ours(const char *var)
+{
+	static const char *const names[] = { "KBUILD_BUILD_", "CCACHE_BASEDIR=",
+					     "CCACHE_NOHASHDIR=", "CCACHE_HASHDIR=",
+					     "CCACHE_SLOPPINESS=", NULL };
+
+	for (size_t i = 0; names[i]; i++)
+		if (!strncmp(var, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
 
 static bool have_program(const char *name)
 {
@@ -53,19 +81,24 @@ static bool have_program(const char *name)
 	return found;
 }
 
-static char **make_envp(void)
+/* The environment of a build step: ours over the caller's, with
+ * CCACHE_BASEDIR at tree (*basedir: the string, freed by the caller). */
+static char **make_envp(const char *tree, char **basedir)
 {
 	size_t n = 0, k = 0;
 	char **envp;
 
 	while (environ[n])
 		n++;
-	envp = xcalloc(n + 4, sizeof(*envp));
+	envp = xcalloc(n + 8, sizeof(*envp));
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "KBUILD_BUILD_", 13))
+		if (!ours(environ[i]))
 			envp[k++] = environ[i];
 	for (size_t i = 0; build_env[i]; i++)
 		envp[k++] = (char *)build_env[i];
+	*basedir = tree ? xasprintf("CCACHE_BASEDIR=%s", tree) : NULL;
+	if (*basedir)
+		envp[k++] = *basedir;
 	return envp;
 }
 
@@ -105,22 +138,27 @@ static void on_line(struct run_ctx *c, const char *line)
 }
 
 /*
- * Run argv (in dir when not NULL) with stdout and stderr into log_fd and
+ * Run argv (in dir when not NULL; tree: the kernel tree, ccache's base_dir)
+ * with stdout and stderr into log_fd and
  * stdin from /dev/null; with ctx, each output line also goes to on_line()
  * and ctx->cpu_s gets the CPU time. Returns the exit status (0 ok, > 0
  * failed), or a negative errno when it could not run.
  */
-static int run(char *const argv[], const char *dir, int log_fd, struct run_ctx *ctx)
+static int run(char *const argv[], const char *dir, const char *tree, int log_fd,
+	       struct run_ctx *ctx)
 {
 	posix_spawn_file_actions_t fa;
 	int pfd[2] = { -1, -1 };
-	char **envp = make_envp();
+	char *basedir = NULL;
+	char **envp = make_envp(tree, &basedir);
 	pid_t pid;
 	int st, rc;
 
 	if (pipe(pfd) < 0) {
+		rc = -errno;
 		free(envp);
-		return -errno;
+		free(basedir);
+		return rc;
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
@@ -132,6 +170,7 @@ static int run(char *const argv[], const char *dir, int log_fd, struct run_ctx *
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	free(envp);
+	free(basedir);
 	close(pfd[1]);
 	if (rc) {
 		close(pfd[0]);
@@ -317,10 +356,10 @@ static int read_int_file(const char *path)
 /* Files a full build of this config compiles, for the progress line: what
  * this build dir counted last time, else what any build dir of the same
  * config (another base) counted; 0 when unknown. */
-static int expected_files(const char *home, const char *build_dir, const char *cfgkey)
+static int expected_files(const char *tree, const char *build_dir, const char *cfgkey)
 {
 	char *own = xasprintf("%s/.kcanary-files", build_dir);
-	char *pat = xasprintf("%s/build/*-%.12s/.kcanary-files", home, cfgkey);
+	char *pat = xasprintf("%s/" BUILD_DIR_NAME "/*-%.12s/.kcanary-files", tree, cfgkey);
 	int n = read_int_file(own);
 	glob_t g;
 
@@ -425,13 +464,16 @@ out:
 	return r;
 }
 
-/* $home/build/<base>-<key>/ and its staging dir, locked against another
- * kcanary building in the same dir. */
+/* <tree>/.kcanary-build/<base>-<key>/ and its staging dir, locked against
+ * another kcanary building in the same dir. Inside the tree so that the
+ * build dir's path relative to the tree, which is what ccache hashes once
+ * base_dir is the tree, is the same in every tree (a compare's tree and a
+ * bisection's); a dot name, which the kernel's .gitignore ignores. */
 static int prepare_dirs(struct build_job *b, struct build_result *out, struct buf *err)
 {
 	int r;
 
-	out->build_dir = xasprintf("%s/build/%.12s-%.12s", b->spec->home, b->spec->base_hex,
+	out->build_dir = xasprintf("%s/" BUILD_DIR_NAME "/%.12s-%.12s", b->src, b->spec->base_hex,
 				   b->cfgkey);
 	b->staging = xasprintf("%s.cfg", out->build_dir);
 	b->lock_path = xasprintf("%s.lock", out->build_dir);
@@ -468,7 +510,7 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 		char *tv[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->cc_arg,
 			       (char *)"tinyconfig", NULL };
 		step = "make tinyconfig";
-		rc = run(tv, NULL, log_fd, NULL);
+		rc = run(tv, NULL, b->src, log_fd, NULL);
 	}
 	if (rc == 0) {
 		margv[n++] = (char *)"sh";
@@ -480,13 +522,13 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 		for (size_t i = 0; i < spec->nfragments; i++)
 			margv[n++] = (char *)spec->fragments[i];
 		step = "merge_config.sh";
-		rc = run(margv, b->src, log_fd, NULL);
+		rc = run(margv, b->src, b->src, log_fd, NULL);
 	}
 	if (rc == 0) {
 		char *ov[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->cc_arg,
 			       (char *)"olddefconfig", NULL };
 		step = "make olddefconfig";
-		rc = run(ov, NULL, log_fd, NULL);
+		rc = run(ov, NULL, b->src, log_fd, NULL);
 	}
 	free(margv);
 	free(merge);
@@ -592,7 +634,7 @@ static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
 		char *mv[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->jobs,
 			       b->cc_arg, (char *)"LOCALVERSION=", (char *)"bzImage", NULL };
 		struct run_ctx ctx = { .spec = spec, .t0 = clock_mono_s(),
-				       .expected = expected_files(spec->home, out->build_dir, b->cfgkey),
+				       .expected = expected_files(b->src, out->build_dir, b->cfgkey),
 				       .tty = spec->progress && isatty(2),
 				       .lines = spec->progress && !isatty(2) };
 
@@ -600,7 +642,7 @@ static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
 			 b->k.build_log_path);
 		dprintf(log_fd, "# kcanary: make -C %s %s %s %s LOCALVERSION= bzImage\n",
 			b->src, o_arg, b->jobs, b->cc_arg);
-		*make_rc = run(mv, NULL, log_fd, &ctx);
+		*make_rc = run(mv, NULL, b->src, log_fd, &ctx);
 		out->build_s = clock_mono_s() - ctx.t0;
 		out->files_compiled = ctx.ncc;
 		out->cpu_s = ctx.cpu_s;

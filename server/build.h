@@ -21,7 +21,7 @@
 extern const char *const build_default_fragments[];
 
 struct build_spec {
-	const char *home;              /* $KCANARY_HOME: build/ and kernels/ below it */
+	const char *home;              /* $KCANARY_HOME: kernels/ below it */
 	const char *base_hex;          /* the base commit: one build dir per (base, config) */
 	const char *base_config;       /* a .config file, or NULL for tinyconfig */
 	const char *const *fragments;  /* fragment files, merged in this order */
@@ -65,9 +65,11 @@ struct build_result {
  * option the fragments ask for survived olddefconfig (a missing one fails
  * the build, naming each option and its fragment), look the (tree, config)
  * pair up in the store, and otherwise run make in
- * $home/build/<base>-<config key>/ with CC="ccache gcc" (when ccache is
- * installed), LOCALVERSION empty and KBUILD_BUILD_TIMESTAMP/USER/HOST
- * fixed. The whole log is kept with the artefacts in
+ * <tree>/.kcanary-build/<base>-<config key>/ with CC="ccache gcc" (when
+ * ccache is installed; CCACHE_BASEDIR the tree, CCACHE_NOHASHDIR=1,
+ * CCACHE_SLOPPINESS=time_macros, so another tree at another path hits the
+ * same cache entries: bench/b_ccache.sh), LOCALVERSION empty and
+ * KBUILD_BUILD_TIMESTAMP/USER/HOST fixed. The whole log is kept with the artefacts in
  * $home/kernels/<tree>-<config>/.
  *
  * Returns 0 when a result was produced, whether the build succeeded or not

@@ -245,6 +245,8 @@ static void judge_metric(struct canary_metric_result *r, const struct canary_met
 	r->min_n = cfg->min_n ? cfg->min_n : o->min_n ? o->min_n : stats_runs_needed(o->alpha);
 	if (r->min_n < 2)
 		r->min_n = 2;
+	r->p_floor = stats_mwu_min_p(nc, nk);
+	r->runs_needed = stats_runs_needed(o->alpha);
 
 	if (nc < r->min_n || nk < r->min_n) {
 		r->cls = CANARY_CLASS_NODATA;
@@ -303,6 +305,19 @@ static void judge_metric(struct canary_metric_result *r, const struct canary_met
 			 "beyond tolerance %.2fx; medians %.4g -> %.4g", r->spread_ratio,
 			 r->spread_log ? " on log scale" : "", r->p_spread, o->alpha,
 			 1 + cfg->spread_tolerance, r->median_control, r->median_canary);
+	} else if (r->p_floor >= o->alpha) {
+		/* no pass without power (canary.h, 8): this test could not have
+		 * found a shift with these cohorts */
+		r->cls = CANARY_CLASS_NODATA;
+		r->underpowered = true;
+		snprintf(r->reason, sizeof(r->reason),
+			 "cohorts too small for alpha %.3g: %zu against %zu values cannot reach "
+			 "p < %.3g (smallest Mann-Whitney p 2/C(%zu,%zu) = %.3g); %zu runs a side "
+			 "would do; nodata rule '%s'", o->alpha, nc, nk, o->alpha, nc + nk, nc,
+			 r->p_floor, r->runs_needed, canary_nodata_name(cfg->nodata));
+		r->counted = cfg->nodata == CANARY_NODATA_FAIL;
+		r->passed = false;
+		goto out;
 	} else {
 		r->cls = CANARY_CLASS_PASS;
 		if (!sig)
@@ -341,6 +356,8 @@ int canary_judge(struct canary_verdict *out, const struct canary_metric_input *i
 	struct canary_verdict v = { 0 };
 	double w_counted = 0, w_passed = 0;
 	size_t nodata_ignored = 0;
+	const struct canary_metric_result *weak = NULL;	/* the first underpowered */
+	const struct canary_metric_result *crit_weak = NULL;
 	const char *crit = NULL;
 	enum canary_class crit_cls = CANARY_CLASS_PASS;
 
@@ -359,6 +376,8 @@ int canary_judge(struct canary_verdict *out, const struct canary_metric_input *i
 	for (size_t i = 0; i < n; i++) {
 		struct canary_metric_result *r = &v.metrics[i];
 		judge_metric(r, &in[i], opts, i);
+		if (r->underpowered && !weak)
+			weak = r;
 		if (r->counted) {
 			w_counted += in[i].cfg.weight;
 			if (r->passed)
@@ -371,14 +390,31 @@ int canary_judge(struct canary_verdict *out, const struct canary_metric_input *i
 		if (r->critical && !r->passed && !crit) {
 			crit = r->name;
 			crit_cls = r->cls;
+			crit_weak = r->underpowered ? r : NULL;
 		}
 	}
 	v.score = w_counted > 0 ? 100 * w_passed / w_counted : NAN;
 	if (crit) {
 		v.critical_failure = true;
 		v.result = CANARY_RESULT_FAIL;
-		snprintf(v.reason, sizeof(v.reason), "critical metric '%s' is %s", crit,
-			 canary_class_name(crit_cls));
+		int len = snprintf(v.reason, sizeof(v.reason), "critical metric '%s' is %s", crit,
+				   canary_class_name(crit_cls));
+		if (crit_weak && len > 0 && (size_t)len < sizeof(v.reason)) {
+			v.underpowered = true;
+			snprintf(v.reason + len, sizeof(v.reason) - (size_t)len,
+				 ": %zu against %zu runs cannot reach p < %.3g; %zu runs a side "
+				 "would do", crit_weak->n_control, crit_weak->n_canary, opts->alpha,
+				 crit_weak->runs_needed);
+		}
+	} else if (weak && !(w_counted > 0 && v.score < opts->marginal_threshold)) {
+		/* would have been pass, marginal or no verdict: say why not */
+		v.underpowered = true;
+		v.result = CANARY_RESULT_NO_VERDICT;
+		snprintf(v.reason, sizeof(v.reason),
+			 "cohorts too small for alpha %.3g: %zu against %zu runs cannot reach "
+			 "p < %.3g (smallest Mann-Whitney p %.3g); %zu runs a side would do",
+			 opts->alpha, weak->n_control, weak->n_canary, opts->alpha, weak->p_floor,
+			 weak->runs_needed);
 	} else if (100.0 * (double)nodata_ignored / (double)n >= NODATA_FAIL_PCT) {
 		v.result = CANARY_RESULT_NO_VERDICT;
 		snprintf(v.reason, sizeof(v.reason),

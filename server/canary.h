@@ -76,6 +76,21 @@
  *  7. Weights are per metric. Kayenta weights groups of metrics (each
  *     group's score is its share of passing metrics); a group is a set of
  *     metrics with weights summing to the group's, so nothing is lost.
+ *  8. No pass without power. A metric whose cohorts are so small that its
+ *     location test could not reach p < alpha whatever the values were is
+ *     never Pass, whatever min_n said: the smallest two-sided p-value the
+ *     exact Mann-Whitney test can give with nx against ny values is
+ *     2 / C(nx + ny, nx), reached only when the cohorts do not overlap
+ *     (stats_mwu_min_p; Mann & Whitney 1947, Ann. Math. Stat. 18(1):50-60:
+ *     under the null every one of the C(nx + ny, nx) rankings is equally
+ *     likely, and complete separation either way is 2 of them). When that
+ *     floor is >= alpha the metric is NODATA with underpowered set and a
+ *     reason that names the floor and how many runs a side would do
+ *     (stats_runs_needed); its nodata rule may ignore it or fail it, never
+ *     pass it. A verdict with an underpowered metric is never pass or
+ *     marginal: it is "no verdict" ("cohorts too small for alpha"), or fail
+ *     when a metric failed (the spread test, a permutation test with its
+ *     own floor 1 / C(nx + ny, ny), can still find a wider canary).
  *
  * Pure computation: no I/O, no store. Deterministic for the same inputs
  * and seed. Any thread may call it (no global state).
@@ -107,7 +122,8 @@ enum canary_class {
 	CANARY_CLASS_HIGH,	/* canary significantly higher, beyond tolerance */
 	CANARY_CLASS_LOW,	/* canary significantly lower, beyond tolerance */
 	CANARY_CLASS_SPREAD,	/* canary significantly more spread out */
-	CANARY_CLASS_NODATA,	/* fewer than min_n values in a cohort */
+	CANARY_CLASS_NODATA,	/* fewer than min_n values in a cohort, or too
+				 * few for the test to reach p < alpha */
 };
 
 /* NO_VERDICT: half the metrics or more have too few values to judge (ignored
@@ -175,6 +191,9 @@ struct canary_metric_result {
 	double spread_control, spread_canary;	/* mean |v - median| */
 	double spread_ratio;		/* canary / control (INF if control 0) */
 	double p_spread;		/* one-sided: canary more spread */
+	bool underpowered;		/* p_floor >= alpha: could not find a shift */
+	double p_floor;			/* smallest p the location test can give */
+	size_t runs_needed;		/* per cohort, for p_floor < alpha (n against n) */
 	char reason[256];		/* why, in words */
 };
 
@@ -184,6 +203,7 @@ struct canary_verdict {
 	double score;			/* 0..100; NAN when nothing was counted */
 	enum canary_result result;
 	bool critical_failure;
+	bool underpowered;		/* a metric's cohorts were too small for alpha */
 	double alpha, pass_threshold, marginal_threshold;
 	char reason[256];
 };

@@ -108,7 +108,7 @@ void canary_format_json(struct buf *out, const struct canary_verdict *v,
 					   "canary", jnum(m->spread_canary),
 					   "ratio", jnum(m->spread_ratio), "p", jnum(m->p_spread));
 		json_t *jm = json_pack("{s:s,s:s,s:s,s:b,s:o,s:b,s:b,s:I,s:I,s:I,s:o,s:o,s:o,s:o,"
-				       "s:[o,o],s:o,s:o,s:s}",
+				       "s:[o,o],s:o,s:o,s:b,s:o,s:I,s:s}",
 				       "name", m->name, "class", canary_class_name(m->cls),
 				       "direction", canary_direction_name(m->direction),
 				       "critical", m->critical,
@@ -122,13 +122,15 @@ void canary_format_json(struct buf *out, const struct canary_verdict *v,
 				       "shift", jnum(m->shift), "effect", jnum(m->effect),
 				       "shift_ci", jnum(m->shift_lo), jnum(m->shift_hi),
 				       "p_location", jnum(m->p_location), "spread", spread,
+				       "underpowered", m->underpowered, "p_floor", jnum(m->p_floor),
+				       "runs_needed", (json_int_t)m->runs_needed,
 				       "reason", m->reason);
 		json_array_append_new(ms, jm);
 	}
-	json_t *j = json_pack("{s:s,s:o,s:s,s:b,s:f,s:{s:f,s:f},s:{s:s,s:I},s:{s:s,s:I},s:o}",
+	json_t *j = json_pack("{s:s,s:o,s:s,s:b,s:b,s:f,s:{s:f,s:f},s:{s:s,s:I},s:{s:s,s:I},s:o}",
 			      "result", canary_result_name(v->result), "score", jnum(v->score),
 			      "reason", v->reason, "critical_failure", v->critical_failure,
-			      "alpha", v->alpha,
+			      "underpowered", v->underpowered, "alpha", v->alpha,
 			      "thresholds", "pass", v->pass_threshold, "marginal",
 			      v->marginal_threshold,
 			      "control", "selector", c->control, "runs", (json_int_t)c->control_runs,

@@ -32,7 +32,7 @@ static void usage(FILE *f)
 		"option a fragment asks for that did not survive fails the variant.\n"
 		"\n"
 		"Builds run `make O=<dir> -jN bzImage` with ccache in\n"
-		"$KCANARY_HOME/build/<base>-<config>/, shared by the variants of a\n"
+		"<tree>/.kcanary-build/<base>-<config>/, shared by the variants of a\n"
 		"base, so a patch that touches two files recompiles two files. Images\n"
 		"(bzImage, .config, System.map, build log) are kept in\n"
 		"$KCANARY_HOME/kernels/<tree>-<config>/; the same tree and config\n"

@@ -260,6 +260,11 @@ int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, doub
  * new value ignored (-EEXIST), so a later ingest never rewrites data.
  * Begun while the connection is already inside a transaction (the caller's
  * db_begin()), a batch joins it: commit and rollback are then the caller's.
+ * In its own batch the writer inserts samples 64 rows to a statement, so
+ * a sample may be stored (and a store error reported) only by a later call
+ * or db_writer_commit(); it checks foreign keys once per batch (the run
+ * exists) rather than per row, and the connection's enforcement is back on
+ * after commit or rollback.
  */
 struct db_writer;
 

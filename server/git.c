@@ -212,7 +212,8 @@ static int add_entry(const char *path, const struct stat *st, int flag, struct F
 		return FTW_CONTINUE;
 	while (*rel == '/')
 		rel++;
-	if (flag == FTW_D && ftw->level == 1 && !strcmp(rel, ".git"))
+	if (flag == FTW_D && ftw->level == 1 && (!strcmp(rel, ".git") ||
+						  !strcmp(rel, REPO_BUILD_DIR)))
 		return FTW_SKIP_SUBTREE;
 	if (flag == FTW_F || flag == FTW_SL) {
 		if (git_index_add_bypath(walk_idx, rel) < 0) {

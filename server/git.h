@@ -52,9 +52,13 @@ int repo_resolve(struct repo *r, char out[KC_OID_HEX], const char *rev, struct b
 /* repo_commit_tree - the tree id of commit commit_hex. */
 int repo_commit_tree(struct repo *r, char out[KC_OID_HEX], const char *commit_hex, struct buf *err);
 
+/* The top-level directory of a work tree that holds kcanary's kernel build
+ * dirs (build.c): never indexed, never removed by a tree import. */
+#define REPO_BUILD_DIR ".kcanary-build"
+
 /*
  * repo_index_workdir - replace the index with every file and symlink of
- * the work tree (all but .git), without consulting ignore rules (Debian's
+ * the work tree (all but .git and REPO_BUILD_DIR), without consulting ignore rules (Debian's
  * linux-source tarball ships a .gitignore that ignores every top-level
  * entry), write it, and write its tree id to out. -EINVAL for a bare
  * repository.

@@ -31,7 +31,8 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return 0;
 }
 
-/* Remove everything in dir except .git. */
+/* Remove everything in dir except .git and the build dirs (REPO_BUILD_DIR:
+ * the next build of the new release is then incremental). */
 static int empty_workdir(const char *dir, struct buf *err)
 {
 	DIR *d = opendir(dir);
@@ -42,7 +43,7 @@ static int empty_workdir(const char *dir, struct buf *err)
 		return err_setf(err, -errno, "cannot open '%s': %s", dir, strerror(errno));
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    !strcmp(e->d_name, ".git"))
+		    !strcmp(e->d_name, ".git") || !strcmp(e->d_name, REPO_BUILD_DIR))
 			continue;
 		char *p = xasprintf("%s/%s", dir, e->d_name);
 		int rc = nftw(p, rm_entry, 64, FTW_DEPTH | FTW_PHYS);

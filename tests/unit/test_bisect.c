@@ -136,10 +136,17 @@ static void test_clean_history_all_strategies(void **state)
 		assert_int_equal(r.runs_total, s.calls);
 		/* 64 commits are 6 bits: far fewer runs than 64 */
 		assert_true(r.runs_total - r.runs_check <= 40);
-		/* perfectly separated 5 vs 5 endpoint runs: exact p = 2/252 */
-		assert_int_equal(r.endpoint_runs_old, strat == 2 ? 1 : 5);
-		if (strat != 2)
-			assert_true(fabs(r.endpoint_p - 2.0 / 252) < 1e-12);
+		/* perfectly separated ends stop early on the e-value (issue 19;
+		 * 5 vs 5 before it): at 3 or 4 runs a side, exact p = 2/C(2n,n) */
+		if (strat == 2) {
+			assert_int_equal(r.endpoint_runs_old, 1);
+		} else {
+			unsigned ne = r.endpoint_runs_old;
+			assert_true(ne >= 3 && ne <= 4);
+			assert_int_equal(r.endpoint_runs_new, ne);
+			assert_true(r.endpoint_evalue >= 100);
+			assert_true(fabs(r.endpoint_p - (ne == 3 ? 2.0 / 20 : 2.0 / 70)) < 1e-12);
+		}
 	}
 }
 
@@ -424,7 +431,18 @@ static void test_bad_options(void **state)
 	assert_int_equal(bisect_run(&r, 1, &o, scripted, &s, NULL, NULL), -EINVAL);
 	o.confidence = 1.0;
 	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), -EINVAL);
+	/* no "no difference" without power (issue 19): 2 runs a side can never
+	 * show a difference (Mann-Whitney at best 0.33, the e-value at most
+	 * 51 < 100), so such a cap is refused rather than run (it ran, and
+	 * said "endpoints do not differ"); 3 a side can (e-value up to 5776) */
+	bisect_opts_init(&o);
+	o.endpoint_min_runs = o.endpoint_max_runs = 2;
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), -EINVAL);
 	assert_int_equal(s.calls, 0);
+	o.endpoint_min_runs = o.endpoint_max_runs = 3;
+	s.same = true;	/* every commit the same: nothing to find */
+	assert_int_equal(bisect_run(&r, N, &o, scripted, &s, NULL, NULL), 0);
+	assert_int_equal(r.outcome, BISECT_NO_DIFFERENCE);
 }
 
 static void test_simulator_is_deterministic_and_beats_fixed(void **state)

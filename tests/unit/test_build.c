@@ -100,7 +100,9 @@ static void test_build_cache_and_reuse(void **state)
 	struct build_result res;
 	char *cfg = NULL;
 
+	setenv("CCACHE_BASEDIR", "/elsewhere", 1);	/* the caller's, replaced */
 	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec, NULL), 0);
+	unsetenv("CCACHE_BASEDIR");
 	if (!res.ok)
 		fail_msg("build: %s", res.error);
 	assert_false(res.cache_hit);
@@ -118,6 +120,25 @@ static void test_build_cache_and_reuse(void **state)
 	assert_int_equal(kc_hash_file(h, res.kernel.config_path, &gitmsg), 0);
 	assert_string_equal(h, res.config_hash);
 	char *dir1 = xstrdup(res.build_dir);
+	/* issue 19: the build dir is inside the tree and make sees ccache's
+	 * settings for hits across trees (base_dir the tree, no dir hashing,
+	 * time_macros) and the fixed KBUILD_BUILD_* (the caller's replaced);
+	 * before, it was $home/build/ with ccache's defaults */
+	char *want_dir = xasprintf("%s/.kcanary-build/", repo_workdir(fx->r));
+	assert_memory_equal(res.build_dir, want_dir, strlen(want_dir));
+	char *envf = xasprintf("%s/.fake-env", res.build_dir), *env = NULL;
+	assert_int_equal(read_file(&env, NULL, envf, 1 << 16), 0);
+	char *want_base = xasprintf("CCACHE_BASEDIR=%s\n", repo_workdir(fx->r));
+	assert_non_null(strstr(env, want_base));
+	assert_non_null(strstr(env, "CCACHE_NOHASHDIR=1\n"));
+	assert_non_null(strstr(env, "CCACHE_SLOPPINESS=time_macros\n"));
+	assert_non_null(strstr(env, "KBUILD_BUILD_TIMESTAMP=1970-01-01\n"));
+	assert_non_null(strstr(env, "KBUILD_BUILD_HOST=kcanary\n"));
+	assert_null(strstr(env, "CCACHE_BASEDIR=/elsewhere"));
+	free(env);
+	free(envf);
+	free(want_base);
+	free(want_dir);
 	build_result_release(&res);
 
 	/* the same (tree, config) again: a cache hit, nothing compiled */

@@ -325,12 +325,28 @@ static void test_nodata_rules(void **state)
 	assert_non_null(strstr(v.reason, "2 of 3 metrics have no data"));
 	canary_verdict_release(&v);
 
-	/* min_n can be lowered per metric (or for the judge) */
+	/* min_n can be lowered per metric (or for the judge), but not below
+	 * what the test needs: 2 against 8 and 8 against 4 cannot reach
+	 * p < 0.02 (2/C(10,2) = 0.044, 2/C(12,4) = 0.0040 can), so the first
+	 * is underpowered, never pass, and the verdict says so */
 	in[2].cfg.min_n = 2;
 	in[1].cfg.min_n = 2;
 	assert_int_equal(canary_judge(&v, in, 3, &o), 0);
-	assert_int_equal(v.metrics[2].cls, CANARY_CLASS_PASS);
-	assert_int_equal(v.result, CANARY_RESULT_PASS);
+	assert_int_equal(v.metrics[2].cls, CANARY_CLASS_NODATA);
+	assert_true(v.metrics[2].underpowered);
+	assert_false(v.metrics[2].passed);
+	assert_float_equal(v.metrics[2].p_floor, 2.0 / 45, 1e-12);
+	assert_int_equal(v.metrics[1].cls, CANARY_CLASS_PASS);
+	assert_int_equal(v.result, CANARY_RESULT_NO_VERDICT);
+	assert_true(v.underpowered);
+	assert_non_null(strstr(v.reason, "cohorts too small for alpha 0.02: 2 against 8 runs"));
+	assert_non_null(strstr(v.reason, "5 runs a side would do"));
+	canary_verdict_release(&v);
+	/* the nodata rule 'pass' does not make an underpowered metric pass */
+	in[2].cfg.nodata = CANARY_NODATA_PASS;
+	assert_int_equal(canary_judge(&v, in, 3, &o), 0);
+	assert_false(v.metrics[2].passed);
+	assert_int_equal(v.result, CANARY_RESULT_NO_VERDICT);
 	canary_verdict_release(&v);
 }
 

@@ -205,6 +205,72 @@ static void test_jobs_variants_runs(void **state)
 	free(path);
 }
 
+/* The writer's own transactions run without per-row foreign key checks
+ * (issue 19, ingest speed); enforcement is back on after commit and
+ * rollback, and a run deleted under the writer is named, not orphaned. */
+static void test_writer_foreign_keys(void **state)
+{
+	struct tmpdir *td = *state;
+	struct db *db = NULL;
+	struct db_writer *w = NULL;
+	char *path = xasprintf("%s/kc.db", td->path);
+	int64_t job, v, run, fk = -1, n = -1;
+	struct buf err = BUF_INIT;
+
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "j", "compare", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(db, &v, job, "base", NULL), 0);
+	assert_int_equal(db_run_create(db, &run, job, v, "", 0, "ext4", NULL, NULL), 0);
+	assert_int_equal(db_writer_open(&w, db, run, NULL), 0);
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	assert_int_equal(db_query_int64(db, &fk, "PRAGMA foreign_keys", NULL, NULL), 0);
+	assert_int_equal(fk, 0);
+	assert_int_equal(db_writer_sample(w, 1, "lag_s", 1.5, NULL), 0);
+	assert_int_equal(db_writer_commit(w, NULL), 0);
+	assert_int_equal(db_query_int64(db, &fk, "PRAGMA foreign_keys", NULL, NULL), 0);
+	assert_int_equal(fk, 1);
+	/* samples go in 64 at a time: 150 = two full batches and 22 stored
+	 * at commit, every value in order; a rollback drops pending ones */
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	for (int i = 0; i < 150; i++)
+		assert_int_equal(db_writer_sample(w, 10 + i, "lag_s", i * 0.5, NULL), 0);
+	assert_int_equal(db_writer_phase(w, 200, "mid", NULL), 0);	/* flushes first */
+	assert_int_equal(db_writer_sample(w, 300, "lag_s", 99, NULL), 0);
+	assert_int_equal(db_writer_commit(w, NULL), 0);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples", NULL, NULL), 0);
+	assert_int_equal(n, 152);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples WHERE t_s >= 10 AND "
+					"t_s < 160 AND value = (t_s - 10) * 0.5", NULL, NULL), 0);
+	assert_int_equal(n, 150);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples s JOIN "
+					"(SELECT rowid r, t_s FROM samples) p ON p.r = s.rowid - 1 "
+					"WHERE s.t_s < p.t_s", NULL, NULL), 0);
+	assert_int_equal(n, 0);	/* stored in the order written */
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	for (int i = 0; i < 70; i++)
+		assert_int_equal(db_writer_sample(w, 400 + i, "lag_s", 1, NULL), 0);
+	db_writer_rollback(w);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples", NULL, NULL), 0);
+	assert_int_equal(n, 152);
+	assert_int_equal(db_query_int64(db, &fk, "PRAGMA foreign_keys", NULL, NULL), 0);
+	assert_int_equal(fk, 1);
+	/* enforcement is on for everyone else: a sample of no run is refused */
+	assert_true(db_exec(db, "INSERT INTO samples (run_id, metric_id, t_s, value)"
+			    " VALUES (999, 1, 0, 0)", NULL) < 0);
+	/* the run deleted (its samples cascade): the next batch says so */
+	assert_int_equal(db_exec(db, "DELETE FROM runs", NULL), 0);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples", NULL, NULL), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(db_writer_begin(w, &err), -ENOENT);
+	assert_non_null(strstr(buf_str(&err), "is no longer in the store"));
+	assert_int_equal(db_query_int64(db, &fk, "PRAGMA foreign_keys", NULL, NULL), 0);
+	assert_int_equal(fk, 1);
+	buf_release(&err);
+	db_writer_close(w);
+	db_close(db);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +279,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_store_is_named, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_store_errors_are_specific, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_variants_runs, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_writer_foreign_keys, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);
 }

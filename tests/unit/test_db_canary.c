@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "db.h"
+#include "canary.h"
 #include "db_canary.h"
 #include "util.h"
 #include "testutil.h"
@@ -188,11 +189,94 @@ static void test_cohorts_and_values(void **state)
 	free(path);
 }
 
+/* Issue 19, "no pass without power": the seed's control as a new user
+ * tries it, `kcanary canary --control mode=alive --canary mode=removed
+ * --min-runs 4`. 4 runs a side from the store, -ENOENT misses 0 against
+ * about 3,500 per run: 4 against 4 cannot reach p < 0.02 (2/C(8,4) =
+ * 0.029), so the judge must not pass it (it did: "no significant shift")
+ * and says how many runs would do; critical, the verdict fails. With 5 a
+ * side the same shift is found (2/C(10,5) = 0.0079). */
+static void judge_probe(struct db *db, struct canary_verdict *v, size_t min_n, bool critical)
+{
+	int64_t *ci = NULL, *ki = NULL;
+	size_t nc = 0, nk = 0;
+	double *cv = NULL, *kv = NULL;
+	const char *metric = "probe:cgroup_writeback_by_id:-2";
+	struct canary_opts o;
+
+	runs_of(db, "mode=alive", &ci, &nc);
+	runs_of(db, "mode=removed", &ki, &nk);
+	assert_int_equal(db_cohort_values(db, &cv, ci, nc, metric, NULL), 0);
+	assert_int_equal(db_cohort_values(db, &kv, ki, nk, metric, NULL), 0);
+	canary_opts_default(&o);
+	o.min_n = min_n;
+	struct canary_metric_input in = { .control = cv, .ncontrol = nc, .canary = kv,
+					  .ncanary = nk };
+	canary_metric_config_default(&in.cfg, metric);
+	in.cfg.critical = critical;
+	assert_int_equal(canary_judge(v, &in, 1, &o), 0);
+	free(ci);
+	free(ki);
+	free(cv);
+	free(kv);
+}
+
+static void test_no_pass_without_power(void **state)
+{
+	struct tmpdir *td = *state;
+	struct db *db = NULL;
+	char *path = xasprintf("%s/kc.db", td->path);
+	int64_t job;
+	struct canary_verdict v;
+	static const int64_t removed[] = { 3412, 3587, 3530, 3466, 3610 };
+
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "seed", "compare", NULL, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		add_run(db, job, "alive", "{\"mode\":\"alive\"}", "6.12.117", "h", 1.1, 1.0, 0, "-2");
+		add_run(db, job, "removed", "{\"mode\":\"removed\"}", "6.12.117", "h", 1.1, 1.0,
+			removed[i], "-2");
+	}
+	judge_probe(db, &v, 4, false);
+	assert_int_equal(v.metrics[0].n_control, 4);
+	assert_int_equal(v.metrics[0].n_canary, 4);
+	assert_true(v.metrics[0].underpowered);
+	assert_int_equal(v.metrics[0].cls, CANARY_CLASS_NODATA);
+	assert_int_not_equal(v.result, CANARY_RESULT_PASS);
+	assert_int_equal(v.result, CANARY_RESULT_NO_VERDICT);
+	assert_non_null(strstr(v.reason, "cohorts too small for alpha 0.02: 4 against 4 runs "
+			       "cannot reach p < 0.02 (smallest Mann-Whitney p 0.0286)"));
+	assert_non_null(strstr(v.reason, "5 runs a side would do"));
+	assert_non_null(strstr(v.metrics[0].reason, "2/C(8,4) = 0.0286"));
+	canary_verdict_release(&v);
+
+	judge_probe(db, &v, 4, true);
+	assert_int_equal(v.result, CANARY_RESULT_FAIL);
+	assert_true(v.critical_failure);
+	assert_non_null(strstr(v.reason, "critical metric 'probe:cgroup_writeback_by_id:-2' is "
+			       "nodata: 4 against 4 runs cannot reach p < 0.02; 5 runs a side"));
+	canary_verdict_release(&v);
+
+	/* one more run a side: enough power, and the shift is found */
+	add_run(db, job, "alive", "{\"mode\":\"alive\"}", "6.12.117", "h", 1.1, 1.0, 0, "-2");
+	add_run(db, job, "removed", "{\"mode\":\"removed\"}", "6.12.117", "h", 1.1, 1.0,
+		removed[4], "-2");
+	judge_probe(db, &v, 4, true);
+	assert_false(v.metrics[0].underpowered);
+	assert_int_equal(v.metrics[0].cls, CANARY_CLASS_HIGH);
+	assert_int_equal(v.result, CANARY_RESULT_FAIL);
+	canary_verdict_release(&v);
+	db_close(db);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selectors_parse),
 		cmocka_unit_test_setup_teardown(test_cohorts_and_values, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_no_pass_without_power, tmpdir_setup,
+						tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

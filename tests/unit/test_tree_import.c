@@ -101,8 +101,19 @@ static void test_import(void **state)
 	free(cmd);
 	free(again);
 
-	/* the next release: a commit on top of the previous import */
+	/* the next release: a commit on top of the previous import; kcanary's
+	 * build dirs inside the tree (build.c, issue 19) survive it and are
+	 * not part of the commit */
+	char *bd = xasprintf("%s/" REPO_BUILD_DIR "/b-c", fx->repo_path);
+	char *obj = xasprintf("%s/mm.o", bd);
+	char *mk = xasprintf("mkdir -p '%s' && echo obj > '%s'", bd, obj);
+	assert_int_equal(system(mk), 0);
 	assert_int_equal(tree_import_tarball(fx->r, &ir, tb4, "rel-4", &fx->err), 0);
+	assert_int_equal(access(obj, R_OK), 0);
+	assert_int_equal(repo_resolve(fx->r, c, "rel-4:" REPO_BUILD_DIR, &gitmsg), -ENOENT);
+	free(mk);
+	free(obj);
+	free(bd);
 	assert_false(ir.noop);
 	assert_string_equal(ir.tag, "rel-4");
 	assert_string_not_equal(ir.commit, base);
