@@ -33,7 +33,7 @@ endif
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
 SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle gmime-3.0 zlib
-AGENT_PKGS  := libbpf jansson libcurl zlib libmicrohttpd
+AGENT_PKGS  := libbpf jansson libcurl zlib libmicrohttpd yaml-0.1
 TEST_PKGS   := cmocka
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -232,7 +232,8 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned \
 	linux-image-6.12.107+deb12-cloud-amd64-unsigned \
-	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar git time
+	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar git time \
+	mmdebstrap squashfs-tools fio bpftrace stress-ng libyaml-dev linux-perf
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

@@ -52,6 +52,8 @@ static const char compare_usage[] =
 	"  --baseline VALUE      the axis value compared against (default the first)\n"
 	"  --watchdog DUR        per-run watchdog (default: the workload's phases\n"
 	"                        plus 180s under TCG, 60s with KVM)\n"
+	"  --rootfs debian[:PKG,...]  run the workload in a Debian 12 root filesystem\n"
+	"                        with these packages (kcanary boot --help; [job] rootfs)\n"
 	"  --vcpus N, --memory-mb N  guest size (default 2, 2048)\n"
 	"  --connect URI         libvirt URI (default $KCANARY_LIBVIRT_URI or qemu:///system)\n"
 	"  --accel kvm|tcg       force the accelerator (default: probe)\n"
@@ -142,7 +144,7 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
        O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
-       O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT, O_ACCEL, O_CONSOLE, O_DRY };
+       O_WATCHDOG, O_ROOTFS, O_VCPUS, O_MEM, O_CONNECT, O_ACCEL, O_CONSOLE, O_DRY };
 static const struct option compare_opts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
 	{ "base", required_argument, NULL, O_BASE },
@@ -163,6 +165,7 @@ static const struct option compare_opts[] = {
 	{ "by", required_argument, NULL, O_BY },
 	{ "baseline", required_argument, NULL, O_BASELINE },
 	{ "watchdog", required_argument, NULL, O_WATCHDOG },
+	{ "rootfs", required_argument, NULL, O_ROOTFS },
 	{ "vcpus", required_argument, NULL, O_VCPUS },
 	{ "memory-mb", required_argument, NULL, O_MEM },
 	{ "connect", required_argument, NULL, O_CONNECT },
@@ -274,6 +277,7 @@ int cmd_compare(int argc, char **argv)
 		case O_BY: r = job_spec_set(spec, "job", "by", optarg, &err); break;
 		case O_BASELINE: r = job_spec_set(spec, "job", "baseline", optarg, &err); break;
 		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
+		case O_ROOTFS: r = job_spec_set(spec, "job", "rootfs", optarg, &err); break;
 		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
 		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;
 		case O_CONNECT: f.uri = optarg; break;

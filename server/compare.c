@@ -181,7 +181,7 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 {
 	struct guest_job j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
 			       .memory_mib = (uint64_t)spec->memory_mb,
-			       .watchdog_s = spec->watchdog_s };
+			       .watchdog_s = spec->watchdog_s, .rootfs = spec->rootfs };
 	struct db_pending_run *runs = NULL;
 	size_t n = 0;
 	int total = 0, done = 0, r;

@@ -279,6 +279,11 @@ int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double
 int db_writer_probe(struct db_writer *w, double t_s, const char *name,
 		    const char *key, int64_t count, struct buf *err);
 int db_writer_phase(struct db_writer *w, double t_s, const char *name, struct buf *err);
+/* A metric's unit and direction (better: "higher", "lower" or NULL), as a
+ * workload defines it (the agent's metric record); a metric the store
+ * already knows keeps its own. */
+int db_writer_metric_def(struct db_writer *w, const char *name, const char *unit,
+			 const char *better, struct buf *err);
 int db_writer_note(struct db_writer *w, double t_s, const char *kind, const char *text, struct buf *err);
 int db_writer_summary(struct db_writer *w, const char *metric, double value, struct buf *err);
 int db_writer_raw(struct db_writer *w, int64_t line_no, const char *reason,

@@ -429,6 +429,16 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 	}
 	if (!strcmp(type, "summary"))
 		return store_summary(in, rec, why);
+	if (!strcmp(type, "metric")) {
+		const char *unit = get_str(rec, "unit"), *better = get_str(rec, "better");
+
+		name = get_str(rec, "name");
+		if (!name || (better && strcmp(better, "higher") && strcmp(better, "lower"))) {
+			buf_puts(why, "metric needs a string name and better, when given, \"higher\" or \"lower\"");
+			return 1;
+		}
+		return db_writer_metric_def(in->w, name, unit, better, &in->store_err);
+	}
 	if (!strcmp(type, "done")) {
 		const char *status = get_str(rec, "status");
 		in->st.saw_done = true;

@@ -68,6 +68,7 @@ void job_spec_free(struct job_spec *s)
 	strv_free(s->kernels, s->nkernels);
 	strv_free(s->config, s->nconfig);
 	free(s->metric);
+	free(s->rootfs);
 	free(s->by);
 	free(s->baseline);
 	free(s->workload);
@@ -243,6 +244,8 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		return set_by(s, value, err);
 	} else if (!strcmp(key, "baseline")) {
 		set_str(&s->baseline, value);
+	} else if (!strcmp(key, "rootfs")) {
+		set_str(&s->rootfs, value);
 	} else if (!strcmp(key, "watchdog_s")) {
 		if (parse_duration_s(&s->watchdog_s, value)) {
 			buf_printf(err, "'watchdog_s' must be a duration such as 300 or 5m, not '%s'", value);
@@ -251,7 +254,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else {
 		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series patches"
 			   " prefixes aa kernels config repeat jobs vcpus memory_mb seed metric"
-			   " by baseline watchdog_s)", key);
+			   " by baseline watchdog_s rootfs)", key);
 		return -EINVAL;
 	}
 	return 0;
@@ -684,6 +687,8 @@ char *job_spec_to_json(const struct job_spec *s)
 		"watchdog_s", s->watchdog_s, "workload", s->workload,
 		"knobs", kv_json(s->knobs, s->nknobs),
 		"sysctl", kv_json(s->sysctls, s->nsysctls), "matrix", dims);
+	if (s->rootfs)
+		json_object_set_new(o, "rootfs", json_string(s->rootfs));
 	char *out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return out;

@@ -29,6 +29,7 @@ const struct cmd commands[] = {
 	{ "series",  cmd_series,  "show (or apply) patch series read from mail" },
 	{ "build",   cmd_build,   "build the base and each series revision: one kernel per variant" },
 	{ "boot",    cmd_boot,    "boot a kernel in a guest and store one run" },
+	{ "rootfs",  cmd_rootfs,  "build (or find cached) a guest root filesystem for --rootfs" },
 	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
 	/* other questions */
 	{ "bisect",  cmd_bisect,  "find the commit where a metric changed (tree or --kernels; log, replay, simulate)" },

@@ -244,6 +244,14 @@ static void test_json_round_trip(void **state)
 	assert_string_equal(a, b);
 	free(a);
 	free(b);
+	/* --rootfs survives the store (resume, rerun) */
+	assert_int_equal(job_spec_set(s, "job", "rootfs", "debian:fio,bpftrace", &err), 0);
+	a = job_spec_to_json(s);
+	job_spec_free(t);
+	t = job_spec_new();
+	assert_int_equal(job_spec_from_json(t, a, &err), 0);
+	assert_string_equal(t->rootfs, "debian:fio,bpftrace");
+	free(a);
 	job_spec_free(s);
 	job_spec_free(t);
 	buf_release(&err);

@@ -83,6 +83,23 @@ static void test_xml_kvm_golden(void **state)
 	buf_release(&err);
 }
 
+/* --rootfs: the image is a second, read-only virtio disk after the scratch
+ * disk (the guest's vdb; kernels/init mounts it from there). */
+static void test_xml_rootfs_golden(void **state)
+{
+	struct vm_spec s = sample_spec(VM_ACCEL_TCG);
+	char *xml = NULL;
+	struct buf err = BUF_INIT;
+
+	(void)state;
+	s.rootfs_path = "/home/kc/rootfs/41c2a2c0.sqfs";
+	assert_int_equal(vm_domain_xml(&xml, &s, &err), 0);
+	check_golden("domain-rootfs.xml", xml);
+	assert_true(strstr(xml, "dev='vda'") < strstr(xml, "dev='vdb'"));
+	free(xml);
+	buf_release(&err);
+}
+
 static void test_xml_escapes_and_checks(void **state)
 {
 	struct vm_spec s = sample_spec(VM_ACCEL_TCG);
@@ -246,6 +263,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xml_tcg_golden),
 		cmocka_unit_test(test_xml_kvm_golden),
+		cmocka_unit_test(test_xml_rootfs_golden),
 		cmocka_unit_test(test_xml_escapes_and_checks),
 		cmocka_unit_test_setup_teardown(test_accel_probe, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_lifecycle_events, tmpdir_setup, tmpdir_teardown),
