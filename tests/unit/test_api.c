@@ -538,6 +538,17 @@ static void test_console_and_build_log(void **state)
 	get(&r, f, path);
 	assert_json_error(&r, 404, "console log");
 	reply_release(&r);
+	/* the job's run list says which runs have one (the job page links
+	 * only those) */
+	get(&r, f, "/api/v1/jobs/1/runs");
+	assert_int_equal(r.status, 200);
+	json_t *runs = jpath(r.json, "runs");
+	for (size_t i = 0; i < json_array_size(runs); i++) {
+		json_t *run = json_array_get(runs, i);
+		assert_int_equal(json_is_true(json_object_get(run, "has_console")),
+				 json_integer_value(json_object_get(run, "id")) == f->runs[0]);
+	}
+	reply_release(&r);
 
 	get(&r, f, "/api/v1/kernels/7/build-log?max_bytes=14");
 	assert_int_equal(r.status, 200);
