@@ -104,6 +104,9 @@ struct db *cmd_open_store(const char *prog)
 
 	if (db_open(&db, p, &err))
 		fprintf(stderr, "%s: %s\n", prog, err_text(&err));
+	/* a run whose writer died is shown as interrupted, never as live */
+	else if (db_runs_reap(db, NULL, &err))
+		fprintf(stderr, "%s: warning: %s\n", prog, err_text(&err));
 	buf_release(&err);
 	free(p);
 	return db;
