@@ -146,6 +146,11 @@ static bool owner_alive(const char *owner)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+bool compare_owner_alive(const char *owner)
+{
+	return !owner || owner_alive(owner);
+}
+
 /* The pending runs, on the lab hosts o->hosts names (lab.h: whole blocks
  * per host, parallel across hosts, infra runs placed again). */
 static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
