@@ -65,26 +65,20 @@ static const struct knob_def knobs[] = {
 static char **pb_argv(struct wl_ctx *ctx)
 {
 	const char *bench = knobs_str(ctx->knobs, "bench"), *slash = strchr(bench, '/');
-	char *args = xstrdup(knobs_str(ctx->knobs, "args")), *save = NULL, *tok;
-	char **v = xcalloc(64, sizeof(*v));
-	size_t n = 0;
+	struct argv_buf a = { 0 };
 
 	if (!slash || slash == bench || !slash[1] || strchr(slash + 1, '/')) {
 		snprintf(ctx->err, sizeof(ctx->err), "knob 'bench': '%s' is not SUBSYS/BENCH (sched/messaging)",
 			 bench);
-		free(args);
-		free(v);
 		return NULL;
 	}
-	v[n++] = xstrdup("perf");
-	v[n++] = xstrdup("bench");
-	v[n++] = xstrdup("--format=simple");
-	v[n++] = xstrndup(bench, (size_t)(slash - bench));
-	v[n++] = xstrdup(slash + 1);
-	for (tok = strtok_r(args, " ", &save); tok && n < 63; tok = strtok_r(NULL, " ", &save))
-		v[n++] = xstrdup(tok);
-	free(args);
-	return v;
+	argv_push(&a, xstrdup("perf"));
+	argv_push(&a, xstrdup("bench"));
+	argv_push(&a, xstrdup("--format=simple"));
+	argv_push(&a, xstrndup(bench, (size_t)(slash - bench)));
+	argv_push(&a, xstrdup(slash + 1));
+	argv_push_words(&a, knobs_str(ctx->knobs, "args"));
+	return a.v;
 }
 
 static int pb_check(struct wl_ctx *ctx)

@@ -105,12 +105,10 @@ static const struct knob_def knobs[] = {
 static char **sng_argv(struct wl_ctx *ctx, const char *yaml_path)
 {
 	const struct knobs *k = ctx->knobs;
-	char *list = xstrdup(knobs_str(k, "stressors")), *args = xstrdup(knobs_str(k, "args"));
-	char **v = xcalloc(8, sizeof(*v)), *save = NULL, *tok;
-	size_t n = 0, cap = 8;
+	char *list = xstrdup(knobs_str(k, "stressors")), *save = NULL, *tok;
+	struct argv_buf a = { 0 };
 
-#define PUSH(x) do { if (n + 2 > cap) v = xrealloc(v, (cap *= 2) * sizeof(*v)); v[n++] = (x); v[n] = NULL; } while (0)
-	PUSH(xstrdup("stress-ng"));
+	argv_push(&a, xstrdup("stress-ng"));
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
 
@@ -118,26 +116,22 @@ static char **sng_argv(struct wl_ctx *ctx, const char *yaml_path)
 		    strspn(tok, "abcdefghijklmnopqrstuvwxyz0123456789-") != (size_t)(colon - tok)) {
 			snprintf(ctx->err, sizeof(ctx->err),
 				 "knob 'stressors': '%s' is not STRESSOR:INSTANCES (cpu:1)", tok);
-			argv_free(v);
-			v = NULL;
+			argv_free(a.v);
+			a.v = NULL;
 			goto out;
 		}
 		*colon = '\0';
-		PUSH(xasprintf("--%s", tok));
-		PUSH(xstrdup(colon + 1));
+		argv_push(&a, xasprintf("--%s", tok));
+		argv_push(&a, xstrdup(colon + 1));
 	}
-	PUSH(xasprintf("--timeout=%.0f", ceil(knobs_double(k, "timeout_s"))));
-	PUSH(xstrdup("--metrics-brief"));
-	PUSH(xasprintf("--yaml=%s", yaml_path));
-	PUSH(xasprintf("--temp-path=%s", knobs_str(k, "dir")));
-	save = NULL;
-	for (tok = strtok_r(args, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		PUSH(xstrdup(tok));
-#undef PUSH
+	argv_push(&a, xasprintf("--timeout=%.0f", ceil(knobs_double(k, "timeout_s"))));
+	argv_push(&a, xstrdup("--metrics-brief"));
+	argv_push(&a, xasprintf("--yaml=%s", yaml_path));
+	argv_push(&a, xasprintf("--temp-path=%s", knobs_str(k, "dir")));
+	argv_push_words(&a, knobs_str(k, "args"));
 out:
 	free(list);
-	free(args);
-	return v;
+	return a.v;
 }
 
 static int sng_check(struct wl_ctx *ctx)

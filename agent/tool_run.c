@@ -27,6 +27,25 @@ void argv_free(char **v)
 	free(v);
 }
 
+void argv_push(struct argv_buf *a, char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
+	}
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+void argv_push_words(struct argv_buf *a, const char *words)
+{
+	char *copy = xstrdup(words), *save = NULL;
+
+	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		argv_push(a, xstrdup(tok));
+	free(copy);
+}
+
 int tr_begin(struct tool_run *tr, struct wl_ctx *ctx, const char *prefix)
 {
 	memset(tr, 0, sizeof(*tr));

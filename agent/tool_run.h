@@ -76,6 +76,21 @@ void tr_summary(struct tool_run *tr);
  */
 void tr_end(struct tool_run *tr);
 
+/* A tool's argv being built: v is NULL-terminated after every push (or
+ * NULL before the first); its strings and v are heap, owned by whoever
+ * holds v (argv_free). */
+struct argv_buf {
+	char **v;
+	size_t n, cap;
+};
+
+/* argv_push - append s (heap, ownership passes to a). */
+void argv_push(struct argv_buf *a, char *s);
+
+/* argv_push_words - append each space-separated word of words (a knob
+ * such as "args=-l 100"), copied; runs of spaces make no empty word. */
+void argv_push_words(struct argv_buf *a, const char *words);
+
 /* argv_free - free a NULL-terminated vector of heap strings and the vector
  * (NULL is fine). */
 void argv_free(char **v);
