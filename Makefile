@@ -269,13 +269,13 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_B := build-fuzz
-FUZZ_SRCS := server/mbox.c server/series.c server/util.c server/log.c tests/fuzz/fuzz_mbox.c
+FUZZ_SRCS := server/mbox.c server/series.c server/lkp_report.c server/util.c server/log.c tests/fuzz/fuzz_mbox.c
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -g -O1 -std=gnu11 $(WARN) -D_GNU_SOURCE -Iserver \
 	$(shell $(PKG_CONFIG) --cflags gmime-3.0)
 .PHONY: fuzz-mbox fuzz-mbox-merge
 
-$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/util.h
+$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/lkp_report.h server/util.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(shell $(PKG_CONFIG) --libs gmime-3.0)
 
