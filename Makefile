@@ -75,7 +75,7 @@ NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/de
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: demo demo-quick all test unit integration check-layers test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-ci
+.PHONY: demo demo-quick all test unit integration check-layers faults soak test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-ci
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -145,9 +145,18 @@ $(B)/tests/agent_test_%: $(B)/tests/agent/test_%.o $(B)/libkcagent.a
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(TEST_LIBS)
 
 # The test command of README.md: unit tests, every fuzz target briefly,
-# then integration tests, then the layers of the include graph (last, so a misplaced #include does not
-# hide the tests' results).
-test: unit fuzz-ci integration check-layers
+# integration tests, the fault table, then the layers of the include graph
+# (last, so a misplaced #include does not hide the tests' results).
+test: unit fuzz-ci integration faults check-layers
+
+# Fault injection (issue 18): a killed ingest, a full disk, a killed agent
+# daemon, hostile streams and HTTP; prints a table (tests/fault/run.sh).
+# `make soak` runs the long versions (20 agent kills).
+faults: all $(UNIT_TESTS) $(AGENT_TESTS)
+	$(Q)B=$(B) sh tests/fault/run.sh
+
+soak: all $(UNIT_TESTS) $(AGENT_TESTS)
+	$(Q)SOAK=1 B=$(B) sh tests/fault/run.sh
 
 # and one error carrier in every public header (tools/check-errors.sh:
 # its list of functions without struct buf *err is for reading; it fails
@@ -268,7 +277,7 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(shell $(PKG_CONFIG) --cflags gmime-3.0)
 .PHONY: fuzz-mbox fuzz-mbox-merge
 
-$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/util.h
+$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/lkp_report.h server/util.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(shell $(PKG_CONFIG) --libs gmime-3.0)
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "compare.h"
 #include "db.h"
 #include "util.h"
 
@@ -71,8 +72,8 @@ int cmd_status(int argc, char **argv)
 	struct buf err = BUF_INIT;
 	struct db *db;
 	int64_t id, run;
-	char *variant = NULL, *cell = NULL;
-	int rep, ret = 1, r;
+	char *variant = NULL, *cell = NULL, *owner = NULL, *jstatus = NULL;
+	int rep, ret = 1, r, orphaned = 0;
 	double t, v;
 
 	if (cmd_wants_help(argc, argv)) {
@@ -95,9 +96,22 @@ int cmd_status(int argc, char **argv)
 	if (j->error)
 		printf("  error: %s\n", j->error);
 	printf("  variants: %d (%d failed to apply or build)\n", j->nvariants, j->variants_failed);
+	if (j->runs_running && db_job_owner(db, id, &owner, &jstatus, NULL) == 0 &&
+	    !compare_owner_alive(owner))
+		orphaned = j->runs_running;
 	printf("  runs: %d/%d done: %d ok, %d failed, %d other; %d running\n", j->runs_done,
 	       j->runs_total, j->runs_ok, j->runs_failed,
-	       j->runs_done - j->runs_ok - j->runs_failed, j->runs_running);
+	       j->runs_done - j->runs_ok - j->runs_failed, j->runs_running - orphaned);
+	if (j->runs_interrupted)
+		printf("  interrupted: %d; the newest, %s\n", j->runs_interrupted, j->last_interrupted);
+	if (orphaned) {
+		/* its coordinator is gone: what it left 'running' is not live */
+		printf("  interrupted: the coordinator (pid %s) stopped during %d run%s;"
+		       " 'kcanary resume %lld' runs %s again\n", owner, orphaned,
+		       orphaned == 1 ? "" : "s", (long long)id, orphaned == 1 ? "it" : "them");
+		ret = 0;
+		goto out;
+	}
 	r = db_run_progress(db, id, "lag_s", &run, &variant, &cell, &rep, &t, &v, &err);
 	if (r == 0) {
 		if (isnan(t))
@@ -114,6 +128,8 @@ out:
 	buf_release(&err);
 	free(variant);
 	free(cell);
+	free(owner);
+	free(jstatus);
 	db_jobs_free(j, j ? 1 : 0);
 	db_close(db);
 	return ret;
