@@ -8,6 +8,7 @@
 #define LOG_MODULE "fleet"
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,7 +313,7 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 	const char *text = req->body;
 	size_t len = req->body_len;
 	int64_t stored = 0, dups = 0, bad = 0, next;
-	bool in_tx = false;
+	bool in_tx = false, locked = false;
 	int r;
 
 	if (token_allows(resp, req, req->name))
@@ -339,6 +340,11 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 		goto out;
 	}
 
+	/* inflate and envelope above run in parallel; the store, one at a time */
+	if (api->shared) {
+		pthread_mutex_lock(&api->shared->fleet_write);
+		locked = true;
+	}
 	if ((r = db_begin(api->db, &err))) {
 		api_db_error(resp, r, "cannot start storing the batch", &err);
 		goto out;
@@ -440,6 +446,8 @@ out:
 			ingest_detach(runs[k].in, NULL, NULL);
 	if (in_tx)
 		db_rollback(api->db);
+	if (locked)
+		pthread_mutex_unlock(&api->shared->fleet_write);
 	for (size_t i = 0; i < nlines; i++)
 		json_decref(lines[i].obj);
 	free(lines);
