@@ -86,6 +86,16 @@ static void arena_end(void)
 	line_arena.used = 0;
 }
 
+void ingest_scratch_begin(void)
+{
+	arena_begin();
+}
+
+void ingest_scratch_end(void)
+{
+	arena_end();
+}
+
 struct ingest {
 	struct db *db;
 	struct db_writer *w;
