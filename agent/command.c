@@ -1,6 +1,7 @@
 /* command.c - the workload `command`: run a user's script (sh -c CMD) in a
  * cgroup of its own and forward each stdout line "metric NAME VALUE" as a
- * sample at the time it arrives, so teams can bring their own reproducer
+ * sample at the time it arrives (with "metric NAME VALUE UNIT higher|lower"
+ * also the metric's unit and direction, sent once), so teams can bring their own reproducer
  * and still get probes, records and the store. Other stdout lines go to
  * the agent's stderr, unchanged; the script's stderr is the agent's.
  *
@@ -60,25 +61,88 @@ static int cmd_child(void *arg)
 	return 127;
 }
 
-/* "metric NAME VALUE" -> a sample; anything else is passed to stderr. */
-static void handle_line(struct wl_ctx *ctx, char *line, long *n_metrics)
-{
-	char name[128];
-	char value[64];
-	char *end;
-	double v;
+/* The metrics a run has defined (unit, direction), each sent once. */
+struct defined {
+	char **names;
+	size_t n;
+};
 
-	if (sscanf(line, "metric %127s %63s", name, value) == 2) {
-		v = strtod(value, &end);
-		if (!*end && isfinite(v)) {
-			rec_sample(ctx->rec, wl_t(ctx), name, v);
-			(*n_metrics)++;
-			return;
-		}
-		log_warn("ignoring metric line with a bad value: '%s'", line);
+static bool defined_add(struct defined *d, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->names[i], name))
+			return false;
+	d->names = xrealloc(d->names, (d->n + 1) * sizeof(*d->names));
+	d->names[d->n++] = xstrdup(name);
+	return true;
+}
+
+static void defined_free(struct defined *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->names[i]);
+	free(d->names);
+}
+
+/*
+ * cmd_metric_line - parse a "metric NAME VALUE [UNIT higher|lower]" line.
+ * name (128 bytes), unit (32) get the fields ("" when no unit is given),
+ * *better "higher", "lower" or NULL. 0; -ENOENT for a line that is not a
+ * metric line; -EINVAL for one that is but does not parse (bad value, a
+ * unit without its direction, a direction other than higher or lower).
+ */
+int cmd_metric_line(const char *line, char *name, char *unit, double *value,
+		    const char **better)
+{
+	char v[64], dir[16], extra[2];
+	char *end;
+	int n;
+
+	n = sscanf(line, "metric %127s %63s %31s %15s %1s", name, v, unit, dir, extra);
+	if (n < 2)
+		return -ENOENT;
+	if (n == 3 || n == 5)
+		return -EINVAL;
+	*value = strtod(v, &end);
+	if (*end || !isfinite(*value))
+		return -EINVAL;
+	*better = NULL;
+	if (n == 2) {
+		unit[0] = '\0';
+		return 0;
+	}
+	if (!strcmp(dir, "higher"))
+		*better = "higher";
+	else if (!strcmp(dir, "lower"))
+		*better = "lower";
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* "metric NAME VALUE [UNIT higher|lower]" -> a sample (and the metric's
+ * definition the first time it has one); anything else is passed to
+ * stderr. */
+static void handle_line(struct wl_ctx *ctx, char *line, long *n_metrics, struct defined *defs)
+{
+	char name[128], unit[32];
+	const char *better;
+	double v;
+	int r = cmd_metric_line(line, name, unit, &v, &better);
+
+	if (r == -ENOENT) {
+		fprintf(stderr, "%s\n", line);
 		return;
 	}
-	fprintf(stderr, "%s\n", line);
+	if (r) {
+		log_warn("ignoring a metric line that does not parse (metric NAME VALUE"
+			 " [UNIT higher|lower]): '%s'", line);
+		return;
+	}
+	if (better && defined_add(defs, name))
+		rec_metric(ctx->rec, name, unit, better);
+	rec_sample(ctx->rec, wl_t(ctx), name, v);
+	(*n_metrics)++;
 }
 
 static int cmd_check(struct wl_ctx *ctx)
@@ -112,6 +176,7 @@ static int cmd_run(struct wl_ctx *ctx)
 	struct cmd_args a;
 	pid_t pid = -1;
 	long n_metrics = 0;
+	struct defined defs = { NULL, 0 };
 	int status = 0, ret;
 	double start, next_tick;
 	bool timed_out = false;
@@ -193,7 +258,7 @@ spawn:
 			break;   /* EOF: the command closed stdout (exited) */
 		for (ssize_t i = 0; i < n; i++) {
 			if (chunk[i] == '\n') {
-				handle_line(ctx, line.ptr ? line.ptr : (char *)"", &n_metrics);
+				handle_line(ctx, line.ptr ? line.ptr : (char *)"", &n_metrics, &defs);
 				buf_reset(&line);
 			} else if (buf_append(&line, &chunk[i], 1) < 0) {
 				log_warn("dropping a stdout line longer than 1 MiB");
@@ -202,7 +267,9 @@ spawn:
 		}
 	}
 	if (line.len)
-		handle_line(ctx, line.ptr, &n_metrics);
+		handle_line(ctx, line.ptr, &n_metrics, &defs);
+	if (timed_out)
+		kill(-pid, SIGKILL);   /* the script's group, not only its shell */
 	ret = wl_reap(pid, timed_out ? 0.0 : 5.0, &status);
 	pid = -1;
 	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
@@ -226,6 +293,7 @@ out:
 	if (ret == -EINTR && !ctx->err[0])
 		snprintf(ctx->err, sizeof(ctx->err), "interrupted by signal %d", (int)wl_stop);
 	if (pid > 0) {
+		kill(-pid, SIGKILL);   /* the script and what it started (its group) */
 		kill(pid, SIGKILL);
 		wl_reap(pid, 5.0, NULL);
 	}
@@ -236,6 +304,7 @@ out:
 	if (top)
 		cg_remove_tree(top, 10.0);
 	buf_release(&line);
+	defined_free(&defs);
 	free(cgroot);
 	free(top);
 	free(cg);
@@ -252,7 +321,7 @@ static double cmd_expected_s(const struct knobs *k)
 
 const struct workload wl_command = {
 	.name = "command",
-	.summary = "run your own script in a cgroup; stdout lines 'metric NAME VALUE' become samples",
+	.summary = "run your own script in a cgroup; stdout lines 'metric NAME VALUE [UNIT higher|lower]' become samples",
 	.notes = NULL,
 	.knobs = knobs,
 	.nknobs = sizeof(knobs) / sizeof(knobs[0]),

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define LOG_MODULE "main"
+#include "bpftrace.h"
 #include "daemon.h"
 #include "knob.h"
 #include "log.h"
@@ -27,7 +28,30 @@
 static const struct workload *const workloads[] = {
 	&wl_wb_handover,
 	&wl_command,
+	&wl_fio,
+	&wl_stress_ng,
+	&wl_perf_bench,
 };
+
+/* Knobs every workload takes, handled here rather than by the workload:
+ *   bpftrace=PROGRAM  run PROGRAM beside the workload, its maps stored as
+ *                     probe counts (bpftrace.h)
+ * take_common() removes them from the workload's knob arguments. */
+#define BT_ATTACH_TIMEOUT_S 120.0
+static void take_common(int *kargc, char **kargv, const char **bpftrace)
+{
+	int n = 1;
+
+	*bpftrace = NULL;
+	for (int i = 1; i < *kargc; i++) {
+		if (!strncmp(kargv[i], "bpftrace=", 9))
+			*bpftrace = kargv[i] + 9;
+		else
+			kargv[n++] = kargv[i];
+	}
+	*kargc = n;
+	kargv[n] = NULL;
+}
 #define NWORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
 
 static void usage(FILE *f)
@@ -98,6 +122,11 @@ static int cmd_list(void)
 		if (w->notes)
 			printf("%s\n", w->notes);
 	}
+	printf("\nevery workload also takes:\n");
+	printf("  %-14s %-9s %-6s %-8s %s\n", "bpftrace", "string", "", "\"\"",
+	       "bpftrace program run beside it (-f json); its maps become probe counts");
+	printf("  %-14s %-9s %-6s %-8s %s\n", "", "", "", "",
+	       "bpftrace:MAP with the map key (@ret[-2] -> probe bpftrace:ret key -2)");
 	printf("\nSizes take K, M, G, T (binary) suffixes; seconds take s, m, h; bools 0/1.\n");
 	return 0;
 }
@@ -156,6 +185,37 @@ static int die(struct rec_out *rec, int code, const char *msg)
 	return code;
 }
 
+/* The workload, with bt_prog (bpftrace=, may be NULL) attached before it
+ * and its maps stored after it. *setup_failed: bpftrace could not start
+ * (a precondition, exit 2). 0 or -errno with ctx->err. */
+static int run_workload(struct wl_ctx *ctx, const struct workload *w, const char *bt_prog,
+			bool *setup_failed)
+{
+	struct bt *bt = NULL;
+	int ret;
+
+	*setup_failed = false;
+	if (bt_prog && *bt_prog) {
+		rec_phase(ctx->rec, 0, "bpftrace-attach");
+		if ((ret = bt_start(&bt, bt_prog, BT_ATTACH_TIMEOUT_S, ctx->err, sizeof(ctx->err))) < 0) {
+			*setup_failed = true;
+			return ret;
+		}
+	}
+	ctx->t0_s = clock_mono_s();
+	ret = w->run(ctx);
+	if (bt) {
+		char bterr[512];
+		int n = bt_stop(bt, ctx->rec, wl_t(ctx), bterr, sizeof(bterr));
+
+		if (n < 0 && ret >= 0) {
+			snprintf(ctx->err, sizeof(ctx->err), "%s", bterr);
+			ret = n;
+		}
+	}
+	return ret;
+}
+
 static int cmd_run(int argc, char **argv, double started_s)
 {
 	const struct workload *w;
@@ -171,6 +231,8 @@ static int cmd_run(int argc, char **argv, double started_s)
 	struct sigaction sa;
 	struct probes *probes = NULL;
 	const char *probes_state = "loaded";
+	const char *bt_prog = NULL;
+	bool setup_failed = false;
 
 	memset(&ctx, 0, sizeof(ctx));
 	for (int i = 1; i < argc; i++) {
@@ -201,6 +263,7 @@ static int cmd_run(int argc, char **argv, double started_s)
 		free(kargv);
 		return 2;
 	}
+	take_common(&kargc, kargv, &bt_prog);
 	if (rec_open(&rec, out_spec, &why) < 0) {
 		free(kargv);
 		ret = die(NULL, 2, buf_str(&why));
@@ -254,12 +317,11 @@ static int cmd_run(int argc, char **argv, double started_s)
 		}
 	}
 	ctx.probes = probes;
-	ctx.t0_s = clock_mono_s();
-	ret = w->run(&ctx);
+	ret = run_workload(&ctx, w, bt_prog, &setup_failed);
 	probes_close(probes);
 	knobs_release(&k);
 	if (ret < 0)
-		return die(rec, 1, ctx.err[0] ? ctx.err : strerror(-ret));
+		return die(rec, setup_failed ? 2 : 1, ctx.err[0] ? ctx.err : strerror(-ret));
 	rec_done(rec);
 	rec_close(rec);
 	return 0;
@@ -267,7 +329,7 @@ static int cmd_run(int argc, char **argv, double started_s)
 
 /* check --json's reply (the usage text documents it); printed on stdout. */
 static void check_reply(const char *workload, const struct workload *w, const struct knobs *k,
-			const char *knob, const char *error)
+			const char *knob, const char *error, double extra_s)
 {
 	json_t *o = json_object();
 	char *text;
@@ -279,6 +341,9 @@ static void check_reply(const char *workload, const struct workload *w, const st
 		json_object_set_new(o, "error", json_string(error));
 	} else {
 		double s = w->expected_s ? w->expected_s(k) : -1;
+
+		if (s >= 0)
+			s += extra_s;     /* bpftrace's attach, at most */
 
 		if (s < 0)
 			json_object_set_new(o, "expected_s", json_null());
@@ -304,6 +369,7 @@ static int cmd_check(int argc, char **argv)
 	char **kargv = xcalloc((size_t)argc + 1, sizeof(*kargv));
 	int kargc = 0, ret;
 	bool json = false;
+	const char *bt_prog = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
@@ -316,6 +382,7 @@ static int cmd_check(int argc, char **argv)
 		free(kargv);
 		return 2;
 	}
+	take_common(&kargc, kargv, &bt_prog);
 	if (!(w = find_workload(kargv[0]))) {
 		snprintf(f.msg, sizeof(f.msg), "unknown workload '%s' (see 'kcanary-agent list')",
 			 kargv[0]);
@@ -325,7 +392,8 @@ static int cmd_check(int argc, char **argv)
 		ret = knobs_parse_fault(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, &f);
 	}
 	if (json)
-		check_reply(kargv[0], w, &k, f.knob, ret < 0 ? f.msg : NULL);
+		check_reply(kargv[0], w, &k, f.knob, ret < 0 ? f.msg : NULL,
+			    bt_prog && *bt_prog ? BT_ATTACH_TIMEOUT_S : 0);
 	else if (ret < 0)
 		fprintf(stderr, "kcanary-agent: error: %s\n", f.msg);
 	free(kargv);

@@ -168,6 +168,17 @@ int rec_probe(struct rec_out *r, double t, const char *name, const char *key, in
 				     "count", (json_int_t)count));
 }
 
+int rec_metric(struct rec_out *r, const char *name, const char *unit, const char *better)
+{
+	json_t *o = json_pack("{s:s, s:s}", "type", "metric", "name", name);
+
+	if (unit && *unit)
+		json_object_set_new(o, "unit", json_string(unit));
+	if (better)
+		json_object_set_new(o, "better", json_string(better));
+	return rec_emit(r, o);
+}
+
 int rec_done(struct rec_out *r)
 {
 	return rec_emit(r, json_pack("{s:s, s:s}", "type", "done", "status", "ok"));

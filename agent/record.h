@@ -16,6 +16,9 @@
  *   sample   t, metric, value
  *   probe    t, name, key, count (cumulative since the probes loaded)
  *   probes_unavailable  t, missing ("name,name"), reason
+ *   metric   name, unit (optional), better ("higher" or "lower", optional):
+ *            what a metric the workload names is, for the store; sent
+ *            before the metric's first sample or summary value
  *   summary  metrics {name: number}, probes [{name, key, count}]
  *   done     status ("ok")
  *   error    message
@@ -78,6 +81,8 @@ int rec_emit(struct rec_out *r, json_t *obj);
 int rec_phase(struct rec_out *r, double t, const char *name);
 int rec_sample(struct rec_out *r, double t, const char *metric, double value);
 int rec_probe(struct rec_out *r, double t, const char *name, const char *key, int64_t count);
+/* A metric record; unit and better may be NULL (better: "higher"/"lower"). */
+int rec_metric(struct rec_out *r, const char *name, const char *unit, const char *better);
 int rec_done(struct rec_out *r);
 int rec_error(struct rec_out *r, const char *message);
 

@@ -164,8 +164,14 @@ pid_t wl_spawn(const char *cg, int (*fn)(void *arg), void *arg)
 		int r;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* a process group of its own: the agent stops it with all it
+		 * started (kill(-pid, …)) */
+		setpgid(0, 0);
 		signal(SIGINT, SIG_IGN);   /* the agent decides when we stop */
 		signal(SIGTERM, SIG_DFL);
+		/* the agent ignores SIGPIPE for itself; a script's `awk | head`
+		 * needs it at its default */
+		signal(SIGPIPE, SIG_DFL);
 		r = cg ? cg_move(cg, 0) : 0;
 		if (r < 0) {
 			fprintf(stderr, "kcanary-agent: cannot move into cgroup '%s': %s\n", cg, strerror(-r));
@@ -198,4 +204,40 @@ int wl_reap(pid_t pid, double timeout_s, int *status_out)
 	if (status_out)
 		*status_out = status;
 	return ret;
+}
+
+int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *tool)
+{
+	double start = clock_mono_s();
+	int st = 0;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (wl_stop || (timeout_s > 0 && clock_mono_s() - start > timeout_s)) {
+			bool stopped = wl_stop;
+
+			kill(pid, SIGKILL);
+			wl_reap(pid, 5.0, NULL);
+			if (stopped) {
+				snprintf(ctx->err, sizeof(ctx->err), "interrupted by signal %d", (int)wl_stop);
+				return -EINTR;
+			}
+			snprintf(ctx->err, sizeof(ctx->err), "%s ran longer than %.0f s (timeout_s) and was killed",
+				 tool, timeout_s);
+			return -ETIMEDOUT;
+		}
+		wl_sleep_until(ctx, clock_mono_s() + 0.2);
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(ctx->err, sizeof(ctx->err), "%s %s %d (its messages are on the console)", tool,
+			 WIFEXITED(st) ? "exited with status" : "was killed by signal",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+		return -EIO;
+	}
+	return 0;
 }

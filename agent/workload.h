@@ -46,6 +46,13 @@ struct workload {
 
 extern const struct workload wl_wb_handover;
 extern const struct workload wl_command;
+extern const struct workload wl_fio;
+extern const struct workload wl_stress_ng;
+extern const struct workload wl_perf_bench;
+
+/* command.c's stdout line parser (exposed for tests; see command.c). */
+int cmd_metric_line(const char *line, char *name, char *unit, double *value,
+		    const char **better);
 
 /* Set (to the signal number) by SIGINT/SIGTERM; workloads stop soon after. */
 extern volatile sig_atomic_t wl_stop;
@@ -80,7 +87,8 @@ int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controlle
  * wl_spawn - fork a child that moves itself into cgroup cg (NULL: stays
  * in the agent's), then runs
  * fn(arg) and _exits with its return value. It is SIGKILLed if the agent
- * dies. Returns the pid or -errno.
+ * dies, leads a process group of its own (kill(-pid, sig) reaches what it
+ * starts) and has SIGPIPE at its default. Returns the pid or -errno.
  */
 pid_t wl_spawn(const char *cg, int (*fn)(void *arg), void *arg);
 
@@ -90,5 +98,14 @@ pid_t wl_spawn(const char *cg, int (*fn)(void *arg), void *arg);
  * gets the waitpid status. 0, or -ETIMEDOUT when it had to be killed.
  */
 int wl_reap(pid_t pid, double timeout_s, int *status_out);
+
+/*
+ * wl_wait_tool - wait for a tool the workload started (pid, from
+ * wl_spawn), emitting probe records each second; SIGKILL it when wl_stop
+ * is set or after timeout_s (<= 0: no limit). 0 when it exited 0; -EINTR,
+ * -ETIMEDOUT or -EIO (it failed: status or signal) with ctx->err naming
+ * tool.
+ */
+int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *tool);
 
 #endif

@@ -39,6 +39,13 @@ static void usage(FILE *f)
 		"  --set KNOB=VALUE     workload knob, passed to the agent as it is (repeat)\n"
 		"  --sysctl KEY=VALUE   sysctl set in the guest before the workload (repeat)\n"
 		"  --workload NAME      agent workload (default wb-handover)\n"
+		"  --rootfs debian[:PKG,PKG...]  run the workload in a Debian 12 root\n"
+		"                       filesystem with these packages (built once with\n"
+		"                       mmdebstrap from the host's apt sources, cached by\n"
+		"                       content; default: the built-in initramfs)\n"
+		"  --files PATH[:GUEST_PATH]  copy a file into the root filesystem (repeat);\n"
+		"                       a relative GUEST_PATH (default: PATH's name) lands\n"
+		"                       in the workload's directory\n"
 		"  --job NAME           job to add the run to (default adhoc-boot; created\n"
 		"                       when missing)\n"
 		"  --variant NAME       variant name (default: the kernel's file name)\n"
@@ -111,8 +118,8 @@ static int check_knobs(const char *agent, const char *workload, const char *cons
 struct boot_args {
 	struct guest_adhoc a;
 	struct guest_job j;
-	const char *knobs[MAX_LIST + 1], *sysctls[MAX_LIST + 1];
-	size_t nknobs, nsysctls;
+	const char *knobs[MAX_LIST + 1], *sysctls[MAX_LIST + 1], *files[MAX_LIST + 1];
+	size_t nknobs, nsysctls, nfiles;
 	const char *workload, *uri, *agent, *accel;
 	uint64_t memory;
 	bool console;
@@ -187,6 +194,7 @@ static const char **text_field(struct boot_args *b, const char *o)
 	if (!strcmp(o, "--agent")) return &b->agent;
 	if (!strcmp(o, "--accel")) return &b->accel;
 	if (!strcmp(o, "--append")) return &b->a.gs.extra;
+	if (!strcmp(o, "--rootfs")) return &b->j.rootfs;
 	return NULL;
 }
 
@@ -201,6 +209,14 @@ static int set_option(struct boot_args *b, const char *o, const char *v)
 	}
 	if (!strcmp(o, "--set") || !strcmp(o, "--sysctl"))
 		return add_setting(b, o, v);
+	if (!strcmp(o, "--files")) {
+		if (b->nfiles >= MAX_LIST) {
+			fprintf(stderr, "kcanary boot: more than %d --files options\n", MAX_LIST);
+			return 2;
+		}
+		b->files[b->nfiles++] = v;
+		return 0;
+	}
 	return set_measure(b, o, v);
 }
 
@@ -211,7 +227,7 @@ static int parse_args(struct boot_args *b, int argc, char **argv)
 		"--kernel", "--modules", "--fs", "--mkfs-opts", "--mount-opts",
 		"--workload", "--job", "--variant", "--connect", "--agent",
 		"--accel", "--append", "--set", "--sysctl", "--vcpus", "--memory",
-		"--disk", "--watchdog", "--setup-allowance", NULL,
+		"--disk", "--watchdog", "--setup-allowance", "--rootfs", "--files", NULL,
 	};
 
 	for (int i = 1; i < argc; i++) {
@@ -246,6 +262,11 @@ static int parse_args(struct boot_args *b, int argc, char **argv)
 		fprintf(stderr, "kcanary boot: --kernel PATH is required\n");
 		return 2;
 	}
+	if (b->nfiles && !b->j.rootfs) {
+		fprintf(stderr, "kcanary boot: --files needs --rootfs (files go into the root filesystem)\n");
+		return 2;
+	}
+	b->j.files = b->files;
 	if (b->accel && strcmp(b->accel, "kvm") && strcmp(b->accel, "tcg")) {
 		fprintf(stderr, "kcanary boot: --accel '%s': expected kvm or tcg\n", b->accel);
 		return 2;

@@ -52,6 +52,8 @@ static const char compare_usage[] =
 	"  --baseline VALUE      the axis value compared against (default the first)\n"
 	"  --watchdog DUR        per-run watchdog (default: the workload's phases\n"
 	"                        plus 180s under TCG, 60s with KVM)\n"
+	"  --rootfs debian[:PKG,...]  run the workload in a Debian 12 root filesystem\n"
+	"                        with these packages (kcanary boot --help; [job] rootfs)\n"
 	"  --vcpus N, --memory-mb N  guest size (default 2, 2048)\n"
 	"  --connect URI         libvirt URI (default $KCANARY_LIBVIRT_URI or qemu:///system)\n"
 	"  --accel kvm|tcg       force the accelerator (default: probe)\n"
@@ -142,7 +144,7 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
        O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
-       O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT, O_ACCEL, O_CONSOLE, O_DRY };
+       O_WATCHDOG, O_ROOTFS, O_VCPUS, O_MEM, O_CONNECT, O_ACCEL, O_CONSOLE, O_DRY };
 static const struct option compare_opts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
 	{ "base", required_argument, NULL, O_BASE },
@@ -163,6 +165,7 @@ static const struct option compare_opts[] = {
 	{ "by", required_argument, NULL, O_BY },
 	{ "baseline", required_argument, NULL, O_BASELINE },
 	{ "watchdog", required_argument, NULL, O_WATCHDOG },
+	{ "rootfs", required_argument, NULL, O_ROOTFS },
 	{ "vcpus", required_argument, NULL, O_VCPUS },
 	{ "memory-mb", required_argument, NULL, O_MEM },
 	{ "connect", required_argument, NULL, O_CONNECT },
@@ -176,20 +179,25 @@ static const struct option compare_opts[] = {
 
 /* The job file among argv's operands (the first one), read into spec
  * before the flags so that they override it; *fs_given when it has a
- * matrix of its own. 0, or a negative errno after saying why. */
+ * matrix of its own. 0, or a negative errno after saying why.
+ * The operands are found by getopt_long itself, silently, so that what it
+ * accepts (an abbreviated --kern, --set=K=V, -q) is what is skipped here:
+ * comparing names by hand took the value of an abbreviation for the job
+ * file. When that pass meets a bad option it reads no file: the flag loop
+ * then says what is wrong. */
 static int load_job_file(struct job_spec *spec, int argc, char **argv, bool *fs_given,
 			 struct buf *err)
 {
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' ) {
-			/* skip an option's value */
-			if (strchr(argv[i], '=') == NULL && i + 1 < argc && argv[i][1] == '-') {
-				for (const struct option *o = compare_opts; o->name; o++)
-					if (!strcmp(argv[i] + 2, o->name) && o->has_arg == required_argument)
-						i++;
-			}
-			continue;
-		}
+	int saved_opterr = opterr, bad = 0, c;
+
+	opterr = 0;
+	optind = 0;   /* glibc: start afresh */
+	while ((c = getopt_long(argc, argv, "qh", compare_opts, NULL)) != -1)
+		bad |= c == '?' || c == ':';
+	opterr = saved_opterr;
+	if (bad)
+		return 0;
+	for (int i = optind; i < argc; i++) {
 		char *text = NULL;
 		int r = read_file(&text, NULL, argv[i], 1 << 20);
 		if (r) {
@@ -245,7 +253,7 @@ int cmd_compare(int argc, char **argv)
 	/* the job file first, so that flags override it */
 	if (load_job_file(spec, argc, argv, &fs_given, &err))
 		goto out;
-	optind = 1;
+	optind = 0;   /* afresh after load_job_file's pass (glibc keeps state) */
 	while ((c = cmd_getopt(argc, argv, "kcanary compare", "qh", compare_opts)) != -1) {
 		int r = 0;
 		switch (c) {
@@ -274,6 +282,7 @@ int cmd_compare(int argc, char **argv)
 		case O_BY: r = job_spec_set(spec, "job", "by", optarg, &err); break;
 		case O_BASELINE: r = job_spec_set(spec, "job", "baseline", optarg, &err); break;
 		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
+		case O_ROOTFS: r = job_spec_set(spec, "job", "rootfs", optarg, &err); break;
 		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
 		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;
 		case O_CONNECT: f.uri = optarg; break;
@@ -313,6 +322,13 @@ int cmd_compare(int argc, char **argv)
 	ret = 1;
 	if (!(db = cmd_open_store("kcanary compare")))
 		goto out;
+	/* the headline metric, before anything is stored (as bisect --metric) */
+	int mr = cmd_check_metric(db, spec->metric, spec->workload, &err);
+	if (mr) {
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+		ret = mr == -EINVAL ? 2 : 1;   /* a usage error, as bisect --metric */
+		goto out;
+	}
 	if (job_store(db, spec, &job_id, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;

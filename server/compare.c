@@ -145,6 +145,11 @@ static bool owner_alive(const char *owner)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+bool compare_owner_alive(const char *owner)
+{
+	return !owner || owner_alive(owner);
+}
+
 /* The run's headline value for its progress line (", worst_lag_s 1.2"),
  * "" when the run has none. */
 static void fmt_run_value(char *out, size_t size, struct db *db, int64_t run_id,
@@ -176,7 +181,7 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 {
 	struct guest_job j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
 			       .memory_mib = (uint64_t)spec->memory_mb,
-			       .watchdog_s = spec->watchdog_s };
+			       .watchdog_s = spec->watchdog_s, .rootfs = spec->rootfs };
 	struct db_pending_run *runs = NULL;
 	size_t n = 0;
 	int total = 0, done = 0, r;

@@ -104,3 +104,32 @@ int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail, str
 {
 	return set_text(db, run_id, "UPDATE runs SET console_tail = ?1 WHERE id = ?2", tail, err);
 }
+
+int db_run_set_rootfs(struct db *db, int64_t run_id, const struct db_rootfs *img, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "INSERT INTO rootfs_images (hash, spec, packages, files_json, path,"
+			    " size_bytes, build_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+			    " ON CONFLICT(hash) DO UPDATE SET"
+			    " build_s = coalesce(excluded.build_s, build_s), path = excluded.path", err)))
+		return r;
+	sqlite3_bind_text(st, 1, img->hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, img->spec, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, img->packages, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, img->files_json ? img->files_json : "[]", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, img->path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, img->size_bytes);
+	if (img->build_s >= 0)
+		sqlite3_bind_double(st, 7, img->build_s);
+	else
+		sqlite3_bind_null(st, 7);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		r = db_fail(db, 0, err, "cannot store root filesystem image %s", img->hash);
+	sqlite3_finalize(st);
+	if (r)
+		return r;
+	return set_text(db, run_id, "UPDATE runs SET rootfs_hash = ?1 WHERE id = ?2", img->hash, err);
+}

@@ -32,4 +32,23 @@ int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json, struc
 /* db_run_set_console_tail - keep the console's last lines with the run. */
 int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail, struct buf *err);
 
+/* A guest root filesystem image as the store keeps it (schema/015_rootfs.sql).
+ * Strings are borrowed. */
+struct db_rootfs {
+	const char *hash;          /* sha256 hex of its content key */
+	const char *spec;          /* "debian:fio,bpftrace" */
+	const char *packages;      /* "name version" lines as installed */
+	const char *files_json;    /* [{"src","dst","sha256"}]; NULL: [] */
+	const char *path;          /* the image file */
+	int64_t size_bytes;
+	double build_s;            /* < 0: found in the cache, not built */
+};
+
+/*
+ * db_run_set_rootfs - record the image (inserted once per hash; a later
+ * build time fills a missing one) and name it as run_id's root filesystem.
+ * -ENOENT when the run does not exist.
+ */
+int db_run_set_rootfs(struct db *db, int64_t run_id, const struct db_rootfs *img, struct buf *err);
+
 #endif

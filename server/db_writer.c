@@ -304,6 +304,27 @@ int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double
 	return run_stmt(w, w->sample, "store a sample", err);
 }
 
+int db_writer_metric_def(struct db_writer *w, const char *name, const char *unit,
+			 const char *better, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t mid;
+	int r;
+
+	if ((r = metric_id(w, name, &mid, err)))
+		return r;
+	if ((r = db_prepare(w->db, &st,
+			    "UPDATE metrics SET unit = coalesce(unit, ?2), better = coalesce(better, ?3)"
+			    " WHERE id = ?1", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, mid);
+	db_bind_text_or_null(st, 2, unit);
+	db_bind_text_or_null(st, 3, better);
+	r = run_stmt(w, st, "store a metric's unit and direction", err);
+	sqlite3_finalize(st);
+	return r;
+}
+
 int db_writer_probe(struct db_writer *w, double t_s, const char *name,
 		    const char *key, int64_t count, struct buf *err)
 {

@@ -43,6 +43,8 @@ void guest_ctx_release(struct guest_ctx *g)
 	free(g->db_path);
 	free(g->img_path);
 	free(g->img_mod);
+	rootfs_image_release(&g->rfs);
+	free(g->rfs_key);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -128,6 +130,55 @@ static int initramfs_for(struct guest_ctx *g, const char *modules_dir, struct bu
 	return image_build(&g->img_path, &is, why);
 }
 
+/* The root filesystem j asks for: the context's last one when it was made
+ * from the same spec and files, else found in the cache or built
+ * (rootfs.h). 0, or -errno with why. */
+static int rootfs_for(struct guest_ctx *g, const struct guest_job *j, struct buf *why)
+{
+	struct rootfs_spec rs = { .home = g->o.home, .spec = j->rootfs,
+				  .agent_path = g->agent, .files = j->files };
+	struct buf key = BUF_INIT;
+	int r;
+
+	buf_puts(&key, j->rootfs);
+	for (size_t i = 0; j->files && j->files[i]; i++)
+		buf_printf(&key, "\n%s", j->files[i]);
+	if (g->rfs.path && g->rfs_key && !strcmp(g->rfs_key, buf_str(&key))) {
+		buf_release(&key);
+		return 0;
+	}
+	rootfs_image_release(&g->rfs);
+	free(g->rfs_key);
+	g->rfs_key = buf_detach(&key);
+	g->rfs_recorded_build = false;
+	progress_say(g->o.quiet, "root filesystem %s: resolving packages", j->rootfs);
+	if ((r = rootfs_get(&g->rfs, &rs, why)))
+		return r;
+	if (g->rfs.built)
+		progress_say(g->o.quiet, "root filesystem %s: built %s in %.1f s", j->rootfs,
+			     g->rfs.hash, g->rfs.build_s);
+	else
+		progress_say(g->o.quiet, "root filesystem %s: cached %s", j->rootfs, g->rfs.hash);
+	return 0;
+}
+
+/* Name the run's root filesystem in the store (its build time once). */
+static int record_rootfs(struct guest_ctx *g, const struct guest_job *j, int64_t run_id,
+			 struct buf *err)
+{
+	struct db_rootfs d = {
+		.hash = g->rfs.hash, .spec = j->rootfs, .packages = g->rfs.packages,
+		.files_json = g->rfs.files_json, .path = g->rfs.path,
+		.size_bytes = g->rfs.size_bytes,
+		.build_s = g->rfs.built && !g->rfs_recorded_build ? g->rfs.build_s : -1,
+	};
+	int r = db_run_set_rootfs(g->db, run_id, &d, err);
+
+	if (!r)
+		g->rfs_recorded_build = true;
+	return r;
+}
+
 /* The watchdog for a run whose workload the agent expects to take
  * expected_s (< 0: it cannot tell). */
 static double watchdog_for(const struct guest_ctx *g, const struct guest_job *j,
@@ -161,6 +212,11 @@ static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct 
 	if (!gs.fs)
 		gs.fs = "ext4";
 	gs.port = "kcanary";
+	if (j->files && j->files[0] && !j->rootfs)
+		return err_setf(why, -EINVAL, "--files needs --rootfs: files go into the root filesystem");
+	if (j->rootfs && (r = rootfs_for(g, j, why)))
+		return r;
+	gs.rootfs = j->rootfs != NULL;
 	if ((r = image_cmdline(cmdline, &gs, why)))
 		return r;
 	return initramfs_for(g, rq->modules_dir, why);
@@ -193,6 +249,8 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 		r = store_failed(out, g->db, rq->run_id, buf_str(&why), err);
 		goto out;
 	}
+	if (j->rootfs && (r = record_rootfs(g, j, rq->run_id, err)))
+		goto out;
 	out->started = true;
 	out->watchdog_s = watchdog_s;
 	live_start(&live, g, j->job_id, rq->label);
@@ -200,6 +258,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 		struct runner_opts ro = {
 			.uri = g->o.uri, .home = g->o.home, .kernel = rq->kernel,
 			.initrd = g->img_path, .cmdline = cmdline, .accel = g->ai.accel,
+			.rootfs = j->rootfs ? g->rfs.path : NULL,
 			.vcpus = j->vcpus, .memory_mib = j->memory_mib, .disk_bytes = j->disk_bytes,
 			.watchdog_s = watchdog_s, .console = g->o.console,
 		};

@@ -7,7 +7,8 @@
  * whether they parse, and how long the workload takes: the watchdog's
  * base), the kernel command line (image.h), the guest initramfs (built or
  * found in the cache, kept across the runs of one context per modules
- * tree), the runner (runner.h: domain, channel into the store, watchdog,
+ * tree), the root filesystem when the job asks for one (rootfs.h: built
+ * or found once per context, named with each run in the store), the runner (runner.h: domain, channel into the store, watchdog,
  * teardown) and the outcome in the store.
  *
  * A run that cannot start (knobs the agent refuses, no initramfs, params
@@ -29,6 +30,7 @@
 
 #include "db.h"
 #include "image.h"
+#include "rootfs.h"
 #include "runner.h"
 #include "util.h"
 #include "vm.h"
@@ -53,6 +55,9 @@ struct guest_ctx {
 	char *agent;               /* the agent's path */
 	char *db_path;             /* home/kcanary.db: the live line's own connection */
 	char *img_path, *img_mod;  /* the last initramfs built and its modules tree */
+	struct rootfs_image rfs;   /* the last root filesystem (rfs.path NULL: none) */
+	char *rfs_key;             /* what it was made from: spec and files */
+	bool rfs_recorded_build;   /* its build time is in the store already */
 };
 
 /*
@@ -73,6 +78,11 @@ struct guest_job {
 	uint64_t disk_bytes;       /* scratch disk, sparse; 0: 4 GiB */
 	double watchdog_s;         /* > 0: this watchdog; 0: expected_s + setup allowance */
 	double setup_s;            /* > 0: this setup allowance; 0: runner_setup_allowance_s() */
+	const char *rootfs;        /* NULL: the initramfs alone; "debian[:PKG,...]": the
+				    * agent runs in that root filesystem (rootfs.h),
+				    * built once, recorded with each run */
+	const char *const *files;  /* NULL-ended "PATH[:GUEST_PATH]" copied into the
+				    * root filesystem (needs rootfs); may be NULL */
 };
 
 /* One run to boot: a pending run in the store and what it runs. */

@@ -30,6 +30,7 @@ const char *const image_wanted_modules[] = {
 	"ext4:crc32c_intel", "ext4:ext4",
 	"xfs:crc32c_intel", "xfs:xfs",
 	"btrfs:crc32c_intel", "btrfs:btrfs",
+	"rootfs:squashfs", "rootfs:overlay",   /* --rootfs (rootfs.h): loaded only then */
 	NULL,
 };
 
@@ -170,6 +171,8 @@ int image_cmdline(char **out, const struct guest_settings *s,
 		goto out;
 	buf_puts(&b, " kc.port=");
 	encode(&b, s->port ? s->port : "kcanary", false);
+	if (s->rootfs)
+		buf_puts(&b, " kc.rootfs=vdb");
 	if (s->extra && *s->extra)
 		buf_printf(&b, " %s", s->extra);
 	if (b.len >= IMAGE_CMDLINE_MAX) {

@@ -19,6 +19,8 @@
  *   kc.workload=NAME    agent workload
  *   kc.knobs=K=V,K=V    workload knobs for the agent (each item encoded)
  *   kc.port=NAME        the virtio-serial port the agent writes records to
+ *   kc.rootfs=vdb       run the agent in the root filesystem on /dev/vdb
+ *                       (rootfs.h: squashfs under a tmpfs overlay, chrooted)
  * Encoding: every byte outside [A-Za-z0-9._:/+=@^-] becomes %XX (so a space
  * is %20 and a comma inside a value %2C); /init decodes. The whole command
  * line must fit the kernel's COMMAND_LINE_SIZE (2048 bytes on x86).
@@ -26,6 +28,7 @@
 #ifndef KC_IMAGE_H
 #define KC_IMAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util.h"
@@ -56,6 +59,7 @@ struct guest_settings {
 	const char *workload;
 	const char *const *knobs;
 	const char *port;
+	bool rootfs;              /* kc.rootfs=vdb: the second disk is a root filesystem */
 	const char *extra;        /* appended as it is (e.g. "loglevel=7") */
 };
 

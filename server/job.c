@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "inbox.h"
 #include "job.h"
+#include "series_source.h"
 #include "series.h"
 #include "log.h"
 #include "stats.h"
@@ -68,6 +70,7 @@ void job_spec_free(struct job_spec *s)
 	strv_free(s->kernels, s->nkernels);
 	strv_free(s->config, s->nconfig);
 	free(s->metric);
+	free(s->rootfs);
 	free(s->by);
 	free(s->baseline);
 	free(s->workload);
@@ -243,6 +246,8 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		return set_by(s, value, err);
 	} else if (!strcmp(key, "baseline")) {
 		set_str(&s->baseline, value);
+	} else if (!strcmp(key, "rootfs")) {
+		set_str(&s->rootfs, value);
 	} else if (!strcmp(key, "watchdog_s")) {
 		if (parse_duration_s(&s->watchdog_s, value)) {
 			buf_printf(err, "'watchdog_s' must be a duration such as 300 or 5m, not '%s'", value);
@@ -251,7 +256,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else {
 		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series patches"
 			   " prefixes aa kernels config repeat jobs vcpus memory_mb seed metric"
-			   " by baseline watchdog_s)", key);
+			   " by baseline watchdog_s rootfs)", key);
 		return -EINVAL;
 	}
 	return 0;
@@ -495,10 +500,18 @@ static char *series_label(const char *path, bool with_file)
 	struct series **revs = NULL;
 	size_t n = 0;
 	char *paths[] = { (char *)path };
-	char *copy = xstrdup(path), *stem = xstrdup(basename(copy)), *label;
+	char *copy = xstrdup(path), *stem = xstrdup(basename(copy)), *label, *msgid = NULL;
 	char *dot = strrchr(stem, '.');
 	int v = 0;
 
+	/* a message-id (series_source.h): named by it, its thread not read here */
+	if (series_source_is_ref(path) && !inbox_ref_parse(&msgid, path)) {
+		free(copy);
+		free(stem);
+		label = xasprintf("<%s>", msgid);
+		free(msgid);
+		return label;
+	}
 	if (dot && dot != stem)
 		*dot = '\0';
 	struct stat st;
@@ -622,8 +635,13 @@ int job_spec_check(const struct job_spec *s, struct buf *err)
 		goto out;
 	}
 	for (size_t i = 0; i < s->nkernels; i++) {
-		if (access(s->kernels[i], R_OK)) {
+		struct stat st;
+		if (access(s->kernels[i], R_OK) || stat(s->kernels[i], &st)) {
 			buf_printf(err, "kernel image '%s': %s", s->kernels[i], strerror(errno));
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			buf_printf(err, "kernel image '%s': not a regular file", s->kernels[i]);
 			goto out;
 		}
 	}
@@ -684,6 +702,8 @@ char *job_spec_to_json(const struct job_spec *s)
 		"watchdog_s", s->watchdog_s, "workload", s->workload,
 		"knobs", kv_json(s->knobs, s->nknobs),
 		"sysctl", kv_json(s->sysctls, s->nsysctls), "matrix", dims);
+	if (s->rootfs)
+		json_object_set_new(o, "rootfs", json_string(s->rootfs));
 	char *out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return out;

@@ -54,6 +54,7 @@ struct job_spec {
 	int vcpus;              /* default 2 */
 	int memory_mb;          /* default 2048 */
 	double watchdog_s;      /* 0: measure_s + setup allowance */
+	char *rootfs;           /* NULL: the initramfs; "debian[:PKG,...]" (rootfs.h) */
 	char *workload;         /* [workload] type, default wb-handover */
 	struct job_kv *knobs;   /* [workload] other keys */
 	size_t nknobs;

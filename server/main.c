@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "db.h"
@@ -29,6 +30,7 @@ const struct cmd commands[] = {
 	{ "series",  cmd_series,  "show (or apply) patch series read from mail" },
 	{ "build",   cmd_build,   "build the base and each series revision: one kernel per variant" },
 	{ "boot",    cmd_boot,    "boot a kernel in a guest and store one run" },
+	{ "rootfs",  cmd_rootfs,  "build (or find cached) a guest root filesystem for --rootfs" },
 	{ "ingest",  cmd_ingest,  "store one run's agent record stream" },
 	/* other questions */
 	{ "bisect",  cmd_bisect,  "find the commit where a metric changed (tree or --kernels; log, replay, simulate)" },
@@ -102,7 +104,25 @@ struct db *cmd_open_store(const char *prog)
 
 	if (db_open(&db, p, &err))
 		fprintf(stderr, "%s: %s\n", prog, err_text(&err));
+	/* a run whose writer died is shown as interrupted, never as live */
+	else if (db_runs_reap(db, NULL, &err))
+		fprintf(stderr, "%s: warning: %s\n", prog, err_text(&err));
 	buf_release(&err);
+	free(p);
+	return db;
+}
+
+struct db *cmd_open_existing_store(const char *prog)
+{
+	char *p = cmd_db_path();
+	struct db *db = NULL;
+
+	if (access(p, F_OK) == 0)
+		db = cmd_open_store(prog);
+	else
+		fprintf(stderr, "%s: no store at '%s' (%s): no job has run with this home\n", prog, p,
+			cmd_home ? "--home" : getenv("KCANARY_HOME") && *getenv("KCANARY_HOME") ?
+			"$KCANARY_HOME" : "the default home");
 	free(p);
 	return db;
 }

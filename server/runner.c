@@ -383,7 +383,7 @@ static int run_setup(struct run *x, struct buf *err)
 		.vcpus = o->vcpus ? o->vcpus : 2,
 		.memory_mib = o->memory_mib ? o->memory_mib : 2048,
 		.kernel = o->kernel, .initrd = o->initrd, .cmdline = o->cmdline,
-		.disk_path = x->disk, .console_path = x->console,
+		.disk_path = x->disk, .rootfs_path = o->rootfs, .console_path = x->console,
 		.channel_path = x->sock_path, .channel_name = "kcanary",
 	};
 	if (vm_domain_xml(&x->xml, &spec, &e)) {

@@ -30,6 +30,8 @@ struct runner_opts {
 	const char *kernel;          /* bzImage */
 	const char *initrd;          /* guest image (image_build) */
 	const char *cmdline;         /* image_cmdline() */
+	const char *rootfs;          /* NULL: none; else a root filesystem image (rootfs.h),
+				    * the guest's read-only vdb */
 	enum vm_accel accel;
 	unsigned vcpus;              /* 0: 2 */
 	uint64_t memory_mib;         /* 0: 2048 */

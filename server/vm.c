@@ -175,8 +175,16 @@ int vm_domain_xml(char **out, const struct vm_spec *s, struct buf *err)
 		 "      <driver name='qemu' type='raw' cache='none' io='native'/>\n");
 	xml_line(&b, "      <source file='", s->disk_path, "'/>\n");
 	buf_puts(&b, "      <target dev='vda' bus='virtio'/>\n"
-		 "    </disk>\n"
-		 "    <serial type='file'>\n");
+		 "    </disk>\n");
+	if (s->rootfs_path && *s->rootfs_path) {
+		buf_puts(&b, "    <disk type='file' device='disk'>\n"
+			 "      <driver name='qemu' type='raw'/>\n");
+		xml_line(&b, "      <source file='", s->rootfs_path, "'/>\n");
+		buf_puts(&b, "      <target dev='vdb' bus='virtio'/>\n"
+			 "      <readonly/>\n"
+			 "    </disk>\n");
+	}
+	buf_puts(&b, "    <serial type='file'>\n");
 	xml_line(&b, "      <source path='", s->console_path, "'/>\n");
 	buf_puts(&b, "      <target port='0'/>\n"
 		 "    </serial>\n"

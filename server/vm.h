@@ -63,6 +63,8 @@ struct vm_spec {
 	const char *initrd;
 	const char *cmdline;
 	const char *disk_path;     /* raw scratch disk, virtio-blk vda, cache=none */
+	const char *rootfs_path;   /* NULL: none; else an image file attached read-only
+				    * as virtio-blk vdb (rootfs.h) */
 	const char *console_path;  /* serial console (ttyS0) to this file */
 	const char *channel_path;  /* virtio-serial unix socket QEMU listens on */
 	const char *channel_name;  /* port name the guest looks up (kcanary) */

@@ -116,10 +116,10 @@ static void test_refused_knobs_are_a_result(void **state)
 	assert_string_equal(c.knob, "cmd");
 	agent_check_release(&c);
 	/* a workload the agent does not have names no knob */
-	assert_int_equal(agent_check(&c, agent, "fio", empty_cmd, NULL), 0);
+	assert_int_equal(agent_check(&c, agent, "sysbench", empty_cmd, NULL), 0);
 	assert_false(c.ok);
 	assert_null(c.knob);
-	assert_non_null(strstr(c.error, "unknown workload 'fio'"));
+	assert_non_null(strstr(c.error, "unknown workload 'sysbench'"));
 	agent_check_release(&c);
 }
 

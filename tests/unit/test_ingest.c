@@ -101,6 +101,29 @@ static void test_summary_probe_array(void **state)
 	assert_int_equal(q(f, "SELECT count FROM probes WHERE key = '-2' AND t_s IS NULL"), 3942);
 }
 
+/* metric records give a workload's metric its unit and direction; a
+ * metric the store already defines (lag_s) keeps its own; a bad
+ * direction is a broken contract, kept raw */
+static void test_metric_definitions(void **state)
+{
+	struct fx *f = *state;
+	struct ingest_stats st;
+	const char *text =
+		"{\"type\":\"metric\",\"name\":\"fio:kc:write:bw\",\"unit\":\"bytes/s\",\"better\":\"higher\"}\n"
+		"{\"type\":\"metric\",\"name\":\"lag_s\",\"unit\":\"ms\",\"better\":\"higher\"}\n"
+		"{\"type\":\"metric\",\"name\":\"x\",\"better\":\"sideways\"}\n"
+		"{\"type\":\"sample\",\"t\":1.0,\"metric\":\"fio:kc:write:bw\",\"value\":2462914}\n"
+		"{\"type\":\"done\",\"status\":\"ok\"}\n";
+
+	ingest_text(f, text, 0, &st);
+	assert_int_equal(st.bad_lines, 1);
+	assert_int_equal(q(f, "SELECT count(*) FROM metrics WHERE name = 'fio:kc:write:bw'"
+			      " AND unit = 'bytes/s' AND better = 'higher'"), 1);
+	assert_int_equal(q(f, "SELECT count(*) FROM metrics WHERE name = 'lag_s'"
+			      " AND unit = 's' AND better = 'lower'"), 1);
+	assert_int_equal(q(f, "SELECT count(*) FROM samples"), 1);
+}
+
 static void test_good_stream_any_chunking(void **state)
 {
 	struct fx *f = *state;
@@ -225,7 +248,7 @@ static void test_overlong_line(void **state)
 	free(text);
 	assert_int_equal(st.bad_lines, 1);
 	assert_string_equal(st.status, "ok");
-	assert_int_equal(q(f, "SELECT count(*) FROM raw_lines WHERE reason = 'line too long'"), 1);
+	assert_int_equal(q(f, "SELECT count(*) FROM raw_lines WHERE reason LIKE 'line longer than the 1048576-byte cap%'"), 1);
 }
 
 /* Store n samples of metric m (t = 1..n, a phase after the 40th) into run
@@ -283,6 +306,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_good_stream_any_chunking, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_stream, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_summary_probe_array, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_metric_definitions, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_error_record_fails_run, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_rewritten, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_overlong_line, fx_setup, fx_teardown),

@@ -40,8 +40,10 @@ static struct vm_spec sample_spec(enum vm_accel accel)
 static void check_golden(const char *name, const char *got)
 {
 	char *path = xasprintf("%s/%s", GOLDEN_DIR, name), *want = NULL;
+	int update = golden_update();
 
-	if (getenv("KCANARY_UPDATE_GOLDEN")) {
+	assert_int_not_equal(update, -1);
+	if (update) {
 		FILE *f = fopen(path, "w");
 		assert_non_null(f);
 		fputs(got, f);
@@ -79,6 +81,23 @@ static void test_xml_kvm_golden(void **state)
 	s.memory_mib = 4096;
 	assert_int_equal(vm_domain_xml(&xml, &s, &err), 0);
 	check_golden("domain-kvm.xml", xml);
+	free(xml);
+	buf_release(&err);
+}
+
+/* --rootfs: the image is a second, read-only virtio disk after the scratch
+ * disk (the guest's vdb; kernels/init mounts it from there). */
+static void test_xml_rootfs_golden(void **state)
+{
+	struct vm_spec s = sample_spec(VM_ACCEL_TCG);
+	char *xml = NULL;
+	struct buf err = BUF_INIT;
+
+	(void)state;
+	s.rootfs_path = "/home/kc/rootfs/41c2a2c0.sqfs";
+	assert_int_equal(vm_domain_xml(&xml, &s, &err), 0);
+	check_golden("domain-rootfs.xml", xml);
+	assert_true(strstr(xml, "dev='vda'") < strstr(xml, "dev='vdb'"));
 	free(xml);
 	buf_release(&err);
 }
@@ -246,6 +265,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xml_tcg_golden),
 		cmocka_unit_test(test_xml_kvm_golden),
+		cmocka_unit_test(test_xml_rootfs_golden),
 		cmocka_unit_test(test_xml_escapes_and_checks),
 		cmocka_unit_test_setup_teardown(test_accel_probe, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_lifecycle_events, tmpdir_setup, tmpdir_teardown),

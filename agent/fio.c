@@ -1,0 +1,342 @@
+/* fio.c - the workload `fio`: run fio (a job file, or one job from knobs)
+ * in the test directory and turn its JSON output and its per-second logs
+ * into samples, summary figures and their units and directions (fio.h
+ * names them). fio must be installed (a --rootfs debian:fio guest, or a
+ * fleet host with it).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LOG_MODULE "fio"
+#include "fio.h"
+#include "log.h"
+#include "probes.h"
+#include "record.h"
+#include "util.h"
+#include "workload.h"
+
+/* ---- parsers (fio.h) ---- */
+
+static json_t *load_json(const char *text, char *err, size_t errsz)
+{
+	const char *start = text ? strchr(text, '{') : NULL;
+	json_error_t je;
+	json_t *root;
+
+	if (!start) {
+		snprintf(err, errsz, "fio's output has no JSON object");
+		return NULL;
+	}
+	root = json_loads(start, JSON_DISABLE_EOF_CHECK, &je);
+	if (!root)
+		snprintf(err, errsz, "fio's JSON output does not parse: %s (line %d)", je.text, je.line);
+	else if (!json_is_array(json_object_get(root, "jobs"))) {
+		snprintf(err, errsz, "fio's JSON output has no \"jobs\" array");
+		json_decref(root);
+		root = NULL;
+	}
+	return root;
+}
+
+/* fio's percentile keys are "%f" of the percentile: "99.900000". */
+static const struct { const char *key, *name; } percentiles[] = {
+	{ "50.000000", "clat_p50" }, { "99.000000", "clat_p99" }, { "99.900000", "clat_p99.9" },
+};
+
+static int emit_dir(json_t *d, const char *job, const char *dir, fio_metric_fn *emit, void *ud)
+{
+	json_t *pct = json_object_get(json_object_get(d, "clat_ns"), "percentile");
+	char name[256];
+	int n = 0;
+
+	if (!json_is_object(d) || json_integer_value(json_object_get(d, "io_bytes")) <= 0)
+		return 0;
+	snprintf(name, sizeof(name), "fio:%s:%s:bw", job, dir);
+	emit(ud, name, json_number_value(json_object_get(d, "bw_bytes")), "bytes/s", "higher");
+	snprintf(name, sizeof(name), "fio:%s:%s:iops", job, dir);
+	emit(ud, name, json_number_value(json_object_get(d, "iops")), "ops/s", "higher");
+	n += 2;
+	for (size_t i = 0; i < sizeof(percentiles) / sizeof(percentiles[0]); i++) {
+		json_t *v = json_object_get(pct, percentiles[i].key);
+
+		if (!json_is_number(v))
+			continue;
+		snprintf(name, sizeof(name), "fio:%s:%s:%s", job, dir, percentiles[i].name);
+		emit(ud, name, json_number_value(v), "ns", "lower");
+		n++;
+	}
+	return n;
+}
+
+int fio_parse_json(const char *text, fio_metric_fn *emit, void *ud, size_t *njobs,
+		   char *err, size_t errsz)
+{
+	static const char *const dirs[] = { "read", "write", "trim" };
+	json_t *root = load_json(text, err, errsz), *jobs, *job;
+	size_t i;
+	int n = 0;
+
+	if (!root)
+		return -EINVAL;
+	jobs = json_object_get(root, "jobs");
+	json_array_foreach(jobs, i, job) {
+		const char *jn = json_string_value(json_object_get(job, "jobname"));
+
+		if (!jn)
+			continue;
+		for (size_t d = 0; d < 3; d++)
+			n += emit_dir(json_object_get(job, dirs[d]), jn, dirs[d], emit, ud);
+	}
+	if (njobs)
+		*njobs = json_array_size(jobs);
+	json_decref(root);
+	return n;
+}
+
+char *fio_job_name(const char *text, size_t i)
+{
+	char err[256];
+	json_t *root = load_json(text, err, sizeof(err));
+	const char *jn;
+	char *out = NULL;
+
+	if (!root)
+		return NULL;
+	jn = json_string_value(json_object_get(json_array_get(json_object_get(root, "jobs"), i),
+					       "jobname"));
+	if (jn)
+		out = xstrdup(jn);
+	json_decref(root);
+	return out;
+}
+
+int fio_parse_log(const char *text, const char *job, const char *kind, fio_sample_fn *emit,
+		  void *ud)
+{
+	static const char *const dirs[] = { "read", "write", "trim" };
+	bool bw = !strcmp(kind, "bw");
+	const char *p = text;
+	int n = 0;
+
+	while (p && *p) {
+		long long msec, value;
+		int dir;
+		char name[256];
+
+		if (sscanf(p, "%lld, %lld, %d", &msec, &value, &dir) == 3 && dir >= 0 && dir <= 2) {
+			snprintf(name, sizeof(name), "fio:%s:%s:%s", job, dirs[dir], kind);
+			emit(ud, (double)msec / 1000.0, name, bw ? (double)value * 1024.0 : (double)value);
+			n++;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+/* ---- the workload ---- */
+
+static const struct knob_def knobs[] = {
+	{ "job", KNOB_STRING, "path", "", "fio job file (relative to dir); \"\": one job from the knobs below", NULL },
+	{ "dir", KNOB_STRING, "path", ".", "directory fio runs in (its files go there; not tmpfs)", NULL },
+	{ "rw", KNOB_STRING, "", "randwrite", "the job's rw= (read, write, randread, randwrite, randrw, ...)", NULL },
+	{ "bs", KNOB_SIZE, "bytes", "4K", "block size", NULL },
+	{ "size", KNOB_SIZE, "bytes", "64M", "file size of the job", NULL },
+	{ "runtime_s", KNOB_SECONDS, "s", "10", "run time (time_based)", NULL },
+	{ "ioengine", KNOB_STRING, "", "psync", "ioengine=", NULL },
+	{ "iodepth", KNOB_UINT, "", "1", "iodepth=", NULL },
+	{ "direct", KNOB_BOOL, "", "0", "O_DIRECT", NULL },
+	{ "numjobs", KNOB_UINT, "", "1", "numjobs= (with group_reporting)", NULL },
+	{ "timeout_s", KNOB_SECONDS, "s", "0", "kill fio after this long (0: runtime_s + 120 s, or none with a job file)", NULL },
+};
+
+struct fio_child {
+	char **argv;
+	const char *dir;
+};
+
+static int fio_exec(void *arg)
+{
+	struct fio_child *c = arg;
+
+	if (chdir(c->dir) < 0) {
+		fprintf(stderr, "kcanary-agent: cannot enter '%s': %s\n", c->dir, strerror(errno));
+		return 127;
+	}
+	signal(SIGINT, SIG_DFL);
+	execvp("fio", c->argv);
+	fprintf(stderr, "kcanary-agent: cannot run fio: %s (install fio: --rootfs debian:fio)\n",
+		strerror(errno));
+	return 127;
+}
+
+static int fio_check(struct wl_ctx *ctx)
+{
+	char *cgroot = NULL;
+	int ret = wl_check_common(ctx, &cgroot, "", knobs_str(ctx->knobs, "dir"));
+
+	free(cgroot);
+	return ret;
+}
+
+struct emit_ctx {
+	struct wl_ctx *ctx;
+	json_t *summary;
+	double t_base;
+};
+
+static void on_metric(void *ud, const char *name, double value, const char *unit, const char *better)
+{
+	struct emit_ctx *e = ud;
+
+	rec_metric(e->ctx->rec, name, unit, better);
+	json_object_set_new(e->summary, name, json_real(value));
+}
+
+static void on_sample(void *ud, double t_s, const char *name, double value)
+{
+	struct emit_ctx *e = ud;
+
+	rec_sample(e->ctx->rec, e->t_base + t_s, name, value);
+}
+
+static char **fio_argv(const struct knobs *k, const char *tmp)
+{
+	char **v = xcalloc(24, sizeof(*v));
+	size_t n = 0;
+
+	v[n++] = xstrdup("fio");
+	v[n++] = xstrdup("--output-format=json");
+	v[n++] = xasprintf("--output=%s/out.json", tmp);
+	v[n++] = xasprintf("--write_bw_log=%s/kc", tmp);
+	v[n++] = xasprintf("--write_iops_log=%s/kc", tmp);
+	v[n++] = xstrdup("--log_avg_msec=1000");
+	if (*knobs_str(k, "job")) {
+		v[n++] = xstrdup(knobs_str(k, "job"));
+		return v;
+	}
+	v[n++] = xstrdup("--name=kc");
+	v[n++] = xasprintf("--rw=%s", knobs_str(k, "rw"));
+	v[n++] = xasprintf("--bs=%llu", (unsigned long long)knobs_u64(k, "bs"));
+	v[n++] = xasprintf("--size=%llu", (unsigned long long)knobs_u64(k, "size"));
+	v[n++] = xasprintf("--runtime=%.0f", ceil(knobs_double(k, "runtime_s")));
+	v[n++] = xstrdup("--time_based");
+	v[n++] = xasprintf("--ioengine=%s", knobs_str(k, "ioengine"));
+	v[n++] = xasprintf("--iodepth=%llu", (unsigned long long)knobs_u64(k, "iodepth"));
+	v[n++] = xasprintf("--direct=%d", knobs_bool(k, "direct") ? 1 : 0);
+	v[n++] = xasprintf("--numjobs=%llu", (unsigned long long)knobs_u64(k, "numjobs"));
+	v[n++] = xstrdup("--group_reporting");
+	return v;
+}
+
+static double fio_timeout_s(const struct knobs *k)
+{
+	double t = knobs_double(k, "timeout_s");
+
+	if (t > 0)
+		return t;
+	return *knobs_str(k, "job") ? -1 : knobs_double(k, "runtime_s") + 120;
+}
+
+/* The per-second logs of every job: tmp/kc_{bw,iops}.N.log. */
+static void emit_logs(struct emit_ctx *e, const char *out, size_t njobs, const char *tmp)
+{
+	static const char *const kinds[] = { "bw", "iops" };
+
+	for (size_t i = 0; i < njobs; i++) {
+		char *job = fio_job_name(out, i);
+
+		for (size_t k = 0; job && k < 2; k++) {
+			char *path = xasprintf("%s/kc_%s.%zu.log", tmp, kinds[k], i + 1), *text = NULL;
+
+			if (read_file(&text, NULL, path, 64 << 20) == 0)
+				fio_parse_log(text, job, kinds[k], on_sample, e);
+			else
+				log_warn("fio wrote no %s log for job '%s' (%s)", kinds[k], job, path);
+			free(text);
+			free(path);
+		}
+		free(job);
+	}
+}
+
+static int fio_run(struct wl_ctx *ctx)
+{
+	char tmp[] = "/tmp/kcfio.XXXXXX", *out_path = NULL, *out = NULL;
+	struct fio_child c = { NULL, knobs_str(ctx->knobs, "dir") };
+	struct emit_ctx e = { ctx, json_object(), 0 };
+	size_t njobs = 0;
+	pid_t pid;
+	int ret;
+
+	if ((ret = fio_check(ctx)) < 0)
+		goto out_nodir;
+	if (!mkdtemp(tmp)) {
+		ret = -errno;
+		snprintf(ctx->err, sizeof(ctx->err), "cannot create %s: %s", tmp, strerror(errno));
+		goto out_nodir;
+	}
+	c.argv = fio_argv(ctx->knobs, tmp);
+	rec_phase(ctx->rec, wl_t(ctx), "fio");
+	e.t_base = wl_t(ctx);
+	pid = wl_spawn(NULL, fio_exec, &c);
+	if (pid < 0) {
+		ret = pid;
+		snprintf(ctx->err, sizeof(ctx->err), "cannot fork: %s", strerror(-ret));
+		goto out;
+	}
+	if ((ret = wl_wait_tool(ctx, pid, fio_timeout_s(ctx->knobs), "fio")) < 0)
+		goto out;
+	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
+	out_path = xasprintf("%s/out.json", tmp);
+	if ((ret = read_file(&out, NULL, out_path, 64 << 20)) < 0) {
+		snprintf(ctx->err, sizeof(ctx->err), "fio left no output in %s: %s", out_path, strerror(-ret));
+		goto out;
+	}
+	if ((ret = fio_parse_json(out, on_metric, &e, &njobs, ctx->err, sizeof(ctx->err))) < 0)
+		goto out;
+	emit_logs(&e, out, njobs, tmp);
+	rec_emit(ctx->rec, json_pack("{s:s, s:O}", "type", "summary", "metrics", e.summary));
+	ret = 0;
+out:
+	{
+		char *cmd = xasprintf("rm -rf '%s'", tmp);
+		if (system(cmd) != 0)
+			log_warn("cannot remove %s", tmp);
+		free(cmd);
+	}
+out_nodir:
+	for (size_t i = 0; c.argv && c.argv[i]; i++)
+		free(c.argv[i]);
+	free(c.argv);
+	json_decref(e.summary);
+	free(out_path);
+	free(out);
+	return ret;
+}
+
+static double fio_expected_s(const struct knobs *k)
+{
+	return *knobs_str(k, "job") ? -1 : knobs_double(k, "runtime_s") + 30;
+}
+
+const struct workload wl_fio = {
+	.name = "fio",
+	.summary = "fio (a job file, or one job from knobs): bw, iops, clat p50/p99/p99.9 per job and direction, per-second bw/iops",
+	.notes = "  metrics: fio:JOB:DIR:bw (bytes/s, higher), :iops (ops/s, higher),\n"
+		 "  :clat_p50, :clat_p99, :clat_p99.9 (ns, lower); DIR read/write/trim;\n"
+		 "  bw and iops also as per-second samples from fio's logs. Needs fio.",
+	.knobs = knobs,
+	.nknobs = sizeof(knobs) / sizeof(knobs[0]),
+	.check = fio_check,
+	.run = fio_run,
+	.expected_s = fio_expected_s,
+};

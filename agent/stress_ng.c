@@ -1,0 +1,261 @@
+/* stress_ng.c - the workload `stress-ng`: run stressors for a while and
+ * store each one's bogo-ops rate from stress-ng's YAML metrics (see
+ * stress_ng.h). stress-ng must be installed (--rootfs debian:stress-ng).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#define LOG_MODULE "stress-ng"
+#include "log.h"
+#include "probes.h"
+#include "record.h"
+#include "stress_ng.h"
+#include "util.h"
+#include "workload.h"
+
+/* ---- parser ---- */
+
+static yaml_node_t *map_get(yaml_document_t *d, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *p;
+
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(d, p->key);
+
+		if (k && k->type == YAML_SCALAR_NODE && !strcmp((char *)k->data.scalar.value, key))
+			return yaml_document_get_node(d, p->value);
+	}
+	return NULL;
+}
+
+static bool scalar_num(yaml_node_t *n, double *out)
+{
+	char *end;
+
+	if (!n || n->type != YAML_SCALAR_NODE)
+		return false;
+	*out = strtod((char *)n->data.scalar.value, &end);
+	return end != (char *)n->data.scalar.value && !*end && isfinite(*out);
+}
+
+int sng_parse_yaml(const char *text, size_t len, sng_metric_fn *emit, void *ud, char *err,
+		   size_t errsz)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *metrics;
+	yaml_node_item_t *it;
+	int n = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, errsz, "cannot initialize libyaml");
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errsz, "stress-ng's YAML does not parse: %s (line %zu)",
+			 parser.problem ? parser.problem : "?", parser.problem_mark.line + 1);
+		yaml_parser_delete(&parser);
+		return -EINVAL;
+	}
+	metrics = map_get(&doc, yaml_document_get_root_node(&doc), "metrics");
+	if (!metrics || metrics->type != YAML_SEQUENCE_NODE) {
+		snprintf(err, errsz, "stress-ng's YAML has no metrics sequence");
+		n = -EINVAL;
+		goto out;
+	}
+	for (it = metrics->data.sequence.items.start; it < metrics->data.sequence.items.top; it++) {
+		yaml_node_t *m = yaml_document_get_node(&doc, *it), *s = map_get(&doc, m, "stressor");
+		char name[192];
+		double v;
+
+		if (!s || s->type != YAML_SCALAR_NODE)
+			continue;
+		if (scalar_num(map_get(&doc, m, "bogo-ops-per-second-real-time"), &v)) {
+			snprintf(name, sizeof(name), "stress-ng:%s:bogo_ops_s", s->data.scalar.value);
+			emit(ud, name, v, "ops/s", "higher");
+		}
+		if (scalar_num(map_get(&doc, m, "bogo-ops"), &v)) {
+			snprintf(name, sizeof(name), "stress-ng:%s:bogo_ops", s->data.scalar.value);
+			emit(ud, name, v, "ops", "higher");
+		}
+		n++;
+	}
+out:
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return n;
+}
+
+/* ---- the workload ---- */
+
+static const struct knob_def knobs[] = {
+	{ "stressors", KNOB_STRING, "", "cpu:1", "STRESSOR:INSTANCES,... (stress-ng --STRESSOR INSTANCES)", NULL },
+	{ "timeout_s", KNOB_SECONDS, "s", "10", "how long they run (--timeout)", NULL },
+	{ "args", KNOB_STRING, "", "", "more stress-ng options, space-separated (--vm-bytes 64M)", NULL },
+	{ "dir", KNOB_STRING, "path", ".", "working directory (--temp-path; not tmpfs)", NULL },
+};
+
+struct sng_child {
+	char **argv;
+	const char *dir;
+};
+
+static int sng_exec(void *arg)
+{
+	struct sng_child *c = arg;
+
+	if (chdir(c->dir) < 0) {
+		fprintf(stderr, "kcanary-agent: cannot enter '%s': %s\n", c->dir, strerror(errno));
+		return 127;
+	}
+	signal(SIGINT, SIG_DFL);
+	execvp("stress-ng", c->argv);
+	fprintf(stderr, "kcanary-agent: cannot run stress-ng: %s (--rootfs debian:stress-ng)\n",
+		strerror(errno));
+	return 127;
+}
+
+static void argv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* stress-ng's argv, or NULL with ctx->err when stressors does not parse. */
+static char **sng_argv(struct wl_ctx *ctx, const char *yaml_path)
+{
+	const struct knobs *k = ctx->knobs;
+	char *list = xstrdup(knobs_str(k, "stressors")), *args = xstrdup(knobs_str(k, "args"));
+	char **v = xcalloc(8, sizeof(*v)), *save = NULL, *tok;
+	size_t n = 0, cap = 8;
+
+#define PUSH(x) do { if (n + 2 > cap) v = xrealloc(v, (cap *= 2) * sizeof(*v)); v[n++] = (x); v[n] = NULL; } while (0)
+	PUSH(xstrdup("stress-ng"));
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+
+		if (!colon || colon == tok || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
+		    strspn(tok, "abcdefghijklmnopqrstuvwxyz0123456789-") != (size_t)(colon - tok)) {
+			snprintf(ctx->err, sizeof(ctx->err),
+				 "knob 'stressors': '%s' is not STRESSOR:INSTANCES (cpu:1)", tok);
+			argv_free(v);
+			v = NULL;
+			goto out;
+		}
+		*colon = '\0';
+		PUSH(xasprintf("--%s", tok));
+		PUSH(xstrdup(colon + 1));
+	}
+	PUSH(xasprintf("--timeout=%.0f", ceil(knobs_double(k, "timeout_s"))));
+	PUSH(xstrdup("--metrics-brief"));
+	PUSH(xasprintf("--yaml=%s", yaml_path));
+	PUSH(xasprintf("--temp-path=%s", knobs_str(k, "dir")));
+	save = NULL;
+	for (tok = strtok_r(args, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		PUSH(xstrdup(tok));
+#undef PUSH
+out:
+	free(list);
+	free(args);
+	return v;
+}
+
+static int sng_check(struct wl_ctx *ctx)
+{
+	char *cgroot = NULL;
+	char **argv;
+	int ret = wl_check_common(ctx, &cgroot, "", knobs_str(ctx->knobs, "dir"));
+
+	free(cgroot);
+	if (ret < 0)
+		return ret;
+	if (!(argv = sng_argv(ctx, "x")))
+		return -EINVAL;
+	argv_free(argv);
+	return 0;
+}
+
+static void on_metric(void *ud, const char *name, double value, const char *unit, const char *better)
+{
+	struct wl_ctx *ctx = ((void **)ud)[0];
+	json_t *summary = ((void **)ud)[1];
+
+	rec_metric(ctx->rec, name, unit, better);
+	json_object_set_new(summary, name, json_real(value));
+}
+
+static int sng_run(struct wl_ctx *ctx)
+{
+	char tmp[] = "/tmp/kcsng.XXXXXX", *yaml_path = NULL, *text = NULL;
+	struct sng_child c = { NULL, knobs_str(ctx->knobs, "dir") };
+	json_t *summary = json_object();
+	void *ud[2] = { ctx, summary };
+	size_t len = 0;
+	pid_t pid;
+	int ret;
+
+	if ((ret = sng_check(ctx)) < 0)
+		goto out;
+	if (!mkdtemp(tmp)) {
+		ret = -errno;
+		snprintf(ctx->err, sizeof(ctx->err), "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	yaml_path = xasprintf("%s/out.yaml", tmp);
+	c.argv = sng_argv(ctx, yaml_path);
+	rec_phase(ctx->rec, wl_t(ctx), "stress-ng");
+	pid = wl_spawn(NULL, sng_exec, &c);
+	if (pid < 0) {
+		ret = pid;
+		snprintf(ctx->err, sizeof(ctx->err), "cannot fork: %s", strerror(-ret));
+		goto out_rm;
+	}
+	if ((ret = wl_wait_tool(ctx, pid, knobs_double(ctx->knobs, "timeout_s") + 120, "stress-ng")) < 0)
+		goto out_rm;
+	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
+	if ((ret = read_file(&text, &len, yaml_path, 16 << 20)) < 0) {
+		snprintf(ctx->err, sizeof(ctx->err), "stress-ng left no %s: %s", yaml_path, strerror(-ret));
+		goto out_rm;
+	}
+	if ((ret = sng_parse_yaml(text, len, on_metric, ud, ctx->err, sizeof(ctx->err))) < 0)
+		goto out_rm;
+	rec_emit(ctx->rec, json_pack("{s:s, s:O}", "type", "summary", "metrics", summary));
+	ret = 0;
+out_rm:
+	unlink(yaml_path);
+	rmdir(tmp);
+out:
+	argv_free(c.argv);
+	json_decref(summary);
+	free(yaml_path);
+	free(text);
+	return ret;
+}
+
+static double sng_expected_s(const struct knobs *k)
+{
+	return knobs_double(k, "timeout_s") + 30;
+}
+
+const struct workload wl_stress_ng = {
+	.name = "stress-ng",
+	.summary = "stress-ng stressors for timeout_s; each one's bogo-ops/s from its YAML metrics",
+	.notes = "  metrics: stress-ng:STRESSOR:bogo_ops_s (ops/s, higher), :bogo_ops (ops, higher).\n"
+		 "  Needs stress-ng.",
+	.knobs = knobs,
+	.nknobs = sizeof(knobs) / sizeof(knobs[0]),
+	.check = sng_check,
+	.run = sng_run,
+	.expected_s = sng_expected_s,
+};

@@ -1,0 +1,80 @@
+/* test_stress_ng.c - agent/stress_ng.c's parser on the YAML of the real
+ * stress-ng 0.15.06 (Debian 12), captured on the host as
+ * tests/fixtures/stress-ng/cpu-vm.yaml:
+ *   stress-ng --cpu 1 --vm 1 --vm-bytes 32M --timeout 2s --metrics-brief --yaml F
+ * Expected values are read off the file. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stress_ng.h"
+#include "util.h"
+
+struct got {
+	char name[8][96];
+	double value[8];
+	const char *unit[8], *better[8];
+	size_t n;
+};
+
+static void on_metric(void *ud, const char *name, double value, const char *unit, const char *better)
+{
+	struct got *g = ud;
+
+	assert_true(g->n < 8);
+	snprintf(g->name[g->n], sizeof(g->name[0]), "%s", name);
+	g->value[g->n] = value;
+	g->unit[g->n] = unit;
+	g->better[g->n++] = better;
+}
+
+static void test_yaml_metrics(void **state)
+{
+	struct got g = { .n = 0 };
+	char err[256], *text = NULL;
+	size_t len = 0;
+
+	(void)state;
+	assert_int_equal(read_file(&text, &len, "tests/fixtures/stress-ng/cpu-vm.yaml", 1 << 20), 0);
+	assert_int_equal(sng_parse_yaml(text, len, on_metric, &g, err, sizeof(err)), 2);
+	assert_int_equal(g.n, 4);
+	assert_string_equal(g.name[0], "stress-ng:cpu:bogo_ops_s");
+	assert_float_equal(g.value[0], 1101.096951, 1e-9);
+	assert_string_equal(g.unit[0], "ops/s");
+	assert_string_equal(g.better[0], "higher");
+	assert_string_equal(g.name[1], "stress-ng:cpu:bogo_ops");
+	assert_float_equal(g.value[1], 2205, 1e-9);
+	assert_string_equal(g.name[2], "stress-ng:vm:bogo_ops_s");
+	assert_float_equal(g.value[2], 21290.208863, 1e-9);
+	free(text);
+}
+
+static void test_yaml_refused(void **state)
+{
+	struct got g = { .n = 0 };
+	char err[256];
+	const char *no_metrics = "---\nsystem-info:\n  cpus: 2\n...\n";
+	const char *broken = "metrics: [\n";
+
+	(void)state;
+	assert_int_equal(sng_parse_yaml(no_metrics, strlen(no_metrics), on_metric, &g, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "no metrics"));
+	assert_int_equal(sng_parse_yaml(broken, strlen(broken), on_metric, &g, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "does not parse"));
+	assert_int_equal(g.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_yaml_metrics),
+		cmocka_unit_test(test_yaml_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

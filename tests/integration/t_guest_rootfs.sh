@@ -1,0 +1,100 @@
+#!/bin/sh
+# t_guest_rootfs.sh - --rootfs debian:fio,bpftrace (server/rootfs.c): build
+# the Debian root filesystem (cold), find it again without building
+# (warm), then boot Debian's 6.12 cloud kernel with it, run a 10-second fio
+# job on the scratch disk with a bpftrace one-liner beside it, and check
+# the store: fio's bandwidth, IOPS and p99 latency per direction with
+# units and directions, a per-second series, the bpftrace map as probe
+# counts, the image and its package list recorded with the run, and a
+# --files file that reached the workload's directory (its hash recorded).
+# Before this, --rootfs was an unknown option to kcanary boot and the agent
+# had no fio workload ("unknown workload 'fio'").
+cd "$(dirname "$0")/../.." || exit 1
+. tests/integration/guest-lib.sh
+command -v mmdebstrap >/dev/null && command -v mksquashfs >/dev/null ||
+	fail "no mmdebstrap or mksquashfs: run 'make deps' (mmdebstrap squashfs-tools)"
+
+SPEC=debian:fio,bpftrace
+echo "-- rootfs build, cold then warm"
+$KC rootfs build $SPEC > "$HOME_DIR/cold" 2> "$HOME_DIR/err.cold" ||
+	{ cat "$HOME_DIR/err.cold"; grep -hv "^I:" "$HOME_DIR"/rootfs/*.log | tail -n 40; fail "cold build failed"; }
+cat "$HOME_DIR/cold"
+grep -q "^rootfs [0-9a-f]\{64\} built in" "$HOME_DIR/cold" || fail "cold: not built: $(cat "$HOME_DIR/cold")"
+$KC rootfs build $SPEC > "$HOME_DIR/warm" 2> "$HOME_DIR/err.warm" || { cat "$HOME_DIR/err.warm"; fail "warm lookup failed"; }
+cat "$HOME_DIR/warm"
+grep -q "^rootfs [0-9a-f]\{64\} cached in" "$HOME_DIR/warm" || fail "warm: built again: $(cat "$HOME_DIR/warm")"
+[ "$(awk '{print $2}' "$HOME_DIR/cold")" = "$(awk '{print $2}' "$HOME_DIR/warm")" ] || fail "warm hash differs from cold"
+hash=$(awk '{print $2}' "$HOME_DIR/cold")
+[ "$(ls "$HOME_DIR"/rootfs/*.sqfs | wc -l)" = 1 ] || fail "expected one image: $(ls "$HOME_DIR/rootfs")"
+
+echo "-- boot with fio and bpftrace"
+printf 'kcanary %s\n' "$$" > "$HOME_DIR/marker.txt"
+start=$(date +%s)
+$KC boot --kernel "$KERNEL" --rootfs $SPEC --files "$HOME_DIR/marker.txt" --workload fio \
+	--set runtime_s=10 --set size=32M --set rw=randrw \
+	--set 'bpftrace=kretprobe:vfs_write { @ret[(int32)retval] = count(); }' \
+	--watchdog 420s > "$HOME_DIR/out.boot" 2> "$HOME_DIR/err.boot"
+rc=$?
+cat "$HOME_DIR/out.boot"
+[ $rc = 0 ] || { tail -n 20 "$HOME_DIR/err.boot"; fail "kcanary boot --rootfs exited $rc"; }
+echo "   took $(( $(date +%s) - start )) s"
+# the base image is not built again; the --files layer on it is a copy
+! grep -q "building root filesystem" "$HOME_DIR/err.boot" || fail "the boot ran mmdebstrap again"
+run=$(q "SELECT max(id) FROM runs")
+[ "$(q "SELECT status FROM runs WHERE id = $run")" = ok ] ||
+	fail "run $run: $(q "SELECT status, error FROM runs WHERE id = $run")"
+fhash=$(q "SELECT rootfs_hash FROM runs WHERE id = $run")
+[ -n "$fhash" ] && [ "$fhash" != "$hash" ] || fail "run $run: rootfs_hash '$fhash', expected the files image on $hash"
+q "SELECT packages FROM rootfs_images WHERE hash = '$fhash'" | grep -q "^fio 3\." || fail "image: no fio in its package list"
+q "SELECT packages FROM rootfs_images WHERE hash = '$fhash'" | grep -q "^bpftrace " || fail "image: no bpftrace in its package list"
+grep -a -q "root filesystem /dev/vdb mounted" "$(q "SELECT console_log_path FROM runs WHERE id = $run")" ||
+	fail "run $run: the console does not show the root filesystem mounted"
+
+# fio's figures, each direction, with unit and direction known to the store
+for dir in read write; do
+	for fig in "bw bytes/s higher" "iops ops/s higher" "clat_p99 ns lower"; do
+		set -- $fig
+		name="fio:kc:$dir:$1"
+		v=$(q "SELECT value FROM run_summary WHERE run_id = $run AND metric = '$name'")
+		[ -n "$v" ] || fail "run $run: no $name in the summary"
+		awk -v v="$v" 'BEGIN { exit !(v > 0) }' || fail "run $run: $name = $v, expected > 0"
+		[ "$(q "SELECT unit || ' ' || better FROM metrics WHERE name = '$name'")" = "$2 $3" ] ||
+			fail "metric $name: $(q "SELECT unit, better FROM metrics WHERE name = '$name'"), expected $2 $3"
+	done
+	n=$(q "SELECT count(*) FROM samples s JOIN metrics m ON m.id = s.metric_id
+	       WHERE s.run_id = $run AND m.name = 'fio:kc:$dir:bw'")
+	[ "$n" -ge 5 ] || fail "run $run: $n per-second fio:kc:$dir:bw samples, expected at least 5 of a 10 s job"
+done
+# the bpftrace map: psync 4 KiB writes return 4096
+n=$(q "SELECT count FROM probes WHERE run_id = $run AND name = 'bpftrace:ret' AND key = '4096'")
+[ -n "$n" ] && [ "$n" -gt 0 ] || fail "run $run: no bpftrace:ret[4096] probe count: $(q "SELECT name, key, count FROM probes WHERE run_id = $run AND name LIKE 'bpftrace:%' LIMIT 5")"
+# --files: hashed into the image's record
+sha=$(sha256sum "$HOME_DIR/marker.txt" | cut -d' ' -f1)
+[ "$(q "SELECT json_extract(files_json, '\$[0].sha256') || ' ' || json_extract(files_json, '\$[0].dst') FROM rootfs_images r JOIN runs u ON u.rootfs_hash = r.hash WHERE u.id = $run")" = "$sha marker.txt" ] ||
+	fail "run $run: files_json $(q "SELECT files_json FROM rootfs_images r JOIN runs u ON u.rootfs_hash = r.hash WHERE u.id = $run")"
+
+echo "-- the seed's minimal recipe (examples/seed-recipe), scaled for TCG, as a command workload"
+sed -f examples/seed-recipe/tcg.sed examples/seed-recipe/recipe.sh > "$HOME_DIR/recipe.sh"
+sed -f examples/seed-recipe/alive.sed "$HOME_DIR/recipe.sh" > "$HOME_DIR/recipe-alive.sh"
+for mode in removed alive; do
+	r=recipe.sh
+	[ $mode = alive ] && r=recipe-alive.sh
+	start=$(date +%s)
+	$KC boot --kernel "$KERNEL" --rootfs $SPEC --files "$HOME_DIR/$r" \
+		--files examples/seed-recipe/metrics.sh --workload command --variant "seed-$mode" \
+		--set "cmd=bash ./metrics.sh ./$r" --set timeout_s=300 \
+		--watchdog 540s > "$HOME_DIR/out.$mode" 2> "$HOME_DIR/err.$mode"
+	rc=$?
+	cat "$HOME_DIR/out.$mode"
+	echo "   took $(( $(date +%s) - start )) s"
+	run=$(q "SELECT max(id) FROM runs")
+	[ $rc = 0 ] || { tail -n 30 "$(q "SELECT console_log_path FROM runs WHERE id = $run")"; fail "the seed recipe ($mode) exited $rc"; }
+	! grep -q "building root filesystem" "$HOME_DIR/err.$mode" || fail "the recipe run ran mmdebstrap again"
+	q "SELECT m.name || ' ' || s.value || ' ' || m.unit || ' ' || m.better FROM samples s JOIN metrics m ON m.id = s.metric_id
+	   WHERE s.run_id = $run AND (m.name LIKE 'ret[%' OR m.name = 'elapsed_s')" > "$HOME_DIR/seed.$mode"
+	sed "s/^/   $mode: /" "$HOME_DIR/seed.$mode"
+	grep -q "^elapsed_s [0-9.]* s lower$" "$HOME_DIR/seed.$mode" || fail "run $run ($mode): no elapsed_s from the recipe's time"
+	grep -q "^ret\[-\{0,1\}[0-9]*\] [0-9.]* calls lower$" "$HOME_DIR/seed.$mode" ||
+		fail "run $run ($mode): no @ret[...] count from the recipe's bpftrace"
+done
+echo "guest rootfs: built once, booted cached; fio bw/iops/p99 per direction with units, per-second series, bpftrace map stored; the seed's recipe (removed, alive) ran with its @ret and elapsed time stored"
