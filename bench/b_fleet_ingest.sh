@@ -37,7 +37,9 @@ trap cleanup EXIT
 export KCANARY_HOME=$tmp/home
 mkdir -p "$KCANARY_HOME"
 "$B/kcanary" token create bench 2>/dev/null >"$tmp/token"
+# all agents come from 127.0.0.1: allow them all, and slack for reconnects
 "$B/kcanary" serve --listen "127.0.0.1:$PORT" --threads "$THREADS" \
+	--max-conn-per-ip $((AGENTS * 2)) \
 	>"$tmp/serve.out" 2>"$tmp/serve.log" &
 spid=$!
 url=$(sh tools/serve-url.sh "$tmp/serve.out" $spid) || { cat "$tmp/serve.log"; exit 1; }
@@ -80,7 +82,7 @@ awk $vars -v hwm="$hwm_kb" -v cpu="$srv_cpu" -v cw="$1" -v cu="$2" -v cs="$3" -v
 	printf "fleet: server peak RSS %.1f MiB (VmHWM), server CPU %.2f s = %.2f s per 100k records\n",
 		hwm / 1024, cpu, cpu / records * 100000
 	printf "fleet: every record stored once: %s\n", once
-	printf "fleet: target >= 100000 records/s: %.0f records/s: %s\n", rate, (rate >= 100000 ? "met" : "NOT met")
+	printf "target: fleet ingest over HTTP >= 100000 records/s: %.0f records/s: %s\n", rate, (rate >= 100000 ? "met" : "NOT met")
 	printf "fleet: kcanary ingest of %d records: %.2f s = %.0f records/s (%.2f s CPU); fleet/CLI rate %.2f\n",
 		n, cw, cli, cu + cs, rate / cli
 }'
