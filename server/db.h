@@ -190,6 +190,8 @@ int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_
  * and params), with the next repeat index, at the end of the run order:
  * what an interrupted run gets. */
 int db_run_reschedule(struct db *db, int64_t run_id, struct buf *err);
+/* db_run_reschedule_id - the same, with the fresh run's id in *new_id. */
+int db_run_reschedule_id(struct db *db, int64_t run_id, int64_t *new_id, struct buf *err);
 
 /* ---- what the executor reads; the job's coordinator (db_compare.c) ---- */
 
@@ -308,6 +310,7 @@ struct db_report_run {
 	int repeat_idx;
 	char *cell, *status, *params_json, *fs, *accel;
 	char *host;          /* the agent's hello host (a fleet host); may be NULL */
+	char *lab_host;      /* the lab host it ran on (lab.h); NULL: not placed */
 	double value;        /* summary value, or derived (see derived) */
 	bool has_value;
 	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X) */
