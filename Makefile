@@ -191,8 +191,14 @@ demo: deps all
 demo-quick: deps all
 	$(Q)B=$(B) sh tools/demo.sh quick
 
-bench: all
+bench: all $(B)/bench/fleet_load
 	$(Q)B=$(B) sh bench/run.sh
+
+# The load generator of bench/b_fleet_ingest.sh: the agent's own sender
+# (agent/http_out.c) in 64 threads, and sqlite3 to check the store after.
+$(B)/bench/fleet_load: $(B)/bench/fleet_load.o $(B)/libkcagent.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(shell $(PKG_CONFIG) --libs sqlite3) -lpthread
 
 # The bisection simulator alone (also part of make bench).
 bench-bisect: all

@@ -262,14 +262,19 @@ int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, doub
  * new value ignored (-EEXIST), so a later ingest never rewrites data.
  * Begun while the connection is already inside a transaction (the caller's
  * db_begin()), a batch joins it: commit and rollback are then the caller's.
- * In its own batch the writer inserts samples 64 rows to a statement, so
- * a sample may be stored (and a store error reported) only by a later call
- * or db_writer_commit(); it checks foreign keys once per batch (the run
+ * The writer inserts samples 64 rows to a statement, so a sample may be
+ * stored (and a store error reported) only by a later call or
+ * db_writer_commit(), which inside the caller's transaction stores the
+ * pending samples and commits nothing. In its own batch it checks foreign keys once per batch (the run
  * exists) rather than per row, and the connection's enforcement is back on
  * after commit or rollback.
  */
 struct db_writer;
 
+/* db_writer_open - a writer for run_id (-ENOENT when there is no such
+ * run). The connection keeps one closed writer's prepared statements and
+ * gives them to the next writer it opens. db_writer_close() rolls back an
+ * open batch of the writer's own and drops samples not yet stored. */
 int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id, struct buf *err);
 void db_writer_close(struct db_writer *w);
 int db_writer_begin(struct db_writer *w, struct buf *err);
