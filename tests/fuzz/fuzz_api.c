@@ -4,8 +4,9 @@
  *
  * Input: "METHOD PATH[?QUERY]\n", then up to 8 "Name: value\n" header
  * lines, an empty line, then the body (the rest). The store holds a job
- * with runs, a registered host 'h1', a token 'ci' (secret "fuzz-ci") and
- * an agent token 'agent:h1' (secret "fuzz-agent"), so a corpus that sends
+ * with runs, a registered host 'h1', a token 'ci' (secret "fuzz-ci",
+ * scope admin) and an agent token 'agent:h1' (secret "fuzz-agent", scope
+ * agent:h1), so a corpus that sends
  * "Authorization: Bearer fuzz-ci" reaches the routes that change state.
  *
  * Any input must give an answer: status 100-599, a content type, a JSON
@@ -37,12 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct api_shared shared;
 static struct api *api;
 
-static void add_token(struct db *db, const char *name, const char *secret)
+static void add_token(struct db *db, const char *name, const char *secret, const char *scopes)
 {
 	char hash[TOKEN_HASH_HEX + 1];
 
 	token_hash(hash, secret);
-	EXPECT(db_token_add(db, name, hash, NULL) == 0);
+	EXPECT(db_token_add(db, name, hash, scopes, NULL) == 0);
 }
 
 /* A fresh store: one compare job with two finished runs, host h1, tokens. */
@@ -70,8 +71,8 @@ static void setup(void)
 		EXPECT(ingest_feed(in, rec, sizeof(rec) - 1, NULL) == 0);
 		EXPECT(ingest_close(in, NULL, NULL) == 0);
 	}
-	add_token(api->db, "ci", "fuzz-ci");
-	add_token(api->db, "agent:h1", "fuzz-agent");
+	add_token(api->db, "ci", "fuzz-ci", "admin");
+	add_token(api->db, "agent:h1", "fuzz-agent", "agent:h1");
 	EXPECT(db_host_register(api->db, &h, "h1", "6.12", "boot-1", "{}", "f", "ci", NULL) == 0);
 	db_host_release(&h);
 }

@@ -45,7 +45,7 @@ static void setup(void)
 	EXPECT(api_shared_init(&shared, ":memory:", NULL) == 0);
 	EXPECT(api_thread_init(&shared, (void **)&api, NULL) == 0);
 	token_hash(hash, "fuzz-agent");
-	EXPECT(db_token_add(api->db, "agent:h1", hash, NULL) == 0);
+	EXPECT(db_token_add(api->db, "agent:h1", hash, "agent:h1", NULL) == 0);
 	EXPECT(db_host_register(api->db, &h, "h1", "6.12", "boot-1", "{}", "f", "agent:h1", NULL) == 0);
 	db_host_release(&h);
 }
