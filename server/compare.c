@@ -176,7 +176,8 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 {
 	struct guest_job j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
 			       .memory_mib = (uint64_t)spec->memory_mb,
-			       .watchdog_s = spec->watchdog_s, .rootfs = spec->rootfs };
+			       .watchdog_s = spec->watchdog_s, .rootfs = spec->rootfs,
+			       .files = (const char *const *)spec->files };
 	struct db_pending_run *runs = NULL;
 	size_t n = 0;
 	int total = 0, done = 0, r;
