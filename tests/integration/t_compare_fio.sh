@@ -23,11 +23,12 @@ keep() {   # KC_KEEP_DIR=DIR: keep the store and outputs for a look afterwards
 }
 
 echo "-- compare vm.dirty_ratio=5,40 with fio (2 values x 3 runs)"
+printf 'kcanary %s\n' "$$" > "$HOME_DIR/marker.txt"
 start=$(date +%s)
 $KC compare --name fio-dirty --kernels "$KERNEL" --rootfs debian:fio --workload fio \
 	--set runtime_s=5 --set size=16M --set rw=randwrite \
 	--sysctl vm.dirty_ratio=5,40 --by sysctl --metric fio:kc:write:bw --repeat 3 \
-	--watchdog 420s > "$HOME_DIR/out.compare" 2> "$HOME_DIR/err.compare"
+	--files "$HOME_DIR/marker.txt" --watchdog 420s > "$HOME_DIR/out.compare" 2> "$HOME_DIR/err.compare"
 rc=$?
 cat "$HOME_DIR/out.compare"
 echo "   took $(( $(date +%s) - start )) s"
@@ -39,16 +40,42 @@ job=$(q "SELECT id FROM jobs WHERE name = 'fio-dirty'")
 for v in 5 40; do
 	n=0
 	for r in $(q "SELECT id FROM runs WHERE job_id = $job"); do
-		grep -a -q "sysctl vm.dirty_ratio = $v\$" "$(q "SELECT console_log_path FROM runs WHERE id = $r")" && n=$((n + 1))
+		tr -d '\r' < "$(q "SELECT console_log_path FROM runs WHERE id = $r")" |
+			grep -a -q "sysctl vm.dirty_ratio = $v\$" && n=$((n + 1))
 	done
 	[ $n = 3 ] || fail "job $job: $n consoles show vm.dirty_ratio = $v set, expected 3"
 done
 
-echo "-- the report: one table, both values, fio's figures with change and p"
-$KC report $job > "$HOME_DIR/out.report" || fail "kcanary report $job failed"
-$KC report $job --format json > "$HOME_DIR/report.json" || fail "kcanary report $job --format json failed"
+# --files went with the job: every run's image holds the marker
+[ "$(q "SELECT count(*) FROM runs u JOIN rootfs_images r ON r.hash = u.rootfs_hash
+        WHERE u.job_id = $job AND json_extract(r.files_json, '\$[0].dst') = 'marker.txt'")" = 6 ] ||
+	fail "job $job: not every run's root filesystem has --files marker.txt: $(q "SELECT u.id, r.files_json FROM runs u LEFT JOIN rootfs_images r ON r.hash = u.rootfs_hash WHERE u.job_id = $job")"
+
+# table FILE METRIC UNIT_RE: one table for METRIC with both values, the
+# second with its change and p-value, values in fio's unit
+table() {
+	[ "$(grep -c "^$2 (" "$1")" = 1 ] || fail "$1: not one $2 table: $(cat "$1")"
+	grep -q "^  vm.dirty_ratio=5  .*[0-9]$3 *\$" "$1" || fail "$1: no vm.dirty_ratio=5 row in $3 for $2"
+	grep -q "^  vm.dirty_ratio=40 .*[0-9]$3  *[-+][0-9.]*% (p=[0-9.]*, MWU)\$" "$1" ||
+		fail "$1: no vm.dirty_ratio=40 row with change and p for $2"
+}
+echo "-- the report: one table per fio figure, both values, change and p"
+table "$HOME_DIR/out.compare" fio:kc:write:bw 'MiB/s'
+for fig in "bw MiB/s bytes/s higher" "iops k ops/s ops/s higher" "clat_p99 [um]s ns lower"; do
+	set -- $fig
+	m=fio:kc:write:$1
+	if [ $1 = iops ]; then re='k ops/s' unit=$4 better=$5; else re=$2 unit=$3 better=$4; fi
+	$KC report $job --metric $m > "$HOME_DIR/out.$1" || fail "kcanary report $job --metric $m failed"
+	cat "$HOME_DIR/out.$1" | sed -n '1,5p'
+	table "$HOME_DIR/out.$1" $m "$re"
+	$KC report $job --metric $m --format json > "$HOME_DIR/$1.json" || fail "kcanary report $job --metric $m --format json"
+	jq -e --arg m $m --arg u $unit --arg b $better '.by == "sysctl" and .metric == $m and .unit == $u and .better == $b
+		and .values == ["vm.dirty_ratio=5", "vm.dirty_ratio=40"] and (.cells | length) == 1
+		and ([.cells[0].groups[] | .n] == [3, 3])
+		and (.cells[0].groups[1] | (.change_pct | type) == "number" and (.p | type) == "number")' \
+		"$HOME_DIR/$1.json" > /dev/null || fail "report --format json for $m: $(jq -c '{by, metric, unit, better, values}' "$HOME_DIR/$1.json")"
+done
 keep
-cat "$HOME_DIR/out.report"
 
 echo "-- the web view's API (kcanary serve on 127.0.0.1:$PORT)"
 : > "$HOME_DIR/serve.out"
@@ -56,8 +83,25 @@ echo "-- the web view's API (kcanary serve on 127.0.0.1:$PORT)"
 spid=$!
 trap 'kill $spid 2>/dev/null; wait $spid 2>/dev/null; cleanup' EXIT
 url=$(sh tools/serve-url.sh "$HOME_DIR/serve.out" $spid) || { cat "$HOME_DIR/err.serve"; fail "kcanary serve did not say where it listens"; }
+# the job page (web/job.js) reads the job, then the report along ?by=
 curl -sf "$url/api/v1/jobs/$job" > "$HOME_DIR/api-job.json" || fail "GET /api/v1/jobs/$job"
-curl -sf "$url/api/v1/jobs/$job/report?by=sysctl" > "$HOME_DIR/api-report.json" || fail "GET /api/v1/jobs/$job/report?by=sysctl"
-curl -sf "$url/api/v1/jobs/$job/report?format=text&by=sysctl" > "$HOME_DIR/api-report.txt" || fail "GET /api/v1/jobs/$job/report?format=text"
-curl -sf "$url/job.html?id=$job" > "$HOME_DIR/api-page.html" || fail "GET /job.html"
+jq -e '.name == "fio-dirty" and .status == "done" and .spec.by == "sysctl"
+	and (.dimensions["sysctl.vm.dirty_ratio"] | sort) == ["40", "5"]' "$HOME_DIR/api-job.json" > /dev/null ||
+	fail "GET /api/v1/jobs/$job: $(jq -c '{name, status, by: .spec.by, dimensions}' "$HOME_DIR/api-job.json")"
+for fig in "bw bytes/s" "iops ops/s" "clat_p99 ns"; do
+	set -- $fig
+	m=fio:kc:write:$1
+	curl -sf "$url/api/v1/jobs/$job/report?by=sysctl&metric=$m" > "$HOME_DIR/api-$1.json" || fail "GET .../report?by=sysctl&metric=$m"
+	jq -e --arg m $m --arg u $2 '.by == "sysctl" and .metric == $m and .unit == $u
+		and ([.cells[0].groups[] | .name] == ["vm.dirty_ratio=5", "vm.dirty_ratio=40"])
+		and ([.cells[0].groups[] | .n] == [3, 3])
+		and (.cells[0].groups[1].p | type) == "number"' "$HOME_DIR/api-$1.json" > /dev/null ||
+		fail "GET .../report?by=sysctl&metric=$m: $(jq -c '{by, metric, unit, groups: [.cells[0].groups[]? | {name, n, p}]}' "$HOME_DIR/api-$1.json")"
+done
+# the page's copy of the table is kcanary report's, byte for byte
+curl -sf "$url/api/v1/jobs/$job/report?format=text&by=sysctl" > "$HOME_DIR/api-report.txt" || fail "GET .../report?format=text&by=sysctl"
+$KC report $job --by sysctl > "$HOME_DIR/out.report"
+cmp -s "$HOME_DIR/api-report.txt" "$HOME_DIR/out.report" ||
+	fail "the web view's report text differs from kcanary report's: $(diff "$HOME_DIR/out.report" "$HOME_DIR/api-report.txt" | head)"
 keep
+echo "compare fio: vm.dirty_ratio=5,40 x 3 runs under --rootfs debian:fio with --files; one table per fio figure (bw, iops, p99) with change and p; JSON with units and directions; the web view's API groups them by the sysctl"
