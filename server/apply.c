@@ -63,14 +63,36 @@ static void slug(char *out, size_t size, const char *s)
 		snprintf(out, size, "series");
 }
 
+/* Does subset select every patch of s (then the branch is plain vN)? */
+static bool selects_all(const struct apply_series *s, const char *subset)
+{
+	int m = 0;
+	bool *sel, all = true;
+
+	for (size_t i = 0; i < s->npatches; i++)
+		if (s->patches[i].k > m)
+			m = s->patches[i].k;
+	sel = xcalloc((size_t)m + 1, sizeof(*sel));
+	if (patch_range_parse(sel, m, subset, NULL))
+		all = false;
+	for (size_t i = 0; all && i < s->npatches; i++)
+		all = sel[s->patches[i].k];
+	free(sel);
+	return all && s->npatches > 0;
+}
+
 void apply_branch_name(char *out, size_t size, const struct apply_series *s,
 		       const char *subset)
 {
 	char name[128], sub[64];
 
 	slug(name, sizeof(name), s->name);
-	if (subset && *subset) {
+	if (subset && *subset && !selects_all(s, subset)) {
+		/* "1,3" and "1-3" are different subsets: ',' becomes '+' */
 		slug(sub, sizeof(sub), subset);
+		for (char *c = sub; *c; c++)
+			if (subset[c - sub] == ',')
+				*c = '+';
 		snprintf(out, size, "kcanary/%s/v%d-p%s", name, s->version, sub);
 	} else {
 		snprintf(out, size, "kcanary/%s/v%d", name, s->version);

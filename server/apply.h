@@ -75,8 +75,9 @@ int apply_series(struct apply_result *out, struct repo *r, const char *base_hex,
 		 const struct apply_series *s, const char *subset, struct buf *err);
 void apply_result_release(struct apply_result *res);
 
-/* The branch name for s and subset (e.g. "kcanary/memcg-cleanup/v2-p1-2"),
- * characters outside [A-Za-z0-9._-] in the name replaced by '-'. */
+/* The branch name for s and subset (e.g. "kcanary/memcg-cleanup/v2-p1-2",
+ * "…/v2-p1+3" for "1,3"; plain "…/v2" when the subset selects every
+ * patch), characters outside [A-Za-z0-9._-] in the name replaced by '-'. */
 void apply_branch_name(char *out, size_t size, const struct apply_series *s,
 		       const char *subset);
 

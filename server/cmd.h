@@ -57,6 +57,9 @@ int cmd_rootfs(int argc, char **argv);
 /* `kcanary series apply ...` (argv[0] is "apply"), in cmd_series_apply.c:
  * a row of cmd_series.c's verb table. */
 int cmd_series_apply(int argc, char **argv);
+/* `kcanary series revisions|diff ...`, in cmd_series_revs.c. */
+int cmd_series_revisions(int argc, char **argv);
+int cmd_series_diff(int argc, char **argv);
 
 /*
  * struct cmd_verb - one sub-verb of a subcommand, bpftool's do_<verb>

@@ -188,7 +188,7 @@ int cmd_build(int argc, char **argv)
 	}
 	vb = variant_build_new(db, &bo);
 	if (variant_build_resolve(vb, base_hex, a.base, &err) ||
-	    (a.nfiles && variant_build_load_series(&revs, &nrev, a.files, a.nfiles, &err))) {
+	    (a.nfiles && variant_build_load_series(vb, &revs, &nrev, a.files, a.nfiles, &err))) {
 		log_err("%s", buf_str(&err));
 		goto out;
 	}

@@ -7,13 +7,16 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "error.h"
 #include "report.h"
+#include "reply_mail.h"
+#include "series_source.h"
 #include "util.h"
 
 static const char usage_text[] =
 	"usage: kcanary report JOB [--by AXIS[,AXIS]] [--baseline VALUE]\n"
 	"                      [--metric NAME] [--threshold VALUE]\n"
-	"                      [--format text|markdown|csv|json]\n"
+	"                      [--format text|markdown|csv|json|email] [--series SERIES]\n"
 	"\n"
 	"Print a job's results as the table that goes into a cover letter: one\n"
 	"row per variant (the first is the baseline), one column per repeat in\n"
@@ -36,7 +39,49 @@ static const char usage_text[] =
 	"  --threshold VALUE  count runs worse than this (default 5s for lag\n"
 	"                     metrics); a unit suffix s/ms/m is allowed\n"
 	"  --format FMT       text (for email, <= 80 columns when it fits),\n"
-	"                     markdown, csv (one row per run) or json\n";
+	"                     markdown, csv (one row per run), json, or email: a\n"
+	"                     reply to the series' thread for git send-email\n"
+	"                     (In-Reply-To, Subject Re: [PATCH vN 0/M] ..., the\n"
+	"                     table, the environment)\n"
+	"  --series SERIES    the thread replied to (a file, '-' or a message-id,\n"
+	"                     as 'series show'); default the job's first series\n";
+
+/* The revision an email report replies to: --series, else the job spec's
+ * first series; its newest revision. NULL (no threading) when there is
+ * none; an error only when the one given cannot be read. */
+static int thread_of(struct series ***revs, size_t *n, const struct series **out, struct db *db,
+		     int64_t job_id, const char *arg, struct buf *err)
+{
+	struct series_source_opts so = { .db = db };
+	char *spec = NULL, *first = NULL;
+	int r = 0;
+
+	*out = NULL;
+	if (!arg && !db_job_spec(db, job_id, &spec, NULL)) {
+		/* "series":["a.mbox", ...] */
+		char *p = strstr(spec, "\"series\":");
+		if (p && (p = strchr(p, '[')) && p[1] == '"') {
+			char *e = strchr(p + 2, '"');
+			if (e)
+				first = xasprintf("%.*s", (int)(e - p - 2), p + 2);
+		}
+		free(spec);
+		arg = first;
+	}
+	if (arg) {
+		char *args[] = { (char *)arg };
+		struct buf why = BUF_INIT;
+		r = series_source_load(revs, n, args, 1, &so, &why);
+		if (r)
+			err_setf(err, r, "%s", buf_str(&why));
+		buf_release(&why);
+		for (size_t i = 0; !r && i < *n; i++)
+			if (!(*revs)[i]->report && (!*out || (*revs)[i]->version > (*out)->version))
+				*out = (*revs)[i];
+	}
+	free(first);
+	return r;
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -46,6 +91,7 @@ int cmd_report(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "series", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -55,6 +101,11 @@ int cmd_report(int argc, char **argv)
 	struct buf out = BUF_INIT, err = BUF_INIT;
 	struct db *db = NULL;
 	char *dbpath = NULL;
+	const char *series_arg = NULL;
+	struct series **revs = NULL;
+	const struct series *thread = NULL;
+	size_t nrevs = 0;
+	bool email = false;
 	int64_t job_id;
 	int c, ret = 2, r;
 
@@ -79,10 +130,13 @@ int cmd_report(int argc, char **argv)
 			ro.has_threshold = true;
 			break;
 		}
+		case 's': series_arg = optarg; break;
 		case 'f':
-			if (report_format_parse(&fmt, optarg)) {
+			if (!strcmp(optarg, "email")) {
+				email = true;
+			} else if (report_format_parse(&fmt, optarg)) {
 				fprintf(stderr, "kcanary report: --format '%s': expected text, markdown,"
-					" csv or json\n", optarg);
+					" csv, json or email\n", optarg);
 				goto out;
 			}
 			break;
@@ -110,6 +164,16 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
 		goto out;
 	}
+	if (email) {
+		if (thread_of(&revs, &nrevs, &thread, db, job_id, series_arg, &err) ||
+		    reply_mail(&out, db, job_id, &ro, thread, &err)) {
+			fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
+			goto out;
+		}
+		fputs(buf_str(&out), stdout);
+		ret = 0;
+		goto out;
+	}
 	if (report_build(&rep, db, job_id, &ro, &err)) {
 		fprintf(stderr, "kcanary report: cannot read job '%s': %s\n", argv[optind],
 			buf_str(&err));
@@ -125,6 +189,7 @@ int cmd_report(int argc, char **argv)
 	fputs(buf_str(&out), stdout);
 	ret = 0;
 out:
+	series_free_all(revs, nrevs);
 	report_free(rep);
 	buf_release(&out);
 	buf_release(&err);

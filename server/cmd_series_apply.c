@@ -10,16 +10,19 @@
 #include "apply.h"
 #include "cmd.h"
 #include "log.h"
+#include "db.h"
 #include "series.h"
+#include "series_source.h"
 #include "util.h"
 #include "variant_build.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary series apply --repo DIR --base REV [--patches K] FILE...\n"
+		"usage: kcanary series apply --repo DIR --base REV [--patches K] SERIES...\n"
 		"\n"
-		"Apply each revision found in the mail FILEs (mbox, .eml, .patch) on\n"
+		"Apply each revision found in the mail (SERIES: a file, '-' or a\n"
+		"message-id, as 'kcanary series show' takes it) on\n"
 		"REV, one commit per patch with the mail's author, date and message,\n"
 		"as `git am` would without -3: context must match exactly (hunks may\n"
 		"move, never fuzz). A revision whose patches all apply becomes branch\n"
@@ -31,8 +34,12 @@ static void usage(FILE *f)
 		"ones are tried on the last good commit.\n"
 		"\n"
 		"  --repo DIR     the kernel tree (a git repository)\n"
-		"  --base REV     tag, branch or commit to apply on\n"
+		"  --base REV     tag, branch or commit to apply on; 'auto': each\n"
+		"                 revision's base-commit (said plainly when the tree\n"
+		"                 does not have it)\n"
 		"  --patches K    only these patches: 2, 1-2, 1,3 (like b4 -P)\n"
+		"  --allow-missing  apply a revision some of whose patches are not in\n"
+		"                 the mail (one patch of a larger series); else refused\n"
 		"\n"
 		"Exit 0 only when every selected patch applied; 1 otherwise; 2 on a\n"
 		"usage error.\n");
@@ -41,10 +48,12 @@ static void usage(FILE *f)
 int cmd_series_apply(int argc, char **argv)
 {
 	const char *repo_path = NULL, *base = NULL, *subset = NULL;
+	bool allow_missing = false;
 	char **files = xcalloc((size_t)argc + 1, sizeof(*files));
 	size_t nfiles = 0, nrev = 0;
 	struct series **revs = NULL;
 	struct variant_build *vb = NULL;
+	struct db *db = NULL;
 	struct buf err = BUF_INIT;
 	char base_hex[KC_OID_HEX];
 	int ret = 1;
@@ -61,7 +70,9 @@ int cmd_series_apply(int argc, char **argv)
 			base = argv[++i];
 		else if (!strcmp(argv[i], "--patches") && i + 1 < argc)
 			subset = argv[++i];
-		else if (argv[i][0] != '-')
+		else if (!strcmp(argv[i], "--allow-missing"))
+			allow_missing = true;
+		else if (argv[i][0] != '-' || !strcmp(argv[i], "-"))
 			files[nfiles++] = argv[i];
 		else {
 			fprintf(stderr, "kcanary series apply: unrecognized option '%s'\n", argv[i]);
@@ -75,9 +86,14 @@ int cmd_series_apply(int argc, char **argv)
 		free(files);
 		return 2;
 	}
-	vb = variant_build_new(NULL, &(struct variant_build_opts){ .tree = repo_path });
-	if (variant_build_resolve(vb, base_hex, base, &err) ||
-	    variant_build_load_series(&revs, &nrev, files, nfiles, &err)) {
+	/* a message-id's thread is kept in the store */
+	if (series_source_any_ref(files, nfiles) && !(db = cmd_open_store("kcanary series apply")))
+		goto out;
+	vb = variant_build_new(db, &(struct variant_build_opts){ .tree = repo_path,
+							 .allow_missing = allow_missing });
+	bool auto_base = !strcmp(base, "auto");
+	if ((!auto_base && variant_build_resolve(vb, base_hex, base, &err)) ||
+	    variant_build_load_series(vb, &revs, &nrev, files, nfiles, &err)) {
 		log_err("%s", buf_str(&err));
 		goto out;
 	}
@@ -85,6 +101,12 @@ int cmd_series_apply(int argc, char **argv)
 	for (size_t i = 0; i < nrev; i++) {
 		struct apply_result res;
 
+		if (auto_base && variant_build_resolve_series_base(vb, base_hex, revs[i], &err)) {
+			log_err("%s", buf_str(&err));
+			buf_reset(&err);
+			ret = 1;
+			continue;
+		}
 		printf("series %s v%d (%zu patches) on %.12s\n", revs[i]->name, revs[i]->version,
 		       revs[i]->npatches, base_hex);
 		if (variant_build_apply(vb, &res, base_hex, revs[i], subset, &err)) {
@@ -103,6 +125,7 @@ int cmd_series_apply(int argc, char **argv)
 out:
 	series_free_all(revs, nrev);
 	variant_build_free(vb);
+	db_close(db);
 	buf_release(&err);
 	free(files);
 	return ret;

@@ -312,6 +312,20 @@ int db_report_load(struct db *db, int64_t job_id, const char *metric,
 		   struct db_report_data *out, struct buf *err);
 void db_report_release(struct db_report_data *d);
 
+/* One distinct environment of a job's runs: the variant, the kernel
+ * release the guest reported, the host and accelerator, the knobs (the
+ * run's params_json) and how many runs had it. "" where not recorded. */
+struct db_env_row {
+	char *variant, *kernel_release, *host, *accel, *fs, *params_json;
+	int64_t nruns;
+};
+
+/* db_report_env - the job's distinct run environments, by variant idx
+ * (db_report.c). *out has *n rows (db_env_rows_free). */
+int db_report_env(struct db *db, int64_t job_id, struct db_env_row **out, size_t *n,
+		  struct buf *err);
+void db_env_rows_free(struct db_env_row *v, size_t n);
+
 
 /* ---- job listing and progress (db_status.c) ---- */
 

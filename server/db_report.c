@@ -255,3 +255,61 @@ void db_report_release(struct db_report_data *d)
 	free(d->better);
 	memset(d, 0, sizeof(*d));
 }
+
+static char *env_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return xstrdup(t ? (const char *)t : "");
+}
+
+int db_report_env(struct db *db, int64_t job_id, struct db_env_row **out, size_t *n,
+		  struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_env_row *v = NULL;
+	size_t k = 0;
+	int r, rc;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT v.name, coalesce(r.kernel_release, ''), coalesce(r.host, ''),"
+			    " coalesce(r.accel, ''), coalesce(r.fs, ''), r.params_json, count(*)"
+			    " FROM runs r JOIN variants v ON v.id = r.variant_id WHERE r.job_id = ?"
+			    " GROUP BY v.idx, 2, 3, 4, 5, 6 ORDER BY v.idx, 2, 3, 4, 5, 6", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (k + 1) * sizeof(*v));
+		v[k].variant = env_text(st, 0);
+		v[k].kernel_release = env_text(st, 1);
+		v[k].host = env_text(st, 2);
+		v[k].accel = env_text(st, 3);
+		v[k].fs = env_text(st, 4);
+		v[k].params_json = env_text(st, 5);
+		v[k].nruns = sqlite3_column_int64(st, 6);
+		k++;
+	}
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, 0, err, "cannot read the run environments of job %lld",
+			    (long long)job_id);
+		db_env_rows_free(v, k);
+	} else {
+		*out = v;
+		*n = k;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_env_rows_free(struct db_env_row *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].variant);
+		free(v[i].kernel_release);
+		free(v[i].host);
+		free(v[i].accel);
+		free(v[i].fs);
+		free(v[i].params_json);
+	}
+	free(v);
+}

@@ -793,3 +793,47 @@ out:
 	git_revwalk_free(w);
 	return ret;
 }
+
+int kc_patch_id(char out[KC_OID_HEX], const char *diff, size_t len, struct buf *err)
+{
+	git_diff *d = NULL;
+	git_oid oid;
+	int r = 0;
+
+	lib_init();
+	if (git_diff_from_buffer(&d, diff, len) < 0)
+		return err_setf(err, -EINVAL, "cannot read the diff: %s", gerr());
+	if (git_diff_patchid(&oid, d, NULL) < 0)
+		r = err_setf(err, -EINVAL, "cannot compute the patch-id: %s", gerr());
+	else
+		git_oid_tostr(out, KC_OID_HEX, &oid);
+	git_diff_free(d);
+	return r;
+}
+
+int kc_text_diff(char **out, const char *old_text, const char *new_text, const char *old_name,
+		 const char *new_name, unsigned context, struct buf *err)
+{
+	git_diff_options o;
+	git_patch *p = NULL;
+	git_buf b = { 0 };
+	int r = 0;
+
+	lib_init();
+	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+	o.context_lines = context;
+	if (git_patch_from_buffers(&p, old_text, strlen(old_text), old_name, new_text,
+				   strlen(new_text), new_name, &o) < 0)
+		return err_setf(err, -EIO, "cannot diff '%s' and '%s': %s", old_name, new_name,
+				gerr());
+	if (git_patch_to_buf(&b, p) < 0) {
+		r = err_setf(err, -EIO, "cannot print the diff of '%s' and '%s': %s", old_name,
+			     new_name, gerr());
+		goto out;
+	}
+	*out = xstrdup(b.ptr ? b.ptr : "");
+out:
+	git_buf_dispose(&b);
+	git_patch_free(p);
+	return r;
+}

@@ -185,6 +185,23 @@ int kc_hash_buf(char out[KC_OID_HEX], const void *data, size_t len, struct buf *
 int kc_hash_file(char out[KC_OID_HEX], const char *path, struct buf *err);
 
 /*
+ * kc_patch_id - the stable patch-id of a mailed diff (what
+ * `git patch-id --stable` prints: a hash of its lines with whitespace and
+ * line numbers left out, files in order), so that a patch rebased or
+ * re-sent unchanged in a later revision has the same id. -EINVAL when
+ * diff is not one libgit2 reads.
+ */
+int kc_patch_id(char out[KC_OID_HEX], const char *diff, size_t len, struct buf *err);
+
+/*
+ * kc_text_diff - a unified diff of two texts (*out, caller frees; "" when
+ * they are equal) with context lines of context, headed "--- old_name" /
+ * "+++ new_name". -EIO when libgit2 fails.
+ */
+int kc_text_diff(char **out, const char *old_text, const char *new_text, const char *old_name,
+		 const char *new_name, unsigned context, struct buf *err);
+
+/*
  * repo_range - the candidates of a bisection between old_rev (older end,
  * must be an ancestor of new_rev) and new_rev: old_rev's commit first, then
  * every commit of `old..new` in topological order, parents before children

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "inbox.h"
 #include "job.h"
+#include "series_source.h"
 #include "series.h"
 #include "log.h"
 #include "stats.h"
@@ -510,10 +512,18 @@ static char *series_label(const char *path, bool with_file)
 	struct series **revs = NULL;
 	size_t n = 0;
 	char *paths[] = { (char *)path };
-	char *copy = xstrdup(path), *stem = xstrdup(basename(copy)), *label;
+	char *copy = xstrdup(path), *stem = xstrdup(basename(copy)), *label, *msgid = NULL;
 	char *dot = strrchr(stem, '.');
 	int v = 0;
 
+	/* a message-id (series_source.h): named by it, its thread not read here */
+	if (series_source_is_ref(path) && !inbox_ref_parse(&msgid, path)) {
+		free(copy);
+		free(stem);
+		label = xasprintf("<%s>", msgid);
+		free(msgid);
+		return label;
+	}
 	if (dot && dot != stem)
 		*dot = '\0';
 	struct stat st;

@@ -196,10 +196,15 @@ static void add_part(struct mail *m, GMimeObject *obj)
 	p->attachment = cd && g_mime_content_disposition_is_attachment(cd);
 	/* CRLF → LF (git am --quoted-cr=strip): base64 bodies from Outlook
 	 * carry CRLF inside the encoded text. */
+	GMimeContentEncoding enc = g_mime_part_get_content_encoding(part);
+	bool quoted = enc == GMIME_CONTENT_ENCODING_BASE64 ||
+		      enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE;
 	p->text = xmalloc(ba->len + 1);
 	for (size_t i = 0; i < ba->len; i++) {
-		if (ba->data[i] == '\r' && i + 1 < ba->len && ba->data[i + 1] == '\n')
+		if (ba->data[i] == '\r' && i + 1 < ba->len && ba->data[i + 1] == '\n') {
+			p->quoted_crlf += quoted;
 			continue;
+		}
 		p->text[p->len++] = (char)ba->data[i];
 	}
 	p->text[p->len] = '\0';
@@ -324,7 +329,7 @@ static int add_message(struct mail ***v, size_t *n, struct buf *msg, size_t line
 }
 
 int mbox_parse(struct mail ***out, size_t *n_out, const char *data, size_t len,
-	       const char *name, struct buf *err)
+	       const char *name, bool mboxrd, struct buf *err)
 {
 	struct mail **v = NULL;
 	size_t n = 0, off = 0, lineno = 0, start_line = 1;
@@ -374,7 +379,7 @@ int mbox_parse(struct mail ***out, size_t *n_out, const char *data, size_t len,
 		prev_blank = is_blank(l.p, l.len);
 		if (!in_msg)
 			continue;
-		put_line(&msg, l.p, l.len, true);
+		put_line(&msg, l.p, l.len, mboxrd);
 		if (l.next <= len && l.p + l.len < data + len)
 			buf_append(&msg, "\n", 1);
 	}

@@ -21,6 +21,9 @@ struct mail_part {
 	char *text;        /* decoded bytes, CRLF made LF, NUL-terminated;
 			    * no charset conversion (see mail_text_utf8) */
 	size_t len;
+	size_t quoted_crlf; /* CRLFs made LF that were inside a base64 or
+			    * quoted-printable encoding (git am's "quoted CRLF
+			    * detected"); 0 for 7bit/8bit parts */
 };
 
 /* One message. Header strings are decoded (RFC 2047) to UTF-8, unfolded. */
@@ -43,15 +46,17 @@ struct mail {
  * The data is an mbox when its first non-blank line is a From_ line
  * ("From <addr> <asctime date>", as git format-patch writes it); it is then
  * split at every From_ line that starts the file or follows a blank line
- * and is followed by a header line, and ">From " lines (any number of '>')
- * lose one '>' (mboxrd). Otherwise the whole data is one message, never
- * split or unescaped (.eml). name is used in messages only.
+ * and is followed by a header line. With mboxrd, ">From " lines (any
+ * number of '>') lose one '>' (what public-inbox serves and b4 writes);
+ * without it the mbox is read as mboxo, as git am does by default, and a
+ * ">From " line stays as it is. Otherwise the whole data is one message,
+ * never split or unescaped (.eml). name is used in messages only.
  *
  * out: new array of *n_out messages (mail_free_all()); written on success.
  * Returns 0, or -EINVAL (with err) when a message cannot be parsed.
  */
 int mbox_parse(struct mail ***out, size_t *n_out, const char *data, size_t len,
-	       const char *name, struct buf *err);
+	       const char *name, bool mboxrd, struct buf *err);
 
 void mail_free(struct mail *m);
 void mail_free_all(struct mail **v, size_t n);

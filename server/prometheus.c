@@ -1,14 +1,14 @@
-/* prometheus.c - see prometheus.h: libcurl GETs, jansson for the answer. */
+/* prometheus.c - see prometheus.h: GETs through fetch.h, jansson for the answer. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <curl/curl.h>
 #include <jansson.h>
 
 #include "error.h"
+#include "fetch.h"
 #include "prometheus.h"
 #include "util.h"
 
@@ -122,11 +122,6 @@ int prom_matchers(char **out, const struct db_selector *sel, size_t n, struct bu
 	return 0;
 }
 
-static size_t on_body(char *p, size_t size, size_t n, void *ud)
-{
-	return buf_append(ud, p, size * n) ? 0 : size * n;
-}
-
 /* One sample ["<t>", "<value>"]: appended when finite. */
 static void add_sample(struct prom_result *r, json_t *pair, size_t series, size_t *cap)
 {
@@ -151,41 +146,29 @@ static void add_sample(struct prom_result *r, json_t *pair, size_t series, size_
 int prom_query(struct prom_result *out, const char *base_url, const char *promql,
 	       double end_s, double window_s, double step_s, struct buf *err)
 {
-	CURL *c = curl_easy_init();
-	struct buf body = BUF_INIT_MAX(PROM_MAX_ANSWER);
-	char curl_err[CURL_ERROR_SIZE] = "";
+	struct buf body = BUF_INIT_MAX(PROM_MAX_ANSWER), why = BUF_INIT;
 	char *q = NULL, *url = NULL;
 	size_t blen = strlen(base_url), cap = 0;
 	json_t *j = NULL, *data, *result, *item;
 	struct prom_result r = { 0 };
 	long status = 0;
-	int ret = -EIO;
+	int ret;
 	size_t i;
 
-	if (!c) {
-		return err_setf(err, -ENOMEM, "cannot start libcurl");
-	}
 	while (blen && base_url[blen - 1] == '/')
 		blen--;
-	q = curl_easy_escape(c, promql, 0);
+	q = fetch_escape(promql);
 	if (window_s > 0)
 		url = xasprintf("%.*s/api/v1/query_range?query=%s&start=%.3f&end=%.3f&step=%.3f",
 				(int)blen, base_url, q, end_s - window_s, end_s, step_s);
 	else
 		url = xasprintf("%.*s/api/v1/query?query=%s&time=%.3f", (int)blen, base_url, q, end_s);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "kcanary");
-	if (curl_easy_perform(c) != CURLE_OK) {
-		err_setf(err, ret, "cannot query Prometheus at '%.*s': %s", (int)blen, base_url,
-			 curl_err);
+	if ((ret = fetch_get(&body, &status, url, 60, &why))) {
+		err_setf(err, -EIO, "cannot query Prometheus at '%.*s': %s", (int)blen, base_url,
+			 buf_str(&why));
+		ret = -EIO;
 		goto out;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	j = json_loadb(body.ptr ? body.ptr : "", body.len, 0, NULL);
 	ret = -EPROTO;
 	if (!j || strcmp(json_string_value(json_object_get(j, "status")) ?: "", "success")) {
@@ -220,8 +203,8 @@ out:
 	prom_result_release(&r);
 	json_decref(j);
 	buf_release(&body);
-	curl_free(q);
+	buf_release(&why);
+	free(q);
 	free(url);
-	curl_easy_cleanup(c);
 	return ret;
 }

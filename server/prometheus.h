@@ -1,7 +1,7 @@
 /* prometheus.h - a metric source for the canary judge: Prometheus' HTTP
  * query API (https://prometheus.io/docs/prometheus/latest/querying/api/),
  * /api/v1/query_range over a window or /api/v1/query at an instant.
- * libcurl behind one call: prometheus.c is the server's only libcurl user.
+ * Its GETs go through fetch.h (the one libcurl user).
  */
 #ifndef KC_PROMETHEUS_H
 #define KC_PROMETHEUS_H

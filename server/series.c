@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "mbox.h"
+#include "lkp_report.h"
 #include "series.h"
 
 /* ---- small string helpers ------------------------------------------- */
@@ -698,7 +699,7 @@ static void parse_trailers(struct patch *p, const char *body)
 
 /* ---- one mail → cover or patch --------------------------------------- */
 
-enum item_kind { ITEM_SKIP, ITEM_COVER, ITEM_PATCH };
+enum item_kind { ITEM_SKIP, ITEM_COVER, ITEM_PATCH, ITEM_REPORT };
 
 struct item {
 	enum item_kind kind;
@@ -706,11 +707,44 @@ struct item {
 	struct patch *patch;            /* ITEM_PATCH */
 	char *cover_body;               /* ITEM_COVER, UTF-8 */
 	char *skip_why;                 /* ITEM_SKIP */
+	struct lkp_report *report;      /* ITEM_REPORT */
+	struct trailer *rtrailers;      /* a reply's own trailer lines (b4's */
+	size_t nrtrailers;              /* "Reviewed-by: …" given in a reply) */
 	char *tail;                     /* ITEM_PATCH: text after the diff */
 	char *source;
 	const char *message_id, *in_reply_to;   /* borrowed from the patch / mail */
 	size_t order;
 };
+
+/* The keys b4 collects from replies (b4's "person trailers"). */
+static bool reply_trailer_key(const char *p, size_t k)
+{
+	static const char *const keys[] = { "Reviewed-by", "Acked-by", "Tested-by",
+					    "Reported-by", "Suggested-by", "Co-developed-by", NULL };
+
+	for (const char *const *x = keys; *x; x++)
+		if (strlen(*x) == k && !strncasecmp(p, *x, k))
+			return true;
+	return false;
+}
+
+/* A reply's trailer lines: unquoted "Reviewed-by: Name <addr>" lines of
+ * the keys above, anywhere in its text (b4 takes them so). */
+static void reply_trailers(struct item *it, const char *t, size_t len)
+{
+	struct line l;
+
+	for (size_t off = 0; line_at(&l, t, len, off); off = l.next) {
+		size_t k;
+		if (!trailer_key_len(l.p, l.len, &k) || !reply_trailer_key(l.p, k) ||
+		    !memchr(l.p, '@', l.len))
+			continue;
+		it->rtrailers = xrealloc(it->rtrailers, (it->nrtrailers + 1) * sizeof(*it->rtrailers));
+		it->rtrailers[it->nrtrailers].key = xstrndup(l.p, k);
+		it->rtrailers[it->nrtrailers].value = trim_dup(l.p + k + 1, l.len - k - 1);
+		it->nrtrailers++;
+	}
+}
 
 static void patch_release(struct patch *p)
 {
@@ -725,6 +759,12 @@ static void patch_release(struct patch *p)
 	free(p->notes);
 	free(p->diff);
 	strv_free(p->files, p->nfiles);
+	for (size_t i = 0; i < p->nreply_trailers; i++) {
+		free(p->reply_trailers[i].key);
+		free(p->reply_trailers[i].value);
+		free(p->reply_trailers[i].from);
+	}
+	free(p->reply_trailers);
 	for (size_t i = 0; i < p->ntrailers; i++) {
 		free(p->trailers[i].key);
 		free(p->trailers[i].value);
@@ -820,6 +860,35 @@ static void apply_inbody_subject(struct tags *tg, const char *raw)
 	tags_release(&in);
 }
 
+/* Not a patch, but not to be dropped in silence either: a test robot's
+ * report becomes an ITEM_REPORT. */
+static bool is_report(struct item *it, const struct mail *m, const struct mail_part *text)
+{
+	char *t = text_slice(text->text, 0, text->len, text->charset);
+	int r = lkp_report_parse(&it->report, m->subject, t, m->message_id);
+
+	free(t);
+	if (r)
+		return false;
+	it->kind = ITEM_REPORT;
+	return true;
+}
+
+/* git am stops at CRLF inside an encoded body ("quoted CRLF detected");
+ * we read it as --quoted-cr=strip does, and say so. */
+static void note_quoted_crlf(struct patch *p, const struct mail_part *diffp)
+{
+	char *w;
+
+	if (!diffp->quoted_crlf)
+		return;
+	w = xasprintf("%s%squoted CRLF detected: %zu CRLF line ends inside the encoded body "
+		      "were made LF (as git am --quoted-cr=strip)", p->warning ? p->warning : "",
+		      p->warning ? "; " : "", diffp->quoted_crlf);
+	free(p->warning);
+	p->warning = w;
+}
+
 static void item_from_mail(struct item *it, const struct mail *m)
 {
 	const struct mail_part *text = NULL, *diffp = NULL;
@@ -835,12 +904,16 @@ static void item_from_mail(struct item *it, const struct mail *m)
 	}
 	if (!text && m->nparts)
 		text = &m->parts[0];
+	if (it->tags.reply && text)
+		reply_trailers(it, text->text, text->len);
 
 	if (it->tags.k == 0 && !it->tags.reply) {
 		it->kind = ITEM_COVER;
 		it->cover_body = text ? text_slice(text->text, 0, text->len, text->charset) : xstrdup("");
 		return;
 	}
+	if (!diffp && text && !it->tags.reply && is_report(it, m, text))
+		return;
 	if (!diffp) {
 		it->kind = ITEM_SKIP;
 		it->skip_why = xasprintf("'%s' has no diff", m->subject);
@@ -922,6 +995,7 @@ done:
 	body_release(&b);
 	p->k = it->tags.k;
 	p->m = it->tags.m;
+	note_quoted_crlf(p, diffp);
 	it->patch = p;
 }
 
@@ -1025,6 +1099,8 @@ void series_free(struct series *s)
 	free(s->base_commit);
 	free(s->change_id);
 	strv_free(s->prerequisite_patch_ids, s->nprereq);
+	free(s->missing);
+	lkp_report_free(s->report);
 	for (size_t i = 0; i < s->npatches; i++)
 		patch_release(&s->patches[i]);
 	free(s->patches);
@@ -1107,18 +1183,29 @@ static int group_to_series(struct series **out, struct group *g, struct buf *err
 			scan_cover_trailers(s, it->tail ? it->tail : "");
 		}
 	}
-	for (int k = 1; k <= m; k++) {
+	s->m = m;
+	for (int k = 1; k <= m && g->npatches; k++) {
 		bool have = false;
 		for (size_t i = 0; i < g->npatches && !have; i++)
 			have = g->patches[i]->tags.k == k;
 		if (!have) {
-			buf_printf(err, "patch %d/%d of '%s' v%d is missing (series from '%s')",
-				   k, m, g->cover ? g->cover->tags.title : first->tags.title,
-				   s->version, first->source);
-			goto fail;
+			s->missing = xrealloc(s->missing, (s->nmissing + 1) * sizeof(*s->missing));
+			s->missing[s->nmissing++] = k;
 		}
 	}
-	s->patches = xcalloc(g->npatches, sizeof(*s->patches));
+	if (s->nmissing) {
+		/* a warning, not an error: one patch of a larger series is what
+		 * it is (b4 am takes it too); apply asks for --allow-missing */
+		struct buf ks = BUF_INIT;
+		for (size_t i = 0; i < s->nmissing; i++)
+			buf_printf(&ks, "%s%d", i ? ", " : "", s->missing[i]);
+		buf_printf(err, "%spatch%s %s of %d of '%s' v%d %s missing (series from '%s')",
+			   err->len ? "\n" : "", s->nmissing > 1 ? "es" : "", buf_str(&ks), m,
+			   g->cover ? g->cover->tags.title : first->tags.title, s->version,
+			   s->nmissing > 1 ? "are" : "is", first->source);
+		buf_release(&ks);
+	}
+	s->patches = xcalloc(g->npatches + 1, sizeof(*s->patches));
 	for (size_t i = 0; i < g->npatches; i++) {
 		s->patches[i] = *g->patches[i]->patch;
 		s->patches[i].source = g->patches[i]->source;
@@ -1129,6 +1216,7 @@ static int group_to_series(struct series **out, struct group *g, struct buf *err
 	s->npatches = g->npatches;
 	char *slug = s->change_id ? slug_from_change_id(s->change_id) : NULL;
 	s->name = slug ? slug : slugify(g->cover ? g->cover->tags.title : s->patches[0].subject);
+	s->cover_only = g->npatches == 0;
 	*out = s;
 	return 0;
 fail:
@@ -1145,8 +1233,83 @@ static void item_release(struct item *it)
 	}
 	free(it->cover_body);
 	free(it->skip_why);
+	lkp_report_free(it->report);
+	for (size_t i = 0; i < it->nrtrailers; i++) {
+		free(it->rtrailers[i].key);
+		free(it->rtrailers[i].value);
+	}
+	free(it->rtrailers);
 	free(it->tail);
 	free(it->source);
+}
+
+/* Patches whose subject has no version take their first patch's, when
+ * that is in the same thread (a reply to it, or a reply to the same
+ * message) and has the same M: "[PATCH v2 1/3]" then "[PATCH 2/3]", as
+ * the list's threading implies. */
+static void inherit_version(struct item *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct item *it = &items[i];
+		if (it->kind != ITEM_PATCH || it->tags.version || it->tags.m < 2)
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			const struct item *f = &items[j];
+			if (j == i || f->kind != ITEM_PATCH || f->tags.k != 1 || !f->tags.version ||
+			    f->tags.m != it->tags.m || !*it->in_reply_to)
+				continue;
+			if (!strcmp(it->in_reply_to, f->message_id) ||
+			    (*f->in_reply_to && !strcmp(it->in_reply_to, f->in_reply_to))) {
+				it->tags.version = f->tags.version;
+				it->tags.rfc = it->tags.rfc || f->tags.rfc;
+				break;
+			}
+		}
+	}
+}
+
+static void patch_add_reply_trailer(struct patch *p, const struct trailer *t, const char *from)
+{
+	for (size_t i = 0; i < p->nreply_trailers; i++)
+		if (!strcasecmp(p->reply_trailers[i].key, t->key) &&
+		    !strcmp(p->reply_trailers[i].value, t->value))
+			return;
+	for (size_t i = 0; i < p->ntrailers; i++)
+		if (!strcasecmp(p->trailers[i].key, t->key) && !strcmp(p->trailers[i].value, t->value))
+			return;
+	p->reply_trailers = xrealloc(p->reply_trailers,
+				     (p->nreply_trailers + 1) * sizeof(*p->reply_trailers));
+	p->reply_trailers[p->nreply_trailers].key = xstrdup(t->key);
+	p->reply_trailers[p->nreply_trailers].value = xstrdup(t->value);
+	p->reply_trailers[p->nreply_trailers].from = xstrdup(from);
+	p->nreply_trailers++;
+}
+
+/* Trailers given in replies: to the patch replied to, or to every patch
+ * of the series whose cover was replied to (as b4 am collects them). */
+static void attach_reply_trailers(struct series **v, size_t nv, const struct item *items, size_t n)
+{
+	/* b4's order: the patch's own replies first, then the cover's */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const struct item *it = &items[i];
+			if (!it->nrtrailers || !it->in_reply_to || !*it->in_reply_to)
+				continue;
+			for (size_t s = 0; s < nv; s++) {
+				struct series *x = v[s];
+				bool to_cover = x->cover_message_id &&
+						!strcmp(x->cover_message_id, it->in_reply_to);
+				if (pass == 1 && !to_cover)
+					continue;
+				for (size_t k = 0; k < x->npatches; k++) {
+					struct patch *p = &x->patches[k];
+					if (pass == 0 && strcmp(p->message_id, it->in_reply_to))
+						continue;
+					for (size_t t = 0; t < it->nrtrailers; t++)
+						patch_add_reply_trailer(p, &it->rtrailers[t], it->message_id);
+				}
+			}
+		}
 }
 
 /* Items → series: thread by cover letter, else by (version, M). */
@@ -1173,6 +1336,7 @@ static int items_to_series(struct series ***out, size_t *n_out, struct item *ite
 			}
 		}
 	}
+	inherit_version(items, n);
 	for (size_t i = 0; i < n; i++) {
 		if (items[i].kind != ITEM_COVER)
 			continue;
@@ -1219,13 +1383,28 @@ static int items_to_series(struct series ***out, size_t *n_out, struct item *ite
 		g->patches = xrealloc(g->patches, (g->npatches + 1) * sizeof(*g->patches));
 		g->patches[g->npatches++] = it;
 	}
-	if (!ng) {
+	size_t nreports = 0;
+	for (size_t i = 0; i < n; i++)
+		nreports += items[i].kind == ITEM_REPORT;
+	if (!ng && !nreports) {
 		buf_printf(err, "no patches in %s%s%s", what, skip_why ? ": " : "",
 			   skip_why ? skip_why : "");
 		ret = -EINVAL;
 		goto out;
 	}
-	v = xcalloc(ng, sizeof(*v));
+	v = xcalloc(ng + nreports, sizeof(*v));
+	/* a test robot's report is named as what it is: an entry of its own */
+	for (size_t i = 0; i < n; i++) {
+		if (items[i].kind != ITEM_REPORT)
+			continue;
+		struct series *r = xcalloc(1, sizeof(*r));
+		r->name = xstrdup("kernel-test-robot-report");
+		r->version = 1;
+		r->prefix_tags = xstrdup("");
+		r->report = items[i].report;
+		items[i].report = NULL;
+		v[nseries++] = r;
+	}
 	for (size_t j = 0; j < ng; j++) {
 		ret = group_to_series(&v[nseries], &groups[j], err);
 		if (ret < 0)
@@ -1233,6 +1412,7 @@ static int items_to_series(struct series ***out, size_t *n_out, struct item *ite
 		nseries++;
 	}
 	qsort(v, nseries, sizeof(*v), cmp_series);
+	attach_reply_trailers(v, nseries, items, n);
 out:
 	for (size_t j = 0; j < ng; j++)
 		free(groups[j].patches);
@@ -1270,7 +1450,8 @@ static void items_link(struct item *items, size_t n, struct mail **all)
 }
 
 static int load(struct series ***out, size_t *n_out, const char *const *datas,
-		const size_t *lens, const char *const *names, size_t nfiles, struct buf *err)
+		const size_t *lens, const char *const *names, const bool *mboxrd, size_t nfiles,
+		struct buf *err)
 {
 	struct mail **all = NULL;
 	struct item *items = NULL;
@@ -1281,7 +1462,7 @@ static int load(struct series ***out, size_t *n_out, const char *const *datas,
 	for (size_t f = 0; f < nfiles; f++) {
 		struct mail **mails = NULL;
 		size_t nm = 0;
-		ret = mbox_parse(&mails, &nm, datas[f], lens[f], names[f], err);
+		ret = mbox_parse(&mails, &nm, datas[f], lens[f], names[f], mboxrd && mboxrd[f], err);
 		if (ret < 0)
 			goto out;
 		items_add_file(&items, &nitems, mails, nm, names[f]);
@@ -1307,7 +1488,19 @@ int series_load_buffer(struct series ***out, size_t *n_out, const char *data, si
 		       const char *name, struct buf *err)
 {
 	struct buf dummy = BUF_INIT;
-	int ret = load(out, n_out, &data, &len, &name, 1, err ? err : &dummy);
+	static const bool rd = true;
+	int ret = load(out, n_out, &data, &len, &name, &rd, 1, err ? err : &dummy);
+
+	buf_release(&dummy);
+	return ret;
+}
+
+int series_load_buffers(struct series ***out, size_t *n_out, const char *const *datas,
+			const size_t *lens, const char *const *names, const bool *mboxrd, size_t n,
+			struct buf *err)
+{
+	struct buf dummy = BUF_INIT;
+	int ret = load(out, n_out, datas, lens, names, mboxrd, n, err ? err : &dummy);
 
 	buf_release(&dummy);
 	return ret;
@@ -1332,7 +1525,7 @@ int series_load(struct series ***out, size_t *n_out, char *const *paths, size_t 
 		}
 	}
 	ret = load(out, n_out, (const char *const *)datas, lens, (const char *const *)paths,
-		   npaths, err);
+		   NULL, npaths, err);
 out:
 	for (size_t i = 0; i < npaths; i++)
 		free(datas[i]);

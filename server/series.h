@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lkp_report.h"
 #include "util.h"
 
 /* One trailer line of a commit message ("Signed-off-by: A <a@x>"):
@@ -17,6 +18,12 @@
 struct trailer {
 	char *key;
 	char *value;
+};
+
+/* A trailer given in a reply: key and value as in struct trailer, and the
+ * message-id of the reply it came from. */
+struct reply_trailer {
+	char *key, *value, *from;
 };
 
 /* One [PATCH k/M] mail. Every string is UTF-8 and owned by the patch. */
@@ -43,6 +50,9 @@ struct patch {
 	char **files; size_t nfiles;       /* paths touched, -p1, in diff order,
 				 * each once ("b/" side; the "a/" side when deleted) */
 	struct trailer *trailers; size_t ntrailers;  /* in message order */
+	struct reply_trailer *reply_trailers; size_t nreply_trailers; /* given in
+				 * replies to this patch or to its cover (b4 am
+				 * collects them), not already among trailers */
 	char *corrupt;          /* NULL, or why the diff cannot be applied as
 				 * sent: "corrupt patch at diff line 10: ..." (a
 				 * whitespace-damaged hunk); the apply step refuses
@@ -68,15 +78,22 @@ struct series {
 				 * notes/tail when there is no cover); NULL if none */
 	char *change_id;        /* b4 "change-id:"; NULL if none */
 	char **prerequisite_patch_ids; size_t nprereq;
-	struct patch *patches; size_t npatches; /* ordered by k, k = 1..npatches */
+	struct patch *patches; size_t npatches; /* ordered by k, each k once */
+	int m;                  /* M of k/M: the size of the series as sent */
+	int *missing; size_t nmissing; /* the k of 1..M not in the mail, ascending
+				 * (one patch of a larger series, mailed alone) */
+	bool cover_only;        /* a cover letter without any of its patches */
+	struct lkp_report *report; /* a kernel test robot report, not a series
+				 * (name "kernel-test-robot-report", no patches);
+				 * NULL for a series */
 };
 
 /*
  * series_load - parse files (mbox, .eml, .patch) into revisions.
  *
  * Each path is an mbox (it starts with a "From " line of the From_ shape;
- * split at such lines that follow a blank line; ">From " unescaped as
- * mboxrd) or one RFC 822 message (never split). Messages are deduplicated
+ * split at such lines that follow a blank line; read as mboxo, ">From "
+ * kept, as git am does by default) or one RFC 822 message (never split). Messages are deduplicated
  * by Message-ID; replies ("Re: …") and mails without a diff that are not a
  * cover letter (0/M) are skipped, except that a reply carrying a complete
  * format-patch as an attachment counts as that patch. Patches are grouped
@@ -88,16 +105,29 @@ struct series {
  * paths:    npaths file names (not NULL).
  * err:      gets one git-style message on failure (may be NULL).
  * Returns 0; -ENOENT/-EACCES/... when a file cannot be read; -EINVAL when
- * a file holds no patch ("no patches in 'x'"), when a k is missing
- * ("patch 2/3 is missing") or duplicated (naming both sources), or k > M.
+ * a file holds no patch nor cover ("no patches in 'x'"), when a k is
+ * duplicated (naming both sources), or k > M. A missing k is not an
+ * error: the series lists it in missing[] and err gets a warning ("patch
+ * 1 of 2 of '…' v1 is missing"); a cover alone is a series with
+ * cover_only set and no patches; a kernel test robot report is an entry
+ * with report set (lkp_report.h) and no patches.
  */
 int series_load(struct series ***out, size_t *n_out, char *const *paths, size_t npaths,
 		struct buf *err);
 
 /* As series_load(), on one in-memory file (name is used in messages).
- * data need not be NUL-terminated. */
+ * data need not be NUL-terminated. An mbox is read as mboxrd (the form
+ * public-inbox serves). */
 int series_load_buffer(struct series ***out, size_t *n_out, const char *data, size_t len,
 		       const char *name, struct buf *err);
+
+/* As series_load(), on n in-memory files (datas[i] of lens[i] bytes, named
+ * names[i] in messages), read together as one set of mail; file i that is
+ * an mbox is read as mboxrd when mboxrd[i] (">From " loses one '>'), else
+ * as mboxo. mboxrd may be NULL: all mboxo. */
+int series_load_buffers(struct series ***out, size_t *n_out, const char *const *datas,
+			const size_t *lens, const char *const *names, const bool *mboxrd, size_t n,
+			struct buf *err);
 
 /* Free one series and everything it owns; NULL is fine. */
 void series_free(struct series *s);

@@ -14,6 +14,7 @@
 #include "image.h"
 #include "log.h"
 #include "series.h"
+#include "series_source.h"
 #include "variant_build.h"
 
 struct variant_build {
@@ -93,12 +94,53 @@ int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const 
 	return repo_resolve(vb->repo, out, rev, err);
 }
 
-int variant_build_load_series(struct series ***out, size_t *n_out, char *const *paths,
-			      size_t npaths, struct buf *err)
+int variant_build_resolve_series_base(struct variant_build *vb, char out[KC_OID_HEX],
+				      const struct series *rev, struct buf *err)
 {
-	struct buf msg = BUF_INIT;
-	int r = series_load(out, n_out, paths, npaths, &msg);
+	struct buf why = BUF_INIT;
+	int r;
 
+	if (!rev->base_commit)
+		return err_setf(err, -ENOENT, "--base auto: series %s v%d names no base-commit "
+				"(give --base REV)", rev->name, rev->version);
+	if ((r = open_repo(vb, err)))
+		return r;
+	r = repo_resolve(vb->repo, out, rev->base_commit, &why);
+	if (r == -ENOENT || r == -EINVAL)
+		r = err_setf(err, -ENOENT, "--base auto: base-commit %.12s of series %s v%d is not "
+			     "in the tree '%s' (fetch it, or give --base REV)", rev->base_commit,
+			     rev->name, rev->version, vb->o.tree);
+	else if (r)
+		err_setf(err, r, "%s", buf_str(&why));
+	buf_release(&why);
+	return r;
+}
+
+int variant_build_load_series(struct variant_build *vb, struct series ***out, size_t *n_out,
+			      char *const *paths, size_t npaths, struct buf *err)
+{
+	struct series_source_opts so = { .db = vb->db };
+	struct buf msg = BUF_INIT;
+	int r = series_source_load(out, n_out, paths, npaths, &so, &msg);
+
+	/* a test robot's report names no patches to apply: said, and left out */
+	for (size_t i = 0; !r && i < *n_out; ) {
+		if (!(*out)[i]->report) {
+			i++;
+			continue;
+		}
+		log_warn("<%s> is a kernel test robot report, not a patch: left out",
+			 (*out)[i]->report->message_id);
+		series_free((*out)[i]);
+		memmove(*out + i, *out + i + 1, (*n_out - i - 1) * sizeof(**out));
+		(*n_out)--;
+	}
+	if (!r && !*n_out) {
+		free(*out);
+		*out = NULL;
+		r = -EINVAL;
+		buf_printf(&msg, "%sno patches in '%s'", msg.len ? "\n" : "", paths[0]);
+	}
 	if (r)
 		err_setf(err, r, "%s", msg.len ? buf_str(&msg) : "cannot read the series");
 	else if (msg.len)
@@ -115,6 +157,16 @@ int variant_build_apply(struct variant_build *vb, struct apply_result *out,
 	int r;
 
 	memset(out, 0, sizeof(*out));
+	if (rev->nmissing && !vb->o.allow_missing) {
+		struct buf ks = BUF_INIT;
+		for (size_t i = 0; i < rev->nmissing; i++)
+			buf_printf(&ks, "%s%d", i ? ", " : "", rev->missing[i]);
+		r = err_setf(err, -EINVAL, "series %s v%d: patch %s of %d %s not in the mail (give "
+			     "--allow-missing to apply the others)", rev->name, rev->version,
+			     buf_str(&ks), rev->m, rev->nmissing > 1 ? "are" : "is");
+		buf_release(&ks);
+		return r;
+	}
 	if ((r = open_repo(vb, err)))
 		return r;
 	apply_series_from(&as, rev);
@@ -155,7 +207,7 @@ static int apply_revision(struct variant_build *vb, struct variant_build_result 
 		if (!v->series)
 			return err_setf(err, -EINVAL, "series variant '%s' has no mail file",
 					v->name ? v->name : "");
-		if ((r = variant_build_load_series(&revs, &n, paths, 1, err)))
+		if ((r = variant_build_load_series(vb, &revs, &n, paths, 1, err)))
 			return r;
 		if (!(s = newest_revision(revs, n))) {
 			r = err_setf(err, -EINVAL, "no series in '%s'", v->series);

@@ -51,6 +51,9 @@ struct variant_build_opts {
 	bool no_default_fragments;      /* leave out build_default_fragments */
 	int jobs;                       /* make -jN; <= 0: the online CPUs */
 	bool progress;                  /* the build's progress line on stderr */
+	bool allow_missing;             /* apply a revision some of whose patches
+					 * are not in the mail (series.h missing[]);
+					 * else that is refused */
 };
 
 /*
@@ -99,14 +102,24 @@ int variant_build_resolve(struct variant_build *vb, char out[KC_OID_HEX], const 
 			  struct buf *err);
 
 /*
- * variant_build_load_series - the series revisions in the mail files
- * (series.h series_load) into a new array *out of *n_out (free with
- * series_free_all()). What the parser warns about is logged; a file that
- * cannot be read or holds no complete series is an error (its codes), err
- * naming the file.
+ * variant_build_resolve_series_base - `--base auto`: the commit rev's
+ * base-commit: names (series.h) in the tree, into out. -ENOENT when the
+ * revision names none, or names one the tree does not have (err says
+ * which, and to give --base); else variant_build_resolve's codes.
  */
-int variant_build_load_series(struct series ***out, size_t *n_out, char *const *paths,
-			      size_t npaths, struct buf *err);
+int variant_build_resolve_series_base(struct variant_build *vb, char out[KC_OID_HEX],
+				      const struct series *rev, struct buf *err);
+
+/*
+ * variant_build_load_series - the series revisions in the mail files,
+ * "-" (standard input) or message-ids (series_source.h: a thread fetched
+ * once and kept in vb's store, the newest revision in it) into a new
+ * array *out of *n_out (free with series_free_all()). What the parser
+ * warns about is logged; a file that cannot be read or holds no complete
+ * series is an error (its codes), err naming the file.
+ */
+int variant_build_load_series(struct variant_build *vb, struct series ***out, size_t *n_out,
+			      char *const *paths, size_t npaths, struct buf *err);
 
 /*
  * variant_build_apply - apply revision rev (subset as patch_range_parse
@@ -116,7 +129,9 @@ int variant_build_load_series(struct series ***out, size_t *n_out, char *const *
  * applied, already applied, failed with file and hunk); a negative errno
  * when it could not be (-EINVAL a subset the revision does not have, a
  * repository error), err saying why. Release out with
- * apply_result_release() in both cases. rev must outlive out.
+ * apply_result_release() in both cases. rev must outlive out. A revision
+ * with missing patches is -EINVAL naming them unless the builder was made
+ * with allow_missing.
  */
 int variant_build_apply(struct variant_build *vb, struct apply_result *out,
 			const char *base_hex, const struct series *rev, const char *subset,

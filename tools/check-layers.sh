@@ -30,7 +30,7 @@
 #   store     sqlite's one user (db*.c)
 #   wrapper   each external library's one user: libgit2 git, libvirt vm,
 #             GMime mbox, libmicrohttpd http, zlib gzip, libcurl
-#             prometheus, nettle token
+#             fetch (prometheus over it), nettle token
 #   engine    pure engines over results: bisection, canary judge, report
 #   service   job specs (inih's one user, but also variants, the matrix and
 #             the stored job, built on series), the typed variant and its
@@ -42,11 +42,11 @@
 #   api       /api/v1/ (api.c, api_*.c) over http.h's request/response
 #   command   the kcanary subcommands and main.c
 LAYERS='
-1 base     shared util log error schema stats downsample patch_fit progress
+1 base     shared util log error schema stats downsample patch_fit progress lkp_report
 2 store    shared db db_*
-3 wrapper  shared git vm mbox http gzip prometheus token
+3 wrapper  shared git vm mbox http gzip fetch prometheus token
 3 engine   shared report report_* bisect bisect_log bisect_sim canary canary_format canary_sim
-4 service  shared job variant series apply build variant_build image rootfs ingest runner tree_import guest_run run_params agent_check
+4 service  shared job variant series series_source series_diff inbox reply_mail apply build variant_build image rootfs ingest runner tree_import guest_run run_params agent_check
 5 executor alone  compare compare_* bisect_exec
 6 api      shared api api_*
 7 command  shared cmd cmd_* main

@@ -25,12 +25,24 @@ grep -A3 '"version": 2' "$out" | grep -q '"rfc": false' || fail "A2 v2"
 grep -q '"value": "Karel Nov\\u00E1k <dev17@example.org>"' "$out" || fail "A2 accented reviewer"
 grep -q '"diff": "diff --git a/mm/memcontrol.c b/mm/memcontrol.c\\n' "$out" || fail "A2 diff"
 
-# a missing patch is an error naming it; a report has no patches
-$K series show $M/C7a-body-line-From/01.eml >"$out" 2>"$err" && fail "C7a alone should fail"
-grep -q "patch 1/2 of .* is missing" "$err" || fail "C7a message"
-$K series show $M/D1-lkp-vm-scalability-regression/01.eml >"$out" 2>"$err"
-[ $? = 1 ] || fail "D1 exit code"
-grep -q "no patches in '.*D1-lkp-vm-scalability-regression/01.eml'" "$err" || fail "D1 message"
+# two revisions shown together say how they differ (INDEX.md: A2 keeps 3
+# patches, drops 2, adds 1; A4's patch 1 was replaced by another)
+$K series show $M/A2-memcg-cleanup-next-v1/*.eml $M/A2-memcg-cleanup-next-v2/*.eml >"$out" 2>"$err" ||
+	fail "show A2 text exited $?"
+grep -q '^v1 -> v2: 3 unchanged, 0 changed, 2 dropped, 1 new (series diff)$' "$out" || fail "A2 v1 -> v2"
+$K series show $M/A4-blk-iocost-module-rfc-v1/*.eml $M/A4-blk-iocost-module-rfc-v2/*.eml >"$out" 2>"$err" ||
+	fail "show A4 exited $?"
+grep -q '^v1 -> v2: 6 unchanged, 0 changed, 1 dropped, 1 new (series diff)$' "$out" || fail "A4 v1 -> v2"
+
+# a missing patch is a warning naming it (t_series_hazards.sh); a report
+# has no patches
+$K series show $M/C7a-body-line-From/01.eml >"$out" 2>"$err" || fail "C7a alone exited $?"
+grep -q "warning: patch 1 of 2 of .* is missing" "$err" || fail "C7a message"
+$K series show $M/D1-lkp-vm-scalability-regression/01.eml >"$out" 2>"$err" || fail "D1 exit code"
+grep -q "^report (kernel test robot) <202401221624.cb53a8ca-dev41@example.org>: vm-scalability.throughput -36.6% regression$" \
+	"$out" || fail "D1 report"
+$K series show $M/C5-crlf-base64-corrupt-patch/01.eml.none >"$out" 2>"$err"
+[ $? = 1 ] || fail "no such file exit code"
 
 # usage errors exit 2; --help exits 0
 $K series show --format yaml $M/C2-base64-singlepart-crlf/01.eml >"$out" 2>"$err"

@@ -353,9 +353,29 @@ static void test_range_parse(void **state)
 	buf_release(&err);
 }
 
+/* --patches 1,3 and 1-3 are different subsets, so different branches;
+ * the full set keeps the plain vN (#16: both were ".../v2-p1-3"). */
+static void test_branch_names(void **state)
+{
+	struct apply_patch p[3] = { { .k = 1 }, { .k = 2 }, { .k = 3 } };
+	struct apply_series s = { .name = "mm cleanup", .version = 2, .npatches = 3, .patches = p };
+	char b[256];
+
+	(void)state;
+	apply_branch_name(b, sizeof(b), &s, "1,3");
+	assert_string_equal(b, "kcanary/mm-cleanup/v2-p1+3");
+	apply_branch_name(b, sizeof(b), &s, "1-2");
+	assert_string_equal(b, "kcanary/mm-cleanup/v2-p1-2");
+	apply_branch_name(b, sizeof(b), &s, "1-3");
+	assert_string_equal(b, "kcanary/mm-cleanup/v2");
+	apply_branch_name(b, sizeof(b), &s, NULL);
+	assert_string_equal(b, "kcanary/mm-cleanup/v2");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_branch_names),
 		cmocka_unit_test_setup_teardown(test_resolve, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_apply_commit, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_apply_offset_but_no_fuzz, fx_setup, fx_teardown),

@@ -91,7 +91,7 @@ static void test_format_patch_mbox_splits_at_from_lines(void **state)
 	char *data = fixture("wb-dying-cgwb-flush-v6.mbox", &len);
 
 	(void)state;
-	assert_int_equal(mbox_parse(&v, &n, data, len, "v6.mbox", NULL), 0);
+	assert_int_equal(mbox_parse(&v, &n, data, len, "v6.mbox", false, NULL), 0);
 	assert_int_equal(n, 4);
 	assert_int_equal(v[0]->line, 2);
 	assert_int_equal(v[1]->line, 204);
@@ -123,7 +123,7 @@ static void test_embedded_from_line_never_splits(void **state)
 	char *eml = fixture("C7c-embedded-format-patch/01.eml", &len);
 
 	(void)state;
-	assert_int_equal(mbox_parse(&v, &n, eml, len, "01.eml", NULL), 0);
+	assert_int_equal(mbox_parse(&v, &n, eml, len, "01.eml", false, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_non_null(strstr(v[0]->parts[0].text,
 		"\nFrom 7c5285f1725d5abfcae5548ab0d73be9ceded2a1 Mon Sep 17 00:00:00 2001\n"));
@@ -132,7 +132,7 @@ static void test_embedded_from_line_never_splits(void **state)
 	for (int rd = 0; rd <= 1; rd++) {
 		const char *one[] = { eml };
 		char *mb = wrap_mbox(one, 1, rd);
-		assert_int_equal(mbox_parse(&w, &nw, mb, strlen(mb), "c7c.mbox", NULL), 0);
+		assert_int_equal(mbox_parse(&w, &nw, mb, strlen(mb), "c7c.mbox", rd, NULL), 0);
 		assert_int_equal(nw, 1);
 		/* unescaped (mboxrd) or never escaped: the same body as the .eml */
 		assert_int_equal(w[0]->parts[0].len, v[0]->parts[0].len);
@@ -159,7 +159,7 @@ static void test_body_from_line_in_mbox(void **state)
 		char *mb = wrap_mbox(msgs, 2, rd);
 		if (rd)
 			assert_non_null(strstr(mb, "\n>From the above log"));
-		assert_int_equal(mbox_parse(&v, &n, mb, strlen(mb), "b2.mbox", NULL), 0);
+		assert_int_equal(mbox_parse(&v, &n, mb, strlen(mb), "b2.mbox", rd, NULL), 0);
 		assert_int_equal(n, 2);
 		assert_non_null(strstr(v[1]->parts[0].text, "\n\nFrom the above log it's apparent"));
 		assert_null(strstr(v[1]->parts[0].text, ">From the above"));
@@ -171,8 +171,9 @@ static void test_body_from_line_in_mbox(void **state)
 	free(m2);
 }
 
-/* ">From " is unescaped in an mbox (mboxrd: one '>' less) but never in a
- * lone message. */
+/* ">From " is unescaped in an mbox read as mboxrd (one '>' less), kept in
+ * one read as mboxo (git am's default, #16: main always unescaped), and
+ * never unescaped in a lone message. */
 static void test_gt_from_unescaping(void **state)
 {
 	static const char eml[] =
@@ -184,13 +185,20 @@ static void test_gt_from_unescaping(void **state)
 	size_t n = 0;
 
 	(void)state;
-	assert_int_equal(mbox_parse(&v, &n, eml, strlen(eml), "x.eml", NULL), 0);
+	assert_int_equal(mbox_parse(&v, &n, eml, strlen(eml), "x.eml", false, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0]->parts[0].text, ">From here\n>>From there\n>Fromage\n");
 	mail_free_all(v, n);
-	assert_int_equal(mbox_parse(&v, &n, mbox, strlen(mbox), "x.mbox", NULL), 0);
+	assert_int_equal(mbox_parse(&v, &n, mbox, strlen(mbox), "x.mbox", true, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0]->parts[0].text, "From here\n>From there\n>Fromage\n");
+	mail_free_all(v, n);
+	assert_int_equal(mbox_parse(&v, &n, mbox, strlen(mbox), "x.mbox", false, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0]->parts[0].text, ">From here\n>>From there\n>Fromage\n");
+	mail_free_all(v, n);
+	assert_int_equal(mbox_parse(&v, &n, eml, strlen(eml), "x.eml", true, NULL), 0);
+	assert_string_equal(v[0]->parts[0].text, ">From here\n>>From there\n>Fromage\n");
 	mail_free_all(v, n);
 }
 
@@ -203,7 +211,7 @@ static void test_quoted_printable(void **state)
 
 	(void)state;
 	assert_non_null(strstr(data, "b/Documentation/admin-=\n"));
-	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", NULL), 0);
+	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", false, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(v[0]->nparts, 1);
 	const struct mail_part *p = &v[0]->parts[0];
@@ -227,7 +235,7 @@ static void test_base64_crlf(void **state)
 		struct mail **v = NULL;
 		size_t n = 0, len;
 		char *data = fixture(files[i], &len);
-		assert_int_equal(mbox_parse(&v, &n, data, len, files[i], NULL), 0);
+		assert_int_equal(mbox_parse(&v, &n, data, len, files[i], false, NULL), 0);
 		assert_int_equal(n, 1);
 		assert_int_equal(v[0]->nparts, 1);
 		assert_null(strchr(v[0]->parts[0].text, '\r'));
@@ -246,7 +254,7 @@ static void test_folded_message_id(void **state)
 	char *data = fixture("C5-crlf-base64-corrupt-patch/01.eml", &len);
 
 	(void)state;
-	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", NULL), 0);
+	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", false, NULL), 0);
 	assert_string_equal(v[0]->message_id,
 		"CH3PR15MB6047F418ABF4B97ABE64B9A080F12@CH3PR15MB6047.namprd15.prod.outlook.com");
 	assert_string_equal(v[0]->in_reply_to,
@@ -264,7 +272,7 @@ static void test_multipart_attachment(void **state)
 	char *data = fixture("C3-multipart-mixed-patch-attachment/01.eml", &len);
 
 	(void)state;
-	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", NULL), 0);
+	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", false, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(v[0]->nparts, 3);
 	assert_false(v[0]->parts[0].attachment);
@@ -304,7 +312,7 @@ static void test_rfc2047_names(void **state)
 
 	(void)state;
 	assert_non_null(strstr(data, "From: =?UTF-8?q?Karel=20Nov=C3=A1k?= <dev17@example.org>"));
-	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", NULL), 0);
+	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", false, NULL), 0);
 	assert_string_equal(v[0]->from_name, "Karel Nov\xc3\xa1k");
 	assert_string_equal(v[0]->from_email, "dev17@example.org");
 	mail_free_all(v, n);
@@ -331,7 +339,7 @@ static void test_latin1_report(void **state)
 	char *data = fixture("D1-lkp-vm-scalability-regression/01.eml", &len);
 
 	(void)state;
-	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", NULL), 0);
+	assert_int_equal(mbox_parse(&v, &n, data, len, "01.eml", false, NULL), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0]->subject, "[linus:master] [mm]  8d59d2214c:  "
 			    "vm-scalability.throughput -36.6% regression");
@@ -362,8 +370,8 @@ static void test_crlf_mbox(void **state)
 			buf_append(&crlf, "\r", 1);
 		buf_append(&crlf, data + i, 1);
 	}
-	assert_int_equal(mbox_parse(&a, &na, data, len, "lf", NULL), 0);
-	assert_int_equal(mbox_parse(&b, &nb, crlf.ptr, crlf.len, "crlf", NULL), 0);
+	assert_int_equal(mbox_parse(&a, &na, data, len, "lf", false, NULL), 0);
+	assert_int_equal(mbox_parse(&b, &nb, crlf.ptr, crlf.len, "crlf", false, NULL), 0);
 	assert_int_equal(na, 4);
 	assert_int_equal(nb, 4);
 	for (size_t i = 0; i < 4; i++) {

@@ -332,7 +332,7 @@ static void test_apply_step(void **state)
 
 	assert_int_equal(variant_build_resolve(fx->vb, base, "v1.2.3", &err), 0);
 	assert_string_equal(base, fx->base);
-	assert_int_equal(variant_build_load_series(&revs, &n, paths, 1, &err), 0);
+	assert_int_equal(variant_build_load_series(fx->vb, &revs, &n, paths, 1, &err), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(variant_build_apply(fx->vb, &ar, base, revs[0], NULL, &err), 0);
 	assert_int_equal(ar.napplied, 1);
@@ -358,7 +358,7 @@ static void test_adhoc_job(void **state)
 	size_t n = 0;
 	int64_t job = 0;
 
-	assert_int_equal(variant_build_load_series(&revs, &n, paths, 1, &err), 0);
+	assert_int_equal(variant_build_load_series(fx->vb, &revs, &n, paths, 1, &err), 0);
 	items[0].v = (struct variant){ .kind = VARIANT_BASE, .name = xstrdup("base"),
 				       .base = xstrdup("v1.2.3") };
 	items[1].v = (struct variant){ .kind = VARIANT_SERIES, .name = xstrdup("mm v1"),

@@ -1,0 +1,95 @@
+/* fetch.c - see fetch.h: libcurl's one user in the server. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+
+#include "error.h"
+#include "fetch.h"
+#include "util.h"
+
+struct sink {
+	struct buf *out;
+	bool full;
+};
+
+static size_t on_body(char *p, size_t size, size_t n, void *ud)
+{
+	struct sink *s = ud;
+
+	if (buf_append(s->out, p, size * n)) {
+		s->full = true;
+		return 0;
+	}
+	return size * n;
+}
+
+static int fetch(struct buf *out, long *status_out, const char *url, long timeout_s, bool post,
+		 struct buf *err)
+{
+	CURL *c = curl_easy_init();
+	char curl_err[CURL_ERROR_SIZE] = "";
+	struct sink s = { out, false };
+	long status = 0;
+	CURLcode rc;
+
+	*status_out = 0;
+	if (!c)
+		return err_setf(err, -ENOMEM, "cannot start libcurl");
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, timeout_s < 20 ? timeout_s : 20L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, 5L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "kcanary");
+	if (post) {
+		curl_easy_setopt(c, CURLOPT_POST, 1L);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, 0L);
+	}
+	rc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(c);
+	if (s.full)
+		return err_setf(err, -EFBIG, "the answer from '%s' is larger than %zu bytes", url,
+				out->max_bytes);
+	if (rc != CURLE_OK)
+		return err_setf(err, -EIO, "%s", *curl_err ? curl_err : curl_easy_strerror(rc));
+	*status_out = status;
+	return 0;
+}
+
+int fetch_get(struct buf *out, long *status_out, const char *url, long timeout_s,
+	      struct buf *err)
+{
+	return fetch(out, status_out, url, timeout_s, false, err);
+}
+
+int fetch_post_empty(struct buf *out, long *status_out, const char *url, long timeout_s,
+		     struct buf *err)
+{
+	return fetch(out, status_out, url, timeout_s, true, err);
+}
+
+char *fetch_escape(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct buf b = BUF_INIT;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p)) {
+			buf_append(&b, p, 1);
+		} else {
+			char e[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+			buf_append(&b, e, 3);
+		}
+	}
+	return b.ptr ? buf_detach(&b) : xstrdup("");
+}
