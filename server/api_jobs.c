@@ -214,6 +214,13 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 		api_error(resp, 400, "%s", buf_str(&err));
 		goto out;
 	}
+	/* files are paths on this host copied into the guest: a token would
+	 * read any file the server can */
+	if (spec->nfiles) {
+		api_error(resp, 400, "'files' (host paths copied into the guest) cannot be submitted"
+			  " through the API: run kcanary compare --files on the host");
+		goto out;
+	}
 	/* Stored with its variants and pending runs, status pending: kcanary
 	 * serve's job queue (compare_worker_start(), compare.h) carries it
 	 * out, oldest first, unless serve runs with --no-exec. */
