@@ -103,5 +103,12 @@ curl -sf "$url/api/v1/jobs/$job/report?format=text&by=sysctl" > "$HOME_DIR/api-r
 $KC report $job --by sysctl > "$HOME_DIR/out.report"
 cmp -s "$HOME_DIR/api-report.txt" "$HOME_DIR/out.report" ||
 	fail "the web view's report text differs from kcanary report's: $(diff "$HOME_DIR/out.report" "$HOME_DIR/api-report.txt" | head)"
+# the page's axis picker offers the job's dimensions with more than one
+# value and asks for the report along the chosen key: the same table
+dim=$(jq -r '.dimensions | to_entries[] | select(.value | length > 1) | .key' "$HOME_DIR/api-job.json")
+[ "$dim" = sysctl.vm.dirty_ratio ] || fail "the page would offer the axes '$dim', expected sysctl.vm.dirty_ratio"
+curl -sf "$url/api/v1/jobs/$job/report?format=text&by=$dim" > "$HOME_DIR/api-report-dim.txt" || fail "GET .../report?format=text&by=$dim"
+cmp -s "$HOME_DIR/api-report-dim.txt" "$HOME_DIR/out.report" ||
+	fail "the report along $dim differs from --by sysctl: $(diff "$HOME_DIR/out.report" "$HOME_DIR/api-report-dim.txt" | head)"
 keep
 echo "compare fio: vm.dirty_ratio=5,40 x 3 runs under --rootfs debian:fio with --files; one table per fio figure (bw, iops, p99) with change and p; JSON with units and directions; the web view's API groups them by the sysctl"
