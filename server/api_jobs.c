@@ -252,6 +252,14 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 		api_error(resp, 400, "%s", buf_str(&err));
 		goto out;
 	}
+	/* --files are paths on this host copied into the guest: a token would
+	 * read any file the server can, so only the host's CLI takes them
+	 * (refused before job_spec_check, which would say whether one exists) */
+	if (spec->nfiles) {
+		api_error(resp, 400, "'files' (host paths copied into the guest) cannot be submitted"
+			  " through the API: run kcanary compare --files on the host");
+		goto out;
+	}
 	/* files the server would build or boot: only under --job-dir (checked
 	 * first: job_spec_check would say whether any file exists) */
 	if (confine_paths(api->shared, spec->kernels, spec->nkernels, "kernels", resp) ||

@@ -34,7 +34,8 @@ struct db *cmd_open_store(const char *prog);
 /*
  * cmd_check_metric - a run metric (bisect --metric, compare's headline
  * metric) must be one the runs will have: probe:NAME:KEY, any name for the
- * `command` workload (its script prints its own), else a name in the
+ * `command` workload (its script prints its own), "WORKLOAD:..." for the
+ * tool adapters (fio:JOB:DIR:bw: named from the tool's output), else a name in the
  * store's metrics table (the built-in summary metrics and every name a run
  * has reported: db_api_metrics). Returns 0, -EINVAL with err listing the
  * known ones, or -EIO when the store cannot be read (err says so).

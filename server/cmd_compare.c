@@ -54,6 +54,10 @@ static const char compare_usage[] =
 	"                        plus 180s under TCG, 60s with KVM)\n"
 	"  --rootfs debian[:PKG,...]  run the workload in a Debian 12 root filesystem\n"
 	"                        with these packages (kcanary boot --help; [job] rootfs)\n"
+	"  --files PATH[:GUEST_PATH]  copy a file into that root filesystem (repeat;\n"
+	"                        [job] files); a relative GUEST_PATH (default: the base\n"
+	"                        name) is in the workload's directory. Stored with the\n"
+	"                        job: resume and rerun copy the file as it is then\n"
 	"  --vcpus N, --memory-mb N  guest size (default 2, 2048)\n"
 	"  --connect URI         libvirt URI of the default host 'local' (default\n"
 	"                        $KCANARY_LIBVIRT_URI or qemu:///system); remote URIs work\n"
@@ -147,7 +151,7 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
        O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
-       O_WATCHDOG, O_ROOTFS, O_VCPUS, O_MEM, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY };
+       O_WATCHDOG, O_ROOTFS, O_FILES, O_VCPUS, O_MEM, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY };
 static const struct option compare_opts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
 	{ "base", required_argument, NULL, O_BASE },
@@ -169,6 +173,7 @@ static const struct option compare_opts[] = {
 	{ "baseline", required_argument, NULL, O_BASELINE },
 	{ "watchdog", required_argument, NULL, O_WATCHDOG },
 	{ "rootfs", required_argument, NULL, O_ROOTFS },
+	{ "files", required_argument, NULL, O_FILES },
 	{ "vcpus", required_argument, NULL, O_VCPUS },
 	{ "memory-mb", required_argument, NULL, O_MEM },
 	{ "connect", required_argument, NULL, O_CONNECT },
@@ -239,6 +244,10 @@ static void print_dry_run(const struct job_spec *spec)
 		free(cell);
 		free(p);
 	}
+	if (spec->rootfs)
+		printf("  root filesystem: %s\n", spec->rootfs);
+	for (size_t i = 0; i < spec->nfiles; i++)
+		printf("  file: %s\n", spec->files[i]);
 	printf("  report: compared along %s%s%s\n", spec->by ? spec->by : "variant",
 	       spec->baseline ? ", baseline " : "", spec->baseline ? spec->baseline : "");
 	job_variants_free(v, nv);
@@ -250,7 +259,7 @@ int cmd_compare(int argc, char **argv)
 	struct exec_flags f = { 0 };
 	struct buf err = BUF_INIT, frags = BUF_INIT;
 	struct db *db = NULL;
-	bool fs_given = false;
+	bool fs_given = false, files_given = false;
 	int c, ret = 2;
 	int64_t job_id;
 
@@ -287,6 +296,12 @@ int cmd_compare(int argc, char **argv)
 		case O_BASELINE: r = job_spec_set(spec, "job", "baseline", optarg, &err); break;
 		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
 		case O_ROOTFS: r = job_spec_set(spec, "job", "rootfs", optarg, &err); break;
+		case O_FILES:   /* the first --files replaces the job file's list */
+			r = files_given ? 0 : job_spec_set(spec, "job", "files", "", &err);
+			if (!r)
+				r = job_spec_add_file(spec, optarg, &err);
+			files_given = true;
+			break;
 		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
 		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;
 		case O_CONNECT: f.uri = optarg; break;

@@ -71,6 +71,7 @@ void job_spec_free(struct job_spec *s)
 	strv_free(s->config, s->nconfig);
 	free(s->metric);
 	free(s->rootfs);
+	strv_free(s->files, s->nfiles);
 	free(s->by);
 	free(s->baseline);
 	free(s->workload);
@@ -248,6 +249,17 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		set_str(&s->baseline, value);
 	} else if (!strcmp(key, "rootfs")) {
 		set_str(&s->rootfs, value);
+	} else if (!strcmp(key, "files")) {
+		char **v = NULL;
+		size_t n = split_list(&v, value);
+		int r = 0;
+		strv_free(s->files, s->nfiles);
+		s->files = NULL;
+		s->nfiles = 0;
+		for (size_t i = 0; i < n && !r; i++)
+			r = job_spec_add_file(s, v[i], err);
+		strv_free(v, n);
+		return r;
 	} else if (!strcmp(key, "watchdog_s")) {
 		if (parse_duration_s(&s->watchdog_s, value)) {
 			buf_printf(err, "'watchdog_s' must be a duration such as 300 or 5m, not '%s'", value);
@@ -256,7 +268,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else {
 		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series patches"
 			   " prefixes aa kernels config repeat jobs vcpus memory_mb seed metric"
-			   " by baseline watchdog_s rootfs)", key);
+			   " by baseline watchdog_s rootfs files)", key);
 		return -EINVAL;
 	}
 	return 0;
@@ -657,6 +669,22 @@ int job_spec_check(const struct job_spec *s, struct buf *err)
 			}
 		}
 	}
+	if (s->nfiles && !s->rootfs) {
+		buf_puts(err, "'files' needs 'rootfs' (--files needs --rootfs): files go into the root"
+			 " filesystem");
+		goto out;
+	}
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const char *colon = strchr(s->files[i], ':');
+		char *path = colon ? xstrndup(s->files[i], (size_t)(colon - s->files[i]))
+				   : xstrdup(s->files[i]);
+		int bad = access(path, R_OK);
+		if (bad)
+			buf_printf(err, "file '%s' (files, --files): %s", path, strerror(errno));
+		free(path);
+		if (bad)
+			goto out;
+	}
 	if (ncells == SIZE_MAX || ncells * nv * (size_t)s->repeat > JOB_MAX_RUNS) {
 		buf_printf(err, "the job has %zu variants x %zu matrix cells x %d repeats, over"
 			   " %d runs: shrink the [matrix]", nv, ncells, s->repeat, JOB_MAX_RUNS);
@@ -684,6 +712,30 @@ static json_t *kv_json(const struct job_kv *kv, size_t n)
 	return o;
 }
 
+int job_spec_add_file(struct job_spec *s, const char *file, struct buf *err)
+{
+	char *abs, cwd[4096];
+
+	if (!*file || *file == ':') {
+		buf_printf(err, "'files' entry '%s': expected PATH[:GUEST_PATH] with a PATH", file);
+		return -EINVAL;
+	}
+	if (*file == '/') {
+		abs = xstrdup(file);
+	} else if (getcwd(cwd, sizeof(cwd))) {
+		abs = xasprintf("%s/%s", cwd, file);
+	} else {
+		int r = -errno;
+		buf_printf(err, "'files' entry '%s' is relative and the working directory cannot be"
+			   " read: %s", file, strerror(-r));
+		return r;
+	}
+	s->files = xrealloc(s->files, (s->nfiles + 2) * sizeof(*s->files));
+	s->files[s->nfiles++] = abs;
+	s->files[s->nfiles] = NULL;
+	return 0;
+}
+
 char *job_spec_to_json(const struct job_spec *s)
 {
 	json_t *dims = json_array();
@@ -704,6 +756,8 @@ char *job_spec_to_json(const struct job_spec *s)
 		"sysctl", kv_json(s->sysctls, s->nsysctls), "matrix", dims);
 	if (s->rootfs)
 		json_object_set_new(o, "rootfs", json_string(s->rootfs));
+	if (s->nfiles)
+		json_object_set_new(o, "files", strv_json(s->files, s->nfiles));
 	char *out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return out;
@@ -752,6 +806,15 @@ int job_spec_from_json(struct job_spec *s, const char *text, struct buf *err)
 				     &s->nkernels : &s->nconfig;
 			strv_free(*f, *nf);
 			*nf = json_strv(f, v);
+		} else if (!strcmp(k, "files")) {
+			size_t i;
+			json_t *f;
+			strv_free(s->files, s->nfiles);
+			s->files = NULL;
+			s->nfiles = 0;
+			json_array_foreach(v, i, f)
+				if (!json_is_string(f) || job_spec_add_file(s, json_string_value(f), err))
+					goto out;
 		} else if (!strcmp(k, "knobs") || !strcmp(k, "sysctl")) {
 			const char *kk;
 			json_t *vv;

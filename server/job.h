@@ -55,6 +55,10 @@ struct job_spec {
 	int memory_mb;          /* default 2048 */
 	double watchdog_s;      /* 0: measure_s + setup allowance */
 	char *rootfs;           /* NULL: the initramfs; "debian[:PKG,...]" (rootfs.h) */
+	char **files;           /* "PATH[:GUEST_PATH]" copied into the root filesystem
+				 * (rootfs.h), PATH absolute; NULL-ended (NULL when
+				 * nfiles is 0) so it passes as guest_job.files */
+	size_t nfiles;
 	char *workload;         /* [workload] type, default wb-handover */
 	struct job_kv *knobs;   /* [workload] other keys */
 	size_t nknobs;
@@ -109,6 +113,15 @@ int job_spec_set(struct job_spec *spec, const char *section, const char *key,
  * JOB_MAX_RUNS runs. -EINVAL with err filled.
  */
 int job_spec_check(const struct job_spec *spec, struct buf *err);
+
+/*
+ * job_spec_add_file - append one "PATH[:GUEST_PATH]" to spec->files (the
+ * CLI's --files; [job] files = ... sets the whole list), PATH made
+ * absolute against the working directory so that resume and rerun from
+ * elsewhere find the same file. -EINVAL with err when PATH is empty or
+ * the working directory cannot be read.
+ */
+int job_spec_add_file(struct job_spec *spec, const char *file, struct buf *err);
 
 /* The spec as JSON text (stored in jobs.spec_json; caller frees). */
 char *job_spec_to_json(const struct job_spec *spec);

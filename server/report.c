@@ -113,11 +113,38 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
-/* "85.3s" for seconds; otherwise 4 significant digits and the unit. */
+/* v scaled by the largest step of steps[] (descending, ending in 1) that
+ * it reaches in magnitude, as "87.4MiB/s": one decimal below 100, none
+ * from there. */
+static void fmt_scaled(char *out, size_t size, double v, const double *steps,
+		       const char *const *names)
+{
+	size_t i = 0;
+	while (steps[i] > 1 && fabs(v) < steps[i])
+		i++;
+	double x = v / steps[i];
+	snprintf(out, size, fabs(x) >= 99.95 ? "%.0f%s" : "%.1f%s", x, names[i]);
+}
+
+/* "85.3s" for seconds; bytes/s (fio's bandwidth) in KiB/s to GiB/s, ns
+ * (fio's latencies) in us to s, ops/s with k and M, so that a row fits the
+ * 80 columns of a mail; otherwise 4 significant digits and the unit. */
 static void fmt_value(char *out, size_t size, double v, const char *unit)
 {
+	static const double bin[] = { 1 << 30, 1 << 20, 1 << 10, 1 };
+	static const double dec[] = { 1e9, 1e6, 1e3, 1 };
+	static const char *const bps[] = { "GiB/s", "MiB/s", "KiB/s", "B/s" };
+	static const char *const ns[] = { "s", "ms", "us", "ns" };
+	static const char *const ops[] = { "G ops/s", "M ops/s", "k ops/s", " ops/s" };
+
 	if (isnan(v))
 		snprintf(out, size, "-");
+	else if (unit && !strcmp(unit, "bytes/s"))
+		fmt_scaled(out, size, v, bin, bps);
+	else if (unit && !strcmp(unit, "ns"))
+		fmt_scaled(out, size, v, dec, ns);
+	else if (unit && !strcmp(unit, "ops/s"))
+		fmt_scaled(out, size, v, dec, ops);
 	else if (unit && !strcmp(unit, "s"))
 		snprintf(out, size, fabs(v) >= 99999.5 ? "%.2gs" : fabs(v) >= 1000 ? "%.0fs" : "%.1fs", v);
 	else if (unit && *unit)
@@ -844,12 +871,27 @@ static void probe_lines(struct buf *b, const struct report *r, const struct rep_
 static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
 		      bool markdown)
 {
-	size_t nvar = r->axis.n, label_w = 8;
+	size_t nvar = r->axis.n, label_w = 8, run_w = 7, med_w = 8;
 	char v[64], ch[64];
 
-	for (size_t j = 0; j < nvar; j++)
-		if (group_shown(&cell->groups[j]) && strlen(cell->groups[j].label) > label_w)
-			label_w = strlen(cell->groups[j].label);
+	for (size_t j = 0; j < nvar; j++) {
+		const struct rep_group *g = &cell->groups[j];
+		if (!group_shown(g))
+			continue;
+		if (strlen(g->label) > label_w)
+			label_w = strlen(g->label);
+		if (variant_failed(g))
+			continue;
+		/* the columns widen for longer values ("118MiB/s", "22.4k ops/s") */
+		for (size_t i = 0; i < g->nruns; i++) {
+			fmt_run(v, sizeof(v), r, g->runs[i].run);
+			if (strlen(v) > run_w)
+				run_w = strlen(v);
+		}
+		fmt_value(v, sizeof(v), g->sum.median, r->unit);
+		if (strlen(v) > med_w)
+			med_w = strlen(v);
+	}
 	if (markdown) {
 		buf_printf(b, "**%s**\n\n| %s |", cell->title, r->axis.name);
 		for (size_t i = 0; i < cell->max_runs; i++)
@@ -862,9 +904,9 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		buf_printf(b, "%s:\n\n  %-*s", cell->title, (int)label_w + 2, "");
 		for (size_t i = 0; i < cell->max_runs; i++) {
 			snprintf(v, sizeof(v), "run %zu", i + 1);
-			buf_printf(b, " %7s", v);
+			buf_printf(b, " %*s", (int)run_w, v);
 		}
-		buf_printf(b, " %8s\n", "median");
+		buf_printf(b, " %*s\n", (int)med_w, "median");
 	}
 	for (size_t j = 0; j < nvar; j++) {
 		const struct rep_group *rv = &cell->groups[j];
@@ -890,16 +932,19 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 				fmt_run(v, sizeof(v), r, rv->runs[i].run);
 			else
 				v[0] = '\0';
-			buf_printf(b, markdown ? " %s |" : " %7s", v);
+			if (markdown)
+				buf_printf(b, " %s |", v);
+			else
+				buf_printf(b, " %*s", (int)run_w, v);
 		}
 		fmt_value(v, sizeof(v), rv->sum.median, r->unit);
 		fmt_change(ch, sizeof(ch), rv);
 		if (markdown)
 			buf_printf(b, " %s | %s |\n", v, ch);
 		else if (*ch)
-			buf_printf(b, " %8s   %s\n", v, ch);
+			buf_printf(b, " %*s   %s\n", (int)med_w, v, ch);
 		else
-			buf_printf(b, " %8s\n", v);
+			buf_printf(b, " %*s\n", (int)med_w, v);
 	}
 	buf_puts(b, "\n");
 	bool any_values = false;

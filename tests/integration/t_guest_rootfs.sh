@@ -6,7 +6,11 @@
 # the store: fio's bandwidth, IOPS and p99 latency per direction with
 # units and directions, a per-second series, the bpftrace map as probe
 # counts, the image and its package list recorded with the run, and a
-# --files file that reached the workload's directory (its hash recorded).
+# --files file that reached the workload's directory (its hash recorded);
+# then the seed's recipe (removed, alive) as a command workload and the
+# built-in wb-handover (removed, alive) on the same kernel, their -ENOENT
+# counts printed side by side and checked to agree (some with the old
+# cgroup removed, none with it kept).
 # Before this, --rootfs was an unknown option to kcanary boot and the agent
 # had no fio workload ("unknown workload 'fio'").
 cd "$(dirname "$0")/../.." || exit 1
@@ -97,4 +101,36 @@ for mode in removed alive; do
 	grep -q "^ret\[-\{0,1\}[0-9]*\] [0-9.]* calls lower$" "$HOME_DIR/seed.$mode" ||
 		fail "run $run ($mode): no @ret[...] count from the recipe's bpftrace"
 done
-echo "guest rootfs: built once, booted cached; fio bw/iops/p99 per direction with units, per-second series, bpftrace map stored; the seed's recipe (removed, alive) ran with its @ret and elapsed time stored"
+
+# The built-in wb-handover on the same kernel (the initramfs; its own BPF
+# probe on cgroup_writeback_by_id), once per mode, its -ENOENT count beside
+# the recipe's @ret[-2]. At $SHORT's 8 MB/s nothing is throttled and both
+# modes count 0 (seen: removed 0 against the recipe's 832); at 48 MB/s
+# into a 192M pod, as tests/fixtures/streams/guest-*.jsonl were recorded,
+# the removed mode's foreign flushes miss the dying wb.
+echo "-- the built-in wb-handover on the same kernel, beside the recipe"
+for mode in removed alive; do
+	$KC boot --kernel "$KERNEL" --workload wb-handover --variant "builtin-$mode" --set mode=$mode $SHORT \
+		--set rate_mbps=48 --set pod_max=192M \
+		--watchdog 300s > "$HOME_DIR/out.wb-$mode" 2> "$HOME_DIR/err.wb-$mode" ||
+		{ tail -n 20 "$HOME_DIR/err.wb-$mode"; fail "kcanary boot --workload wb-handover mode=$mode failed"; }
+	run=$(q "SELECT max(id) FROM runs")
+	[ "$(q "SELECT status FROM runs WHERE id = $run")" = ok ] || fail "run $run (wb-handover $mode): $(q "SELECT status, error FROM runs WHERE id = $run")"
+	v=$(q "SELECT value FROM run_summary WHERE run_id = $run AND metric = 'wb_by_id_enoent'")
+	[ -n "$v" ] || fail "run $run (wb-handover $mode): no wb_by_id_enoent in the summary (probes not attached?)"
+	echo "$v" > "$HOME_DIR/wb.$mode"
+done
+echo "   -ENOENT from cgroup_writeback_by_id, same kernel:"
+printf '   %-8s %-22s %s\n' mode "seed recipe @ret[-2]" "wb-handover wb_by_id_enoent"
+for mode in removed alive; do
+	rec=$(sed -n 's/^ret\[-2\] \([0-9.]*\) .*/\1/p' "$HOME_DIR/seed.$mode")
+	wb=$(cat "$HOME_DIR/wb.$mode")
+	printf '   %-8s %-22s %s\n' $mode "${rec:-0}" "$wb"
+	# the two agree: -ENOENT when the old cgroup is removed, none when it stays
+	if [ $mode = removed ]; then
+		awk -v a="${rec:-0}" -v b="$wb" 'BEGIN { exit !(a > 0 && b > 0) }'
+	else
+		awk -v a="${rec:-0}" -v b="$wb" 'BEGIN { exit !(a == 0 && b == 0) }'
+	fi || fail "mode=$mode: the recipe's @ret[-2] ${rec:-0} and wb-handover's wb_by_id_enoent $wb disagree"
+done
+echo "guest rootfs: built once, booted cached; fio bw/iops/p99 per direction with units, per-second series, bpftrace map stored; the seed's recipe (removed, alive) ran with its @ret and elapsed time stored, the built-in wb-handover's -ENOENT counts agree with it"

@@ -1019,6 +1019,11 @@ static void test_submit_ini_and_bad_jobs(void **state)
 	call(&r, f, "POST", "/api/v1/jobs", SECRET, "", NULL, 0);
 	assert_json_error(&r, 400, "no body");
 	reply_release(&r);
+	/* host files into the guest: only from the host's own CLI */
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "[job]\nname = x\nkernels = /dev/null\nrootfs = debian\nfiles = /dev/null\n", NULL, 0);
+	assert_json_error(&r, 400, "'files' (host paths copied into the guest) cannot be submitted");
+	reply_release(&r);
 }
 
 static void test_body_over_cap(void **state)

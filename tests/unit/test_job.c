@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "db.h"
@@ -335,6 +336,78 @@ static void test_json_round_trip(void **state)
 	buf_release(&err);
 }
 
+/* --files survives the store: resume and rerun (job_spec_from_json of the
+ * stored spec_json) hand the same files, PATH made absolute, NULL-ended as
+ * guest_job.files takes them; [job] files = sets the list; files need a
+ * rootfs and a readable PATH. */
+static void test_files_round_trip(void **state)
+{
+	struct tmpdir *td = *state;
+	struct job_spec *s = job_spec_new(), *t = job_spec_new();
+	struct buf err = BUF_INIT;
+	char cwd[4096], *rel = xasprintf("%s/recipe.sh", td->path);
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	FILE *fp = fopen(rel, "w");
+	assert_non_null(fp);
+	fputs("echo hi\n", fp);
+	fclose(fp);
+	assert_int_equal(chdir(td->path), 0);
+	assert_int_equal(job_spec_set(s, "job", "kernels", rel, &err), 0);   /* a regular file */
+	assert_int_equal(job_spec_set(s, "job", "rootfs", "debian:fio", &err), 0);
+	assert_int_equal(job_spec_add_file(s, "recipe.sh", &err), 0);
+	assert_int_equal(job_spec_add_file(s, "/dev/null:/etc/kc.conf", &err), 0);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(s->nfiles, 2);
+	assert_string_equal(s->files[0], rel);
+	assert_null(s->files[2]);
+	assert_int_equal(job_spec_check(s, &err), 0);
+	char *a = job_spec_to_json(s);
+	assert_non_null(strstr(a, "\"files\":["));
+	assert_int_equal(job_spec_from_json(t, a, &err), 0);
+	assert_int_equal(t->nfiles, 2);
+	assert_string_equal(t->files[0], rel);
+	assert_string_equal(t->files[1], "/dev/null:/etc/kc.conf");
+	assert_null(t->files[2]);
+	char *b = job_spec_to_json(t);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	/* the store's round trip through a real job: the stored spec_json */
+	struct db *db = NULL;
+	int64_t job;
+	char *path = xasprintf("%s/kc.db", td->path), *stored = NULL;
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(job_store(db, s, &job, &err), 0);
+	assert_int_equal(db_job_spec(db, job, &stored, &err), 0);
+	job_spec_free(t);
+	t = job_spec_new();
+	assert_int_equal(job_spec_from_json(t, stored, &err), 0);
+	assert_int_equal(t->nfiles, 2);
+	assert_string_equal(t->files[0], rel);
+	free(stored);
+	db_close(db);
+	free(path);
+	/* [job] files = replaces the list */
+	assert_int_equal(job_spec_set(t, "job", "files", "/dev/null", &err), 0);
+	assert_int_equal(t->nfiles, 1);
+	assert_null(t->files[1]);
+	/* no rootfs, or a missing file: refused before anything is stored */
+	free(t->rootfs);
+	t->rootfs = NULL;
+	assert_int_equal(job_spec_check(t, &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "'files' needs 'rootfs'"));
+	buf_reset(&err);
+	assert_int_equal(job_spec_set(t, "job", "rootfs", "debian", &err), 0);
+	assert_int_equal(job_spec_add_file(t, "/nonexistent/x.sh:y.sh", &err), 0);
+	assert_int_equal(job_spec_check(t, &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "file '/nonexistent/x.sh' (files, --files): No such file"));
+	free(rel);
+	job_spec_free(s);
+	job_spec_free(t);
+	buf_release(&err);
+}
+
 /* Stored before anything runs, in interleaved order: for each repeat, for
  * each (shuffled) cell, every variant. */
 static void test_store_interleaved(void **state)
@@ -424,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_series_variant_names),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_by_and_baseline),
+		cmocka_unit_test_setup_teardown(test_files_round_trip, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_store_interleaved, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("job", tests, NULL, NULL);
