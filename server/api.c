@@ -71,6 +71,49 @@ void api_json(struct http_resp *resp, int status, json_t *v)
 	free(s);
 }
 
+/* Length of the valid UTF-8 sequence (RFC 3629: no overlong forms, no
+ * surrogates, at most U+10FFFF) at p, or 0 when it is not one. */
+static size_t utf8_seq(const unsigned char *p)
+{
+	unsigned cp, n, min;
+
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0)
+		n = 2, cp = p[0] & 0x1f, min = 0x80;
+	else if ((p[0] & 0xf0) == 0xe0)
+		n = 3, cp = p[0] & 0x0f, min = 0x800;
+	else if ((p[0] & 0xf8) == 0xf0)
+		n = 4, cp = p[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (unsigned i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Replace each byte of s that is not part of valid UTF-8 with '?': an
+ * error message quotes the client's bytes (a name, jansson's view of a
+ * bad line) and is cut at a fixed size, and jansson refuses to encode
+ * a string that is not UTF-8 (found by tests/fuzz/fuzz_fleet.c). */
+static void utf8_scrub(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		size_t n = utf8_seq(p);
+		if (n)
+			p += n;
+		else
+			*p++ = '?';
+	}
+}
+
 void api_error(struct http_resp *resp, int status, const char *fmt, ...)
 {
 	char msg[1024];
@@ -79,6 +122,7 @@ void api_error(struct http_resp *resp, int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	utf8_scrub(msg);
 	api_json(resp, status, json_pack("{s:s, s:i}", "error", msg, "status", status));
 }
 

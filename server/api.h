@@ -95,7 +95,8 @@ void api_handle(struct api *api, struct http_req *req, struct http_resp *resp);
 
 /* api_json - answer status with the JSON value v (reference stolen). */
 void api_json(struct http_resp *resp, int status, json_t *v);
-/* api_error - answer status with {"error": "<message>", "status": N}. */
+/* api_error - answer status with {"error": "<message>", "status": N}; bytes
+ * of the message that are not valid UTF-8 become '?' (it quotes clients). */
 void api_error(struct http_resp *resp, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* api_text - answer status with text/plain; the buffer is moved into resp. */

@@ -20,7 +20,7 @@ static const char usage_text[] =
 	"                      [--param KEY=VALUE]... FILE|-\n"
 	"\n"
 	"Store one run: read an agent record stream (newline-delimited JSON,\n"
-	"see DESIGN.md \"Agent records\") from FILE or stdin.\n"
+	"see docs/records.md) from FILE or stdin.\n"
 	"\n"
 	"  --job JOB          job name or id; a new ad-hoc job is made when no\n"
 	"                     job has that name\n"

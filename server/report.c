@@ -1177,6 +1177,27 @@ static void text_cell_2d(struct buf *b, const struct report *r, const struct rep
 	probe_lines(b, r, cell, markdown);
 }
 
+/* A report of a job still running (or stopped with runs left) says so
+ * first, with how many runs are pending or running: its numbers will
+ * change (issue #17: an unfinished job's report looked final). */
+static void unfinished_note(struct buf *b, const struct report *r)
+{
+	const char *s = r->d.job_status ? r->d.job_status : "";
+	size_t pending = 0, running = 0;
+
+	for (size_t i = 0; i < r->d.nruns; i++) {
+		if (!strcmp(r->d.runs[i].status, "pending"))
+			pending++;
+		else if (!strcmp(r->d.runs[i].status, "running"))
+			running++;
+	}
+	if (!pending && !running && strcmp(s, "building") && strcmp(s, "running"))
+		return;
+	buf_printf(b, "job '%s' is unfinished (%s): %zu of %zu runs pending, %zu running;\n"
+		   "the numbers below will change\n\n", r->d.job_name, s, pending, r->d.nruns,
+		   running);
+}
+
 /* "runs on lab hosts: local 5, h2 3 (infra, not results: 1)": which hosts
  * ran the job's finished runs (lab.h), in order of first use. */
 static void text_hosts(struct buf *b, const struct report *r)
@@ -1217,6 +1238,7 @@ static void text_hosts(struct buf *b, const struct report *r)
 
 static void text_report(struct buf *b, const struct report *r, bool markdown)
 {
+	unfinished_note(b, r);
 	if (!r->ncells)
 		buf_printf(b, "job '%s' has no runs yet\n", r->d.job_name);
 	for (size_t c = 0; c < r->ncells; c++) {

@@ -71,6 +71,46 @@ TABLE
 rc=0; KCANARY_HOME=$tmp/typo2 $KC jobs > "$tmp/out" 2>&1 || rc=$?
 { [ $rc = 1 ] && grep -qF "no store at '$tmp/typo2/kcanary.db' (\$KCANARY_HOME)" "$tmp/out" && [ ! -e "$tmp/typo2" ]; } ||
 	{ echo "FAIL: KCANARY_HOME=$tmp/typo2 jobs: exit $rc: $(cat "$tmp/out")"; fails=$((fails + 1)); }
+# report of an unfinished job says so, with its pending and running runs
+# (a stored run, then one pending and one running, as a killed compare
+# leaves them), and stops saying so once they are done
+U=$tmp/unfinished
+mkdir -p "$U"
+KCANARY_HOME=$U $KC ingest --job j1 --variant base tests/fuzz/ingest/seed-stream.jsonl > /dev/null 2>&1 &&
+sqlite3 "$U/kcanary.db" "INSERT INTO runs (job_id, variant_id, status, repeat_idx)
+	SELECT job_id, variant_id, 'pending', 2 FROM runs WHERE id = 1;
+	INSERT INTO runs (job_id, variant_id, status, repeat_idx)
+	SELECT job_id, variant_id, 'running', 3 FROM runs WHERE id = 1;
+	UPDATE jobs SET status = 'running'" ||
+	{ echo "FAIL: cannot set up the unfinished job"; fails=$((fails + 1)); }
+rows=$((rows + 2))
+KCANARY_HOME=$U $KC report j1 > "$tmp/out" 2>&1
+grep -qF "job 'j1' is unfinished (running): 1 of 3 runs pending, 1 running" "$tmp/out" ||
+	{ echo "FAIL: report of a running job does not say it is unfinished:"; head -n 3 "$tmp/out"; fails=$((fails + 1)); }
+sqlite3 "$U/kcanary.db" "UPDATE runs SET status = 'ok'; UPDATE jobs SET status = 'done'"
+KCANARY_HOME=$U $KC report j1 > "$tmp/out" 2>&1
+! grep -qF "unfinished" "$tmp/out" ||
+	{ echo "FAIL: report of a finished job says it is unfinished"; fails=$((fails + 1)); }
+# token --help names every route the API checks a token on (server/api.c's
+# table, routes not OPEN, {job} and {host} as JOB and HOST)
+for ep in $(grep -v '", *OPEN,' server/api.c | sed -n 's/^[[:space:]]*{ "\(POST\|GET\|PUT\|DELETE\)", *"\([^"]*\)", *[A-Z]*, .*/\1:\2/p' |
+		sed 's/{job}/JOB/; s/{host}/HOST/; s/{id}/ID/'); do
+	rows=$((rows + 1))
+	neps=$((${neps:-0} + 1))
+	$KC token --help 2>&1 | grep -qF -- "${ep%%:*} ${ep#*:} " ||
+		{ echo "FAIL: token --help does not name ${ep%%:*} ${ep#*:}"; fails=$((fails + 1)); }
+done
+[ "${neps:-0}" -ge 5 ] || { echo "FAIL: found ${neps:-0} token routes in server/api.c"; fails=$((fails + 1)); }
+# every file a --help names (a word ending in .md, .sh, .ini, .txt, not
+# a placeholder like JOB.ini) exists in the tree
+for c in ingest token report compare serve jobs status; do
+	for f in $($KC $c --help 2>&1 | grep -o '[A-Za-z0-9_./-]*\.\(md\|sh\|ini\|txt\)\b' | sort -u); do
+		case ${f##*/} in [A-Z_]*.ini) continue ;; esac
+		rows=$((rows + 1))
+		[ -e "$f" ] ||
+			{ echo "FAIL: '$c --help' points to '$f', not in the tree"; fails=$((fails + 1)); }
+	done
+done
 # no row stored a job (each stopped before storing, or was a dry run)
 n=$(sqlite3 "$KCANARY_HOME/kcanary.db" 'SELECT count(*) FROM jobs' 2>/dev/null || echo 0)
 [ "$n" = 0 ] || { echo "FAIL: the rows stored $n jobs"; fails=$((fails + 1)); }

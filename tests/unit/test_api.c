@@ -1254,9 +1254,43 @@ static void test_token_hash_and_downsample(void **state)
 	assert_float_equal(v[0], 1.0, 0);
 }
 
+/* An error message quoting a client's bytes that are not UTF-8 (a
+ * record batch line with "\\" then 0xde: jansson's error text cuts the
+ * character) is still a JSON 4xx, not "cannot encode the answer" 500.
+ * Found by tests/fuzz/fuzz_fleet.c; failed before api_error scrubbed. */
+static void test_error_message_not_utf8(void **state)
+{
+	struct http_resp resp = { 0 };
+	char longmsg[1100];
+	json_t *v;
+
+	(void)state;
+	api_error(&resp, 400, "batch line 2 is not JSON: %s", "'\\\xde' \xff\xc3\x28 ok \xc3\xa9");
+	assert_int_equal(resp.status, 400);
+	v = json_loadb(resp.body.ptr, resp.body.len, 0, NULL);
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v, "error")),
+			    "batch line 2 is not JSON: '\\?' ?" "?( ok \xc3\xa9");
+	json_decref(v);
+	http_resp_release(&resp);
+
+	/* cut at the message's size in the middle of a character */
+	memset(longmsg, 'a', sizeof(longmsg));
+	for (size_t i = 1000; i + 2 < sizeof(longmsg); i += 2)
+		longmsg[i] = '\xc3', longmsg[i + 1] = '\xa9';
+	longmsg[sizeof(longmsg) - 1] = '\0';
+	api_error(&resp, 400, "x%s", longmsg);
+	assert_int_equal(resp.status, 400);
+	v = json_loadb(resp.body.ptr, resp.body.len, 0, NULL);
+	assert_non_null(v);
+	json_decref(v);
+	http_resp_release(&resp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_error_message_not_utf8),
 		cmocka_unit_test(test_token_hash_and_downsample),
 		cmocka_unit_test_setup_teardown(test_jobs_list, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_list_cells, fx_setup, fx_teardown),
