@@ -6,7 +6,9 @@
 # while at the same time WRITERS_INGESTS (3) CLI loops `kcanary ingest`
 # every record stream of tests/fixtures/streams/ (and one of 6,000
 # records) into one new job, and CLI readers run `kcanary report`,
-# `status` and `jobs` against the same store over and over. Checks:
+# `status` and `jobs` against the same store over and over. The server,
+# the ingests and the readers start at once on a home with no store yet,
+# and `kcanary token create` writes beside them. Checks:
 #  - no "database is locked" (nor any SQLITE_BUSY/LOCKED or "busy" text)
 #    reaches any command's output or any log, and every command succeeds;
 #  - every record arrives exactly once: each agent's own counts (its final
@@ -51,29 +53,8 @@ done
 sqlite3 $tmp/ref/kcanary.db "$STATS" > $tmp/ref.rows
 
 export KCANARY_HOME=$tmp/home
-mkdir -p $KCANARY_HOME
 DB=$KCANARY_HOME/kcanary.db
 q() { sqlite3 -cmd '.timeout 10000' "$DB" "$1"; }
-$KC token create fleet > $tmp/token 2>/dev/null
-$KC serve --listen 127.0.0.1:0 > $tmp/serve.out 2> $tmp/serve.log &
-spid=$!
-url=$(sh tools/serve-url.sh $tmp/serve.out $spid) || { cat $tmp/serve.log; fail "serve did not start"; }
-
-i=1
-while [ $i -le $N ]; do
-	if [ $((i % 2)) -eq 0 ]; then
-		set -- --workload command --every 3s cgroup=0 dir="$tmp" \
-			cmd="for k in 1 2 3 4 5; do echo metric writers_x_s $i.\$k; done"
-	else
-		set --
-	fi
-	$AG daemon --server $url --token-file $tmp/token --host-id w-$i --interval 100ms \
-		--heartbeat 1s --spool $tmp/agent$i.spool --drain 30s "$@" \
-		> $tmp/agent$i.out 2> $tmp/agent$i.log &
-	apids="$apids $!"
-	i=$((i + 1))
-done
-
 # the CLI writers: NI loops ingesting every stream into the new job
 # 'writers' until $tmp/stop, each ingest's exit status and output kept
 ingest_loop() { # k
@@ -92,16 +73,22 @@ ingest_loop() { # k
 read_loop() {
 	while [ ! -e $tmp/stop ]; do
 		for c in "report writers" "status writers" "jobs" "status fleet"; do
-			# a job not created yet is the one answer a reader may give
-			if ! $KC $c >> $tmp/reader.out 2> $tmp/reader.err; then
-				grep -q "no job" $tmp/reader.err ||
-					echo "$c: exit status $?: $(cat $tmp/reader.err)" >> $tmp/failed
+			# a store or job not created yet is the one answer
+			# a reader may give
+			rc=0
+			$KC $c >> $tmp/reader.out 2> $tmp/reader.err || rc=$?
+			if [ $rc -ne 0 ] && ! grep -q "no job\|no store at" $tmp/reader.err; then
+				echo "$c: exit status $rc: $(cat $tmp/reader.err)" >> $tmp/failed
 			fi
 			cat $tmp/reader.err >> $tmp/reader.log
 			echo ok >> $tmp/reads
 		done
 	done
 }
+# the server, the CLI writers and the readers start at once on a home
+# with no store yet: each may be the one that creates and migrates it
+$KC serve --listen 127.0.0.1:0 > $tmp/serve.out 2> $tmp/serve.log &
+spid=$!
 k=1
 while [ $k -le $NI ]; do
 	ingest_loop $k &
@@ -110,6 +97,22 @@ while [ $k -le $NI ]; do
 done
 read_loop &
 lpids="$lpids $!"
+url=$(sh tools/serve-url.sh $tmp/serve.out $spid) || { cat $tmp/serve.log; fail "serve did not start"; }
+$KC token create fleet > $tmp/token 2> $tmp/token.log || fail "token create beside the writers: $(cat $tmp/token.log)"
+i=1
+while [ $i -le $N ]; do
+	if [ $((i % 2)) -eq 0 ]; then
+		set -- --workload command --every 3s cgroup=0 dir="$tmp" \
+			cmd="for k in 1 2 3 4 5; do echo metric writers_x_s $i.\$k; done"
+	else
+		set --
+	fi
+	$AG daemon --server $url --token-file $tmp/token --host-id w-$i --interval 100ms \
+		--heartbeat 1s --spool $tmp/agent$i.spool --drain 30s "$@" \
+		> $tmp/agent$i.out 2> $tmp/agent$i.log &
+	apids="$apids $!"
+	i=$((i + 1))
+done
 sleep $SECS
 touch $tmp/stop
 for p in $lpids; do wait $p; done
