@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sqlite3.h>
 #include <sys/statvfs.h>
+#include <time.h>
 
 #include "db.h"
 #include "db_internal.h"
@@ -251,6 +252,17 @@ static int db_migrate(struct db *db, struct buf *err)
 			continue;
 		if ((r = db_begin(db, err)))
 			return r;
+		/* another process opening the same new store may have applied
+		 * it while we waited for the lock: read the level again, inside
+		 * the transaction, before applying (issue 18, two writers) */
+		if ((level = db_schema_level(db, err)) < 0) {
+			db_rollback(db);
+			return err_wrapf(err, level, "migration %s of the store '%s'", m->name, db->path);
+		}
+		if (m->level <= level) {
+			db_rollback(db);
+			continue;
+		}
 		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->level);
 		if ((r = db_exec(db, m->sql, err)) || (r = db_exec(db, pragma, err)) ||
 		    (r = db_commit(db, err))) {
@@ -259,6 +271,28 @@ static int db_migrate(struct db *db, struct buf *err)
 		}
 		log_info("applied migration %s", m->name);
 	}
+	return 0;
+}
+
+/*
+ * Put the store in WAL mode (kept in the file, so this changes something
+ * only for a new store). Switching a file to WAL takes its exclusive lock
+ * and sqlite does not call the busy handler for it: a second process
+ * opening the same new store at that moment gets SQLITE_BUSY at once
+ * (seen in test_db.c's test_two_writers_at_once). Retried here every
+ * 10 ms for up to DB_BUSY_TIMEOUT_MS, the wait every other step gets.
+ */
+static int db_set_wal(struct db *db, struct buf *err)
+{
+	double until = clock_mono_s() + DB_BUSY_TIMEOUT_MS / 1000.0;
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int rc;
+
+	while ((rc = sqlite3_exec(db->h, "PRAGMA journal_mode = WAL", NULL, NULL, NULL)) != SQLITE_OK &&
+	       (rc & 0xff) == SQLITE_BUSY && clock_mono_s() < until)
+		nanosleep(&tick, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(db, rc, err, "cannot put the store in WAL mode");
 	return 0;
 }
 
@@ -287,8 +321,8 @@ int db_open(struct db **out, const char *path, struct buf *err)
 		goto fail;
 	}
 	sqlite3_busy_timeout(db->h, DB_BUSY_TIMEOUT_MS);
-	if ((r = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;"
-			 "PRAGMA synchronous = NORMAL;", err))) {
+	if ((r = db_set_wal(db, err)) ||
+	    (r = db_exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;", err))) {
 		err_wrapf(err, r, "cannot set up the store '%s'", path);
 		goto fail;
 	}

@@ -4,12 +4,13 @@
 # lines; the unit tests that inject faults (a damaged spool, hostile HTTP,
 # token scopes, confined job files) are run and reported by name. Prints
 # the table and exits 1 when a test failed, a fault was not survived or a
-# record was lost. SOAK=1 (make soak) runs the long versions.
+# record was lost. SOAK=1 (make soak) runs the long versions (20 agent
+# kills; 64 agents for 60 s beside the CLI writers and readers).
 # Some start servers or mount a tmpfs: run it as the integration tests are,
 # one at a time (flock /tmp/kc-integration.lock make faults).
 cd "$(dirname "$0")/../.." || exit 1
 B=${B:-build}
-[ "${SOAK:-0}" = 1 ] && export FAULT_KILLS=20
+[ "${SOAK:-0}" = 1 ] && export FAULT_KILLS=20 WRITERS_AGENTS=64 WRITERS_S=60
 rows=$(mktemp) log=$(mktemp)
 trap 'rm -f "$rows" "$log"' EXIT
 bad=""
@@ -31,7 +32,8 @@ for u in "spool damaged mid-file (1 KiB of garbage)|agent_test_spool|test_damage
 	 "store xWrite fails (VFS shim, every Nth call of an ingest)|test_db_fault|test_write_faults" \
 	 "store xSync fails (VFS shim, every Nth call of an ingest)|test_db_fault|test_sync_faults" \
 	 "store xWrite fails in a job's storing transaction|test_db_fault|test_job_store_faults" \
-	 "job files outside --job-dir, unknown knob over HTTP|test_api|test_submit_confined"; do
+	 "job files outside --job-dir, unknown knob over HTTP|test_api|test_submit_confined" \
+	 "two connections open one new store and write at once|test_db|test_two_writers_at_once"; do
 	name=${u%%|*} rest=${u#*|}
 	bin=${rest%%|*} test=${rest#*|}
 	if [ ! -x "$B/tests/$bin" ]; then

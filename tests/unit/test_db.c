@@ -1,5 +1,6 @@
 /* test_db.c - the store: migrations, levels, jobs/variants/runs. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,106 @@
 #include "schema.h"
 #include "util.h"
 #include "testutil.h"
+
+/*
+ * Two writers at once on one real store (issue 18, concurrent writers):
+ * each thread opens its own connection to the same new file at the same
+ * moment (so both may find it unmigrated), then ingests TW_RUNS runs of
+ * TW_SAMPLES samples into one job name, a transaction every TW_BATCH
+ * samples, as kcanary ingest does. Every call must succeed (the other
+ * writer is waited for, never reported as busy) and every sample is
+ * stored once.
+ */
+#define TW_RUNS 12
+#define TW_SAMPLES 3000
+#define TW_BATCH 500
+struct tw_arg {
+	const char *path;
+	pthread_barrier_t *go;
+	int id, r;
+	char err[512];
+};
+
+static void *tw_writer(void *p)
+{
+	struct tw_arg *a = p;
+	struct db *db = NULL;
+	struct db_writer *w = NULL;
+	struct buf err = BUF_INIT;
+	char variant[16];
+	int r;
+
+	snprintf(variant, sizeof(variant), "w%d", a->id);
+	pthread_barrier_wait(a->go);
+	if ((r = db_open(&db, a->path, &err)))
+		goto out;
+	for (int run = 0; run < TW_RUNS && !r; run++) {
+		struct db_ingest_target t = { .job = "both", .variant = variant, .cell = "",
+					      .writer = "test" };
+		struct db_ingest_start st;
+
+		if ((r = db_ingest_start(db, &t, &st, &err)) ||
+		    (r = db_writer_open(&w, db, st.run_id, &err)))
+			break;
+		for (int i = 0; i < TW_SAMPLES && !r; i++) {
+			if (i % TW_BATCH == 0 && (r = db_writer_begin(w, &err)))
+				break;
+			if ((r = db_writer_sample(w, i, "lag_s", a->id + i * 0.001, &err)))
+				break;
+			if (i % TW_BATCH == TW_BATCH - 1)
+				r = db_writer_commit(w, &err);
+		}
+		if (!r)
+			r = db_writer_finish(w, "ok", NULL, TW_SAMPLES, 0, &err);
+		db_writer_close(w);
+		w = NULL;
+	}
+out:
+	a->r = r;
+	snprintf(a->err, sizeof(a->err), "%s", buf_str(&err));
+	buf_release(&err);
+	db_close(db);
+	return NULL;
+}
+
+static void test_two_writers_at_once(void **state)
+{
+	struct tmpdir *td = *state;
+	char *path = xasprintf("%s/kc.db", td->path);
+	pthread_barrier_t go;
+	pthread_t th[2];
+	struct tw_arg a[2];
+	struct db *db = NULL;
+	int64_t n = -1;
+
+	pthread_barrier_init(&go, NULL, 2);
+	for (int i = 0; i < 2; i++) {
+		a[i] = (struct tw_arg){ .path = path, .go = &go, .id = i + 1 };
+		assert_int_equal(pthread_create(&th[i], NULL, tw_writer, &a[i]), 0);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&go);
+	for (int i = 0; i < 2; i++) {
+		if (a[i].r)
+			fprintf(stderr, "writer %d: %d: %s\n", a[i].id, a[i].r, a[i].err);
+		assert_int_equal(a[i].r, 0);
+	}
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM jobs WHERE name = 'both'",
+					NULL, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs WHERE status = 'ok'",
+					NULL, NULL), 0);
+	assert_int_equal(n, 2 * TW_RUNS);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM samples", NULL, NULL), 0);
+	assert_int_equal(n, 2 * TW_RUNS * TW_SAMPLES);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM (SELECT 1 FROM samples"
+					" GROUP BY run_id, t_s HAVING count(*) > 1)", NULL, NULL), 0);
+	assert_int_equal(n, 0);
+	db_close(db);
+	free(path);
+}
 
 static void test_open_applies_all_migrations(void **state)
 {
@@ -280,6 +381,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_errors_are_specific, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_variants_runs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_writer_foreign_keys, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_two_writers_at_once, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);
 }

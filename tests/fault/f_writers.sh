@@ -1,0 +1,177 @@
+#!/bin/sh
+# Concurrent writers on one store (issue 18, scope 8), host only: a
+# `kcanary serve` on loopback takes WRITERS_AGENTS (16; make soak: 64) fleet
+# agents (kcanary-agent daemon, real processes, a spool each, half of them
+# also running the `command` workload) for WRITERS_S (15; soak: 60) s,
+# while at the same time WRITERS_INGESTS (3) CLI loops `kcanary ingest`
+# every record stream of tests/fixtures/streams/ (and one of 6,000
+# records) into one new job, and CLI readers run `kcanary report`,
+# `status` and `jobs` against the same store over and over. The server,
+# the ingests and the readers start at once on a home with no store yet,
+# and `kcanary token create` writes beside them. Checks:
+#  - no "database is locked" (nor any SQLITE_BUSY/LOCKED or "busy" text)
+#    reaches any command's output or any log, and every command succeeds;
+#  - every record arrives exactly once: each agent's own counts (its final
+#    stats line) against its host's rows, and each ingested run's records,
+#    samples, probe counts and phases against a quiet ingest of the same
+#    stream into a store of its own; the new job is one job holding every
+#    ingest as one run;
+#  - PRAGMA integrity_check is ok.
+# Server on a free loopback port (port 0). Bounded: about 40 s (soak: 2 min).
+# Prints a "fault-table:" line.
+set -eu
+B=${B:-build}
+case $B in /*) ;; *) B=$PWD/$B ;; esac
+KC=$B/kcanary AG=$B/kcanary-agent
+N=${WRITERS_AGENTS:-16} SECS=${WRITERS_S:-15} NI=${WRITERS_INGESTS:-3}
+command -v sqlite3 >/dev/null || { echo "skip: the sqlite3 CLI is missing (make deps)"; exit 77; }
+tmp=$(mktemp -d /var/tmp/kc-t-writers.XXXXXX)
+spid= apids= lpids=
+cleanup() {
+	for p in $apids $lpids $spid; do kill -9 $p 2>/dev/null || :; done
+	wait 2>/dev/null || :
+	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+t0=$(date +%s)
+
+# the streams, and what a quiet ingest of each stores (nobody else writing)
+mkdir $tmp/streams
+cp tests/fixtures/streams/*.jsonl $tmp/streams/
+sh tests/fixtures/gen-stream.sh 3.0 3000 > $tmp/streams/gen-3000.jsonl
+STATS="SELECT v.name, r.status, r.records, r.bad_lines,
+	(SELECT count(*) FROM samples s WHERE s.run_id = r.id),
+	(SELECT count(*) FROM probes p WHERE p.run_id = r.id),
+	(SELECT count(*) FROM phases p WHERE p.run_id = r.id)
+	FROM runs r JOIN variants v ON v.id = r.variant_id JOIN jobs j ON j.id = r.job_id
+	WHERE j.name = 'writers' ORDER BY 1"
+for f in $tmp/streams/*.jsonl; do
+	KCANARY_HOME=$tmp/ref $KC ingest --job writers --variant "$(basename $f .jsonl)" $f > /dev/null ||
+		fail "a quiet ingest of $f failed"
+done
+sqlite3 $tmp/ref/kcanary.db "$STATS" > $tmp/ref.rows
+
+export KCANARY_HOME=$tmp/home
+DB=$KCANARY_HOME/kcanary.db
+q() { sqlite3 -cmd '.timeout 10000' "$DB" "$1"; }
+# the CLI writers: NI loops ingesting every stream into the new job
+# 'writers' until $tmp/stop, each ingest's exit status and output kept
+ingest_loop() { # k
+	while [ ! -e $tmp/stop ]; do
+		for f in $tmp/streams/*.jsonl; do
+			v=$(basename $f .jsonl)
+			if $KC ingest --job writers --variant $v $f >> $tmp/ingest$1.out 2>&1; then
+				echo $v >> $tmp/ingested
+			else
+				echo "ingest $v: exit status $?" >> $tmp/failed
+			fi
+		done
+	done
+}
+# the CLI readers: report, status and jobs (and the fleet job's status)
+read_loop() {
+	while [ ! -e $tmp/stop ]; do
+		for c in "report writers" "status writers" "jobs" "status fleet"; do
+			# a store or job not created yet is the one answer
+			# a reader may give
+			rc=0
+			$KC $c >> $tmp/reader.out 2> $tmp/reader.err || rc=$?
+			if [ $rc -ne 0 ] && ! grep -q "no job\|no store at" $tmp/reader.err; then
+				echo "$c: exit status $rc: $(cat $tmp/reader.err)" >> $tmp/failed
+			fi
+			cat $tmp/reader.err >> $tmp/reader.log
+			echo ok >> $tmp/reads
+		done
+	done
+}
+# the server, the CLI writers and the readers start at once on a home
+# with no store yet: each may be the one that creates and migrates it
+$KC serve --listen 127.0.0.1:0 > $tmp/serve.out 2> $tmp/serve.log &
+spid=$!
+k=1
+while [ $k -le $NI ]; do
+	ingest_loop $k &
+	lpids="$lpids $!"
+	k=$((k + 1))
+done
+read_loop &
+lpids="$lpids $!"
+url=$(sh tools/serve-url.sh $tmp/serve.out $spid) || { cat $tmp/serve.log; fail "serve did not start"; }
+$KC token create fleet > $tmp/token 2> $tmp/token.log || fail "token create beside the writers: $(cat $tmp/token.log)"
+i=1
+while [ $i -le $N ]; do
+	if [ $((i % 2)) -eq 0 ]; then
+		set -- --workload command --every 3s cgroup=0 dir="$tmp" \
+			cmd="for k in 1 2 3 4 5; do echo metric writers_x_s $i.\$k; done"
+	else
+		set --
+	fi
+	$AG daemon --server $url --token-file $tmp/token --host-id w-$i --interval 100ms \
+		--heartbeat 1s --spool $tmp/agent$i.spool --drain 30s "$@" \
+		> $tmp/agent$i.out 2> $tmp/agent$i.log &
+	apids="$apids $!"
+	i=$((i + 1))
+done
+sleep $SECS
+touch $tmp/stop
+for p in $lpids; do wait $p; done
+lpids=
+for p in $apids; do kill -TERM $p; done
+for p in $apids; do wait $p || fail "an agent exited with status $?"; done
+apids=
+t1=$(date +%s)
+kill -TERM $spid; wait $spid || fail "serve exited with status $?"
+spid=
+
+# no lock error reached a user or a log
+if grep -i -E -n 'database (table )?is locked|SQLITE_(BUSY|LOCKED)|busy' \
+	$tmp/*.out $tmp/*.log $tmp/failed 2>/dev/null | head -5 | grep .; then
+	fail "a busy store reached a user or a log (above)"
+fi
+[ ! -s $tmp/failed ] || fail "a CLI writer or reader failed: $(head -5 $tmp/failed)"
+
+# every agent record once: the agents' own counts against their hosts' rows
+total=0
+i=1
+while [ $i -le $N ]; do
+	line=$(grep '^kcanary-agent daemon: stats ' $tmp/agent$i.out | tail -1) ||
+		{ tail -5 $tmp/agent$i.log; fail "agent $i printed no stats line"; }
+	get() { echo "$line" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
+	produced=$(get produced) samples=$(get samples) pending=$(get pending)
+	acked=$(get acked_seq) dropped=$(get dropped) next=$(get next_seq)
+	[ "$pending" -eq 0 ] || fail "agent $i still has $pending records queued: $line"
+	[ "$dropped" -eq 0 ] || fail "agent $i dropped $dropped records: $line"
+	[ "$acked" -eq "$produced" ] || fail "w-$i: acked seq $acked, produced $produced"
+	h="(SELECT id FROM hosts WHERE name = 'w-$i')"
+	runs="(SELECT run_id FROM host_runs WHERE host_id = $h)"
+	set -- $(q "SELECT next_seq, records, (SELECT coalesce(sum(records + bad_lines), 0) FROM runs WHERE id IN $runs),
+		(SELECT count(*) FROM samples WHERE run_id IN $runs) FROM hosts WHERE name = 'w-$i'" | tr '|' ' ')
+	[ "$1" -eq "$next" ] || fail "w-$i: the store expects seq $1, the agent $next"
+	[ "$2" -eq "$produced" ] || fail "w-$i: the store counted $2 records, the agent produced $produced"
+	[ "$3" -eq "$produced" ] || fail "w-$i: the host's runs hold $3 records, the agent produced $produced"
+	[ "$4" -eq "$samples" ] || fail "w-$i: $4 sample rows stored, the agent produced $samples samples"
+	total=$((total + produced))
+	i=$((i + 1))
+done
+
+# every ingest once, whole: one job, one run per ingest, each as the quiet one
+[ "$(q "SELECT count(*) FROM jobs WHERE name = 'writers'")" = 1 ] || fail "more than one job 'writers'"
+ningest=$(wc -l < $tmp/ingested)
+[ "$ningest" -ge $((NI * 2)) ] || fail "only $ningest ingests in ${SECS}s"
+q "$STATS" > $tmp/got.rows
+sort $tmp/ingested | while read -r v; do grep "^$v|" $tmp/ref.rows; done > $tmp/want.rows
+if ! diff $tmp/want.rows $tmp/got.rows > $tmp/rows.diff; then
+	head -10 $tmp/rows.diff
+	fail "the ingested runs differ from the quiet ingests (< expected, > stored)"
+fi
+# (a command workload's run may print one metric twice at one t: not those)
+dups=$(q "SELECT count(*) FROM (SELECT run_id, metric_id, t_s FROM samples WHERE run_id IN
+	(SELECT id FROM runs WHERE cell IN ('', 'workload=passive')) GROUP BY 1, 2, 3 HAVING count(*) > 1)")
+[ "$dups" = 0 ] || fail "$dups samples of the passive or ingested runs stored twice"
+[ "$(q 'PRAGMA integrity_check')" = ok ] || fail "integrity_check: $(q 'PRAGMA integrity_check')"
+reads=$(wc -l < $tmp/reads)
+echo "$N agents: $total records, each stored once; $ningest CLI ingests ($NI at a time)," \
+     "each stored whole once; $reads CLI reads; $((t1 - t0)) s; no busy store seen; integrity_check ok"
+echo "fault-table: $N agents + $NI CLI ingests + CLI readers on one store for ${SECS}s|$((N + NI + 1))|$((N + NI + 1))|0"
+echo "ok: concurrent writers and readers on one store: no lock error, every record once"
