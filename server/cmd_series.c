@@ -116,6 +116,8 @@ static void print_text(struct series **v, size_t n)
 			printf("  change-id:     %s\n", s->change_id);
 		for (size_t j = 0; j < s->nprereq; j++)
 			printf("  prerequisite:  %s\n", s->prerequisite_patch_ids[j]);
+		for (size_t j = 0; j < s->nprereq_change; j++)
+			printf("  prerequisite:  change-id %s\n", s->prerequisite_change_ids[j]);
 		if (s->cover_only)
 			printf("  cover only:    none of its %d patches is in the mail\n", s->m);
 		for (size_t j = 0; j < s->nmissing; j++)
@@ -298,6 +300,10 @@ static int print_json(struct series **v, size_t n)
 		json_object_set_new(last, "m", json_integer(s->m));
 		json_object_set_new(last, "missing", missing);
 		json_object_set_new(last, "cover_only", json_boolean(s->cover_only));
+		json_t *prec = json_array();
+		for (size_t j = 0; j < s->nprereq_change; j++)
+			json_array_append_new(prec, jstr(s->prerequisite_change_ids[j]));
+		json_object_set_new(last, "prerequisite_change_ids", prec);
 	}
 	ret = json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII |
 			 JSON_REAL_PRECISION(10));

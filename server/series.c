@@ -1020,6 +1020,13 @@ static void scan_cover_trailers(struct series *s, const char *t)
 			else
 				free(v);
 			continue;
+		} else if (starts(l.p, l.len, "prerequisite-change-id:")) {
+			char *v = trim_dup(l.p + 23, l.len - 23);
+			if (*v && !strv_has(s->prerequisite_change_ids, s->nprereq_change, v))
+				strv_push(&s->prerequisite_change_ids, &s->nprereq_change, v);
+			else
+				free(v);
+			continue;
 		}
 		if (!slot || *slot)
 			continue;
@@ -1099,6 +1106,7 @@ void series_free(struct series *s)
 	free(s->base_commit);
 	free(s->change_id);
 	strv_free(s->prerequisite_patch_ids, s->nprereq);
+	strv_free(s->prerequisite_change_ids, s->nprereq_change);
 	free(s->missing);
 	lkp_report_free(s->report);
 	for (size_t i = 0; i < s->npatches; i++)

@@ -77,7 +77,11 @@ struct series {
 	char *base_commit;      /* "base-commit:" of the cover (or of a patch's
 				 * notes/tail when there is no cover); NULL if none */
 	char *change_id;        /* b4 "change-id:"; NULL if none */
-	char **prerequisite_patch_ids; size_t nprereq;
+	char **prerequisite_patch_ids; size_t nprereq; /* b4's "prerequisite-patch-id:"
+				 * lines: git patch-id --stable of a patch the
+				 * series needs below it, as written */
+	char **prerequisite_change_ids; size_t nprereq_change; /* "prerequisite-change-id:":
+				 * b4 change-ids of series needed below it */
 	struct patch *patches; size_t npatches; /* ordered by k, each k once */
 	int m;                  /* M of k/M: the size of the series as sent */
 	int *missing; size_t nmissing; /* the k of 1..M not in the mail, ascending
