@@ -22,7 +22,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary series show [--format text|json] [-v N] [--mboxrd] SERIES...\n"
+		"usage: kcanary series show [--format text|json] [-v N] [--mboxrd] [--refresh]\n"
+		"                           SERIES...\n"
 		"       kcanary series apply --repo DIR --base REV SERIES... [--patches K]\n"
 		"       kcanary series revisions MSGID\n"
 		"       kcanary series diff MSGID vA vB\n"
@@ -44,6 +45,8 @@ static void usage(FILE *f)
 		"  --format text|json   output format (default text)\n"
 		"\n"
 		"  -v N                 revision N of a message-id's thread\n"
+		"  --refresh            fetch each message-id's thread again and replace\n"
+		"                       the kept copy (replies and revisions sent since)\n"
 		"  --mboxrd             read mbox files as mboxrd ('>From ' loses one '>');\n"
 		"                       default mboxo, as git am (a fetched thread is mboxrd)\n"
 		"\n"
@@ -317,6 +320,7 @@ static int series_show(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "mboxrd", no_argument, NULL, 'r' },
+		{ "refresh", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -332,6 +336,9 @@ static int series_show(int argc, char **argv)
 		switch (c) {
 		case 'r':
 			so.mboxrd = true;
+			break;
+		case 'R':
+			so.refresh = true;
 			break;
 		case 'v':
 			so.version = atoi(optarg + (*optarg == 'v'));

@@ -25,7 +25,7 @@ mkdir -p "$KCANARY_HOME"
 public-inbox-init -V2 -L full kc "$tmp/kc.git" "$KCANARY_PUBLIC_INBOX" kc@example.invalid \
 	>"$err" 2>&1 || fail "public-inbox-init"
 git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
-for f in "$M"/A1-*/*.eml "$M"/A2-*/*.eml "$M"/../mail-replies/*.eml; do
+for f in "$M"/A1-*/*.eml "$M"/A2-*/*.eml "$M"/../mail-replies/a1-v3-0[01]-*.eml; do
 	ORIGINAL_RECIPIENT=kc@example.invalid public-inbox-mda --no-precheck <"$f" 2>>"$err" ||
 		fail "public-inbox-mda $f"
 done
@@ -146,6 +146,21 @@ git init -q "$tmp/tree" && echo x >"$tmp/tree/README" &&
 checks "served"
 n=$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT count(*) FROM inbox_cache")
 [ "$n" -ge 5 ] || fail "kept answers: $n"
+
+# a reply arrives after the thread was kept: seen only after --refresh
+# (written for this test: tests/fixtures/mail-replies/README)
+ORIGINAL_RECIPIENT=kc@example.invalid public-inbox-mda --no-precheck \
+	<"$M/../mail-replies/a1-v3-00-tested-late.eml" 2>>"$err" || fail "public-inbox-mda late reply"
+public-inbox-index "$tmp/kc.git" >>"$err" 2>&1 || fail "public-inbox-index late reply"
+curl -sf "$KCANARY_PUBLIC_INBOX/$A1V3/t.mbox.gz" | gzip -dc | grep -q '^Tested-by: Dev Ten' ||
+	fail "the server does not serve the late reply"
+tested='^        Tested-by: Dev Ten <dev10@example.org> (in reply <20231127081244.GB5678@host10.example.org>)$'
+$K series show "$A1V3" >"$out" 2>"$err" || fail "show before refresh exited $?"
+grep -q "$tested" "$out" && fail "the kept copy cannot have the late reply"
+$K series show --refresh "$A1V3" >"$out" 2>"$err" || fail "show --refresh exited $?"
+[ "$(grep -c "$tested" "$out")" = 2 ] || fail "--refresh: the late Tested-by on both patches"
+$K series show "$A1V3" >"$out" 2>"$err" || fail "show after refresh exited $?"
+[ "$(grep -c "$tested" "$out")" = 2 ] || fail "the refreshed copy replaced the kept one"
 
 # the server stops: everything again, from the store
 kill "$pid"; wait "$pid" 2>/dev/null; pid=
