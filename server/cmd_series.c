@@ -121,7 +121,11 @@ static void print_text(struct series **v, size_t n)
 			printf("  prerequisite:  %s\n", s->prerequisite_patch_ids[j]);
 		for (size_t j = 0; j < s->nprereq_change; j++)
 			printf("  prerequisite:  change-id %s\n", s->prerequisite_change_ids[j]);
-		if (s->cover_only)
+		if (s->stable_review)
+			printf("  stable review: %s, a stable release candidate: its %d patches are "
+			       "posted as replies to this cover (a review cycle, not a series)\n",
+			       s->stable_review, s->m);
+		else if (s->cover_only)
 			printf("  cover only:    none of its %d patches is in the mail\n", s->m);
 		for (size_t j = 0; j < s->nmissing; j++)
 			printf("  missing:       %d/%d\n", s->missing[j], s->m);
@@ -299,7 +303,9 @@ static int print_json(struct series **v, size_t n)
 			"change_id", jstr_or_null(s->change_id),
 			"prerequisite_patch_ids", pre, "patches", patches));
 		json_t *last = json_array_get(arr, json_array_size(arr) - 1);
-		json_object_set_new(last, "kind", json_string("series"));
+		json_object_set_new(last, "kind", json_string(s->stable_review ? "stable-review" :
+								  "series"));
+		json_object_set_new(last, "stable_release", jstr_or_null(s->stable_review));
 		json_object_set_new(last, "m", json_integer(s->m));
 		json_object_set_new(last, "missing", missing);
 		json_object_set_new(last, "cover_only", json_boolean(s->cover_only));

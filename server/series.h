@@ -87,6 +87,10 @@ struct series {
 	int *missing; size_t nmissing; /* the k of 1..M not in the mail, ascending
 				 * (one patch of a larger series, mailed alone) */
 	bool cover_only;        /* a cover letter without any of its patches */
+	char *stable_review;    /* "6.12.84-rc1" when the cover is a stable review
+				 * cover ("[PATCH 6.12 00/35] 6.12.84-rc1 review":
+				 * a release candidate whose patches come as
+				 * replies, not a series of its own); else NULL */
 	struct lkp_report *report; /* a kernel test robot report, not a series
 				 * (name "kernel-test-robot-report", no patches);
 				 * NULL for a series */

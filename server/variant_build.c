@@ -126,12 +126,18 @@ static int load_series(struct variant_build *vb, struct series ***out, size_t *n
 
 	/* a test robot's report names no patches to apply: said, and left out */
 	for (size_t i = 0; !r && i < *n_out; ) {
-		if (!(*out)[i]->report) {
+		const struct series *s = (*out)[i];
+		if (!s->report && !s->stable_review) {
 			i++;
 			continue;
 		}
-		log_warn("<%s> is a kernel test robot report, not a patch: left out",
-			 (*out)[i]->report->message_id);
+		if (s->report)
+			log_warn("<%s> is a kernel test robot report, not a patch: left out",
+				 s->report->message_id);
+		else
+			log_warn("<%s> is the stable review cover of %s, not a patch series (its "
+				 "patches are replies to it): left out", s->cover_message_id,
+				 s->stable_review);
 		series_free((*out)[i]);
 		memmove(*out + i, *out + i + 1, (*n_out - i - 1) * sizeof(**out));
 		(*n_out)--;

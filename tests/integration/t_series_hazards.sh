@@ -143,4 +143,20 @@ grep -q "prerequisite-patch-id" "$err" && fail "C6a edited: the prerequisite is 
 grep -q "prerequisite-change-id 20240328-libmk-llvm-0123456789ab:v1 names a series that must be applied first" \
 	"$err" || fail "C6a edited: prerequisite-change-id named on apply"
 
+# a stable review cover is a review cycle, not a series missing 35 patches.
+# NOTE: this mail is HAND-WRITTEN after the public format (no real one in
+# ../shared/inputs nor in any Debian package): tests/fixtures/mail-stable/README
+S=$(realpath tests/fixtures/mail-stable/6.12.84-rc1-review-00.eml)
+$K series show "$S" >"$out" 2>"$err" || fail "stable review: show exited $?"
+grep -q '^  stable review: 6.12.84-rc1, a stable release candidate: its 35 patches are posted as replies to this cover' \
+	"$out" || fail "stable review: named"
+grep -q 'cover only' "$out" && fail "stable review: not a cover missing its patches"
+[ -s "$err" ] && fail "stable review: no warning expected"
+$K series show --format json "$S" >"$out" 2>"$err" || fail "stable review: json"
+tr -d ' \n' <"$out" | grep -q '"kind":"stable-review","stable_release":"6.12.84-rc1"' ||
+	fail "stable review: json kind"
+$K series apply --repo "$tmp/tree" --base HEAD "$S" >"$out" 2>"$err" && fail "stable review: apply should fail"
+grep -q "<20261201140411.000000001@example.org> is the stable review cover of 6.12.84-rc1, not a patch series" \
+	"$err" || fail "stable review: apply names it"
+
 echo "PASS: t_series_hazards"
