@@ -75,7 +75,7 @@ NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/de
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: demo demo-quick all test unit integration check-layers test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-%
+.PHONY: demo demo-quick all test unit integration check-layers faults soak test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-ci
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -144,10 +144,19 @@ $(B)/tests/agent_test_%: $(B)/tests/agent/test_%.o $(B)/libkcagent.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(TEST_LIBS)
 
-# The test command of README.md: unit tests, then integration tests, then
-# the layers of the include graph (last, so a misplaced #include does not
-# hide the tests' results).
-test: unit integration check-layers
+# The test command of README.md: unit tests, every fuzz target briefly,
+# integration tests, the fault table, then the layers of the include graph
+# (last, so a misplaced #include does not hide the tests' results).
+test: unit fuzz-ci integration faults check-layers
+
+# Fault injection (issue 18): a killed ingest, a full disk, a killed agent
+# daemon, hostile streams and HTTP; prints a table (tests/fault/run.sh).
+# `make soak` runs the long versions (20 agent kills).
+faults: all $(UNIT_TESTS) $(AGENT_TESTS)
+	$(Q)B=$(B) sh tests/fault/run.sh
+
+soak: all $(UNIT_TESTS) $(AGENT_TESTS)
+	$(Q)SOAK=1 B=$(B) sh tests/fault/run.sh
 
 # and one error carrier in every public header (tools/check-errors.sh:
 # its list of functions without struct buf *err is for reading; it fails
@@ -203,13 +212,36 @@ FUZZ_SERVER_SRCS = $(filter-out server/main.c server/cmd_%.c,$(wildcard server/*
 	build/gen/schema_sql.c build/gen/init_script.c
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SERVER_SRCS)
 	@mkdir -p $(dir $@)
-	clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	@$(if $(Q),echo "  FUZZCC  $@")
+	$(Q)clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer \
 		-Iserver -Ibuild/gen $(SERVER_CFLAGS) -o $@ $^ $(SERVER_LIBS)
+
+# Every tests/fuzz/fuzz_NAME.c is a target fuzz-NAME (a pattern in .PHONY is
+# taken literally, so the names are listed).
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+.PHONY: $(addprefix fuzz-,$(FUZZ_NAMES))
 
 fuzz-%: build-fuzz/fuzz_%
 	@mkdir -p build-fuzz/corpus-$*
 	./build-fuzz/fuzz_$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
-		build-fuzz/corpus-$* tests/fuzz/$*
+		-artifact_prefix=build-fuzz/ build-fuzz/corpus-$* tests/fuzz/$*
+
+# Part of make test: each target replays its kept corpus (tests/fuzz/NAME/,
+# left untouched) and fuzzes on for FUZZ_CI_SECONDS from there; the first
+# sanitizer report or abort() fails the build (-fno-sanitize-recover=all),
+# the input that did it in build-fuzz/ci-crash-NAME-*.
+FUZZ_CI_SECONDS ?= 5
+fuzz-ci: $(addprefix build-fuzz/fuzz_,$(FUZZ_NAMES))
+	$(Q)for n in $(FUZZ_NAMES); do \
+		rm -rf build-fuzz/ci-corpus-$$n && mkdir -p build-fuzz/ci-corpus-$$n && \
+		echo "  FUZZ    $$n: $$(ls tests/fuzz/$$n | wc -l) kept inputs, then $(FUZZ_CI_SECONDS) s" && \
+		./build-fuzz/fuzz_$$n -max_total_time=$(FUZZ_CI_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-max_len=48000 -artifact_prefix=build-fuzz/ci-crash-$$n- \
+			build-fuzz/ci-corpus-$$n tests/fuzz/$$n > build-fuzz/ci-$$n.log 2>&1 || \
+			{ tail -n 40 build-fuzz/ci-$$n.log; echo "fuzz-ci: fuzz_$$n failed (log: build-fuzz/ci-$$n.log)"; exit 1; }; \
+		grep -h '^#[0-9]*.*DONE' build-fuzz/ci-$$n.log | sed "s/^/    /"; \
+	done
 
 clean:
 	rm -rf build build-*
@@ -219,6 +251,7 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	libgit2-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libvirt-dev \
 	libbpf-dev libelf-dev zlib1g-dev libmicrohttpd-dev libjansson-dev \
 	libinih-dev libcmocka-dev nettle-dev libgmime-3.0-dev chromium nodejs prometheus curl \
+	libclang-rt-14-dev \
 	qemu-system-x86 libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients \
 	busybox-static cpio e2fsprogs xfsprogs btrfs-progs tini kmod xz-utils \
 	linux-image-6.12.117+deb12-cloud-amd64-unsigned \

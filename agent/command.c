@@ -268,6 +268,8 @@ spawn:
 	}
 	if (line.len)
 		handle_line(ctx, line.ptr, &n_metrics, &defs);
+	if (timed_out)
+		kill(-pid, SIGKILL);   /* the script's group, not only its shell */
 	ret = wl_reap(pid, timed_out ? 0.0 : 5.0, &status);
 	pid = -1;
 	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
@@ -291,6 +293,7 @@ out:
 	if (ret == -EINTR && !ctx->err[0])
 		snprintf(ctx->err, sizeof(ctx->err), "interrupted by signal %d", (int)wl_stop);
 	if (pid > 0) {
+		kill(-pid, SIGKILL);   /* the script and what it started (its group) */
 		kill(pid, SIGKILL);
 		wl_reap(pid, 5.0, NULL);
 	}

@@ -30,6 +30,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #define LOG_MODULE "daemon"
@@ -290,7 +291,7 @@ static void start_workload(struct daemon *d)
 	int pipefd[2];
 	char **argv;
 	int argc = 0;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		log_err("cannot make a pipe for workload '%s': %s", d->workload, strerror(errno));
@@ -306,6 +307,7 @@ static void start_workload(struct daemon *d)
 	argv[argc++] = (char *)"-";
 	if (log_level < LOG_DEBUG)
 		argv[argc++] = (char *)"-q";
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		log_err("cannot fork workload '%s': %s", d->workload, strerror(errno));
@@ -315,9 +317,14 @@ static void start_workload(struct daemon *d)
 		return;
 	}
 	if (pid == 0) {
+		/* the run ends with the daemon, however it ends (a SIGKILL runs no
+		 * cleanup): SIGTERM lets it stop its script's process group */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(126);
 		dup2(pipefd[1], STDOUT_FILENO);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);   /* the daemon's SIG_IGN is not for its children */
 		execv("/proc/self/exe", argv);
 		fprintf(stderr, "kcanary-agent: cannot run /proc/self/exe: %s\n", strerror(errno));
 		_exit(127);
@@ -536,6 +543,16 @@ static int send_batch(struct daemon *d, double now)
 		d->registered = false;   /* the store forgot us: register again */
 		r = -EAGAIN;
 		backoff(d, now);
+	} else if (status == 507 || status == 503) {
+		/* the server cannot store now (a full disk, a busy store): once per
+		 * outage; the spool keeps the records for the back-off's retries */
+		if (d->server_up || !d->send_errors)
+			log_warn("the server cannot store records now (HTTP %ld; kept in the spool,"
+				 " retrying with back-off): %s", status, buf_str(&err));
+		d->server_up = false;
+		d->send_errors++;
+		backoff(d, now);
+		r = -EAGAIN;
 	} else {
 		log_err("records refused: %s", buf_str(&err));
 		d->send_errors++;

@@ -7,18 +7,15 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define LOG_MODULE "fio"
 #include "fio.h"
 #include "log.h"
-#include "probes.h"
 #include "record.h"
+#include "tool_run.h"
 #include "util.h"
 #include "workload.h"
 
@@ -158,26 +155,6 @@ static const struct knob_def knobs[] = {
 	{ "timeout_s", KNOB_SECONDS, "s", "0", "kill fio after this long (0: runtime_s + 120 s, or none with a job file)", NULL },
 };
 
-struct fio_child {
-	char **argv;
-	const char *dir;
-};
-
-static int fio_exec(void *arg)
-{
-	struct fio_child *c = arg;
-
-	if (chdir(c->dir) < 0) {
-		fprintf(stderr, "kcanary-agent: cannot enter '%s': %s\n", c->dir, strerror(errno));
-		return 127;
-	}
-	signal(SIGINT, SIG_DFL);
-	execvp("fio", c->argv);
-	fprintf(stderr, "kcanary-agent: cannot run fio: %s (install fio: --rootfs debian:fio)\n",
-		strerror(errno));
-	return 127;
-}
-
 static int fio_check(struct wl_ctx *ctx)
 {
 	char *cgroot = NULL;
@@ -187,25 +164,12 @@ static int fio_check(struct wl_ctx *ctx)
 	return ret;
 }
 
-struct emit_ctx {
-	struct wl_ctx *ctx;
-	json_t *summary;
-	double t_base;
-};
-
-static void on_metric(void *ud, const char *name, double value, const char *unit, const char *better)
-{
-	struct emit_ctx *e = ud;
-
-	rec_metric(e->ctx->rec, name, unit, better);
-	json_object_set_new(e->summary, name, json_real(value));
-}
-
+/* fio_sample_fn over a struct tool_run: t_s is from fio's start. */
 static void on_sample(void *ud, double t_s, const char *name, double value)
 {
-	struct emit_ctx *e = ud;
+	struct tool_run *tr = ud;
 
-	rec_sample(e->ctx->rec, e->t_base + t_s, name, value);
+	rec_sample(tr->ctx->rec, tr->t_start_s + t_s, name, value);
 }
 
 static char **fio_argv(const struct knobs *k, const char *tmp)
@@ -247,7 +211,7 @@ static double fio_timeout_s(const struct knobs *k)
 }
 
 /* The per-second logs of every job: tmp/kc_{bw,iops}.N.log. */
-static void emit_logs(struct emit_ctx *e, const char *out, size_t njobs, const char *tmp)
+static void emit_logs(struct tool_run *tr, const char *out, size_t njobs)
 {
 	static const char *const kinds[] = { "bw", "iops" };
 
@@ -255,10 +219,10 @@ static void emit_logs(struct emit_ctx *e, const char *out, size_t njobs, const c
 		char *job = fio_job_name(out, i);
 
 		for (size_t k = 0; job && k < 2; k++) {
-			char *path = xasprintf("%s/kc_%s.%zu.log", tmp, kinds[k], i + 1), *text = NULL;
+			char *path = xasprintf("%s/kc_%s.%zu.log", tr->tmp, kinds[k], i + 1), *text = NULL;
 
 			if (read_file(&text, NULL, path, 64 << 20) == 0)
-				fio_parse_log(text, job, kinds[k], on_sample, e);
+				fio_parse_log(text, job, kinds[k], on_sample, tr);
 			else
 				log_warn("fio wrote no %s log for job '%s' (%s)", kinds[k], job, path);
 			free(text);
@@ -270,55 +234,28 @@ static void emit_logs(struct emit_ctx *e, const char *out, size_t njobs, const c
 
 static int fio_run(struct wl_ctx *ctx)
 {
-	char tmp[] = "/tmp/kcfio.XXXXXX", *out_path = NULL, *out = NULL;
-	struct fio_child c = { NULL, knobs_str(ctx->knobs, "dir") };
-	struct emit_ctx e = { ctx, json_object(), 0 };
+	struct tool_run tr = { 0 };
+	struct tool_cmd cmd = {
+		.prog = "fio", .hint = "install fio: --rootfs debian:fio", .label = "fio", .phase = "fio",
+		.dir = knobs_str(ctx->knobs, "dir"), .timeout_s = fio_timeout_s(ctx->knobs),
+	};
+	char *out = NULL;
 	size_t njobs = 0;
-	pid_t pid;
 	int ret;
 
-	if ((ret = fio_check(ctx)) < 0)
-		goto out_nodir;
-	if (!mkdtemp(tmp)) {
-		ret = -errno;
-		snprintf(ctx->err, sizeof(ctx->err), "cannot create %s: %s", tmp, strerror(errno));
-		goto out_nodir;
-	}
-	c.argv = fio_argv(ctx->knobs, tmp);
-	rec_phase(ctx->rec, wl_t(ctx), "fio");
-	e.t_base = wl_t(ctx);
-	pid = wl_spawn(NULL, fio_exec, &c);
-	if (pid < 0) {
-		ret = pid;
-		snprintf(ctx->err, sizeof(ctx->err), "cannot fork: %s", strerror(-ret));
+	if ((ret = fio_check(ctx)) < 0 || (ret = tr_begin(&tr, ctx, "kcfio")) < 0)
 		goto out;
-	}
-	if ((ret = wl_wait_tool(ctx, pid, fio_timeout_s(ctx->knobs), "fio")) < 0)
+	cmd.argv = fio_argv(ctx->knobs, tr.tmp);
+	if ((ret = tr_exec(&tr, &cmd)) < 0 || (ret = tr_read(&tr, &out, NULL, "out.json", 64 << 20, "fio")) < 0)
 		goto out;
-	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
-	out_path = xasprintf("%s/out.json", tmp);
-	if ((ret = read_file(&out, NULL, out_path, 64 << 20)) < 0) {
-		snprintf(ctx->err, sizeof(ctx->err), "fio left no output in %s: %s", out_path, strerror(-ret));
+	if ((ret = fio_parse_json(out, tr_metric, &tr, &njobs, ctx->err, sizeof(ctx->err))) < 0)
 		goto out;
-	}
-	if ((ret = fio_parse_json(out, on_metric, &e, &njobs, ctx->err, sizeof(ctx->err))) < 0)
-		goto out;
-	emit_logs(&e, out, njobs, tmp);
-	rec_emit(ctx->rec, json_pack("{s:s, s:O}", "type", "summary", "metrics", e.summary));
+	emit_logs(&tr, out, njobs);
+	tr_summary(&tr);
 	ret = 0;
 out:
-	{
-		char *cmd = xasprintf("rm -rf '%s'", tmp);
-		if (system(cmd) != 0)
-			log_warn("cannot remove %s", tmp);
-		free(cmd);
-	}
-out_nodir:
-	for (size_t i = 0; c.argv && c.argv[i]; i++)
-		free(c.argv[i]);
-	free(c.argv);
-	json_decref(e.summary);
-	free(out_path);
+	tr_end(&tr);
+	argv_free(cmd.argv);
 	free(out);
 	return ret;
 }

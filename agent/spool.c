@@ -33,7 +33,12 @@ struct spool {
 	uint64_t file_bytes;      /* bytes in the file, acknowledged ones included */
 	int64_t next_seq, reserved_seq, acked_seq;
 	int64_t queued, dropped, renumbered;
+	int64_t load_dropped_lines;    /* of the file, in load() */
+	uint64_t load_dropped_bytes;
 };
+
+/* How envelope() text starts (jansson keeps the packing order). */
+#define ENV_START "{\"seq\":"
 
 static char *envelope(const struct entry *e, size_t *len)
 {
@@ -147,6 +152,12 @@ static void enqueue(struct spool *s, struct entry *e)
 	s->pending_bytes += e->env_len + 1;
 }
 
+/* Read the spool file back into the queue. A line that is not an
+ * envelope, or whose seq is not above the last one kept (a duplicate or a
+ * line out of order), is dropped and counted; every intact envelope after
+ * it is kept, so damage in the middle loses only what it covers. Numbers
+ * may then jump (the damaged lines held them): spool_batch stops a batch at
+ * the jump and the server's 409 heals it, as for spool_drop_first. */
 static int load(struct spool *s)
 {
 	char *text = NULL, *p, *nl;
@@ -164,14 +175,30 @@ static int load(struct spool *s)
 		size_t llen;
 
 		nl = memchr(p, '\n', (size_t)(text + len - p));
-		if (!nl)
-			break;   /* a torn last line: the record was never acknowledged
-				  * and its number never sent whole; renumbering heals */
+		if (!nl) {
+			/* a torn last line: the record was never acknowledged
+			 * and its number never sent whole; renumbering heals */
+			s->load_dropped_lines++;
+			s->load_dropped_bytes += (uint64_t)(text + len - p);
+			break;
+		}
 		o = json_loadb(p, (size_t)(nl - p), 0, NULL);
+		if (!o) {
+			/* garbage without a newline of its own runs into the
+			 * next envelope: resync on the envelope's start */
+			char *q = memmem(p + 1, (size_t)(nl - p - 1), ENV_START, strlen(ENV_START));
+			if (q) {
+				s->load_dropped_lines++;
+				s->load_dropped_bytes += (uint64_t)(q - p);
+				nl = q - 1;   /* the loop goes on at q */
+				continue;
+			}
+		}
 		if (!o || json_unpack(o, "{s:I, s:s, s:s%}", "seq", &seq, "run", &run, "line", &line,
-				      &llen) || (s->n > s->head && seq != s->v[s->n - 1].seq + 1)) {
-			log_warn("spool '%s': skipping a line that is not a record envelope in order",
-				 s->path);
+				      &llen) || seq < 1 ||
+		    (s->n > s->head && seq <= s->v[s->n - 1].seq)) {
+			s->load_dropped_lines++;
+			s->load_dropped_bytes += (uint64_t)(nl - p) + 1;
 			json_decref(o);
 			continue;
 		}
@@ -185,6 +212,10 @@ static int load(struct spool *s)
 		json_decref(o);
 	}
 	free(text);
+	if (s->load_dropped_lines)
+		log_warn("spool '%s': dropped %" PRId64 " damaged or out-of-order lines (%" PRIu64
+			 " bytes); kept the %zu intact records around them", s->path,
+			 s->load_dropped_lines, s->load_dropped_bytes, s->n - s->head);
 	if (s->n > s->head)
 		s->next_seq = s->v[s->n - 1].seq + 1;
 	return 0;
@@ -296,6 +327,8 @@ int spool_batch(struct spool *s, char **out, size_t *len, size_t *n, size_t max_
 
 		if (k && b.len + s->v[i].env_len + 1 > max_bytes)
 			break;
+		if (k && s->v[i].seq != s->v[i - 1].seq + 1)
+			break;   /* a hole load() left: a batch is consecutive */
 		env = envelope(&s->v[i], &elen);
 		if (!env) {
 			buf_release(&b);
@@ -422,4 +455,6 @@ void spool_stats(const struct spool *s, struct spool_stats *out)
 	out->pending = (int64_t)(s->n - s->head);
 	out->pending_bytes = s->pending_bytes;
 	out->renumbered = s->renumbered;
+	out->load_dropped_lines = s->load_dropped_lines;
+	out->load_dropped_bytes = s->load_dropped_bytes;
 }

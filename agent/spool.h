@@ -38,6 +38,8 @@ struct spool_stats {
 	int64_t pending;       /* records queued, not acknowledged */
 	uint64_t pending_bytes;
 	int64_t renumbered;    /* records renumbered after a 409 */
+	int64_t load_dropped_lines;   /* spool file lines spool_open could not use */
+	uint64_t load_dropped_bytes;  /* and their bytes */
 };
 
 /*

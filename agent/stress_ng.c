@@ -3,20 +3,16 @@
  * stress_ng.h). stress-ng must be installed (--rootfs debian:stress-ng).
  */
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <yaml.h>
 
 #define LOG_MODULE "stress-ng"
 #include "log.h"
-#include "probes.h"
-#include "record.h"
 #include "stress_ng.h"
+#include "tool_run.h"
 #include "util.h"
 #include "workload.h"
 
@@ -105,43 +101,14 @@ static const struct knob_def knobs[] = {
 	{ "dir", KNOB_STRING, "path", ".", "working directory (--temp-path; not tmpfs)", NULL },
 };
 
-struct sng_child {
-	char **argv;
-	const char *dir;
-};
-
-static int sng_exec(void *arg)
-{
-	struct sng_child *c = arg;
-
-	if (chdir(c->dir) < 0) {
-		fprintf(stderr, "kcanary-agent: cannot enter '%s': %s\n", c->dir, strerror(errno));
-		return 127;
-	}
-	signal(SIGINT, SIG_DFL);
-	execvp("stress-ng", c->argv);
-	fprintf(stderr, "kcanary-agent: cannot run stress-ng: %s (--rootfs debian:stress-ng)\n",
-		strerror(errno));
-	return 127;
-}
-
-static void argv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* stress-ng's argv, or NULL with ctx->err when stressors does not parse. */
 static char **sng_argv(struct wl_ctx *ctx, const char *yaml_path)
 {
 	const struct knobs *k = ctx->knobs;
-	char *list = xstrdup(knobs_str(k, "stressors")), *args = xstrdup(knobs_str(k, "args"));
-	char **v = xcalloc(8, sizeof(*v)), *save = NULL, *tok;
-	size_t n = 0, cap = 8;
+	char *list = xstrdup(knobs_str(k, "stressors")), *save = NULL, *tok;
+	struct argv_buf a = { 0 };
 
-#define PUSH(x) do { if (n + 2 > cap) v = xrealloc(v, (cap *= 2) * sizeof(*v)); v[n++] = (x); v[n] = NULL; } while (0)
-	PUSH(xstrdup("stress-ng"));
+	argv_push(&a, xstrdup("stress-ng"));
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':');
 
@@ -149,26 +116,22 @@ static char **sng_argv(struct wl_ctx *ctx, const char *yaml_path)
 		    strspn(tok, "abcdefghijklmnopqrstuvwxyz0123456789-") != (size_t)(colon - tok)) {
 			snprintf(ctx->err, sizeof(ctx->err),
 				 "knob 'stressors': '%s' is not STRESSOR:INSTANCES (cpu:1)", tok);
-			argv_free(v);
-			v = NULL;
+			argv_free(a.v);
+			a.v = NULL;
 			goto out;
 		}
 		*colon = '\0';
-		PUSH(xasprintf("--%s", tok));
-		PUSH(xstrdup(colon + 1));
+		argv_push(&a, xasprintf("--%s", tok));
+		argv_push(&a, xstrdup(colon + 1));
 	}
-	PUSH(xasprintf("--timeout=%.0f", ceil(knobs_double(k, "timeout_s"))));
-	PUSH(xstrdup("--metrics-brief"));
-	PUSH(xasprintf("--yaml=%s", yaml_path));
-	PUSH(xasprintf("--temp-path=%s", knobs_str(k, "dir")));
-	save = NULL;
-	for (tok = strtok_r(args, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		PUSH(xstrdup(tok));
-#undef PUSH
+	argv_push(&a, xasprintf("--timeout=%.0f", ceil(knobs_double(k, "timeout_s"))));
+	argv_push(&a, xstrdup("--metrics-brief"));
+	argv_push(&a, xasprintf("--yaml=%s", yaml_path));
+	argv_push(&a, xasprintf("--temp-path=%s", knobs_str(k, "dir")));
+	argv_push_words(&a, knobs_str(k, "args"));
 out:
 	free(list);
-	free(args);
-	return v;
+	return a.v;
 }
 
 static int sng_check(struct wl_ctx *ctx)
@@ -186,58 +149,32 @@ static int sng_check(struct wl_ctx *ctx)
 	return 0;
 }
 
-static void on_metric(void *ud, const char *name, double value, const char *unit, const char *better)
-{
-	struct wl_ctx *ctx = ((void **)ud)[0];
-	json_t *summary = ((void **)ud)[1];
-
-	rec_metric(ctx->rec, name, unit, better);
-	json_object_set_new(summary, name, json_real(value));
-}
-
 static int sng_run(struct wl_ctx *ctx)
 {
-	char tmp[] = "/tmp/kcsng.XXXXXX", *yaml_path = NULL, *text = NULL;
-	struct sng_child c = { NULL, knobs_str(ctx->knobs, "dir") };
-	json_t *summary = json_object();
-	void *ud[2] = { ctx, summary };
+	struct tool_run tr = { 0 };
+	struct tool_cmd cmd = {
+		.prog = "stress-ng", .hint = "--rootfs debian:stress-ng", .label = "stress-ng",
+		.phase = "stress-ng", .dir = knobs_str(ctx->knobs, "dir"),
+		.timeout_s = knobs_double(ctx->knobs, "timeout_s") + 120,
+	};
+	char *yaml_path = NULL, *text = NULL;
 	size_t len = 0;
-	pid_t pid;
 	int ret;
 
-	if ((ret = sng_check(ctx)) < 0)
+	if ((ret = sng_check(ctx)) < 0 || (ret = tr_begin(&tr, ctx, "kcsng")) < 0)
 		goto out;
-	if (!mkdtemp(tmp)) {
-		ret = -errno;
-		snprintf(ctx->err, sizeof(ctx->err), "cannot create %s: %s", tmp, strerror(errno));
+	yaml_path = xasprintf("%s/out.yaml", tr.tmp);
+	cmd.argv = sng_argv(ctx, yaml_path);
+	if ((ret = tr_exec(&tr, &cmd)) < 0 ||
+	    (ret = tr_read(&tr, &text, &len, "out.yaml", 16 << 20, "stress-ng")) < 0)
 		goto out;
-	}
-	yaml_path = xasprintf("%s/out.yaml", tmp);
-	c.argv = sng_argv(ctx, yaml_path);
-	rec_phase(ctx->rec, wl_t(ctx), "stress-ng");
-	pid = wl_spawn(NULL, sng_exec, &c);
-	if (pid < 0) {
-		ret = pid;
-		snprintf(ctx->err, sizeof(ctx->err), "cannot fork: %s", strerror(-ret));
-		goto out_rm;
-	}
-	if ((ret = wl_wait_tool(ctx, pid, knobs_double(ctx->knobs, "timeout_s") + 120, "stress-ng")) < 0)
-		goto out_rm;
-	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
-	if ((ret = read_file(&text, &len, yaml_path, 16 << 20)) < 0) {
-		snprintf(ctx->err, sizeof(ctx->err), "stress-ng left no %s: %s", yaml_path, strerror(-ret));
-		goto out_rm;
-	}
-	if ((ret = sng_parse_yaml(text, len, on_metric, ud, ctx->err, sizeof(ctx->err))) < 0)
-		goto out_rm;
-	rec_emit(ctx->rec, json_pack("{s:s, s:O}", "type", "summary", "metrics", summary));
+	if ((ret = sng_parse_yaml(text, len, tr_metric, &tr, ctx->err, sizeof(ctx->err))) < 0)
+		goto out;
+	tr_summary(&tr);
 	ret = 0;
-out_rm:
-	unlink(yaml_path);
-	rmdir(tmp);
 out:
-	argv_free(c.argv);
-	json_decref(summary);
+	tr_end(&tr);
+	argv_free(cmd.argv);
 	free(yaml_path);
 	free(text);
 	return ret;

@@ -164,8 +164,14 @@ pid_t wl_spawn(const char *cg, int (*fn)(void *arg), void *arg)
 		int r;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* a process group of its own: the agent stops it with all it
+		 * started (kill(-pid, …)) */
+		setpgid(0, 0);
 		signal(SIGINT, SIG_IGN);   /* the agent decides when we stop */
 		signal(SIGTERM, SIG_DFL);
+		/* the agent ignores SIGPIPE for itself; a script's `awk | head`
+		 * needs it at its default */
+		signal(SIGPIPE, SIG_DFL);
 		r = cg ? cg_move(cg, 0) : 0;
 		if (r < 0) {
 			fprintf(stderr, "kcanary-agent: cannot move into cgroup '%s': %s\n", cg, strerror(-r));

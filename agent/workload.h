@@ -87,7 +87,8 @@ int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controlle
  * wl_spawn - fork a child that moves itself into cgroup cg (NULL: stays
  * in the agent's), then runs
  * fn(arg) and _exits with its return value. It is SIGKILLed if the agent
- * dies. Returns the pid or -errno.
+ * dies, leads a process group of its own (kill(-pid, sig) reaches what it
+ * starts) and has SIGPIPE at its default. Returns the pid or -errno.
  */
 pid_t wl_spawn(const char *cg, int (*fn)(void *arg), void *arg);
 

@@ -103,4 +103,5 @@ awk -v kc="$kc" -v kcc="$kcc" -v q="$qm" -v n="$N" -v a="$accel" -v kmin="$kmin"
 	-v rc="$rc" -v rcc="$rcc" 'BEGIN {
 	printf "boot-to-hello (%d rounds, %s): kcanary+libvirt median %.2f s from domain create, %.2f s from the command start, min %.2f s; plain qemu median %.2f s, min %.2f s\n", n, a, kc, kcc, kmin, q, qmin
 	printf "ratio kcanary/qemu: %.2f median of per-round ratios (%.2f from the command start); %.2f of medians; %.2f of minimums (target <= 1.10)\n", rc, rcc, kc / q, kmin / qmin
+	printf "target: kcanary boot-to-hello <= 1.10x plain qemu (median of per-round ratios, from the command start): %.2fx: %s\n", rcc, (rcc <= 1.10 ? "met" : "NOT met")
 }'

@@ -8,6 +8,15 @@
 # judge as `kcanary canary` (server/canary_sim.h). About 10 s of CPU.
 cd "$(dirname "$0")/.." || exit 1
 B=${B:-build}
-"$B/kcanary" canary simulate --trials 200 --seed 1 "$@" || exit 1
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$B/kcanary" canary simulate --trials 200 --seed 1 "$@" > "$out" || exit 1
+cat "$out"
 echo
-exec "$B/kcanary" canary simulate --trials 200 --seed 1 --runs 20,40 --no-spread "$@"
+"$B/kcanary" canary simulate --trials 200 --seed 1 --runs 20,40 --no-spread "$@" || exit 1
+# the A/A goal, judged on the first table's cohorts big enough to judge
+# (5 runs at alpha 0.02; smaller ones are NODATA by design)
+awk '/^ +[0-9]+ +[0-9.]+%/ && $1 >= 5 {
+	v = $2; sub(/%/, "", v)
+	printf "target: A/A pass >= 95%% at %d runs/cohort: %.1f%% (%.2fx the target): %s\n", $1, v, v / 95, (v >= 95 ? "met" : "NOT met")
+}' "$out"

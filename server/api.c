@@ -4,6 +4,7 @@
  */
 #define LOG_MODULE "api"
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,10 @@
 #include "token.h"
 #include "util.h"
 
-enum api_auth { OPEN, TOKEN };
+/* What a route needs: nothing (reads), or a token with the scope (token.h):
+ * SUBMIT "submit", AGENT "agent:HOST" for the route's {host} (or any host:
+ * the register handler checks the host in its body). admin has them all. */
+enum api_auth { OPEN, SUBMIT, AGENT };
 
 /*
  * Path segments: "{job}" is a job id or name (resolved like
@@ -35,13 +39,13 @@ static const struct api_route {
 } routes[] = {
 	{ "GET",  "/api/v1/metrics",                 OPEN,  api_metrics },
 	{ "GET",  "/api/v1/jobs",                    OPEN,  api_jobs_list },
-	{ "POST", "/api/v1/jobs",                    TOKEN, api_jobs_submit },
+	{ "POST", "/api/v1/jobs",                    SUBMIT, api_jobs_submit },
 	{ "GET",  "/api/v1/jobs/{job}",              OPEN,  api_job_get },
 	{ "GET",  "/api/v1/jobs/{job}/variants",     OPEN,  api_job_variants },
 	{ "GET",  "/api/v1/jobs/{job}/runs",         OPEN,  api_job_runs },
 	{ "GET",  "/api/v1/jobs/{job}/samples",      OPEN,  api_job_samples },
 	{ "GET",  "/api/v1/jobs/{job}/report",       OPEN,  api_job_report },
-	{ "POST", "/api/v1/jobs/{job}/cancel",       TOKEN, api_job_cancel },
+	{ "POST", "/api/v1/jobs/{job}/cancel",       SUBMIT, api_job_cancel },
 	{ "GET",  "/api/v1/jobs/{job}/bisect-log",   OPEN,  api_job_bisect_log },
 	{ "GET",  "/api/v1/runs/{id}",               OPEN,  api_run_get },
 	{ "GET",  "/api/v1/runs/{id}/samples",       OPEN,  api_run_samples },
@@ -49,9 +53,9 @@ static const struct api_route {
 	{ "GET",  "/api/v1/runs/{id}/console",       OPEN,  api_run_console },
 	{ "GET",  "/api/v1/kernels/{id}/build-log",  OPEN,  api_kernel_build_log },
 	{ "GET",  "/api/v1/hosts",                   OPEN,  api_hosts_list },
-	{ "POST", "/api/v1/agents/register",         TOKEN, api_agent_register },
-	{ "POST", "/api/v1/agents/{host}/heartbeat", TOKEN, api_agent_heartbeat },
-	{ "POST", "/api/v1/agents/{host}/records",   TOKEN, api_agent_records },
+	{ "POST", "/api/v1/agents/register",         AGENT, api_agent_register },
+	{ "POST", "/api/v1/agents/{host}/heartbeat", AGENT, api_agent_heartbeat },
+	{ "POST", "/api/v1/agents/{host}/records",   AGENT, api_agent_records },
 };
 
 void api_json(struct http_resp *resp, int status, json_t *v)
@@ -91,7 +95,13 @@ void api_db_error(struct http_resp *resp, int r, const char *what, struct buf *e
 {
 	if (r == -ENOENT)
 		api_error(resp, 404, "%s", what);
-	else {
+	else if (r == -ENOSPC || r == -EBUSY) {
+		/* not the request's fault and not for ever: 507 Insufficient
+		 * Storage (RFC 4918) for a full disk, 503 for a store held busy;
+		 * an agent keeps its spool and retries */
+		log_err("%s: %s", what, err_text(err));
+		api_error(resp, r == -ENOSPC ? 507 : 503, "%s: %s", what, err_text(err));
+	} else {
 		/* the handler is where a store error is handled: logged here, once */
 		log_err("%s: %s", what, err_text(err));
 		api_error(resp, 500, "store error: %s", err_text(err));
@@ -148,24 +158,30 @@ static bool match(const char *pattern, const char *path, char *seg, size_t segsz
 	return !*pattern && !*path;
 }
 
-/* 0 when the request carries "Authorization: Bearer <a stored token>";
- * the token's name goes to req->token. */
-static int check_token(struct api *api, struct http_req *req, struct http_resp *resp)
+/* 0 when the request carries one "Authorization: Bearer <a stored token>"
+ * whose scopes allow need (host: the route's {host}, or NULL); the token's
+ * name and scopes go to req->token and req->scopes. 401 without a valid
+ * token, 403 with one that may not do this. */
+static int check_token(struct api *api, struct http_req *req, struct http_resp *resp,
+		       enum api_auth need, const char *host)
 {
 	struct buf err = BUF_INIT;
 	char *name = req->token;
 	const char *h = http_header(req, "Authorization");
+	const char *what = need == SUBMIT ? "submit" : "agent";
 	char hash[TOKEN_HASH_HEX + 1];
 	int r;
 
-	if (!h || strncasecmp(h, "Bearer ", 7)) {
+	if (!h || strncasecmp(h, "Bearer ", 7) || !h[7] || strchr(h + 7, ',') ||
+	    http_header_count(req, "Authorization") > 1) {
 		http_resp_header(resp, "WWW-Authenticate", "Bearer realm=\"kcanary\"");
-		api_error(resp, 401, "this endpoint changes state: send 'Authorization: Bearer <token>' "
-			  "(see 'kcanary token create')");
+		api_error(resp, 401, "this endpoint changes state: send one 'Authorization: Bearer"
+			  " <token>' header (see 'kcanary token create')");
 		return -EACCES;
 	}
 	token_hash(hash, h + 7);
-	r = db_token_find(api->db, name, sizeof(req->token), hash, &err);
+	r = db_token_find(api->db, name, sizeof(req->token), req->scopes, sizeof(req->scopes), hash,
+			  &err);
 	if (r == -ENOENT) {
 		buf_release(&err);
 		http_resp_header(resp, "WWW-Authenticate",
@@ -176,6 +192,20 @@ static int check_token(struct api *api, struct http_req *req, struct http_resp *
 	if (r) {
 		api_db_error(resp, r, "cannot check the token", &err);
 		return r;
+	}
+	if (!req->scopes[0]) {   /* made before scopes: what it could do then */
+		char dflt[TOKEN_MAX_SCOPES_LEN];
+		snprintf(req->scopes, sizeof(req->scopes), "%s",
+			 token_default_scopes(name, dflt, sizeof(dflt)));
+	}
+	if (!token_allows(req->scopes, what, host)) {
+		http_resp_header(resp, "WWW-Authenticate",
+				 "Bearer realm=\"kcanary\", error=\"insufficient_scope\"");
+		api_error(resp, 403, "token '%s' (scopes: %s) may not %s %s: it needs the scope %s%s",
+			  name, req->scopes, req->method, req->path,
+			  need == SUBMIT ? "submit" : "agent:", need == SUBMIT ? "" : host ? host : "HOST");
+		req->token[0] = '\0';
+		return -EPERM;
 	}
 	/* agents post every few seconds: their requests only at debug level */
 	if (strncmp(req->path, "/api/v1/agents/", 15))
@@ -213,7 +243,8 @@ void api_handle(struct api *api, struct http_req *req, struct http_resp *resp)
 		}
 		return;
 	}
-	if (hit->auth == TOKEN && check_token(api, req, resp))
+	if (hit->auth != OPEN &&
+	    check_token(api, req, resp, hit->auth, strstr(hit->pattern, "{host}") ? seg : NULL))
 		return;
 	req->id = 0;
 	req->name = NULL;
@@ -229,7 +260,12 @@ void api_handle(struct api *api, struct http_req *req, struct http_resp *resp)
 			return;
 		}
 	} else if (strstr(hit->pattern, "{id}")) {
+		errno = 0;
 		req->id = strtoll(seg, NULL, 10);
+		if (errno == ERANGE || req->id < 1) {
+			api_error(resp, 404, "no such id '%s': ids are 1 to %lld", seg, LLONG_MAX);
+			return;
+		}
 	} else if (strstr(hit->pattern, "{host}")) {
 		req->name = seg;
 	}

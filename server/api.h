@@ -25,6 +25,8 @@ struct api_shared {
 	char *db_path;                  /* owned; NULL: not set up */
 	pthread_mutex_t lock;           /* guards reports */
 	struct report_cache *reports;   /* owned; NULL until the first report */
+	char **job_dirs;                /* owned, real paths: where a submitted job's */
+	size_t njob_dirs;               /*   kernels and series may be (--job-dir) */
 };
 
 /* One server thread's handler state: its own store connection (db.h: one
@@ -44,7 +46,16 @@ struct api {
  */
 int api_shared_init(struct api_shared *sh, const char *db_path, struct buf *err);
 
-/* Free what sh owns (the report cache, the path). A zeroed sh, or one
+/*
+ * api_shared_add_job_dir - let jobs submitted over HTTP name kernel images
+ * and series files under dir (kcanary serve --job-dir), after
+ * api_shared_init(); a relative name in
+ * a job is taken under the first such dir. 0, or -ENOENT/-ENOTDIR with err
+ * when dir is not a directory.
+ */
+int api_shared_add_job_dir(struct api_shared *sh, const char *dir, struct buf *err);
+
+/* Free what sh owns (the report cache, the path, the job dirs). A zeroed sh, or one
  * api_shared_init() failed on, is allowed. */
 void api_shared_release(struct api_shared *sh);
 

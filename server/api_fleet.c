@@ -19,6 +19,7 @@
 #include "gzip.h"
 #include "ingest.h"
 #include "log.h"
+#include "token.h"
 #include "util.h"
 
 /* A batch inflates to at most this many bytes (413 beyond). */
@@ -26,7 +27,6 @@
 /* Longest host name and stream key. */
 #define FLEET_MAX_NAME 128
 /* Tokens named "agent:HOST" may act for HOST only. */
-#define AGENT_TOKEN_PREFIX "agent:"
 
 /* Selector keys of `kcanary canary` (db_canary.h) a label would shadow. */
 static const char *const reserved_labels[] = {
@@ -48,14 +48,13 @@ static bool name_ok(const char *s, const char *extra)
 	return true;
 }
 
-/* A token named agent:X may act for host X only: 0, or -EPERM after 403. */
-static int token_allows(struct http_resp *resp, const struct http_req *req, const char *host)
+/* The token's scopes (token.h) allow acting for host: 0, or -EPERM after 403. */
+static int token_allows_host(struct http_resp *resp, const struct http_req *req, const char *host)
 {
-	size_t n = strlen(AGENT_TOKEN_PREFIX);
-
-	if (!*req->token || strncmp(req->token, AGENT_TOKEN_PREFIX, n) || !strcmp(req->token + n, host))
+	if (token_allows(req->scopes, "agent", host))
 		return 0;
-	api_error(resp, 403, "token '%s' is for host '%s', not '%s'", req->token, req->token + n, host);
+	api_error(resp, 403, "token '%s' (scopes: %s) may not act for host '%s'", req->token,
+		  req->scopes, host);
 	return -EPERM;
 }
 
@@ -136,7 +135,7 @@ void api_agent_register(struct api *api, struct http_req *req, struct http_resp 
 			goto out;
 		}
 	}
-	if (token_allows(resp, req, host))
+	if (token_allows_host(resp, req, host))
 		goto out;
 	labels_text = labels ? json_dumps(labels, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
 	if ((r = db_host_register(api->db, &h, host, kernel, boot, labels_text, version,
@@ -165,7 +164,7 @@ void api_agent_heartbeat(struct api *api, struct http_req *req, struct http_resp
 	char *text = NULL;
 	int r;
 
-	if (token_allows(resp, req, req->name) || !(body = body_object(resp, req, true)))
+	if (token_allows_host(resp, req, req->name) || !(body = body_object(resp, req, true)))
 		return;
 	text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
@@ -315,7 +314,7 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 	bool in_tx = false;
 	int r;
 
-	if (token_allows(resp, req, req->name))
+	if (token_allows_host(resp, req, req->name))
 		return;
 	if (enc && !strcasecmp(enc, "gzip")) {
 		r = gzip_inflate(&plain, req->body, req->body_len, FLEET_MAX_BATCH_BYTES, &err);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent_check.h"
 #include "api.h"
 #include "db.h"
 #include "db_api.h"
@@ -182,6 +183,45 @@ out:
 	free(key);
 }
 
+/*
+ * Each of the n paths (a job's kernels or series, key names which) must be
+ * a file under one of the server's --job-dir directories: a relative one
+ * is taken under the first, and each is replaced by its real path, so the
+ * job names exactly the file that was checked. 0, or -EACCES after a 403.
+ */
+static int confine_paths(const struct api_shared *sh, char **paths, size_t n, const char *key,
+			 struct http_resp *resp)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *joined = NULL, *real;
+		bool inside = false;
+
+		if (!sh->njob_dirs) {
+			api_error(resp, 403, "\"%s\": this server takes no kernel or series files"
+				  " (start kcanary serve with --job-dir DIR and put them there)", key);
+			return -EACCES;
+		}
+		if (paths[i][0] != '/')
+			joined = xasprintf("%s/%s", sh->job_dirs[0], paths[i]);
+		real = realpath(joined ? joined : paths[i], NULL);
+		free(joined);
+		for (size_t d = 0; real && d < sh->njob_dirs && !inside; d++) {
+			size_t len = strlen(sh->job_dirs[d]);
+			inside = !strncmp(real, sh->job_dirs[d], len) && real[len] == '/';
+		}
+		if (!inside) {
+			api_error(resp, 403, "\"%s\": '%s' is not a file under the server's --job-dir"
+				  " (%s%s)", key, paths[i], sh->job_dirs[0],
+				  sh->njob_dirs > 1 ? ", ..." : "");
+			free(real);
+			return -EACCES;
+		}
+		free(paths[i]);
+		paths[i] = real;
+	}
+	return 0;
+}
+
 void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *resp)
 {
 	const char *ct = http_header(req, "Content-Type");
@@ -208,10 +248,27 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 		r = job_spec_from_json(spec, req->body, &err);
 	else
 		r = job_spec_parse_ini(spec, req->body, "job", &err);
-	if (!r)
-		r = job_spec_check(spec, &err);
 	if (r) {
 		api_error(resp, 400, "%s", buf_str(&err));
+		goto out;
+	}
+	/* files the server would build or boot: only under --job-dir (checked
+	 * first: job_spec_check would say whether any file exists) */
+	if (confine_paths(api->shared, spec->kernels, spec->nkernels, "kernels", resp) ||
+	    confine_paths(api->shared, spec->series, spec->nseries, "series", resp))
+		goto out;
+	if ((r = job_spec_check(spec, &err))) {
+		api_error(resp, 400, "%s", buf_str(&err));
+		goto out;
+	}
+	/* the same knob check as the CLI, before anything is stored */
+	if ((r = agent_check_spec(spec, NULL, &err))) {
+		if (r == -EINVAL)
+			api_error(resp, 400, "%s", buf_str(&err));
+		else {
+			log_err("cannot check the job's knobs: %s", buf_str(&err));
+			api_error(resp, 500, "cannot check the job's knobs: %s", buf_str(&err));
+		}
 		goto out;
 	}
 	/* Stored with its variants and pending runs, status pending: kcanary

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "api.h"
 #include "db.h"
 #include "error.h"
@@ -24,6 +26,9 @@ int api_shared_init(struct api_shared *sh, const char *db_path, struct buf *err)
 	/* open (and migrate) the store once here; the threads open their own */
 	if ((r = db_open(&db, db_path, err)))
 		return r;
+	/* runs left 'running' by a dead kcanary ingest are shown as interrupted
+	 * (a store that cannot take it now is no reason not to serve) */
+	db_runs_reap(db, NULL, NULL);
 	db_close(db);
 	pthread_mutex_init(&sh->lock, NULL);
 	sh->db_path = xstrdup(db_path);
@@ -104,6 +109,11 @@ void api_shared_release(struct api_shared *sh)
 {
 	struct report_cache *c = sh->reports;
 
+	for (size_t i = 0; i < sh->njob_dirs; i++)
+		free(sh->job_dirs[i]);
+	free(sh->job_dirs);
+	sh->job_dirs = NULL;
+	sh->njob_dirs = 0;
 	if (!sh->db_path)
 		return;
 	for (int i = 0; c && i < REPORT_CACHE_SLOTS; i++) {
@@ -165,4 +175,20 @@ void api_report_cache_put(struct api_shared *sh, const char *key, const char *fp
 	c->slot[victim].len = body->len;
 	c->slot[victim].used = ++c->clock;
 	pthread_mutex_unlock(&sh->lock);
+}
+
+int api_shared_add_job_dir(struct api_shared *sh, const char *dir, struct buf *err)
+{
+	char *real = realpath(dir, NULL);
+	struct stat st;
+
+	if (!real)
+		return err_setf(err, -errno, "--job-dir '%s': %s", dir, strerror(errno));
+	if (stat(real, &st) || !S_ISDIR(st.st_mode)) {
+		free(real);
+		return err_setf(err, -ENOTDIR, "--job-dir '%s' is not a directory", dir);
+	}
+	sh->job_dirs = xrealloc(sh->job_dirs, (sh->njob_dirs + 1) * sizeof(*sh->job_dirs));
+	sh->job_dirs[sh->njob_dirs++] = real;
+	return 0;
 }

@@ -403,14 +403,17 @@ static int print_simulation(struct canary_sim_opts *so, const size_t *runs, size
 				return 1;
 		double aa = 100.0 * st[0].result[CANARY_RESULT_PASS] / st[0].trials;
 		double caught[3];
+		/* caught: judged FAIL or MARGINAL; a NO VERDICT (too few runs to
+		 * judge) detected nothing and is not a catch */
 		for (int s = 1; s < 4; s++)
-			caught[s - 1] = 100.0 * (st[s].trials - st[s].result[CANARY_RESULT_PASS]) /
-					st[s].trials;
+			caught[s - 1] = 100.0 * (st[s].result[CANARY_RESULT_FAIL] +
+						 st[s].result[CANARY_RESULT_MARGINAL]) / st[s].trials;
 		printf("%11zu  %8.1f%%  %12.1f%%  %12.1f%%  %12.1f%%\n", runs[i], aa, caught[0],
 		       caught[1], caught[2]);
 	}
-	printf("\nA/A goal: >= 95%% pass. Cohorts smaller than stats_runs_needed(alpha) are\n"
-	       "NODATA (%zu runs at alpha %.3g: Mann-Whitney cannot reach p < alpha below that).\n",
+	printf("\nA/A goal: >= 95%% pass. Caught: a FAIL or MARGINAL verdict (NO VERDICT is\n"
+	       "not). Cohorts smaller than stats_runs_needed(alpha) are NODATA (%zu runs\n"
+	       "at alpha %.3g: Mann-Whitney cannot reach p < alpha below that).\n",
 	       stats_runs_needed(so->judge.alpha), so->judge.alpha);
 	return 0;
 }

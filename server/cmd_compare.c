@@ -188,22 +188,25 @@ static const struct option compare_opts[] = {
 
 /* The job file among argv's operands (the first one), read into spec
  * before the flags so that they override it; *fs_given when it has a
- * matrix of its own. 0, or a negative errno after saying why. */
+ * matrix of its own. 0, or a negative errno after saying why.
+ * The operands are found by getopt_long itself, silently, so that what it
+ * accepts (an abbreviated --kern, --set=K=V, -q) is what is skipped here:
+ * comparing names by hand took the value of an abbreviation for the job
+ * file. When that pass meets a bad option it reads no file: the flag loop
+ * then says what is wrong. */
 static int load_job_file(struct job_spec *spec, int argc, char **argv, bool *fs_given,
 			 struct buf *err)
 {
-	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' ) {
-			/* skip an option's value ("-v N" is the one short option with one) */
-			if (!strcmp(argv[i], "-v"))
-				i++;
-			if (strchr(argv[i], '=') == NULL && i + 1 < argc && argv[i][1] == '-') {
-				for (const struct option *o = compare_opts; o->name; o++)
-					if (!strcmp(argv[i] + 2, o->name) && o->has_arg == required_argument)
-						i++;
-			}
-			continue;
-		}
+	int saved_opterr = opterr, bad = 0, c;
+
+	opterr = 0;
+	optind = 0;   /* glibc: start afresh */
+	while ((c = getopt_long(argc, argv, "qhv:", compare_opts, NULL)) != -1)
+		bad |= c == '?' || c == ':';
+	opterr = saved_opterr;
+	if (bad)
+		return 0;
+	for (int i = optind; i < argc; i++) {
 		char *text = NULL;
 		int r = read_file(&text, NULL, argv[i], 1 << 20);
 		if (r) {
@@ -259,7 +262,7 @@ int cmd_compare(int argc, char **argv)
 	/* the job file first, so that flags override it */
 	if (load_job_file(spec, argc, argv, &fs_given, &err))
 		goto out;
-	optind = 1;
+	optind = 0;   /* afresh after load_job_file's pass (glibc keeps state) */
 	while ((c = cmd_getopt(argc, argv, "kcanary compare", "qhv:", compare_opts)) != -1) {
 		int r = 0;
 		switch (c) {
@@ -340,6 +343,13 @@ int cmd_compare(int argc, char **argv)
 	ret = 1;
 	if (!db && !(db = cmd_open_store("kcanary compare")))
 		goto out;
+	/* the headline metric, before anything is stored (as bisect --metric) */
+	int mr = cmd_check_metric(db, spec->metric, spec->workload, &err);
+	if (mr) {
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+		ret = mr == -EINVAL ? 2 : 1;   /* a usage error, as bisect --metric */
+		goto out;
+	}
 	if (job_store(db, spec, &job_id, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;

@@ -31,9 +31,13 @@ static const char usage_text[] =
 	"  --fs FS            filesystem the run used (part of its matrix cell)\n"
 	"  --param KEY=VALUE  a workload knob of the run (part of its matrix cell)\n"
 	"\n"
-	"Lines that do not parse are kept raw and counted; a stream without a\n"
-	"\"done\" record leaves the run 'incomplete' with every sample it had.\n"
-	"Exit status: 0 stored (even with skipped lines), 1 store error, 2 usage.\n";
+	"Lines that do not parse or break the stream's order are kept raw and\n"
+	"counted, each named on stderr; a stream without a \"done\" record\n"
+	"leaves the run 'incomplete' with every sample it had. A stream that is\n"
+	"mostly not records is cut off after 1000 bad lines (or 8 MiB of them)\n"
+	"and its run fails.\n"
+	"Exit status: 0 stored (even with skipped lines), 1 store error or a stream\n"
+	"that is not records, 2 usage.\n";
 
 /* The matrix cell text: "fs=ext4 k1=v1 k2=v2" in the order given. */
 static void add_cell(struct buf *cell, const char *kv)
@@ -43,8 +47,8 @@ static void add_cell(struct buf *cell, const char *kv)
 	buf_puts(cell, kv);
 }
 
-/* reason: the run it stores into is being reshaped by issue 18 (interrupted runs, a job
- * found or created in one transaction); split it once that has landed. */
+/* reason: flags, the store's run (db_ingest_start) and the stream's loop
+ * read best in one piece; the run's pipeline itself lives in db and ingest. */
 int cmd_ingest(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -63,9 +67,9 @@ int cmd_ingest(int argc, char **argv)
 	struct ingest *in = NULL;
 	struct ingest_stats st;
 	FILE *f = NULL;
-	char *dbpath = NULL, *params_json = NULL;
+	char *dbpath = NULL, *params_json = NULL, *writer = NULL;
 	int repeat = 0, c, ret = 2, r;
-	int64_t job_id, variant_id, run_id;
+	int64_t job_id, run_id;
 
 	optind = 1;
 	while ((c = cmd_getopt(argc, argv, "kcanary ingest", "h", opts)) != -1) {
@@ -136,32 +140,37 @@ int cmd_ingest(int argc, char **argv)
 		fprintf(stderr, "kcanary ingest: %s\n", buf_str(&err));
 		goto out;
 	}
-	bool created = false;
-	r = db_job_resolve(db, &job_id, job, &err);
-	if (r == -ENOENT && job[strspn(job, "0123456789")] == '\0') {
+	struct db_ingest_target t = { .job = job, .variant = variant, .repeat_idx = repeat, .fs = fs };
+	struct db_ingest_start started;
+	if (job[strspn(job, "0123456789")] == '\0') {
 		/* an all-digit JOB is an id: a mistyped id must not make a job */
-		fprintf(stderr, "kcanary ingest: no job with id %s; give a name to start a new job\n", job);
-		ret = 2;
-		goto out;
-	}
-	if (r == -ENOENT) {
-		r = db_job_create(db, &job_id, job, "adhoc", NULL, &err);
-		created = !r;
-	}
-	if (r) {
-		fprintf(stderr, "kcanary ingest: job '%s': %s\n", job, buf_str(&err));
-		goto out;
+		r = db_job_resolve(db, &t.job_id, job, &err);
+		if (r == -ENOENT) {
+			fprintf(stderr, "kcanary ingest: no job with id %s; give a name to start a new job\n",
+				job);
+			ret = 2;
+			goto out;
+		} else if (r) {
+			fprintf(stderr, "kcanary ingest: job '%s': %s\n", job, buf_str(&err));
+			goto out;
+		}
 	}
 	params_json = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
-	if (db_variant_get(db, &variant_id, job_id, variant, &err) ||
-	    db_run_create(db, &run_id, job_id, variant_id, buf_str(&cell), repeat, fs,
-			  params_json, &err) ||
-	    /* an ingested variant has what it needs: its runs are its results */
-	    db_variant_set_result(db, variant_id, "ok", NULL, NULL, 0, &err)) {
+	writer = proc_identity();
+	t.cell = buf_str(&cell);
+	t.params_json = params_json;
+	t.writer = writer;
+	if (db_ingest_start(db, &t, &started, &err)) {
 		fprintf(stderr, "kcanary ingest: job '%s' variant '%s': %s\n", job, variant,
 			buf_str(&err));
 		goto out;
 	}
+	bool created = started.job_created;
+	job_id = started.job_id;
+	run_id = started.run_id;
+	if (started.replaced_run_id)
+		fprintf(stderr, "kcanary ingest: replacing run %" PRId64 " (repeat %d), which its"
+			" writer left interrupted\n", started.replaced_run_id, repeat);
 	if (ingest_open(&in, db, run_id, &err)) {
 		fprintf(stderr, "kcanary ingest: %s\n", buf_str(&err));
 		goto out;
@@ -169,13 +178,31 @@ int cmd_ingest(int argc, char **argv)
 	char chunk[1 << 16];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (ingest_feed(in, chunk, n, NULL))
-			break;
+		if (ingest_feed(in, chunk, n, NULL) || ingest_stats(in)->refused)
+			break;   /* not a record stream: the rest is not read */
 	/* a store error in feed is said again by close */
 	r = ingest_close(in, &st, &err);
 	in = NULL;
 	if (r) {
 		fprintf(stderr, "kcanary ingest: %s; batches before it are kept\n", buf_str(&err));
+		/* not left 'running': interrupted, with the reason, so the same
+		 * repeat can be ingested again once the store is fixed (when the
+		 * store takes even that; else the next command finds the writer
+		 * gone, db_runs_reap) */
+		struct buf why = BUF_INIT;
+		buf_printf(&why, "the store failed during ingest: %s; ingest the stream again"
+			   " to replace this run", buf_str(&err));
+		db_run_set_status(db, run_id, "interrupted", buf_str(&why), NULL);
+		buf_release(&why);
+		goto out;
+	}
+	for (int i = 0; i < st.n_bad_shown; i++)
+		fprintf(stderr, "kcanary ingest: %s: kept raw\n", st.bad_shown[i]);
+	if (st.bad_lines > st.n_bad_shown)
+		fprintf(stderr, "kcanary ingest: ... and %" PRId64 " more lines kept raw\n",
+			st.bad_lines - st.n_bad_shown);
+	if (st.refused) {
+		fprintf(stderr, "kcanary ingest: run %" PRId64 " failed: %s\n", run_id, st.error);
 		goto out;
 	}
 	/* an ad-hoc job is whatever was ingested into it: done after each run */
@@ -203,6 +230,7 @@ out:
 	db_close(db);
 	free(dbpath);
 	free(params_json);
+	free(writer);
 	json_decref(params);
 	buf_release(&cell);
 	buf_release(&err);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "compare.h"
 #include "db.h"
 #include "util.h"
 
@@ -13,14 +14,19 @@ static const char jobs_usage[] =
 	"usage: kcanary jobs [--all]\n"
 	"\n"
 	"List the newest 20 jobs (all with --all): id, name, kind, status, runs\n"
-	"done of total and how many failed, and when each started.\n";
+	"done of total and how many failed, and when each started.\n"
+	"\n"
+	"Exit status: 0 listed, 1 no store at the home or it cannot be read,\n"
+	"2 usage.\n";
 
 static const char status_usage[] =
 	"usage: kcanary status JOB\n"
 	"\n"
 	"Print a job's progress from the store: variants (and which failed to\n"
 	"apply or build), runs done of total by outcome, and the run in\n"
-	"progress with its latest lag sample.\n";
+	"progress with its latest lag sample.\n"
+	"\n"
+	"Exit status: 0 printed, 1 no such job or no store at the home, 2 usage.\n";
 
 int cmd_jobs(int argc, char **argv)
 {
@@ -38,7 +44,7 @@ int cmd_jobs(int argc, char **argv)
 		fprintf(stderr, "kcanary jobs: unexpected '%s'\n%s", argv[1], jobs_usage);
 		return 2;
 	}
-	if (!(db = cmd_open_store("kcanary jobs")))
+	if (!(db = cmd_open_existing_store("kcanary jobs")))
 		return 1;
 	if (db_jobs_list(db, &rows, &n, all ? 0 : 20, &err)) {
 		fprintf(stderr, "kcanary jobs: %s\n", buf_str(&err));
@@ -66,8 +72,8 @@ int cmd_status(int argc, char **argv)
 	struct buf err = BUF_INIT;
 	struct db *db;
 	int64_t id, run;
-	char *variant = NULL, *cell = NULL;
-	int rep, ret = 1, r;
+	char *variant = NULL, *cell = NULL, *owner = NULL, *jstatus = NULL;
+	int rep, ret = 1, r, orphaned = 0;
 	double t, v;
 
 	if (cmd_wants_help(argc, argv)) {
@@ -80,7 +86,7 @@ int cmd_status(int argc, char **argv)
 		fputs(status_usage, stderr);
 		return 2;
 	}
-	if (!(db = cmd_open_store("kcanary status")))
+	if (!(db = cmd_open_existing_store("kcanary status")))
 		return 1;
 	if (db_job_resolve(db, &id, argv[1], &err) || db_job_get(db, id, &j, &err)) {
 		fprintf(stderr, "kcanary status: %s\n", buf_str(&err));
@@ -90,9 +96,22 @@ int cmd_status(int argc, char **argv)
 	if (j->error)
 		printf("  error: %s\n", j->error);
 	printf("  variants: %d (%d failed to apply or build)\n", j->nvariants, j->variants_failed);
+	if (j->runs_running && db_job_owner(db, id, &owner, &jstatus, NULL) == 0 &&
+	    !compare_owner_alive(owner))
+		orphaned = j->runs_running;
 	printf("  runs: %d/%d done: %d ok, %d failed, %d other; %d running\n", j->runs_done,
 	       j->runs_total, j->runs_ok, j->runs_failed,
-	       j->runs_done - j->runs_ok - j->runs_failed, j->runs_running);
+	       j->runs_done - j->runs_ok - j->runs_failed, j->runs_running - orphaned);
+	if (j->runs_interrupted)
+		printf("  interrupted: %d; the newest, %s\n", j->runs_interrupted, j->last_interrupted);
+	if (orphaned) {
+		/* its coordinator is gone: what it left 'running' is not live */
+		printf("  interrupted: the coordinator (pid %s) stopped during %d run%s;"
+		       " 'kcanary resume %lld' runs %s again\n", owner, orphaned,
+		       orphaned == 1 ? "" : "s", (long long)id, orphaned == 1 ? "it" : "them");
+		ret = 0;
+		goto out;
+	}
 	r = db_run_progress(db, id, "lag_s", &run, &variant, &cell, &rep, &t, &v, &err);
 	if (r == 0) {
 		if (isnan(t))
@@ -109,6 +128,8 @@ out:
 	buf_release(&err);
 	free(variant);
 	free(cell);
+	free(owner);
+	free(jstatus);
 	db_jobs_free(j, j ? 1 : 0);
 	db_close(db);
 	return ret;

@@ -1,9 +1,11 @@
 /* cmd_report.c - kcanary report: a job's cover-letter table. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "db.h"
@@ -44,7 +46,10 @@ static const char usage_text[] =
 	"                     (In-Reply-To, Subject Re: [PATCH vN 0/M] ..., the\n"
 	"                     table, the environment)\n"
 	"  --series SERIES    the thread replied to (a file, '-' or a message-id,\n"
-	"                     as 'series show'); default the job's first series\n";
+	"                     as 'series show'); default the job's first series\n"
+	"\n"
+	"Exit status: 0 printed, 1 no such job or no store at the home, 2 usage\n"
+	"(a bad option or value).\n";
 
 /* The revision an email report replies to: --series, else the job spec's
  * first series; its newest revision. NULL (no threading) when there is
@@ -118,13 +123,18 @@ int cmd_report(int argc, char **argv)
 		case 't': {
 			char *end;
 			double v = strtod(optarg, &end);
-			if (end != optarg && !strcmp(end, "")) {
-				ro.threshold = v;
-			} else if (parse_duration_s(&v, optarg) == 0) {
+			/* a run's summary values (lags, bytes, rates) are >= 0:
+			 * a negative or non-finite threshold counts nothing useful */
+			if ((end != optarg && !strcmp(end, "")) || parse_duration_s(&v, optarg) == 0) {
 				ro.threshold = v;
 			} else {
 				fprintf(stderr, "kcanary report: --threshold '%s': expected a number,"
 					" optionally with s, ms or m\n", optarg);
+				goto out;
+			}
+			if (!isfinite(v) || v < 0) {
+				fprintf(stderr, "kcanary report: --threshold '%s': expected a finite"
+					" number >= 0 (summary values are not negative)\n", optarg);
 				goto out;
 			}
 			ro.has_threshold = true;
@@ -156,6 +166,11 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = 1;
 	dbpath = cmd_db_path();
+	if (access(dbpath, F_OK)) {
+		/* reading must not create an empty store (cmd_open_existing_store) */
+		db = cmd_open_existing_store("kcanary report");
+		goto out;
+	}
 	if (db_open(&db, dbpath, &err)) {
 		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
 		goto out;

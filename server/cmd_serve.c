@@ -42,6 +42,9 @@ static void usage(FILE *f)
 		"  --threads N         requests served at once (default 4), each thread\n"
 		"                      with its own store connection\n"
 		"  --no-exec           only queue submitted jobs; do not carry them out\n"
+		"  --job-dir DIR       submitted jobs may name kernels and series under DIR\n"
+		"                      (again for more; a relative name is under the first);\n"
+		"                      without it they may name none\n"
 		"  --connect URI       libvirt URI for the guests of queued jobs\n"
 		"\n"
 		"Submitted compare jobs (POST /api/v1/jobs) are carried out one at a time,\n"
@@ -71,6 +74,8 @@ int cmd_serve(int argc, char **argv)
 	char *home = NULL;
 	unsigned long threads = HTTP_DEFAULT_THREADS;
 	char *web = NULL, *db_path = NULL;
+	const char **job_dirs = NULL;
+	size_t njob_dirs = 0;
 	struct http_server *srv = NULL;
 	struct api_shared api = { 0 };
 	struct http_opts opts;
@@ -102,8 +107,12 @@ int cmd_serve(int argc, char **argv)
 			if (!*argv[i] || *end || threads < 1 || threads > 64) {
 				fprintf(stderr, "kcanary serve: --threads '%s': expected 1 to 64\n", argv[i]);
 				free(web);
+				free(job_dirs);
 				return 2;
 			}
+		} else if ((!strcmp(a, "--job-dir") && i + 1 < argc) || !strncmp(a, "--job-dir=", 10)) {
+			job_dirs = xrealloc(job_dirs, (njob_dirs + 1) * sizeof(*job_dirs));
+			job_dirs[njob_dirs++] = a[9] == '=' ? a + 10 : argv[++i];
 		} else if (!strcmp(a, "--web") && i + 1 < argc) {
 			free(web);
 			web = xstrdup(argv[++i]);
@@ -115,6 +124,7 @@ int cmd_serve(int argc, char **argv)
 				a[0] == '-' ? "unrecognized option (or missing value)" : "unexpected argument", a);
 			usage(stderr);
 			free(web);
+			free(job_dirs);
 			return 2;
 		}
 	}
@@ -135,6 +145,12 @@ int cmd_serve(int argc, char **argv)
 		log_err("%s", err_text(&err));
 		goto out;
 	}
+	for (size_t i = 0; i < njob_dirs; i++)
+		if (api_shared_add_job_dir(&api, job_dirs[i], &err)) {
+			fprintf(stderr, "kcanary serve: %s\n", err_text(&err));
+			ret = 2;
+			goto out;
+		}
 	opts = (struct http_opts){ .listen = listen, .web_dir = web, .threads = (unsigned)threads,
 				   .handler = api_http_handler(&api) };
 	if (http_server_start(&srv, &opts, &err)) {
@@ -166,5 +182,6 @@ out:
 	free(home);
 	free(db_path);
 	free(web);
+	free(job_dirs);
 	return ret;
 }

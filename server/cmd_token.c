@@ -16,7 +16,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary token create NAME\n"
+		"usage: kcanary token create NAME [--scope SCOPE]...\n"
 		"   or: kcanary token list\n"
 		"   or: kcanary token remove NAME\n"
 		"\n"
@@ -24,8 +24,16 @@ static void usage(FILE *f)
 		"(POST /api/v1/jobs, POST /api/v1/jobs/ID/cancel).\n"
 		"\n"
 		"  create NAME   make a new random token, print its secret once on\n"
-		"                stdout; only its sha256 is stored\n"
-		"  list          print each token's name and creation time\n"
+		"                stdout; only its sha256 is stored. Scopes (what it may\n"
+		"                do; --scope again or a quoted list for several):\n"
+		"                  read        the GET endpoints\n"
+		"                  submit      POST /api/v1/jobs and .../cancel\n"
+		"                  agent:HOST  a fleet agent's endpoints for HOST only\n"
+		"                  agent:*     the same for every host\n"
+		"                  admin       everything\n"
+		"                default: agent:HOST for a name agent:HOST, else\n"
+		"                'read submit agent:*'\n"
+		"  list          print each token's name, scopes and creation time\n"
 		"  remove NAME   delete a token; requests using it are refused\n");
 }
 
@@ -36,18 +44,43 @@ static int bad_usage(void)
 	return 2;
 }
 
+/* NAME [--scope S]...: the scopes as one space-separated list in out. */
+static int parse_create(int argc, char **argv, struct buf *scopes)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *v = NULL;
+		if (!strcmp(argv[i], "--scope") && i + 1 < argc)
+			v = argv[++i];
+		else if (!strncmp(argv[i], "--scope=", 8))
+			v = argv[i] + 8;
+		else
+			return -EINVAL;
+		buf_printf(scopes, "%s%s", scopes->len ? " " : "", v);
+	}
+	return 0;
+}
+
 static int do_create(int argc, char **argv)
 {
-	char secret[TOKEN_SECRET_LEN + 1], hash[TOKEN_HASH_HEX + 1];
-	struct buf err = BUF_INIT;
+	char secret[TOKEN_SECRET_LEN + 1], hash[TOKEN_HASH_HEX + 1], dflt[TOKEN_MAX_SCOPES_LEN];
+	struct buf err = BUF_INIT, scopes = BUF_INIT;
 	struct db *db = NULL;
 	int ret = 1, r;
 
-	if (argc != 2)
+	if (argc < 2 || argv[1][0] == '-' || parse_create(argc, argv, &scopes)) {
+		buf_release(&scopes);
 		return bad_usage();
+	}
 	if (!*argv[1]) {
 		fprintf(stderr, "kcanary token: the token name is empty\n");
-		return 1;
+		goto out;
+	}
+	if (!scopes.len)
+		buf_puts(&scopes, token_default_scopes(argv[1], dflt, sizeof(dflt)));
+	if (token_scopes_check(buf_str(&scopes), &err)) {
+		fprintf(stderr, "kcanary token: --scope: %s\n", buf_str(&err));
+		ret = 2;
+		goto out;
 	}
 	if (!(db = cmd_open_store("kcanary token")))
 		goto out;
@@ -56,14 +89,16 @@ static int do_create(int argc, char **argv)
 		goto out;
 	}
 	token_hash(hash, secret);
-	if (db_token_add(db, argv[1], hash, &err)) {
+	if (db_token_add(db, argv[1], hash, buf_str(&scopes), &err)) {
 		fprintf(stderr, "kcanary token: cannot create '%s': %s\n", argv[1], buf_str(&err));
 		goto out;
 	}
 	printf("%s\n", secret);
-	fprintf(stderr, "token '%s' created; its secret is shown only this once\n", argv[1]);
+	fprintf(stderr, "token '%s' (scopes: %s) created; its secret is shown only this once\n",
+		argv[1], buf_str(&scopes));
 	ret = 0;
 out:
+	buf_release(&scopes);
 	buf_release(&err);
 	db_close(db);
 	return ret;
@@ -86,9 +121,13 @@ static int do_list(int argc, char **argv)
 		fprintf(stderr, "kcanary token: %s\n", buf_str(&err));
 		goto out;
 	}
-	json_array_foreach(list, i, t)
-		printf("%s\t%s\n", json_string_value(json_object_get(t, "name")),
+	json_array_foreach(list, i, t) {
+		char dflt[TOKEN_MAX_SCOPES_LEN];
+		const char *name = json_string_value(json_object_get(t, "name"));
+		const char *scopes = json_string_value(json_object_get(t, "scopes"));
+		printf("%s\t%s\t%s\n", name, scopes ? scopes : token_default_scopes(name, dflt, sizeof(dflt)),
 		       json_string_value(json_object_get(t, "created_at")));
+	}
 	json_decref(list);
 	ret = 0;
 out:

@@ -145,6 +145,11 @@ static bool owner_alive(const char *owner)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+bool compare_owner_alive(const char *owner)
+{
+	return !owner || owner_alive(owner);
+}
+
 /* The run's headline value for its progress line (", worst_lag_s 1.2"),
  * "" when the run has none. */
 static void fmt_run_value(char *out, size_t size, struct db *db, int64_t run_id,

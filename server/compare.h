@@ -47,6 +47,13 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct buf *err);
 
 /*
+ * compare_owner_alive - is the coordinator owner ("pid@host", jobs.owner)
+ * still running? Only this host's can be checked: another host's, and a
+ * NULL owner (no coordinator), count as alive.
+ */
+bool compare_owner_alive(const char *owner);
+
+/*
  * compare_worker_start - the job queue of `kcanary serve`: a thread with
  * its own store connection that first resumes jobs whose coordinator died,
  * then carries out pending compare jobs one at a time, oldest first, with

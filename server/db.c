@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
+#include <sys/statvfs.h>
 
 #include "db.h"
 #include "db_internal.h"
@@ -34,6 +35,28 @@ char *db_default_path(void)
 	return p;
 }
 
+/* ": N KiB free of M KiB" for the file system holding path (its directory),
+ * what a user needs to know about a full disk; nothing when it cannot tell. */
+static void free_space(struct buf *out, const char *path)
+{
+	struct statvfs sv;
+	char *dir;
+
+	if (!path)
+		return;
+	dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		strcpy(dir, ".");
+	if (statvfs(dir, &sv) == 0)
+		buf_printf(out, ": %llu KiB free of %llu KiB in '%s'",
+			   (unsigned long long)sv.f_bavail * sv.f_frsize / 1024,
+			   (unsigned long long)sv.f_blocks * sv.f_frsize / 1024, dir);
+	free(dir);
+}
+
 /*
  * The one translation of a sqlite failure (db_internal.h). The reason is
  * worded here, once, for every db*.c function: a full disk, a lock held
@@ -51,7 +74,9 @@ static int db_reason(struct db *db, int rc, const char *msg, struct buf *out)
 			   " for more than %d s (%s)", path, DB_BUSY_TIMEOUT_MS / 1000, msg);
 		return -EBUSY;
 	case SQLITE_FULL:
-		buf_printf(out, "the file system of the store '%s' is full (%s)", path, msg);
+		buf_printf(out, "the file system of the store '%s' is full", path);
+		free_space(out, db->path);
+		buf_printf(out, " (%s); free space there and run the command again", msg);
 		return -ENOSPC;
 	case SQLITE_IOERR:
 		buf_printf(out, "I/O error on the store '%s' (%s)", path, msg);

@@ -128,6 +128,46 @@ int db_run_create(struct db *db, int64_t *out_id, int64_t job_id,
 		  int64_t variant_id, const char *cell, int repeat_idx,
 		  const char *fs, const char *params_json, struct buf *err);
 
+/* What kcanary ingest stores one run into (db_ingest_start). */
+struct db_ingest_target {
+	int64_t job_id;           /* > 0: this job; else by name: */
+	const char *job;          /* name; a job of that name is made when none */
+	const char *variant;
+	const char *cell;         /* canonical matrix cell, "" for none */
+	int repeat_idx;           /* 0: the next free one */
+	const char *fs;           /* may be NULL */
+	const char *params_json;  /* may be NULL */
+	const char *writer;       /* proc_identity() of the ingesting process */
+};
+
+struct db_ingest_start {
+	int64_t job_id, variant_id, run_id;
+	bool job_created;         /* no job had that name */
+	int64_t replaced_run_id;  /* an interrupted run of that repeat, deleted; 0 none */
+};
+
+/*
+ * db_ingest_start - find or create the job by name, its variant and a new
+ * 'running' run owned by t->writer, in one BEGIN IMMEDIATE transaction, so
+ * that concurrent ingests into a new job name make one job, not several.
+ * Dead writers' runs are reaped first (db_runs_reap); a run of the same
+ * repeat that was 'interrupted' that way is deleted with its records and
+ * replaced (it never finished: it is not a stored result). -EEXIST when
+ * the repeat is stored otherwise (never replaced); store errors as db.h.
+ */
+int db_ingest_start(struct db *db, const struct db_ingest_target *t, struct db_ingest_start *out,
+		    struct buf *err);
+
+/*
+ * db_runs_reap - every 'running' run whose writer (runs.writer, see
+ * proc_identity_alive()) is gone becomes 'interrupted', with the reason
+ * and the counts it kept in runs.error; an ad-hoc job left with no live
+ * run is 'done'. Runs without a writer (a compare's: kcanary resume
+ * handles those; a fleet stream) are left alone. *n_out (may be NULL)
+ * gets how many were reaped.
+ */
+int db_runs_reap(struct db *db, int *n_out, struct buf *err);
+
 /*
  * db_run_set_status - set a run's status and error (may be NULL). Stamps
  * started_at on 'running' and finished_at on any other non-pending status.
@@ -336,6 +376,8 @@ struct db_job_row {
 	int runs_total, runs_done;     /* done: any status but pending/running */
 	int runs_ok, runs_failed;      /* failed: failed/timeout/panic/paused */
 	int runs_running;
+	int runs_interrupted;          /* their writer or coordinator stopped */
+	char *last_interrupted;        /* "run N: its error" of the newest one, or NULL */
 };
 
 /*

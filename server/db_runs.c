@@ -299,3 +299,181 @@ int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
 	sqlite3_finalize(st);
 	return r;
 }
+
+/* Mark run_id (left 'running' by the dead writer pid) interrupted, with
+ * what it kept; inside the caller's transaction. */
+static int reap_one(struct db *db, int64_t run_id, int pid, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE runs SET status = 'interrupted', finished_at = " NOW_SQL ","
+			    " records = (SELECT count(*) FROM samples WHERE run_id = ?1)"
+			    "  + (SELECT count(*) FROM probes WHERE run_id = ?1)"
+			    "  + (SELECT count(*) FROM phases WHERE run_id = ?1),"
+			    " bad_lines = (SELECT count(*) FROM raw_lines WHERE run_id = ?1),"
+			    " error = printf('its writer (kcanary ingest, pid %d) stopped before the"
+			    " end of the stream: killed, crashed or stopped by an error; the %d"
+			    " samples it committed are kept; ingest the stream again to replace it',"
+			    " ?2, (SELECT count(*) FROM samples WHERE run_id = ?1))"
+			    " WHERE id = ?1 AND status = 'running'", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, pid);
+	r = db_step_done(db, st, err, "cannot mark run %lld as interrupted", (long long)run_id);
+	sqlite3_finalize(st);
+	if (r)
+		return r;
+	/* an ad-hoc job is whatever was ingested into it: done when no run is live */
+	if ((r = db_prepare(db, &st,
+			    "UPDATE jobs SET status = 'done', finished_at = " NOW_SQL
+			    " WHERE id = (SELECT job_id FROM runs WHERE id = ?1) AND kind = 'adhoc'"
+			    " AND status IN ('pending', 'running') AND NOT EXISTS (SELECT 1 FROM runs x"
+			    "  WHERE x.job_id = jobs.id AND x.status = 'running')", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	r = db_step_done(db, st, err, "cannot finish the job of run %lld", (long long)run_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_runs_reap(struct db *db, int *n_out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *ids = NULL;
+	int *pids = NULL, rc, r = 0;
+	size_t k = 0;
+
+	if (n_out)
+		*n_out = 0;
+	/* read first, outside a transaction: most calls find nothing to do */
+	if ((r = db_prepare(db, &st, "SELECT id, writer FROM runs"
+			    " WHERE status = 'running' AND writer IS NOT NULL", err)))
+		return r;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int pid;
+		if (proc_identity_alive((const char *)sqlite3_column_text(st, 1), &pid))
+			continue;
+		ids = xrealloc(ids, (k + 1) * sizeof(*ids));
+		pids = xrealloc(pids, (k + 1) * sizeof(*pids));
+		ids[k] = sqlite3_column_int64(st, 0);
+		pids[k++] = pid;
+	}
+	if (rc != SQLITE_DONE)
+		r = db_fail(db, 0, err, "cannot read the running runs");
+	sqlite3_finalize(st);
+	if (r || !k)
+		goto out;
+	if ((r = db_begin(db, err)))
+		goto out;
+	for (size_t i = 0; i < k && !r; i++)
+		r = reap_one(db, ids[i], pids[i], err);
+	if (!r)
+		r = db_commit(db, err);
+	if (r)
+		db_rollback(db);
+	else if (n_out)
+		*n_out = (int)k;
+out:
+	free(ids);
+	free(pids);
+	return r;
+}
+
+/* Delete the run of (variant, cell, repeat) if it was interrupted by a dead
+ * writer; *out its id, 0 when there was none. */
+static int drop_interrupted(struct db *db, int64_t *out, int64_t variant_id, const char *cell,
+			    int repeat_idx, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*out = 0;
+	if ((r = db_prepare(db, &st, "SELECT id FROM runs WHERE variant_id = ? AND cell = ?"
+			    " AND repeat_idx = ? AND status = 'interrupted' AND writer IS NOT NULL", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, variant_id);
+	sqlite3_bind_text(st, 2, cell, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, repeat_idx);
+	switch (sqlite3_step(st)) {
+	case SQLITE_ROW:
+		*out = sqlite3_column_int64(st, 0);
+		break;
+	case SQLITE_DONE:
+		break;
+	default:
+		r = db_fail(db, 0, err, "cannot read repeat %d of variant %lld", repeat_idx,
+			    (long long)variant_id);
+	}
+	sqlite3_finalize(st);
+	if (r || !*out)
+		return r;
+	if ((r = db_prepare(db, &st, "DELETE FROM runs WHERE id = ?", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, *out);
+	r = db_step_done(db, st, err, "cannot delete interrupted run %lld", (long long)*out);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* The job t names, created (kind adhoc) when no job has its name. */
+static int find_or_create_job(struct db *db, const struct db_ingest_target *t,
+			      struct db_ingest_start *out, struct buf *err)
+{
+	int r;
+
+	if (t->job_id > 0) {
+		out->job_id = t->job_id;
+		return 0;
+	}
+	r = db_query_int64(db, &out->job_id,
+			   "SELECT id FROM jobs WHERE name = ? ORDER BY id DESC LIMIT 1", t->job, err);
+	if (r != -ENOENT)
+		return r;
+	if ((r = db_job_create(db, &out->job_id, t->job, "adhoc", NULL, err)))
+		return r;
+	out->job_created = true;
+	return 0;
+}
+
+int db_ingest_start(struct db *db, const struct db_ingest_target *t, struct db_ingest_start *out,
+		    struct buf *err)
+{
+	struct db_ingest_start o = { 0 };
+	sqlite3_stmt *st = NULL;
+	const char *cell = t->cell ? t->cell : "";
+	int r;
+
+	if ((r = db_runs_reap(db, NULL, err)))
+		return r;
+	/* IMMEDIATE: the name lookup and the job it creates are one step for
+	 * every other writer (two ingests of a new name make one job) */
+	if ((r = db_begin(db, err)))
+		return r;
+	if ((r = find_or_create_job(db, t, &o, err)) ||
+	    (r = db_variant_get(db, &o.variant_id, o.job_id, t->variant, err)))
+		goto fail;
+	if (t->repeat_idx > 0 &&
+	    (r = drop_interrupted(db, &o.replaced_run_id, o.variant_id, cell, t->repeat_idx, err)))
+		goto fail;
+	if ((r = db_run_create(db, &o.run_id, o.job_id, o.variant_id, cell, t->repeat_idx, t->fs,
+			       t->params_json, err)) ||
+	    (r = db_run_set_status(db, o.run_id, "running", NULL, err)) ||
+	    /* an ingested variant has what it needs: its runs are its results */
+	    (r = db_variant_set_result(db, o.variant_id, "ok", NULL, NULL, 0, err)))
+		goto fail;
+	if ((r = db_prepare(db, &st, "UPDATE runs SET writer = ? WHERE id = ?", err)))
+		goto fail;
+	db_bind_text_or_null(st, 1, t->writer);
+	sqlite3_bind_int64(st, 2, o.run_id);
+	r = db_step_done(db, st, err, "cannot store run %lld's writer", (long long)o.run_id);
+	sqlite3_finalize(st);
+	if (r || (r = db_commit(db, err)))
+		goto fail;
+	*out = o;
+	return 0;
+fail:
+	db_rollback(db);
+	return r;
+}

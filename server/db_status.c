@@ -18,7 +18,10 @@
 	" sum(r.status NOT IN ('pending', 'running'))," \
 	" sum(r.status = 'ok')," \
 	" sum(r.status IN ('failed', 'timeout', 'kernel-panic', 'paused'))," \
-	" sum(r.status = 'running')" \
+	" sum(r.status = 'running')," \
+	" sum(r.status = 'interrupted')," \
+	" (SELECT 'run ' || x.id || ': ' || coalesce(x.error, 'no reason stored') FROM runs x" \
+	"   WHERE x.job_id = j.id AND x.status = 'interrupted' ORDER BY x.id DESC LIMIT 1)" \
 	" FROM jobs j LEFT JOIN runs r ON r.job_id = j.id"
 
 static char *col_text(sqlite3_stmt *st, int i)
@@ -44,6 +47,8 @@ static void read_row(sqlite3_stmt *st, struct db_job_row *j)
 	j->runs_ok = sqlite3_column_int(st, 12);
 	j->runs_failed = sqlite3_column_int(st, 13);
 	j->runs_running = sqlite3_column_int(st, 14);
+	j->runs_interrupted = sqlite3_column_int(st, 15);
+	j->last_interrupted = col_text(st, 16);
 }
 
 int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit, struct buf *err)
@@ -103,6 +108,7 @@ void db_jobs_free(struct db_job_row *rows, size_t n)
 		free(rows[i].started_at);
 		free(rows[i].finished_at);
 		free(rows[i].error);
+		free(rows[i].last_interrupted);
 	}
 	free(rows);
 }

@@ -76,6 +76,7 @@ static int thread_state(struct http_server *srv, void **out, struct buf *err)
 struct http_conn {
 	struct buf body;
 	int too_large;
+	size_t drained;     /* body bytes read and dropped after the cap */
 };
 
 /* The value of key in a key, value, …, NULL list (borrowed), or NULL. */
@@ -99,6 +100,36 @@ const char *http_header(const struct http_req *req, const char *key)
 	if (!req->conn)
 		return pair_lookup(req->headers, key, true);
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, key);
+}
+
+struct count_ctx {
+	const char *key;
+	int n;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+				    const char *value)
+{
+	struct count_ctx *c = cls;
+
+	(void)kind;
+	(void)value;
+	if (key && !strcasecmp(key, c->key))
+		c->n++;
+	return MHD_YES;
+}
+
+int http_header_count(const struct http_req *req, const char *key)
+{
+	struct count_ctx c = { key, 0 };
+
+	if (!req->conn) {
+		for (const char *const *kv = req->headers; kv && kv[0] && kv[1]; kv += 2)
+			c.n += !strcasecmp(kv[0], key);
+		return c.n;
+	}
+	MHD_get_connection_values(req->conn, MHD_HEADER_KIND, count_header, &c);
+	return c.n;
 }
 
 void http_resp_header(struct http_resp *resp, const char *name, const char *value)
@@ -133,6 +164,11 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, struct http_resp *res
 	}
 	if (resp->content_type)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
+	/* every answer: no content sniffing, never framed by another site
+	 * (the old header and CSP's frame-ancestors, for old and new browsers) */
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Content-Security-Policy", "frame-ancestors 'none'");
 	for (int i = 0; i < resp->nhdr; i++)
 		MHD_add_response_header(r, resp->hdr_name[i], resp->hdr_value[i]);
 	ret = MHD_queue_response(c, resp->status ? (unsigned)resp->status : 500, r);
@@ -277,6 +313,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (*upload_data_size && hc->drained + *upload_data_size <= HTTP_MAX_DRAIN_BYTES) {
+		/* over the cap, mid-body (chunked: no length said so up front):
+		 * read and drop the rest, so the client gets its 413 rather than a
+		 * connection closed under it; past the drain bound it gets the 413
+		 * at once */
+		hc->drained += *upload_data_size;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
 	*upload_data_size = 0;
 	if (hc->too_large) {
 		char msg[128];
@@ -368,7 +413,11 @@ int http_server_start(struct http_server **out, const struct http_opts *opts,
 				  MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, srv,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+				  /* a client that holds connections open (idle, or
+				   * slow-loris headers) takes at most its share and
+				   * loses them when idle: everyone else is served */
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONN_PER_IP,
 				  MHD_OPTION_THREAD_POOL_SIZE, threads,
 				  MHD_OPTION_END);
 	if (!srv->d) {

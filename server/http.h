@@ -24,6 +24,13 @@
 /* Largest request body accepted; a bigger one gets 413, in the handler's
  * error format (http_handler.error). */
 #define HTTP_MAX_BODY_BYTES (1u << 20)
+/* Connections one client address may hold at once (more are refused at
+ * accept), and how long an idle connection is kept (s): so one client
+ * holding connections open cannot starve the others. */
+#define HTTP_MAX_CONN_PER_IP 64
+/* Bytes of a too-large chunked body read and dropped before its 413. */
+#define HTTP_MAX_DRAIN_BYTES (16u << 20)
+#define HTTP_IDLE_TIMEOUT_S 15
 
 struct http_server;
 
@@ -37,6 +44,7 @@ struct http_req {
 	int64_t id;                /* the {id} captured by the route, or 0 */
 	const char *name;          /* the {host} captured by the route, or NULL */
 	char token[128];           /* name of the bearer token checked, or "" */
+	char scopes[256];          /* its scopes (token.h), or "" */
 	void *conn;                /* opaque: for http_query()/http_header() */
 	/* Without a connection (conn NULL: a unit test or a fuzz target
 	 * calling a handler directly) http_query() and http_header() read
@@ -64,6 +72,9 @@ struct http_resp {
 const char *http_query(const struct http_req *req, const char *key);
 /* Value of the request header key, case-insensitive (borrowed), or NULL. */
 const char *http_header(const struct http_req *req, const char *key);
+/* How many times the request carries header key (a repeated Authorization
+ * is refused rather than its first copy taken). */
+int http_header_count(const struct http_req *req, const char *key);
 /* Add a response header; value is copied. At most HTTP_MAX_HEADERS. */
 void http_resp_header(struct http_resp *resp, const char *name, const char *value);
 /* Free what resp owns (body, header values); it stays usable, empty.

@@ -14,6 +14,11 @@
 #include "ingest.h"
 #include "util.h"
 
+#define XSTR_(x) #x
+#define XSTR(x) XSTR_(x)
+#define INGEST_MAX_LINE_TEXT 1048576   /* INGEST_MAX_LINE, spelled for messages */
+_Static_assert(INGEST_MAX_LINE == INGEST_MAX_LINE_TEXT, "INGEST_MAX_LINE_TEXT");
+
 /*
  * A per-thread bump arena for the objects jansson builds while one line is
  * parsed and stored (issue 19, CLI ingest within 1.6x of sqlite3's
@@ -86,6 +91,21 @@ static void arena_end(void)
 	line_arena.used = 0;
 }
 
+/* Allocations that outlive the line (the order checks' map, in->series)
+ * go to malloc: set paused, then back as it was (the line's objects stay). */
+static bool arena_pause(void)
+{
+	bool was = line_arena.active;
+
+	line_arena.active = false;
+	return was;
+}
+
+static void arena_resume(bool was)
+{
+	line_arena.active = was;
+}
+
 struct ingest {
 	struct db *db;
 	struct db_writer *w;
@@ -95,6 +115,10 @@ struct ingest {
 	int64_t line_base;       /* lines of the run stored before this ingest */
 	bool failed;             /* a store error happened: stop writing */
 	struct buf store_err;    /* what it was, said again by every later call */
+	bool check_order;        /* a whole stream: hello once, nothing after done, ... */
+	json_t *series;          /* "s:METRIC" -> last t; "p:NAME' key 'KEY" -> [t, count] */
+	int64_t hello_line, done_line;
+	uint64_t raw_bytes;      /* raw text kept, for the refusal bound */
 };
 
 /* The stream stopped at a store error: say it (again) in err. */
@@ -109,6 +133,8 @@ int ingest_open(struct ingest **out, struct db *db, int64_t run_id, struct buf *
 	int r;
 
 	in->db = db;
+	in->check_order = true;
+	in->series = json_object();
 	if ((r = db_writer_open(&in->w, db, run_id, err)))
 		goto fail;
 	if ((r = db_run_set_status(db, run_id, "running", NULL, err)))
@@ -117,6 +143,7 @@ int ingest_open(struct ingest **out, struct db *db, int64_t run_id, struct buf *
 	return 0;
 fail:
 	db_writer_close(in->w);
+	json_decref(in->series);
 	free(in);
 	return r;
 }
@@ -150,6 +177,7 @@ int ingest_detach(struct ingest *in, struct ingest_stats *stats_out, struct buf 
 	if (stats_out)
 		*stats_out = in->st;
 	db_writer_close(in->w);
+	json_decref(in->series);
 	buf_release(&in->partial);
 	buf_release(&in->store_err);
 	free(in);
@@ -178,13 +206,85 @@ static const char *get_str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+/* Line number of the line being processed, in the run. */
+static int64_t line_no(const struct ingest *in)
+{
+	return in->line_base + in->st.lines;
+}
+
+/* Past the bound of what is not records: refuse the rest of the stream. */
+static void maybe_refuse(struct ingest *in)
+{
+	if (in->st.refused || !in->check_order)
+		return;
+	if ((in->st.bad_lines > INGEST_MAX_BAD_LINES && in->st.bad_lines > in->st.records) ||
+	    in->raw_bytes > INGEST_MAX_RAW_BYTES) {
+		in->st.refused = true;
+		in->st.saw_error = true;
+		snprintf(in->st.error, sizeof(in->st.error),
+			 "line %" PRId64 ": not a record stream: %" PRId64 " of its %" PRId64
+			 " lines were not records (%" PRIu64 " KiB kept raw); the rest was refused",
+			 line_no(in), in->st.bad_lines, in->st.lines, in->raw_bytes >> 10);
+	}
+}
+
 /* Store one bad line; reason is copied by sqlite. */
 static int keep_raw(struct ingest *in, const char *reason, const char *line, size_t len)
 {
+	int r;
+
 	in->st.bad_lines++;
+	if (in->st.n_bad_shown < INGEST_BAD_SHOWN)
+		snprintf(in->st.bad_shown[in->st.n_bad_shown++], sizeof(in->st.bad_shown[0]),
+			 "line %" PRId64 ": %s", line_no(in), reason);
 	if (len > 65536)
 		len = 65536;   /* a raw line is evidence, not data: keep its head */
-	return db_writer_raw(in->w, in->line_base + in->st.lines, reason, line, len, &in->store_err);
+	in->raw_bytes += len;
+	r = db_writer_raw(in->w, line_no(in), reason, line, len, &in->store_err);
+	maybe_refuse(in);
+	return r;
+}
+
+/*
+ * The order a whole stream keeps for a sample or probe of series key at
+ * time t (and cumulative count, probes; count < 0 for a sample): 0 in
+ * order (remembered), 1 out of order with why.
+ */
+static int check_series(struct ingest *in, const char *key, double t, json_int_t count,
+			bool is_probe, struct buf *why)
+{
+	json_t *prev;
+
+	if (!in->check_order)
+		return 0;
+	if (is_probe && count < 0) {
+		buf_printf(why, "probe count %" JSON_INTEGER_FORMAT " is negative (counts are"
+			   " cumulative)", count);
+		return 1;
+	}
+	prev = json_object_get(in->series, key);
+	if (prev) {
+		double pt = json_real_value(is_probe ? json_array_get(prev, 0) : prev);
+		json_int_t pc = is_probe ? json_integer_value(json_array_get(prev, 1)) : 0;
+		if (t < pt) {
+			buf_printf(why, "%s t %g of '%s' goes back from t %g", is_probe ? "probe" : "sample",
+				   t, key + 2, pt);
+			return 1;
+		}
+		if (is_probe && count < pc) {
+			buf_printf(why, "probe count %" JSON_INTEGER_FORMAT " of '%s' falls from %"
+				   JSON_INTEGER_FORMAT " (counts are cumulative)", count, key + 2, pc);
+			return 1;
+		}
+	} else if (json_object_size(in->series) >= INGEST_MAX_SERIES) {
+		return 0;   /* memory stays bounded: further series go unchecked */
+	}
+	/* the map outlives the line: not in the line's arena */
+	bool was = arena_pause();
+	json_object_set_new(in->series, key,
+			    is_probe ? json_pack("[f, I]", t, count) : json_real(t));
+	arena_resume(was);
+	return 0;
 }
 
 static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
@@ -263,12 +363,21 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 		buf_puts(why, "record has no \"type\" string");
 		return 1;
 	}
+	if (in->check_order && in->done_line) {
+		buf_printf(why, "a record after \"done\" (line %" PRId64 ")", in->done_line);
+		return 1;
+	}
 	if (!strcmp(type, "sample")) {
 		name = get_str(rec, "metric");
 		if (!get_num(rec, "t", &t) || !name || !get_num(rec, "value", &value)) {
 			buf_puts(why, "sample needs a number t, a string metric and a finite number value");
 			return 1;
 		}
+		char *key = xasprintf("s:%s", name);
+		int bad = check_series(in, key, t, 0, false, why);
+		free(key);
+		if (bad)
+			return 1;
 		in->st.samples++;
 		return db_writer_sample(in->w, t, name, value, &in->store_err);
 	}
@@ -289,6 +398,11 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 			buf_puts(why, "probe needs a number t, a string name and an integer count");
 			return 1;
 		}
+		char *skey = xasprintf("p:%s' key '%s", name, keystr);
+		int bad = check_series(in, skey, t, json_integer_value(count), true, why);
+		free(skey);
+		if (bad)
+			return 1;
 		in->st.probes++;
 		return db_writer_probe(in->w, t, name, keystr, json_integer_value(count), &in->store_err);
 	}
@@ -300,7 +414,12 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 		}
 		return db_writer_phase(in->w, t, name, &in->store_err);
 	}
+	if (!strcmp(type, "hello") && in->check_order && in->hello_line) {
+		buf_printf(why, "a second \"hello\" (the first was line %" PRId64 ")", in->hello_line);
+		return 1;
+	}
 	if (!strcmp(type, "hello")) {
+		in->hello_line = line_no(in);
 		char *js = xstrndup(line, len);
 		int r = db_writer_hello(in->w, get_str(rec, "kernel_release"),
 					get_str(rec, "agent_version"), get_str(rec, "host"), js, &in->store_err);
@@ -323,6 +442,7 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 	if (!strcmp(type, "done")) {
 		const char *status = get_str(rec, "status");
 		in->st.saw_done = true;
+		in->done_line = line_no(in);
 		if (status && strcmp(status, "ok") && !in->st.saw_error) {
 			in->st.saw_error = true;
 			snprintf(in->st.error, sizeof(in->st.error),
@@ -373,6 +493,11 @@ int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err
 	if (len && line[len - 1] == '\r')
 		len--;
 	in->st.lines++;
+	if (in->st.refused) {   /* counted, not stored */
+		in->st.refused_lines++;
+		in->st.refused_bytes += len + 1;
+		return 0;
+	}
 	/* blank lines carry nothing and are not errors */
 	size_t i = 0;
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
@@ -383,7 +508,8 @@ int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err
 		goto store_error;
 	in->batch++;
 	if (len > INGEST_MAX_LINE) {
-		r = keep_raw(in, "line too long", line, len);
+		r = keep_raw(in, "line longer than the " XSTR(INGEST_MAX_LINE_TEXT) "-byte cap"
+			     " (its first 64 KiB kept)", line, len);
 		goto done;
 	}
 	arena_begin();
@@ -502,6 +628,7 @@ int ingest_close(struct ingest *in, struct ingest_stats *stats_out, struct buf *
 	if (stats_out)
 		*stats_out = in->st;
 	db_writer_close(in->w);
+	json_decref(in->series);
 	buf_release(&in->partial);
 	buf_release(&in->store_err);
 	free(in);

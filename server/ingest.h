@@ -1,6 +1,12 @@
 /* ingest.h - store an agent's record stream (DESIGN.md, "Agent records")
  * as one run, record by record, as it arrives.
  *
+ * A whole stream (ingest_open) also keeps its order: a second hello,
+ * anything after done, a sample's or probe's t going back for its series,
+ * and a probe count that is negative or falls (counts are cumulative) are
+ * kept raw with the reason, like a line that does not parse; a stream that
+ * is mostly not records is cut off (INGEST_MAX_BAD_LINES).
+ *
  * Records are parsed with jansson and written in batched transactions
  * (a batch closes every INGEST_BATCH records or on ingest_flush()), so a
  * reader sees a live run at most one batch behind. A line that does not
@@ -22,8 +28,20 @@
 #include "db.h"
 
 #define INGEST_BATCH 20000
-/* Longest line kept; longer ones are stored raw, cut, as "line too long". */
+/* Longest line kept; longer ones are stored raw, cut, as over the cap. */
 #define INGEST_MAX_LINE (1 << 20)
+/*
+ * A stream that is not a record stream (garbage, a flood): once more than
+ * INGEST_MAX_BAD_LINES lines were bad and bad lines outnumber records, or
+ * INGEST_MAX_RAW_BYTES of raw text were kept, the rest is refused: counted,
+ * not stored, and the run ends 'failed' with the line where it stopped.
+ */
+#define INGEST_MAX_BAD_LINES 1000
+#define INGEST_MAX_RAW_BYTES (8 << 20)
+/* Order checks of a whole stream track at most this many series. */
+#define INGEST_MAX_SERIES 100000
+/* Bad lines whose reasons the stats keep for the user ("line N: why"). */
+#define INGEST_BAD_SHOWN 8
 
 struct ingest;
 
@@ -38,6 +56,11 @@ struct ingest_stats {
 	bool saw_error;      /* an {"type":"error"} arrived */
 	char error[256];     /* the error record's message, if any */
 	char status[16];     /* status given to the run: ok, failed, incomplete */
+	bool refused;        /* not a record stream: the rest was refused (error says where) */
+	int64_t refused_lines;
+	uint64_t refused_bytes;
+	int n_bad_shown;     /* the first bad lines, "line N: reason" */
+	char bad_shown[INGEST_BAD_SHOWN][160];
 };
 
 /*
@@ -78,7 +101,8 @@ int ingest_close(struct ingest *in, struct ingest_stats *stats_out, struct buf *
 /*
  * ingest_open_at - go on storing records of run_id, a run fed over several
  * calls (a fleet agent's stream arrives in batches, api_fleet.c): like
- * ingest_open(), but the run's status is left alone and raw lines are
+ * ingest_open(), but without the order checks (a restarted daemon's counts
+ * start again from 0 in the same run), the run's status is left alone and raw lines are
  * numbered after line_no (the lines of the run stored before). Opened while
  * the caller holds a transaction (db_begin()), the records join it: ingest
  * then neither commits nor rolls back, so the caller stores them together

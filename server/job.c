@@ -648,8 +648,13 @@ int job_spec_check(const struct job_spec *s, struct buf *err)
 		goto out;
 	}
 	for (size_t i = 0; i < s->nkernels; i++) {
-		if (access(s->kernels[i], R_OK)) {
+		struct stat st;
+		if (access(s->kernels[i], R_OK) || stat(s->kernels[i], &st)) {
 			buf_printf(err, "kernel image '%s': %s", s->kernels[i], strerror(errno));
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			buf_printf(err, "kernel image '%s': not a regular file", s->kernels[i]);
 			goto out;
 		}
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "db.h"
@@ -103,7 +104,25 @@ struct db *cmd_open_store(const char *prog)
 
 	if (db_open(&db, p, &err))
 		fprintf(stderr, "%s: %s\n", prog, err_text(&err));
+	/* a run whose writer died is shown as interrupted, never as live */
+	else if (db_runs_reap(db, NULL, &err))
+		fprintf(stderr, "%s: warning: %s\n", prog, err_text(&err));
 	buf_release(&err);
+	free(p);
+	return db;
+}
+
+struct db *cmd_open_existing_store(const char *prog)
+{
+	char *p = cmd_db_path();
+	struct db *db = NULL;
+
+	if (access(p, F_OK) == 0)
+		db = cmd_open_store(prog);
+	else
+		fprintf(stderr, "%s: no store at '%s' (%s): no job has run with this home\n", prog, p,
+			cmd_home ? "--home" : getenv("KCANARY_HOME") && *getenv("KCANARY_HOME") ?
+			"$KCANARY_HOME" : "the default home");
 	free(p);
 	return db;
 }

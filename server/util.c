@@ -382,3 +382,69 @@ char *exe_sibling(const char *env, const char *rel, const char *probe, const cha
 	}
 	return xstrdup(fallback);
 }
+
+/* Field 22 (starttime) of /proc/PID/stat, 0 when the process is gone. The
+ * command name (field 2) may hold spaces and ')': parse after its last ')'. */
+static unsigned long long proc_start_ticks(int pid)
+{
+	char path[64], *text = NULL, *p;
+	unsigned long long start = 0;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(&text, &len, path, 4096))
+		return 0;
+	p = strrchr(text, ')');
+	/* after ") ": state is field 3, starttime field 22: skip 19 fields */
+	for (int f = 0; p && f < 20; f++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		start = strtoull(p + 1, NULL, 10);
+	free(text);
+	return start;
+}
+
+static void boot_id(char *out, size_t size)
+{
+	char *text = NULL;
+	size_t len;
+
+	snprintf(out, size, "-");
+	if (read_file(&text, &len, "/proc/sys/kernel/random/boot_id", 128) == 0) {
+		text[strcspn(text, "\n")] = '\0';
+		snprintf(out, size, "%s", text);
+	}
+	free(text);
+}
+
+char *proc_identity(void)
+{
+	char host[256] = "", boot[64];
+	int pid = (int)getpid();
+
+	gethostname(host, sizeof(host) - 1);
+	boot_id(boot, sizeof(boot));
+	return xasprintf("%d %llu %s %s", pid, proc_start_ticks(pid), boot, host[0] ? host : "-");
+}
+
+bool proc_identity_alive(const char *identity, int *pid_out)
+{
+	char host[256] = "", boot[64], their_boot[64], their_host[256];
+	unsigned long long start;
+	int pid;
+
+	if (pid_out)
+		*pid_out = 0;
+	if (!identity || sscanf(identity, "%d %llu %63s %255s", &pid, &start, their_boot,
+				their_host) != 4 || pid <= 0)
+		return true;
+	if (pid_out)
+		*pid_out = pid;
+	gethostname(host, sizeof(host) - 1);
+	if (strcmp(their_host, host[0] ? host : "-"))
+		return true;
+	boot_id(boot, sizeof(boot));
+	if (strcmp(their_boot, boot))
+		return false;
+	return proc_start_ticks(pid) == start;
+}

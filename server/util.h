@@ -99,4 +99,22 @@ int mkdir_p(const char *path, unsigned mode);
  * Returns 0 or -errno; -EFBIG when it is larger than max_bytes. */
 int read_file(char **out, size_t *len_out, const char *path, size_t max_bytes);
 
+/*
+ * proc_identity - who this process is, in a form that outlives it: "PID
+ * START BOOT HOST" (START: its start time in clock ticks since boot, field
+ * 22 of /proc/PID/stat; BOOT: /proc/sys/kernel/random/boot_id; HOST: the
+ * host name), so that a reused pid or a reboot is not taken for it. New
+ * string, caller frees.
+ */
+char *proc_identity(void);
+
+/*
+ * proc_identity_alive - is the process proc_identity() named still
+ * running? false when its pid is gone, started at another time or the host
+ * rebooted since; true when it runs, and for another host's process or a
+ * text that is not an identity (it cannot be checked from here, so it is
+ * not declared dead). *pid_out (may be NULL) gets its pid, 0 if none.
+ */
+bool proc_identity_alive(const char *identity, int *pid_out);
+
 #endif

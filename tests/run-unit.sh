@@ -1,8 +1,11 @@
 #!/bin/sh
 # Run each cmocka test binary under a timeout; print one closing line
-# "unit: N passed, N failed" (N counts test cases, from cmocka's output).
-# Exits non-zero when any binary fails or times out.
-passed=0 failed=0 bad=""
+# "unit: N passed, N failed, N skipped" (N counts test cases, from cmocka's
+# output). Exits non-zero when any binary fails or times out, and under
+# CI=true when a case skips that tests/allowed-skips.txt does not list as
+# "binary:case" (tests/skips-lib.sh).
+. tests/skips-lib.sh
+passed=0 failed=0 skipped=0 bad=""
 out=$(mktemp)
 for t in "$@"; do
 	echo "== $t"
@@ -17,9 +20,23 @@ for t in "$@"; do
 		[ "$f" -eq 0 ] && failed=$((failed + 1))
 		bad="$bad $t(rc=$rc)"
 	fi
+	# cmocka: "[  SKIPPED ] N test(s), listed below:" then one
+	# "[  SKIPPED ] case" line per skipped case
+	for c in $(sed -n 's/^\[  SKIPPED \] \([A-Za-z_][A-Za-z0-9_]*\)$/\1/p' "$out" | sort -u); do
+		skipped=$((skipped + 1))
+		name="${t##*/}:$c"
+		if [ "${CI:-}" != true ]; then
+			echo "SKIP $name"
+		elif skip_allowed "$name"; then
+			echo "SKIP $name (allowed: $(skip_reason "$name"))"
+		else
+			echo "SKIP $name: not in tests/allowed-skips.txt, a failure under CI=true"
+			failed=$((failed + 1)); bad="$bad $name(skipped)"
+		fi
+	done
 done
 rm -f "$out"
-echo "unit: $passed passed, $failed failed"
+echo "unit: $passed passed, $failed failed, $skipped skipped"
 if [ -n "$bad" ]; then
 	echo "failing:$bad"
 	exit 1

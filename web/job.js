@@ -1,8 +1,10 @@
-/* job.js - one job's comparison: the cover-letter table (copied exactly
- * as `kcanary report` prints it), the statistics with a plain-language
- * line, a strip plot of each variant's per-run value, every run's curve
- * overlaid per variant, and a filter for each matrix dimension. Polls
- * while the job is live. */
+/* job.js - one job's comparison along a chosen axis (the variant by
+ * default): the cover-letter table (copied exactly as `kcanary report`
+ * prints it), CSV/JSON export links, the statistics with a
+ * plain-language line, a strip plot and an ECDF of the per-run value,
+ * every run's curve on one chart, coloured by the axis value, the table
+ * of runs, the revision x patch-prefix grid of a series job, and a
+ * filter for each matrix dimension. Polls while the job is live. */
 "use strict";
 
 (function () {
@@ -10,7 +12,7 @@
 	const id = KC.param("id");
 	const S = {
 		job: null, runs: null, report: null, reportErr: null, reportLoaded: false, text: "",
-		samples: null,
+		samples: null, grid: null,
 		chosen: {}, plots: [],
 		/* the compared axis (kcanary report --by): "variant" or a matrix
 		 * dimension; kept in the URL (?by=) so that a view can be linked */
@@ -52,6 +54,7 @@
 			]);
 		render();
 		await loadReport();
+		await loadGrid();
 	}
 
 	/* The report along the chosen axis (?by=; the default axis asks for
@@ -69,6 +72,21 @@
 		$("copy").disabled = false;
 		renderStats();
 		renderStrip();
+		renderEcdf();
+		renderRuns();
+		renderExport();
+	}
+
+	/* The revision x patch-prefix report of a job with series variants
+	 * (both parts vary); nothing for any other job. */
+	async function loadGrid() {
+		if (!axes().includes("revision") || !axes().includes("patches")) {
+			S.grid = null;
+			return;
+		}
+		S.grid = await KC.api("api/v1/jobs/" + encodeURIComponent(id) +
+			"/report?by=revision,patches").catch(() => null);
+		renderGrid();
 	}
 
 	/* The axes a job can be compared along: its variants and every matrix
@@ -287,14 +305,7 @@
 		const left = 64, right = 16, top = 14, bottom = 40;
 		const vals = runs.map((r) => r.value);
 		const thr = S.report && S.report.threshold;
-		let lo = Math.min(0, ...vals), hi = Math.max(...vals, thr || 0);
-		if (!(hi > lo))
-			hi = lo + 1;
-		/* round ticks: a step of 1, 2 or 5 times a power of ten */
-		const raw = (hi - lo) / 5, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-		const step = [1, 2, 5, 10].map((m) => m * mag).find((x) => x >= raw);
-		lo = Math.floor(lo / step) * step;
-		hi = Math.ceil(hi / step) * step;
+		const { lo, hi, step } = niceRange(Math.min(0, ...vals), Math.max(...vals, thr || 0));
 		const y = (v) => top + (H - top - bottom) * (1 - (v - lo) / (hi - lo));
 		const colW = (W - left - right) / Math.max(1, variants.length);
 		const mk = svgEl;
@@ -351,45 +362,190 @@
 		const keep = new Set(chosenRuns().map((r) => r.id));
 		const byRun = new Map(S.runs.runs.map((r) => [r.id, r]));
 		const ylabel = `${S.curveMetric} (${S.samples.unit || ""}) ${S.samples.better === "lower" ? "↓" : S.samples.better === "higher" ? "↑" : ""}`;
-		if (S.by !== "variant") {
-			/* another axis: every run's curve on one chart, coloured by its
-			 * value on the axis, as the strip plot's dots are */
-			const vals = axisValues();
-			const curves = S.samples.runs.filter((c) => keep.has(c.run_id) && byRun.get(c.run_id));
-			const div = el("div", { class: "curve", "data-axis": S.by },
-				el("h3", { text: `${curves.length} run${curves.length === 1 ? "" : "s"}, coloured by ${S.by}` }),
-				el("div", { class: "legend" }, vals.map((v, i) => el("span", { class: "legend-item" },
-					el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name))));
-			box.append(div);
-			const series = curves.map((c) => {
-				const r = byRun.get(c.run_id);
-				const i = vals.findIndex((v) => v.key === axisValueOf(r));
-				return { label: `run ${c.run_id} ${r.variant} ${r.cell}`, color: KC.color(Math.max(0, i)),
-					t: c.t, v: c.v };
-			});
-			if (series.length)
-				S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 760, height: 280, legend: false }));
+		/* every run's curve on one chart, coloured by its value on the
+		 * compared axis (the variant by default), as the strip plot's dots */
+		const vals = axisValues();
+		const curves = S.samples.runs.filter((c) => keep.has(c.run_id) && byRun.get(c.run_id));
+		const div = el("div", { class: "curve", "data-axis": S.by },
+			el("h3", { text: `${curves.length} run${curves.length === 1 ? "" : "s"}, coloured by ${S.by}` }),
+			el("div", { class: "legend" }, vals.map((v, i) => el("span", { class: "legend-item",
+				"data-axis-value": String(v.key) },
+				el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name))));
+		box.append(div);
+		const series = curves.map((c) => {
+			const r = byRun.get(c.run_id);
+			const i = vals.findIndex((v) => v.key === axisValueOf(r));
+			return { label: `run ${c.run_id} ${r.variant} ${r.cell}`, color: KC.color(Math.max(0, i)),
+				t: c.t, v: c.v };
+		});
+		if (series.length)
+			S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 760, height: 280, legend: false }));
+	}
+
+	/* Round axis ticks for [lo, hi]: a step of 1, 2 or 5 times a power of
+	 * ten, about five of them; lo and hi widened to whole steps. */
+	function niceRange(lo, hi) {
+		if (!(hi > lo))
+			hi = lo + 1;
+		const raw = (hi - lo) / 5, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+		const step = [1, 2, 5, 10].map((m) => m * mag).find((x) => x >= raw);
+		return { lo: Math.floor(lo / step) * step, hi: Math.ceil(hi / step) * step, step };
+	}
+
+	/* SVG ECDF of the headline metric, one chart per cell of the report
+	 * (as the statistics: runs of different cells are never pooled), one
+	 * step line per value of the axis in the strip plot's colour: the
+	 * share of that value's runs at or below x. Every run is a step, so
+	 * nothing is smoothed or binned away; the x scale is shared. */
+	function renderEcdf() {
+		const box = $("ecdf");
+		const rep = S.report;
+		if (!S.reportLoaded || !rep) {
+			box.replaceChildren(el("p", { class: "muted", text: S.reportLoaded ? "no report" : "building the report…" }));
 			return;
 		}
-		(S.job.variants || []).forEach((v, i) => {
-			const curves = S.samples.runs.filter((c) => c.variant_id === v.id && keep.has(c.run_id));
-			const div = el("div", { class: "curve", "data-variant": v.name },
-				el("h3", { text: `${v.name}: ${curves.length} run${curves.length === 1 ? "" : "s"}` }));
-			box.append(div);
-			if (!curves.length)
-				return;
-			const series = curves.map((c) => ({
-				label: `run ${c.run_id}` + (byRun.get(c.run_id) ? " " + byRun.get(c.run_id).cell : ""),
-				color: KC.color(i), t: c.t, v: c.v,
-			}));
-			S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 560, height: 240, legend: false }));
+		const vals = axisValues();
+		const unit = rep.unit || S.runs.unit;
+		const keyOf = (g) => (g.variant_id !== undefined ? g.variant_id : g.value);
+		const cells = (rep.cells || []).filter((c) => KC.cellMatches(c.cell, S.chosen)).map((c) => ({
+			title: c.title || c.cell || "all runs",
+			lines: (c.groups || c.variants).map((g) => ({ key: keyOf(g), name: g.name,
+				xs: (g.runs || []).map((r) => r.value).filter((v) => v !== null && v !== undefined)
+					.sort((x, y) => x - y) })).filter((l) => l.xs.length),
+		})).filter((c) => c.lines.length);
+		const xs = cells.flatMap((c) => c.lines.flatMap((l) => l.xs));
+		if (!xs.length) {
+			box.replaceChildren(el("p", { class: "muted", text: "no run has a value yet" }));
+			return;
+		}
+		const W = 560, H = 230, left = 56, right = 28, top = 12, bottom = 40;
+		const { lo, hi, step } = niceRange(Math.min(0, ...xs), Math.max(...xs));
+		const X = (v) => left + (W - left - right) * (v - lo) / (hi - lo);
+		const Y = (f) => top + (H - top - bottom) * (1 - f);
+		const mk = svgEl;
+		const charts = cells.map((c) => {
+			const svg = mk("svg", { class: "ecdf", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
+			for (const f of [0, 0.25, 0.5, 0.75, 1]) {
+				svg.append(mk("line", { x1: left, x2: W - right, y1: Y(f), y2: Y(f), stroke: "#eee" }));
+				svg.append(mk("text", { x: left - 6, y: Y(f) + 4, "text-anchor": "end" }, f.toFixed(2)));
+			}
+			for (let v = lo; v <= hi + step / 2; v += step)
+				svg.append(mk("text", { x: X(v), y: H - 22, "text-anchor": "middle" }, KC.fmt(v, unit)));
+			svg.append(mk("text", { x: (W + left) / 2, y: H - 4, "text-anchor": "middle", fill: "#777" },
+				`${rep.metric || S.runs.metric}; y: share of runs at or below`));
+			for (const l of c.lines) {
+				const i = Math.max(0, vals.findIndex((v) => v.key === l.key));
+				let d = `M${X(lo)},${Y(0)}`;
+				l.xs.forEach((x, k) => { d += ` H${X(x)} V${Y((k + 1) / l.xs.length)}`; });
+				d += ` H${X(hi)}`;
+				const path = mk("path", { d, fill: "none", stroke: KC.color(i), "stroke-width": 2,
+					class: "ecdf-series", "data-axis-value": String(l.key), "data-n": String(l.xs.length) });
+				path.append(mk("title", {}, `${l.name}: ${l.xs.length} run${l.xs.length === 1 ? "" : "s"}`));
+				svg.append(path);
+			}
+			return el("div", { class: "ecdf-cell" }, el("h3", { text: c.title }), svg);
 		});
+		box.replaceChildren(el("div", { class: "legend", id: "ecdf-legend" }, vals.map((v, i) =>
+			el("span", { class: "legend-item", "data-axis-value": String(v.key) },
+				el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name))),
+			el("div", { class: "curves" }, charts));
+	}
+
+	/* run id -> its final probe counts ({name: {key: count}}), from the
+	 * report's per-run entries (null until the report is loaded). */
+	function probesByRun() {
+		const m = new Map();
+		for (const c of (S.report && S.report.cells) || [])
+			for (const g of c.groups || c.variants || [])
+				for (const r of g.runs || [])
+					m.set(r.run_id, r.probes || {});
+		return S.report ? m : null;
+	}
+
+	/* One row per run: its page, its value on the axis, cell, status,
+	 * headline value, probe counts and a link to its raw console log. */
+	function renderRuns() {
+		const box = $("runs");
+		const vals = axisValues();
+		const probes = probesByRun();
+		const unit = S.runs.unit;
+		const rows = chosenRuns().map((r) => {
+			const i = vals.findIndex((v) => v.key === axisValueOf(r));
+			const p = probes ? probes.get(r.id) : null;
+			const ptxt = !probes ? "…" : !p || !Object.keys(p).length ? "–" :
+				Object.entries(p).map(([name, keys]) => Object.entries(keys)
+					.map(([k, n]) => `${name}[${k}] ${n}`).join(" ")).join(" ");
+			return el("tr", { "data-run-id": String(r.id) },
+				el("td", { class: "num" }, el("a", { class: "run-link", href: "run.html?id=" + r.id }, String(r.id))),
+				el("td", {}, el("span", { style: `color:${KC.color(Math.max(0, i))}`, text: "● " }),
+					i >= 0 ? vals[i].name : String(axisValueOf(r))),
+				el("td", {}, r.cell || "–"),
+				el("td", {}, KC.statusBadge(r.status)),
+				el("td", { class: "num" }, KC.fmt(r.value, unit) + (r.value_source === "samples" ? "*" : "")),
+				el("td", { class: "probes" }, ptxt),
+				el("td", {}, r.has_console ? el("a", { class: "console-link",
+					href: `api/v1/runs/${r.id}/console` }, "console") : el("span", { class: "muted", text: "no console" })));
+		});
+		box.replaceChildren(el("table", { class: "runs", id: "runs-table" },
+			el("thead", {}, el("tr", {}, el("th", { class: "num" }, "run"), el("th", {}, S.by),
+				el("th", {}, "cell"), el("th", {}, "status"), el("th", { class: "num" }, S.runs.metric),
+				el("th", {}, "probe counts"), el("th", {}, "raw"))),
+			el("tbody", {}, rows)));
+	}
+
+	/* The report as CSV and JSON along the current axis (the API's report
+	 * route, ?by= as the page's). */
+	function renderExport() {
+		const q = `api/v1/jobs/${encodeURIComponent(id)}/report?by=${encodeURIComponent(S.by)}`;
+		KC.fill($("export"), "export the report along ", el("b", { text: S.by }), ": ",
+			el("a", { id: "export-csv", href: q + "&format=csv" }, "CSV"), " · ",
+			el("a", { id: "export-json", href: q + "&format=json" }, "JSON"));
+	}
+
+	/* A job with series variants: the revision x patch-prefix grid
+	 * (report ?by=revision,patches), one table per matrix cell: each
+	 * pair's median, runs and change against the baseline pair. */
+	function renderGrid() {
+		const sec = $("grid");
+		const rep = S.grid;
+		if (!rep || !rep.values || !rep.values_b) {
+			sec.hidden = true;
+			return;
+		}
+		sec.hidden = false;
+		const unit = rep.unit || S.job.unit;
+		const out = [];
+		for (const c of (rep.cells || []).filter((x) => KC.cellMatches(x.cell, S.chosen))) {
+			const groups = c.groups || [];
+			const base = groups[0];
+			out.push(el("h3", { text: c.title || c.cell || "all runs" }));
+			out.push(el("table", { class: "grid", "data-cell": c.cell || "" },
+				el("thead", {}, el("tr", {}, el("th", {}, "revision × patches"),
+					rep.values_b.map((b) => el("th", { class: "num" }, b)))),
+				el("tbody", {}, rep.values.map((a) => el("tr", { "data-revision": a },
+					el("th", {}, a),
+					rep.values_b.map((b) => {
+						const g = groups.find((x) => x.a === a && x.b === b);
+						if (!g || !g.n)
+							return el("td", { class: "num muted", "data-patches": b }, "–");
+						return el("td", { class: "num", "data-patches": b },
+							el("div", { class: "median" }, KC.fmt(g.median, unit)),
+							el("div", { class: "muted" }, `${g.n} run${g.n === 1 ? "" : "s"}` +
+								(g === base ? ", baseline" :
+									`, ${KC.fmtPct(g.change_pct)} p=${KC.fmtP(g.p)}`)));
+					}))))));
+		}
+		KC.fill($("grid-body"), out);
 	}
 
 	function renderBody() {
 		renderStats();
 		renderStrip();
+		renderEcdf();
 		renderCurves();
+		renderRuns();
+		renderExport();
+		renderGrid();
 	}
 
 	/* key=value tokens of a log line after its keyword, as strings. */

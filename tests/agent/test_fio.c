@@ -14,83 +14,33 @@
 #include <cmocka.h>
 
 #include "fio.h"
-#include "util.h"
-
-#define FIX "tests/fixtures/fio/"
-
-struct got {
-	char name[32][64];
-	double value[32];
-	const char *unit[32], *better[32];
-	double t[32];
-	size_t n;
-};
-
-static void on_metric(void *ud, const char *name, double value, const char *unit, const char *better)
-{
-	struct got *g = ud;
-
-	assert_true(g->n < 32);
-	snprintf(g->name[g->n], sizeof(g->name[0]), "%s", name);
-	g->value[g->n] = value;
-	g->unit[g->n] = unit;
-	g->better[g->n] = better;
-	g->n++;
-}
-
-static void on_sample(void *ud, double t, const char *name, double value)
-{
-	struct got *g = ud;
-
-	assert_true(g->n < 32);
-	snprintf(g->name[g->n], sizeof(g->name[0]), "%s", name);
-	g->t[g->n] = t;
-	g->value[g->n++] = value;
-}
-
-static size_t find(const struct got *g, const char *name)
-{
-	for (size_t i = 0; i < g->n; i++)
-		if (!strcmp(g->name[i], name))
-			return i;
-	fail_msg("no metric %s", name);
-	return 0;
-}
-
-static char *fixture(const char *name)
-{
-	char *path = xasprintf(FIX "%s", name), *text = NULL;
-
-	assert_int_equal(read_file(&text, NULL, path, 1 << 20), 0);
-	free(path);
-	return text;
-}
+#include "got.h"
 
 static void test_json_figures(void **state)
 {
 	struct got g = { .n = 0 };
-	char err[256], *text = fixture("two.json");
+	char err[256], *text = got_fixture("fio", "two.json");
 	size_t njobs = 0, i;
 
 	(void)state;
 	/* randrw: read and write, 5 figures each; seqwrite: write only */
-	assert_int_equal(fio_parse_json(text, on_metric, &g, &njobs, err, sizeof(err)), 15);
+	assert_int_equal(fio_parse_json(text, got_metric, &g, &njobs, err, sizeof(err)), 15);
 	assert_int_equal(njobs, 2);
-	i = find(&g, "fio:randrw:read:bw");
+	i = got_find(&g, "fio:randrw:read:bw");
 	assert_float_equal(g.value[i], 6555510, 0.5);
 	assert_string_equal(g.unit[i], "bytes/s");
 	assert_string_equal(g.better[i], "higher");
-	i = find(&g, "fio:randrw:write:iops");
+	i = got_find(&g, "fio:randrw:write:iops");
 	assert_float_equal(g.value[i], 1619.793402, 1e-6);
 	assert_string_equal(g.unit[i], "ops/s");
-	i = find(&g, "fio:randrw:read:clat_p99");
+	i = got_find(&g, "fio:randrw:read:clat_p99");
 	assert_float_equal(g.value[i], 6651904, 0.5);
 	assert_string_equal(g.unit[i], "ns");
 	assert_string_equal(g.better[i], "lower");
-	assert_float_equal(g.value[find(&g, "fio:randrw:read:clat_p50")], 99840, 0.5);
-	assert_float_equal(g.value[find(&g, "fio:randrw:write:clat_p99.9")], 175104, 0.5);
-	assert_float_equal(g.value[find(&g, "fio:seqwrite:write:bw")], 3884858775.0, 0.5);
-	assert_float_equal(g.value[find(&g, "fio:seqwrite:write:clat_p99")], 61184, 0.5);
+	assert_float_equal(g.value[got_find(&g, "fio:randrw:read:clat_p50")], 99840, 0.5);
+	assert_float_equal(g.value[got_find(&g, "fio:randrw:write:clat_p99.9")], 175104, 0.5);
+	assert_float_equal(g.value[got_find(&g, "fio:seqwrite:write:bw")], 3884858775.0, 0.5);
+	assert_float_equal(g.value[got_find(&g, "fio:seqwrite:write:clat_p99")], 61184, 0.5);
 	for (i = 0; i < g.n; i++)
 		assert_null(strstr(g.name[i], "seqwrite:read"));   /* no I/O: no figures */
 	free(text);
@@ -98,7 +48,7 @@ static void test_json_figures(void **state)
 
 static void test_json_job_names_and_refusals(void **state)
 {
-	char err[256], *text = fixture("two.json"), *name;
+	char err[256], *text = got_fixture("fio", "two.json"), *name;
 	struct got g = { .n = 0 };
 
 	(void)state;
@@ -109,12 +59,12 @@ static void test_json_job_names_and_refusals(void **state)
 	/* fio may print notes before its JSON */
 	{
 		char *noted = xasprintf("note: both iodepth >= 1 and synchronous I/O engine\n%s", text);
-		assert_int_equal(fio_parse_json(noted, on_metric, &g, NULL, err, sizeof(err)), 15);
+		assert_int_equal(fio_parse_json(noted, got_metric, &g, NULL, err, sizeof(err)), 15);
 		free(noted);
 	}
-	assert_int_equal(fio_parse_json("fio: no job", on_metric, &g, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(fio_parse_json("fio: no job", got_metric, &g, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no JSON"));
-	assert_int_equal(fio_parse_json("{\"fio version\": \"x\"}", on_metric, &g, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(fio_parse_json("{\"fio version\": \"x\"}", got_metric, &g, NULL, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "jobs"));
 	free(text);
 }
@@ -122,23 +72,23 @@ static void test_json_job_names_and_refusals(void **state)
 static void test_logs(void **state)
 {
 	struct got g = { .n = 0 };
-	char *bw = fixture("kc_bw.1.log"), *iops = fixture("kc_iops.2.log");
+	char *bw = got_fixture("fio", "kc_bw.1.log"), *iops = got_fixture("fio", "kc_iops.2.log");
 	size_t i;
 
 	(void)state;
-	assert_int_equal(fio_parse_log(bw, "randrw", "bw", on_sample, &g), 6);
+	assert_int_equal(fio_parse_log(bw, "randrw", "bw", got_sample, &g), 6);
 	/* "2000, 6088, 1, 0, 0": write, KiB/s -> bytes/s */
 	assert_string_equal(g.name[3], "fio:randrw:write:bw");
 	assert_float_equal(g.t[3], 2.0, 1e-9);
 	assert_float_equal(g.value[3], 6088.0 * 1024, 1e-9);
 	assert_string_equal(g.name[0], "fio:randrw:read:bw");
 	g.n = 0;
-	assert_int_equal(fio_parse_log(iops, "seqwrite", "iops", on_sample, &g), 2);
+	assert_int_equal(fio_parse_log(iops, "seqwrite", "iops", got_sample, &g), 2);
 	i = 1;
 	assert_string_equal(g.name[i], "fio:seqwrite:write:iops");
 	assert_float_equal(g.value[i], 64945, 1e-9);
 	g.n = 0;
-	assert_int_equal(fio_parse_log("garbage\n\n1000, x\n", "j", "bw", on_sample, &g), 0);
+	assert_int_equal(fio_parse_log("garbage\n\n1000, x\n", "j", "bw", got_sample, &g), 0);
 	free(bw);
 	free(iops);
 }

@@ -15,42 +15,15 @@
 #include <cmocka.h>
 
 #include "perf_bench.h"
-#include "util.h"
-
-struct got {
-	char name[8][96];
-	double value[8];
-	const char *unit[8], *better[8];
-	size_t n;
-};
-
-static void on_metric(void *ud, const char *name, double value, const char *unit, const char *better)
-{
-	struct got *g = ud;
-
-	assert_true(g->n < 8);
-	snprintf(g->name[g->n], sizeof(g->name[0]), "%s", name);
-	g->value[g->n] = value;
-	g->unit[g->n] = unit;
-	g->better[g->n++] = better;
-}
-
-static char *fixture(const char *name)
-{
-	char *path = xasprintf("tests/fixtures/perf-bench/%s", name), *text = NULL;
-
-	assert_int_equal(read_file(&text, NULL, path, 1 << 20), 0);
-	free(path);
-	return text;
-}
+#include "got.h"
 
 static void test_mem_functions(void **state)
 {
 	struct got g = { .n = 0 };
-	char *text = fixture("mem-memcpy.txt");
+	char *text = got_fixture("perf-bench", "mem-memcpy.txt");
 
 	(void)state;
-	assert_int_equal(pb_parse(text, "mem/memcpy", on_metric, &g), 4);
+	assert_int_equal(pb_parse(text, "mem/memcpy", got_metric, &g), 4);
 	assert_string_equal(g.name[0], "perf-bench:mem-memcpy:default");
 	assert_float_equal(g.value[0], 30045157593.123207, 1e-3);
 	assert_string_equal(g.unit[0], "bytes/s");
@@ -63,19 +36,20 @@ static void test_mem_functions(void **state)
 static void test_sched_total(void **state)
 {
 	struct got g = { .n = 0 };
-	char *msg = fixture("sched-messaging.txt"), *pipe = fixture("sched-pipe.txt");
+	char *msg = got_fixture("perf-bench", "sched-messaging.txt");
+	char *pipe = got_fixture("perf-bench", "sched-pipe.txt");
 
 	(void)state;
-	assert_int_equal(pb_parse(msg, "sched/messaging", on_metric, &g), 1);
+	assert_int_equal(pb_parse(msg, "sched/messaging", got_metric, &g), 1);
 	assert_string_equal(g.name[0], "perf-bench:sched-messaging:total_s");
 	assert_float_equal(g.value[0], 0.526, 1e-12);
 	assert_string_equal(g.unit[0], "s");
 	assert_string_equal(g.better[0], "lower");
-	assert_int_equal(pb_parse(pipe, "sched/pipe", on_metric, &g), 1);
+	assert_int_equal(pb_parse(pipe, "sched/pipe", got_metric, &g), 1);
 	assert_string_equal(g.name[1], "perf-bench:sched-pipe:total_s");
 	assert_float_equal(g.value[1], 0.011, 1e-12);
 	assert_int_equal(pb_parse("# Running 'sched/messaging' benchmark:\nno numbers\n", "sched/messaging",
-				  on_metric, &g), 0);
+				  got_metric, &g), 0);
 	free(msg);
 	free(pipe);
 }

@@ -179,12 +179,75 @@ static void test_file_restart(void **state)
 	free(path);
 }
 
+
+/* Garbage written over the middle of the spool (a bad sector, a stray
+ * writer): every intact envelope after it is kept, the records it covered
+ * are counted as dropped lines and bytes, and no batch spans the hole (a
+ * batch holds consecutive numbers; the server's 409 heals the gap). Old
+ * code compared each line with the last kept one and dropped all 150
+ * records after the garbage. */
+static void test_damaged_middle(void **state)
+{
+	struct tmpdir *td = *state;
+	char *path = xasprintf("%s/spool", td->path);
+	char *text = NULL, *garbage, *p;
+	size_t len;
+	struct spool *s;
+	struct spool_stats st;
+	int64_t a, b;
+	FILE *f;
+
+	assert_int_equal(spool_open(&s, path, 1 << 20), 0);
+	push_n(s, "wl:1", 200);
+	spool_close(s);
+	assert_int_equal(read_file(&text, &len, path, 0), 0);
+	/* records 41..50 overwritten by 1 KiB of garbage, newlines included */
+	p = text;
+	for (int line = 1; line < 41; line++)
+		p = strchr(p, '\n') + 1;
+	char *end = p;
+	for (int line = 41; line <= 50; line++)
+		end = strchr(end, '\n') + 1;
+	garbage = xmalloc(1024);
+	for (size_t i = 0; i < 1024; i++)
+		garbage[i] = i % 97 == 96 ? '\n' : (char)('!' + (i * 7) % 90);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(text, 1, (size_t)(p - text), f);
+	fwrite(garbage, 1, 1024, f);
+	fwrite(end, 1, len - (size_t)(end - text), f);
+	fclose(f);
+
+	assert_int_equal(spool_open(&s, path, 1 << 20), 0);
+	spool_stats(s, &st);
+	assert_int_equal(st.pending, 190);
+	assert_true(st.load_dropped_lines >= 10);
+	assert_true(st.load_dropped_bytes >= 1024);
+	assert_int_equal(batch_range(s, 1000, &a, &b), 40);
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 40);
+	assert_int_equal(spool_ack(s, 40), 0);
+	/* the server then says 41 (a 409): the rest is renumbered, all kept */
+	assert_int_equal(spool_expect(s, 41), 0);
+	assert_int_equal(batch_range(s, 1000, &a, &b), 150);
+	assert_int_equal(a, 41);
+	assert_int_equal(b, 190);
+	assert_int_equal(spool_ack(s, 190), 0);
+	spool_stats(s, &st);
+	assert_int_equal(st.pending, 0);
+	spool_close(s);
+	free(garbage);
+	free(text);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memory_queue),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test_setup_teardown(test_file_restart, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_middle, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

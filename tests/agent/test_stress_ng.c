@@ -14,25 +14,7 @@
 #include <cmocka.h>
 
 #include "stress_ng.h"
-#include "util.h"
-
-struct got {
-	char name[8][96];
-	double value[8];
-	const char *unit[8], *better[8];
-	size_t n;
-};
-
-static void on_metric(void *ud, const char *name, double value, const char *unit, const char *better)
-{
-	struct got *g = ud;
-
-	assert_true(g->n < 8);
-	snprintf(g->name[g->n], sizeof(g->name[0]), "%s", name);
-	g->value[g->n] = value;
-	g->unit[g->n] = unit;
-	g->better[g->n++] = better;
-}
+#include "got.h"
 
 static void test_yaml_metrics(void **state)
 {
@@ -42,7 +24,7 @@ static void test_yaml_metrics(void **state)
 
 	(void)state;
 	assert_int_equal(read_file(&text, &len, "tests/fixtures/stress-ng/cpu-vm.yaml", 1 << 20), 0);
-	assert_int_equal(sng_parse_yaml(text, len, on_metric, &g, err, sizeof(err)), 2);
+	assert_int_equal(sng_parse_yaml(text, len, got_metric, &g, err, sizeof(err)), 2);
 	assert_int_equal(g.n, 4);
 	assert_string_equal(g.name[0], "stress-ng:cpu:bogo_ops_s");
 	assert_float_equal(g.value[0], 1101.096951, 1e-9);
@@ -63,9 +45,9 @@ static void test_yaml_refused(void **state)
 	const char *broken = "metrics: [\n";
 
 	(void)state;
-	assert_int_equal(sng_parse_yaml(no_metrics, strlen(no_metrics), on_metric, &g, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sng_parse_yaml(no_metrics, strlen(no_metrics), got_metric, &g, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "no metrics"));
-	assert_int_equal(sng_parse_yaml(broken, strlen(broken), on_metric, &g, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sng_parse_yaml(broken, strlen(broken), got_metric, &g, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "does not parse"));
 	assert_int_equal(g.n, 0);
 }

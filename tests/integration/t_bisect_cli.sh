@@ -70,7 +70,8 @@ $KC bisect --help | grep -q 'converged on an adjacent good/bad pair'
 # swapped final verdicts (the result line untouched): the replay notices
 awk '/^verdict idx=[0-9]+ final=1 .*verdict=bad$/ && !done { sub(/verdict=bad$/, "verdict=good"); done=1 } { print }' \
 	$tmp/b.log > $tmp/swapped.log
-! cmp -s $tmp/b.log $tmp/swapped.log
+# (`! cmd` never stops a set -e script, so each negation says what failed)
+if cmp -s $tmp/b.log $tmp/swapped.log; then echo "FAIL: no final bad verdict to swap in the log"; exit 1; fi
 if $KC bisect replay $tmp/swapped.log >$tmp/out 2>$tmp/err; then
 	echo "replay of swapped final verdicts succeeded"; exit 1
 fi
@@ -123,14 +124,16 @@ grep -q "no store at '$fresh/kcanary.db'" $tmp/err
 
 # simulate: strict values, the log's path opened before simulating
 set +e; $KC bisect simulate --seed -1 >/dev/null 2>$tmp/err; rc=$?; set -e
-[ $rc = 2 ] && grep -q "bad value '-1' for --seed" $tmp/err
+[ $rc = 2 ] || { echo "FAIL: simulate --seed -1: exit $rc, expected 2"; cat $tmp/err; exit 1; }
+grep -q "bad value '-1' for --seed" $tmp/err
 # (a million trials would take hours: the timeout fails a late check)
 set +e; timeout 20 $KC bisect simulate --trials 1000000 --log /nonexistent/x >/dev/null 2>$tmp/err
 rc=$?; set -e
-[ $rc = 1 ] && grep -q "cannot write '/nonexistent/x'" $tmp/err
+[ $rc = 1 ] || { echo "FAIL: simulate --log /nonexistent/x: exit $rc, expected 1"; cat $tmp/err; exit 1; }
+grep -q "cannot write '/nonexistent/x'" $tmp/err
 # every strategy at 0% (skips everywhere): no strategy is named "as accurate"
 $KC bisect simulate --commits 100 --trials 5 --history clean --skip-rate 0.9 > $tmp/sim9.txt
 grep -q 'no fixed-repeat strategy here reaches 95%' $tmp/sim9.txt
-! grep -q 'as accurate:' $tmp/sim9.txt
+if grep -q 'as accurate:' $tmp/sim9.txt; then echo "FAIL: a strategy at 0% named as accurate"; exit 1; fi
 $KC help | grep -q '^  bisect '
 echo "ok: bisect simulate, replay (and tamper detection), bad input of the real bisection"

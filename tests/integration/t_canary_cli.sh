@@ -126,4 +126,11 @@ has $tmp/err "bad option 'loud'"
 expect 2 bad-window -- --control kernel=6.12.115 --canary kernel=6.12.117 --window soon
 has $tmp/err "--window 'soon': expected a duration"
 $KC canary --help | grep -q "Exit status: 0 pass, 1 fail" || { echo "FAIL: --help"; exit 1; }
+# the simulator: 3 runs per cohort are too few to judge (NO VERDICT in
+# every trial), which catches nothing; at 10 runs something is caught
+$KC canary simulate --trials 20 --seed 1 --runs 3,10 > $tmp/sim.txt
+grep -Eq '^ +3 +0\.0% +0\.0% +0\.0% +0\.0%$' $tmp/sim.txt ||
+	{ cat $tmp/sim.txt; echo "FAIL: canary simulate counts NO VERDICT at 3 runs as caught"; exit 1; }
+grep -E '^ +10 ' $tmp/sim.txt | grep -Eqv '% +0\.0% +0\.0% +0\.0%$' ||
+	{ cat $tmp/sim.txt; echo "FAIL: canary simulate catches nothing at 10 runs"; exit 1; }
 echo "ok: canary verdicts from ingested fleet streams (shift, spread, critical probe, A/A, NODATA)"

@@ -54,17 +54,32 @@ patch "mm: break it" "int b = 2;" "#error broken on purpose" > "$T/nobuild.patch
 grep -q "unknown knob 'rate' for workload 'wb-handover'" "$T/err" || fail "knob error: $(cat "$T/err")"
 [ ! -f "$KCANARY_HOME/kcanary.db" ] || [ "$(q 'SELECT count(*) FROM jobs')" = 0 ] || fail "a job was stored"
 
-# the base builds (a fake image: its runs fail to boot, quickly, or are
-# skipped when no libvirt answers); the two series fail before any guest
+# the base builds (a fake image: its run fails to boot, quickly, or to
+# connect when no libvirt answers); the two series fail before any guest
 "$KC" compare --name failing --repo "$T/linux" --base v1.2.3 \
 	--series "$T/noapply.patch,$T/nobuild.patch" --config-fragment "$T/guest.config" \
 	--repeat 1 --watchdog 60s >"$T/out" 2>"$T/err"
+rc=$?
 cat "$T/out"
+# the job ran to its end (compare --help: exit 0 then, 1 on failure)
+[ $rc = 0 ] || { cat "$T/err"; fail "compare exited $rc, expected 0 (the job ran to its end)"; }
 grep -q "apply-failed: cannot apply patch 1/1 'mm: b is 40': src/mm.c" "$T/err" || fail "apply message: $(cat "$T/err")"
 grep -q "build-failed: .*src/mm.c:2.*error.*broken on purpose" "$T/err" || fail "build message: $(cat "$T/err")"
 grep -q "^+ noapply v1: apply-failed: cannot apply patch 1/1 'mm: b is 40': src/mm.c hunk" "$T/out" || fail "report lacks the apply failure"
 grep -q "^+ nobuild v1: build-failed: " "$T/out" || fail "report lacks the build failure"
 [ "$(q "SELECT status FROM variants WHERE name = 'base (v1.2.3)'")" = ok ] || fail "base variant not ok"
+# the base's one run was tried and failed to start its guest, with the
+# reason: QEMU cannot load the fake image ('cannot start guest'), or no
+# libvirt answers ('cannot connect to libvirt')
+[ "$(q "SELECT count(*) FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.name = 'base (v1.2.3)'")" = 1 ] ||
+	fail "the base does not have exactly its 1 run"
+[ "$(q "SELECT r.status FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.name = 'base (v1.2.3)'
+	AND (r.error LIKE 'cannot start guest %' OR r.error LIKE 'cannot connect to libvirt%')")" = failed ] ||
+	fail "base run: $(q "SELECT r.status, r.error FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.name = 'base (v1.2.3)'")"
+grep -Eq "^  base \(v1.2.3\) +failed +- *$" "$T/out" || fail "report lacks the base's failed run"
+# each failed variant keeps its one run, never started
+[ "$(q "SELECT group_concat(n) FROM (SELECT count(*) AS n FROM runs r JOIN variants v ON v.id = r.variant_id
+	WHERE v.status != 'ok' AND r.status = 'pending' GROUP BY v.id)")" = "1,1" ] || fail "failed variants' runs are not 1 pending each"
 [ "$(q "SELECT count(*) FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.status != 'ok' AND r.status != 'pending'")" = 0 ] \
 	|| fail "a failed variant's runs were started"
 echo "ok: unknown knob refused; apply and build failures named in the report"

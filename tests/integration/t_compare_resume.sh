@@ -28,6 +28,11 @@ wait $pid 2>/dev/null
 fin1=$(q "SELECT finished_at || id FROM runs WHERE seq = 1")
 killed=$(q "SELECT id FROM runs WHERE seq = 2")
 samples_killed=$(q "SELECT count(*) FROM samples WHERE run_id = $killed")
+# the dead coordinator's run is not shown as live (issue 18)
+$KCQ status resume-it >"$HOME_DIR/status.1" || fail "status after the kill"
+grep -q "interrupted: the coordinator (pid $pid@" "$HOME_DIR/status.1" ||
+	fail "status does not say the coordinator is gone: $(cat "$HOME_DIR/status.1")"
+grep -q "now: run" "$HOME_DIR/status.1" && fail "status shows the killed run as live"
 
 $KCQ resume resume-it >"$HOME_DIR/out.2" 2>"$HOME_DIR/err.2" || fail "resume: $(tail -5 "$HOME_DIR/err.2")"
 grep -q "1 interrupted run rescheduled" "$HOME_DIR/err.2" || fail "resume said: $(head -3 "$HOME_DIR/err.2")"

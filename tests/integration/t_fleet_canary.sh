@@ -53,5 +53,11 @@ cat "$out/aa.txt"
 rc=0
 "$KC" canary --control kernel=6.12.115 --canary kernel=6.12.117 --metric mean_x_s \
 	--per-host --seed 1 >"$out/per-host.txt" 2>&1 || rc=$?
-[ $rc -ne 0 ] || fail "4 hosts against 4 passed --per-host, expected no pass (NODATA)"
+cat "$out/per-host.txt"
+# exactly "no verdict" (4), with the reason: any other non-zero exit (a
+# crash, a usage error, a store it cannot read) is not this outcome
+[ $rc -eq 4 ] || fail "4 hosts against 4 with --per-host: exit $rc, expected 4 (no verdict: NODATA)"
+grep -q "^canary verdict: NO VERDICT (1 of 1 metrics have no data" "$out/per-host.txt" ||
+	fail "--per-host: no 'NO VERDICT' line naming the metrics without data"
+grep -Eq "^mean_x_s +nodata +4/4 " "$out/per-host.txt" || fail "--per-host: mean_x_s is not NODATA with 4/4 hosts"
 echo "fleet canary: regression fails, A/A passes, per-host with 4+4 hosts does not pass (exit $rc)"

@@ -102,6 +102,9 @@ rc=0
 	--control 'kernel=6.12.115,half=a' --canary 'kernel=6.12.11[5],half=b' >"$out/aa-per-host.txt" 2>&1 || rc=$?
 # --per-host: one value per series, 2 against 2 is too few to judge (NODATA)
 grep -q "nodata *2/2" "$out/aa-per-host.txt" || { cat "$out/aa-per-host.txt"; fail "--per-host did not give one value per series"; }
+# and that is no verdict: exit 4 (not a crash, not a usage error, not a pass)
+[ $rc -eq 4 ] || { cat "$out/aa-per-host.txt"; fail "--per-host 2 against 2: exit $rc, expected 4 (no verdict)"; }
+grep -q "^canary verdict: NO VERDICT" "$out/aa-per-host.txt" || fail "--per-host: no NO VERDICT line"
 # the A/A split per sample (the second selector a glob: a =~ matcher)
 rc=0
 "$KC" canary --prometheus "$prom_url" --query "$q" --window 20s --step 1s --seed 1 \

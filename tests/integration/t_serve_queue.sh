@@ -13,7 +13,7 @@ trap 'stop; cleanup' EXIT
 
 start() {
 	: >"$HOME_DIR/serve.out"
-	$KCQ serve --listen 127.0.0.1:0 >"$HOME_DIR/serve.out" 2>>"$HOME_DIR/err.serve" &
+	$KCQ serve --listen 127.0.0.1:0 --job-dir "$(dirname "$KERNEL")" >"$HOME_DIR/serve.out" 2>>"$HOME_DIR/err.serve" &
 	pid=$!
 	url=$(sh tools/serve-url.sh "$HOME_DIR/serve.out" $pid) ||
 		fail "serve did not start: $(cat "$HOME_DIR/err.serve")"

@@ -109,12 +109,19 @@ fi
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
 	echo "== builds (default guest config: tinyconfig + guest cgroup-wb fs probes)"
-	"$KC" build --repo "$REPO" --base "$BASE" --jobs 2 | tee /tmp/kc-check-base.txt || fails=$((fails + 1))
-	"$KC" build --repo "$REPO" --base "$BASE" --jobs 2 \
-		--series "$MAIL_DIR"/A2-memcg-cleanup-next-v2/*.eml | tee /tmp/kc-check-memcg.txt ||
-		fails=$((fails + 1))
-	"$KC" build --repo "$REPO" --base "$BASE" --jobs 2 --series "$V6" --patches 2 |
-		tee /tmp/kc-check-v6.txt || fails=$((fails + 1))
+	# build_ok OUT ARGS...: kcanary build ARGS into OUT, shown; a non-zero
+	# exit is a failure (no pipe into tee: its status would be tee's)
+	build_ok() {
+		bo_out=$1; shift
+		"$KC" build "$@" > "$bo_out"
+		bo_rc=$?
+		cat "$bo_out"
+		[ $bo_rc = 0 ] || { echo "FAIL build $*: exit $bo_rc"; fails=$((fails + 1)); }
+	}
+	build_ok /tmp/kc-check-base.txt --repo "$REPO" --base "$BASE" --jobs 2
+	build_ok /tmp/kc-check-memcg.txt --repo "$REPO" --base "$BASE" --jobs 2 \
+		--series "$MAIL_DIR"/A2-memcg-cleanup-next-v2/*.eml
+	build_ok /tmp/kc-check-v6.txt --repo "$REPO" --base "$BASE" --jobs 2 --series "$V6" --patches 2
 	# v6 2+3 applies but does not build on 6.12.117 (3/3 calls a tracepoint
 	# 6.12 lacks; ../shared/notes/kbuild.md, outside this tree): the variant
 	# must fail with that line

@@ -11,6 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <curl/curl.h>
 #include <jansson.h>
 
@@ -81,6 +86,11 @@ static int fx_setup(void **state)
 
 	if (tmpdir_setup((void **)&td))
 		return -1;
+	/* submitted jobs get the CLI's knob check: the agent built beside us */
+	const char *b = getenv("B");
+	char *agent = xasprintf("%s/kcanary-agent", b && *b ? b : "build");
+	setenv("KCANARY_AGENT", agent, 1);
+	free(agent);
 	f = calloc(1, sizeof(*f));
 	f->td = *td;
 	free(td);
@@ -92,7 +102,7 @@ static int fx_setup(void **state)
 		f->runs[2 * i + 1] = add_run(db, f->job, "+ v6 2/3", patched[i], 120, false);
 	}
 	token_hash(hash, SECRET);
-	assert_int_equal(db_token_add(db, "ci", hash, NULL), 0);
+	assert_int_equal(db_token_add(db, "ci", hash, NULL, NULL), 0);
 	db_close(db);
 
 	/* a web dir with one page */
@@ -528,6 +538,17 @@ static void test_console_and_build_log(void **state)
 	get(&r, f, path);
 	assert_json_error(&r, 404, "console log");
 	reply_release(&r);
+	/* the job's run list says which runs have one (the job page links
+	 * only those) */
+	get(&r, f, "/api/v1/jobs/1/runs");
+	assert_int_equal(r.status, 200);
+	json_t *runs = jpath(r.json, "runs");
+	for (size_t i = 0; i < json_array_size(runs); i++) {
+		json_t *run = json_array_get(runs, i);
+		assert_int_equal(json_is_true(json_object_get(run, "has_console")),
+				 json_integer_value(json_object_get(run, "id")) == f->runs[0]);
+	}
+	reply_release(&r);
 
 	get(&r, f, "/api/v1/kernels/7/build-log?max_bytes=14");
 	assert_int_equal(r.status, 200);
@@ -677,6 +698,291 @@ static void test_token_check(void **state)
 	call(&r, f, "POST", "/api/v1/jobs/9999/cancel", SECRET, NULL, NULL, 0);
 	assert_json_error(&r, 404, "no job");
 	reply_release(&r);
+}
+
+
+/* Token scopes (issue 18): an agent:HOST token, what a fleet host keeps on
+ * its disk, may not submit or cancel jobs (old code: 201 and 200), nor act
+ * for another host; a read token changes nothing; a submit token submits
+ * but is no agent; admin does all; a token sent twice or malformed is 401. */
+static void test_token_scopes(void **state)
+{
+	struct fx *f = *state;
+	const char *job = "{\"name\": \"scoped\", \"tree\": \"/src/linux\", \"base\": \"v6.12.117\"}";
+	static const struct { const char *name, *secret, *scopes; } toks[] = {
+		{ "agent:h1", "kct_scope-agent-h1", NULL },
+		{ "reader", "kct_scope-read", "read" },
+		{ "submitter", "kct_scope-submit", "submit" },
+		{ "root", "kct_scope-admin", "admin" },
+	};
+	struct db *db = NULL;
+	struct reply r;
+	json_t *list, *t;
+	size_t i;
+
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
+	for (i = 0; i < sizeof(toks) / sizeof(toks[0]); i++) {
+		char hash[TOKEN_HASH_HEX + 1];
+		token_hash(hash, toks[i].secret);
+		assert_int_equal(db_token_add(db, toks[i].name, hash, toks[i].scopes, NULL), 0);
+	}
+	assert_int_equal(db_token_list(db, &list, NULL), 0);
+	json_array_foreach(list, i, t)
+		if (!strcmp(json_string_value(json_object_get(t, "name")), "reader"))
+			assert_string_equal(json_string_value(json_object_get(t, "scopes")), "read");
+	json_decref(list);
+	db_close(db);
+
+	call(&r, f, "POST", "/api/v1/jobs", "kct_scope-agent-h1", job, "application/json", 0);
+	assert_json_error(&r, 403, "needs the scope submit");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", "kct_scope-read", job, "application/json", 0);
+	assert_json_error(&r, 403, "scopes: read");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs/1/cancel", "kct_scope-agent-h1", NULL, NULL, 0);
+	assert_json_error(&r, 403, "needs the scope submit");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/1");
+	assert_string_equal(json_string_value(jpath(r.json, "status")), "pending");
+	reply_release(&r);
+	/* another host's endpoints, and a submit token as an agent */
+	call(&r, f, "POST", "/api/v1/agents/h2/heartbeat", "kct_scope-agent-h1", "{}", "application/json", 0);
+	assert_json_error(&r, 403, "agent:h2");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/agents/register", "kct_scope-submit",
+	     "{\"host\":\"h1\",\"kernel_release\":\"6.12\",\"boot_id\":\"b\"}", "application/json", 0);
+	assert_json_error(&r, 403, "needs the scope agent:");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/agents/register", "kct_scope-agent-h1",
+	     "{\"host\":\"h1\",\"kernel_release\":\"6.12\",\"boot_id\":\"b\"}", "application/json", 0);
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", "kct_scope-submit", job, "application/json", 0);
+	assert_int_equal(r.status, 201);
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs/scoped/cancel", "kct_scope-admin", NULL, NULL, 0);
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	/* malformed: two tokens in one header, an empty one */
+	call(&r, f, "POST", "/api/v1/jobs", "kct_scope-submit, kct_scope-admin", job, "application/json", 0);
+	assert_json_error(&r, 401, "one 'Authorization: Bearer");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", "", job, "application/json", 0);
+	assert_json_error(&r, 401, "Authorization");
+	reply_release(&r);
+}
+
+
+/* A job submitted over HTTP names only kernels and series under the
+ * server's --job-dir, and gets the CLI's knob check (issue 18; old code
+ * stored kernels=/etc/shadow and an unknown knob with 201). */
+static void test_submit_confined(void **state)
+{
+	struct fx *f = *state;
+	char *dir = xasprintf("%s/jobs", f->td.path), *img = xasprintf("%s/bzImage", dir);
+	char *body;
+	struct reply r;
+	FILE *fp;
+
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "{\"name\": \"shadow\", \"kernels\": [\"/etc/shadow\", \"/etc/passwd\"]}", "application/json", 0);
+	assert_json_error(&r, 403, "takes no kernel or series files");
+	reply_release(&r);
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	for (int i = 0; i < 2; i++) {
+		char *p = xasprintf("%s%s", img, i ? ".2" : "");
+		fp = fopen(p, "w");
+		assert_non_null(fp);
+		fputs("not really a kernel\n", fp);
+		fclose(fp);
+		free(p);
+	}
+	assert_int_equal(api_shared_add_job_dir(&f->api, dir, NULL), 0);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "{\"name\": \"shadow\", \"kernels\": [\"/etc/shadow\", \"/etc/passwd\"]}", "application/json", 0);
+	assert_json_error(&r, 403, "'/etc/shadow' is not a file under the server's --job-dir");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "{\"name\": \"dots\", \"kernels\": [\"../kc.db\", \"bzImage\"]}", "application/json", 0);
+	assert_json_error(&r, 403, "'../kc.db' is not a file under");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/shadow");
+	assert_int_equal(r.status, 404);
+	reply_release(&r);
+	/* the CLI's knob check */
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "[job]\nname = knobs\nkernels = bzImage bzImage\n\n[workload]\nno_such_knob = 1\n", "text/plain", 0);
+	assert_json_error(&r, 400, "no_such_knob");
+	reply_release(&r);
+	/* a relative name under the job dir: stored as its real path */
+	body = xasprintf("[job]\nname = confined\nkernels = bzImage %s.2\n", img);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, body, "text/plain", 0);
+	if (r.status != 201)
+		fail_msg("status %ld: %s", r.status, buf_str(&r.body));
+	assert_non_null(strstr(buf_str(&r.body), img));
+	reply_release(&r);
+	free(body);
+	free(img);
+	free(dir);
+}
+
+
+/* A TCP connection from address from (127.0.0.x) to the fixture's server,
+ * or -1. */
+static int dial(struct fx *f, const char *from)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET }, me = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	inet_pton(AF_INET, from, &me.sin_addr);
+	a.sin_port = htons((uint16_t)http_server_port(f->srv));
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	if (bind(fd, (struct sockaddr *)&me, sizeof(me)) || connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Send text as one raw request and return the status of the answer (its
+ * head in head, size bytes), 0 when none came within 5 s. */
+static int raw_request(struct fx *f, const char *text, char *head, size_t size)
+{
+	int fd = dial(f, "127.0.0.1"), status = 0;
+	struct timeval tv = { 5, 0 };
+	ssize_t n;
+	size_t got = 0;
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	while (got + 1 < size && (n = read(fd, head + got, size - 1 - got)) > 0)
+		got += (size_t)n;
+	head[got] = '\0';
+	close(fd);
+	sscanf(head, "HTTP/1.%*d %d", &status);
+	return status;
+}
+
+/* HTTP under abuse (issue 18), loopback and bounded: nested JSON, a 2 MiB
+ * body, malformed or repeated Authorization, ids that are not ids, HEAD,
+ * OPTIONS and TRACE each get their status; every answer says nosniff and
+ * refuses framing; 1,100 idle connections from one client do not stop a
+ * new one from being served within a second (old code: the server's
+ * ~1,020-connection limit was taken, and it answered nobody); the server
+ * stays up. */
+static void test_http_abuse(void **state)
+{
+	struct fx *f = *state;
+	size_t deep = 100000, big = 2u << 20;
+	char *nest = xmalloc(deep + 1), *body = xmalloc(big + 1), head[4096], req[512];
+	struct rlimit rl;
+	struct reply r;
+	int *fds, nfds = 1100, open_fds = 0;
+
+	memset(nest, '[', deep);
+	nest[deep] = '\0';
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, nest, "application/json", 0);
+	assert_json_error(&r, 400, "maximum parsing depth");
+	reply_release(&r);
+	memset(body, ' ', big);
+	body[big] = '\0';
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, body, "text/plain", 0);
+	assert_json_error(&r, 413, "larger than the limit");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, NULL, "text/plain", big);
+	assert_json_error(&r, 413, "larger than the limit");
+	reply_release(&r);
+
+	/* Authorization twice, of another scheme, empty */
+	snprintf(req, sizeof(req), "POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer %s\r\n"
+		 "Authorization: Bearer kct_other\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", SECRET);
+	assert_int_equal(raw_request(f, req, head, sizeof(head)), 401);
+	assert_int_equal(raw_request(f, "POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nAuthorization: Basic "
+				     "YTpi\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", head, sizeof(head)), 401);
+	assert_int_equal(raw_request(f, "POST /api/v1/jobs HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer "
+				     "\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}", head, sizeof(head)), 401);
+	/* ids */
+	static const char *const ids[] = { "-1", "0", "99999999999999999999", "1e3", "%00" };
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/api/v1/runs/%s", ids[i]);
+		get(&r, f, path);
+		if (r.status != 404)
+			fail_msg("GET %s: %ld", path, r.status);
+		reply_release(&r);
+	}
+	/* methods */
+	assert_int_equal(raw_request(f, "HEAD /api/v1/jobs HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+				     head, sizeof(head)), 200);
+	assert_null(strstr(head, "\"jobs\""));   /* no body */
+	assert_int_equal(raw_request(f, "OPTIONS /api/v1/jobs HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+				     head, sizeof(head)), 405);
+	assert_non_null(strstr(head, "Allow: GET, POST"));
+	assert_int_equal(raw_request(f, "TRACE /api/v1/jobs HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+				     head, sizeof(head)), 405);
+	assert_int_equal(raw_request(f, "TRACE / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+				     head, sizeof(head)), 405);
+	/* the headers, on a page, an answer and an error */
+	static const char *const paths[] = { "/", "/api/v1/jobs", "/api/v1/nothing" };
+	for (size_t i = 0; i < 3; i++) {
+		get(&r, f, paths[i]);
+		assert_non_null(strstr(buf_str(&r.headers), "X-Content-Type-Options: nosniff"));
+		assert_non_null(strstr(buf_str(&r.headers), "X-Frame-Options: DENY"));
+		assert_non_null(strstr(buf_str(&r.headers), "frame-ancestors 'none'"));
+		reply_release(&r);
+	}
+
+	/* 1,100 idle connections from 127.0.0.1, then a client at 127.0.0.2 */
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < 1400) {
+		rl.rlim_cur = rl.rlim_max < 1400 ? rl.rlim_max : 1400;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < (rlim_t)nfds + 100)
+		nfds = (int)rl.rlim_cur - 100;
+	fds = xcalloc((size_t)nfds, sizeof(*fds));
+	for (int i = 0; i < nfds; i++)
+		if ((fds[i] = dial(f, "127.0.0.1")) >= 0)
+			open_fds++;
+	usleep(200 * 1000);   /* the server accepts (and refuses) them */
+	{
+		CURL *c = curl_easy_init();
+		char *url = xasprintf("%s/api/v1/jobs", f->base);
+		struct buf sink = BUF_INIT;
+		long status = 0;
+		double t0 = clock_mono_s(), took;
+
+		curl_easy_setopt(c, CURLOPT_URL, url);
+		curl_easy_setopt(c, CURLOPT_INTERFACE, "127.0.0.2");
+		curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+		curl_easy_setopt(c, CURLOPT_TIMEOUT, 5L);
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+		CURLcode rc = curl_easy_perform(c);
+		took = clock_mono_s() - t0;
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		print_message("abuse: %d idle connections open from 127.0.0.1; a client at 127.0.0.2"
+			      " answered %ld in %.3f s (%s)\n", open_fds, status, took, curl_easy_strerror(rc));
+		if (rc != CURLE_OK || status != 200 || took > 1.0)
+			fail_msg("a new client was not served within a second under %d idle connections: %s, %ld, %.3f s",
+				 open_fds, curl_easy_strerror(rc), status, took);
+		curl_easy_cleanup(c);
+		buf_release(&sink);
+		free(url);
+	}
+	for (int i = 0; i < nfds; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	/* still up */
+	get(&r, f, "/api/v1/jobs");
+	assert_int_equal(r.status, 200);
+	reply_release(&r);
+	free(nest);
+	free(body);
 }
 
 static void test_submit_ini_and_bad_jobs(void **state)
@@ -958,6 +1264,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_same_as_cli, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_ids_and_paths, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_token_check, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_token_scopes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_submit_confined, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_http_abuse, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_submit_ini_and_bad_jobs, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_body_over_cap, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_metrics_and_static, fx_setup, fx_teardown),

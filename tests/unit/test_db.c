@@ -93,8 +93,8 @@ static void test_store_errors_are_specific(void **state)
 	int64_t id;
 
 	assert_int_equal(db_open(&db, path, NULL), 0);
-	assert_int_equal(db_token_add(db, "ci", "00", &err), 0);
-	assert_int_equal(db_token_add(db, "ci", "11", &err), -EEXIST);
+	assert_int_equal(db_token_add(db, "ci", "00", NULL, &err), 0);
+	assert_int_equal(db_token_add(db, "ci", "11", NULL, &err), -EEXIST);
 	assert_non_null(strstr(buf_str(&err), "a token named 'ci' already exists"));
 	assert_int_equal(db_run_set_status(db, 4242, "ok", NULL, &err), -ENOENT);
 	assert_non_null(strstr(buf_str(&err), "no run 4242"));
@@ -102,7 +102,7 @@ static void test_store_errors_are_specific(void **state)
 	assert_non_null(strstr(buf_str(&err), "nosuchcolumn"));
 	assert_non_null(strstr(buf_str(&err), path));
 	/* err may be NULL: the same code, no text */
-	assert_int_equal(db_token_add(db, "ci", "22", NULL), -EEXIST);
+	assert_int_equal(db_token_add(db, "ci", "22", NULL, NULL), -EEXIST);
 	buf_release(&err);
 	db_close(db);
 	free(path);

@@ -52,9 +52,9 @@ static int fx_setup(void **state)
 	f->db_path = xasprintf("%s/kc.db", f->td.path);
 	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
 	token_hash(hash, SECRET);
-	assert_int_equal(db_token_add(db, "fleet", hash, NULL), 0);
+	assert_int_equal(db_token_add(db, "fleet", hash, NULL, NULL), 0);
 	token_hash(hash, SECRET_H2);
-	assert_int_equal(db_token_add(db, "agent:h2", hash, NULL), 0);
+	assert_int_equal(db_token_add(db, "agent:h2", hash, NULL, NULL), 0);
 	db_close(db);
 	assert_int_equal(api_shared_init(&f->api, f->db_path, NULL), 0);
 	opts.handler = api_http_handler(&f->api);
@@ -277,7 +277,7 @@ static void test_tokens(void **state)
 	reply_release(&r);
 	/* a token bound to h2 cannot act for h1 */
 	post(&r, f, "/api/v1/agents/register", SECRET_H2, reg, false, 0);
-	expect(&r, 403, "token 'agent:h2' is for host 'h2', not 'h1'");
+	expect(&r, 403, "token 'agent:h2' (scopes: agent:h2) may not act for host 'h1'");
 	reply_release(&r);
 	assert_unchanged(f, &s0);
 	do_register(f, "h2", SECRET_H2);

@@ -205,6 +205,62 @@ static void test_series_variant_names(void **state)
 	buf_release(&err);
 }
 
+static void assert_strv_equal(char **a, size_t na, char **b, size_t nb)
+{
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++)
+		assert_string_equal(a[i], b[i]);
+}
+
+static void assert_kv_equal(const struct job_kv *a, size_t na, const struct job_kv *b, size_t nb)
+{
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_string_equal(a[i].key, b[i].key);
+		assert_string_equal(a[i].value, b[i].value);
+	}
+}
+
+static void assert_str_or_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+/* Every stored field of struct job_spec, one by one (a comparison of the
+ * two JSON texts cannot see a field that job_spec_to_json drops). */
+static void assert_spec_equal(const struct job_spec *a, const struct job_spec *b)
+{
+	assert_str_or_null(a->name, b->name);
+	assert_str_or_null(a->tree, b->tree);
+	assert_str_or_null(a->base, b->base);
+	assert_strv_equal(a->series, a->nseries, b->series, b->nseries);
+	assert_str_or_null(a->patches, b->patches);
+	assert_int_equal(a->prefixes, b->prefixes);
+	assert_int_equal(a->aa, b->aa);
+	assert_strv_equal(a->kernels, a->nkernels, b->kernels, b->nkernels);
+	assert_strv_equal(a->config, a->nconfig, b->config, b->nconfig);
+	assert_int_equal(a->repeat, b->repeat);
+	assert_int_equal(a->jobs, b->jobs);
+	assert_int_equal(a->seed, b->seed);
+	assert_str_or_null(a->metric, b->metric);
+	assert_int_equal(a->vcpus, b->vcpus);
+	assert_int_equal(a->memory_mb, b->memory_mb);
+	assert_float_equal(a->watchdog_s, b->watchdog_s, 0);
+	assert_str_or_null(a->workload, b->workload);
+	assert_str_or_null(a->by, b->by);
+	assert_str_or_null(a->baseline, b->baseline);
+	assert_kv_equal(a->knobs, a->nknobs, b->knobs, b->nknobs);
+	assert_kv_equal(a->sysctls, a->nsysctls, b->sysctls, b->nsysctls);
+	assert_int_equal(a->ndims, b->ndims);
+	for (size_t i = 0; i < a->ndims; i++) {
+		assert_string_equal(a->dims[i].key, b->dims[i].key);
+		assert_strv_equal(a->dims[i].values, a->dims[i].nvalues, b->dims[i].values, b->dims[i].nvalues);
+	}
+}
+
 /* `by` and `baseline` in [job]: the report's axis, stored with the spec so
  * that `kcanary report JOB` uses it; one axis or two, nothing else. */
 static void test_by_and_baseline(void **state)
@@ -229,17 +285,38 @@ static void test_by_and_baseline(void **state)
 	expect_error("[job]\nkernels = /boot/a\nby = a,b,c\n", "job.ini:3: 'by' must name one axis or two");
 }
 
+/* A spec with every stored field away from its default survives the JSON
+ * the store keeps, field by field. */
 static void test_json_round_trip(void **state)
 {
 	(void)state;
-	struct job_spec *s = job_spec_new(), *t = job_spec_new();
+	struct job_spec *s = job_spec_new(), *t = job_spec_new(), *d = job_spec_new();
 	struct buf err = BUF_INIT;
 
 	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
+	assert_int_equal(job_spec_parse_ini(s,
+		"[job]\npatches = 2-3\nprefixes = yes\naa = yes\nconfig = guest debug-lockdep\n"
+		"jobs = 2\nmetric = stall_s\nvcpus = 4\nmemory_mb = 3072\nwatchdog_s = 99.5\n"
+		"by = variant fs\nbaseline = ext4\n"
+		"[sysctl]\nvm.dirty_ratio = 7\n", "more.ini", &err), 0);
 	assert_int_equal(job_spec_set(s, "sysctl", "vm.dirty_expire_centisecs", "500", &err), 0);
 	s->seed = 42;
+	/* prebuilt kernels exclude series in a job file; the store keeps both
+	 * fields all the same */
+	s->kernels = xcalloc(2, sizeof(*s->kernels));
+	s->kernels[0] = xstrdup("/boot/a");
+	s->kernels[1] = xstrdup("/boot/b");
+	s->nkernels = 2;
+	/* every field differs from the defaults (or this test checks nothing) */
+	assert_string_not_equal(s->patches ? s->patches : "", "");
+	assert_true(s->prefixes && s->aa && s->nconfig == 2 && s->jobs != d->jobs &&
+		    s->repeat != 0 && s->vcpus != d->vcpus && s->memory_mb != d->memory_mb &&
+		    s->watchdog_s != d->watchdog_s && s->nsysctls == 2 && s->nknobs > 0 && s->ndims == 2);
+	assert_string_not_equal(s->metric, d->metric);
+	assert_true(s->by && s->baseline && !d->by && !d->baseline);
 	char *a = job_spec_to_json(s);
 	assert_int_equal(job_spec_from_json(t, a, &err), 0);
+	assert_spec_equal(s, t);
 	char *b = job_spec_to_json(t);
 	assert_string_equal(a, b);
 	free(a);
@@ -254,6 +331,7 @@ static void test_json_round_trip(void **state)
 	free(a);
 	job_spec_free(s);
 	job_spec_free(t);
+	job_spec_free(d);
 	buf_release(&err);
 }
 
@@ -302,6 +380,34 @@ static void test_store_interleaved(void **state)
 		"SELECT count(*) FROM runs a JOIN runs b ON a.seq = b.seq AND a.cell = b.cell"
 		" AND a.job_id = 1 AND b.job_id = 2", NULL, NULL), 0);
 	assert_int_equal(same, 36);
+	/* every repeat holds each of the 4 cells once, for every variant */
+	assert_int_equal(db_query_int64(db, &n,
+		"SELECT count(*) FROM (SELECT job_id, repeat_idx, cell FROM runs"
+		" GROUP BY job_id, repeat_idx, cell HAVING count(*) = 3)", NULL, NULL), 0);
+	assert_int_equal(n, 2 * 3 * 4);
+	/* and the cells are shuffled, afresh for each repeat: over seeds 1-10
+	 * (30 repeats, 24 possible orders of 4 cells) a Fisher-Yates shuffle
+	 * gives many orders (17 expected) and puts each cell first some time;
+	 * no shuffle gives one order, a shuffle once per job at most 10 */
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		s->seed = seed;
+		assert_int_equal(job_store(db, s, &job2, &err), 0);
+	}
+	const char *orders =
+		"(SELECT job_id, repeat_idx, group_concat(cell, '|') AS o FROM"
+		" (SELECT r.job_id, r.repeat_idx, r.cell FROM runs r JOIN variants v ON v.id = r.variant_id"
+		"  WHERE v.idx = 0 AND r.job_id > 2 ORDER BY r.job_id, r.seq)"
+		" GROUP BY job_id, repeat_idx)";
+	char *sql = xasprintf("SELECT count(DISTINCT o) FROM %s", orders);
+	assert_int_equal(db_query_int64(db, &n, sql, NULL, NULL), 0);
+	if (n <= 10)
+		fprintf(stderr, "cell orders over 30 repeats: %lld distinct\n", (long long)n);
+	assert_true(n > 10);
+	free(sql);
+	sql = xasprintf("SELECT count(DISTINCT substr(o, 1, instr(o, '|') - 1)) FROM %s", orders);
+	assert_int_equal(db_query_int64(db, &n, sql, NULL, NULL), 0);
+	assert_int_equal(n, 4);
+	free(sql);
 	db_close(db);
 	free(path);
 	job_spec_free(s);

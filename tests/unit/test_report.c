@@ -1,5 +1,5 @@
 /* test_report.c - the cover-letter table from a store filled by ingest,
- * against golden files in tests/fixtures/report/ (set KC_UPDATE_GOLDEN=1
+ * against golden files in tests/fixtures/report/ (set KCANARY_UPDATE_GOLDEN=1
  * to rewrite them after a deliberate format change, then review the diff). */
 #include <errno.h>
 #include <setjmp.h>
@@ -59,8 +59,10 @@ static void check_golden(const char *name, const char *got)
 {
 	char *path = xasprintf(FIXTURES "/report/%s", name), *want = NULL;
 	size_t len;
+	int update = golden_update();
 
-	if (getenv("KC_UPDATE_GOLDEN")) {
+	assert_int_not_equal(update, -1);
+	if (update) {
 		FILE *f = fopen(path, "w");
 		assert_non_null(f);
 		fputs(got, f);

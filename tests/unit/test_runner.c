@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/un.h>
 #include <cmocka.h>
 
 #include "db.h"
@@ -74,6 +75,12 @@ struct fixture {
 	int64_t job, variant;
 	char name[96];            /* the guest's domain name, from on_start */
 	bool suspend_on_start;
+	/* Held open for the whole test: test:///default's state lives only
+	 * while a connection to it is open, so a connection opened after the
+	 * runner closed its own would see a new, empty driver whatever the
+	 * runner left behind. Every check goes through this one. */
+	struct vm_conn *conn;
+	char sock[320];           /* the run's chan.sock, made by on_start */
 };
 
 static int fixture_setup(void **state)
@@ -87,6 +94,8 @@ static int fixture_setup(void **state)
 	fx->td = *(struct tmpdir *)*state;
 	free(*state);
 	*state = fx;
+	if (vm_conn_open(&fx->conn, "test:///default", NULL))
+		return -1;
 	path = xasprintf("%s/kcanary.db", fx->td.path);
 	if (db_open(&fx->db, path, NULL) || db_job_create(fx->db, &fx->job, "unit", "adhoc", NULL, NULL) ||
 	    db_variant_get(fx->db, &fx->variant, fx->job, "k", NULL))
@@ -101,6 +110,7 @@ static int fixture_teardown(void **state)
 	struct tmpdir *td = xmalloc(sizeof(*td));
 
 	db_close(fx->db);
+	vm_conn_close(fx->conn);
 	*td = fx->td;
 	free(fx);
 	*state = td;
@@ -110,19 +120,23 @@ static int fixture_teardown(void **state)
 static void on_start(const char *name, void *arg)
 {
 	struct fixture *fx = arg;
-	struct vm_conn *c = NULL;
 	struct vm_domain *d = NULL;
 	struct buf err = BUF_INIT;
+	FILE *f;
 
 	snprintf(fx->name, sizeof(fx->name), "%s", name);
-	if (!fx->suspend_on_start)
-		return;
+	/* the guest runs: the runner's domain is visible on our connection */
+	assert_int_equal(vm_domain_lookup(&d, fx->conn, name, &err), 0);
+	/* test:///default never binds the channel's socket, QEMU would: make
+	 * it, so that its removal is the runner's doing */
+	if (fx->sock[0]) {
+		assert_non_null(f = fopen(fx->sock, "w"));
+		fclose(f);
+	}
 	/* What an emulation failure looks like to libvirt: the guest pauses. */
-	assert_int_equal(vm_conn_open(&c, "test:///default", &err), 0);
-	assert_int_equal(vm_domain_lookup(&d, c, name, &err), 0);
-	assert_int_equal(vm_domain_suspend(d, &err), 0);
+	if (fx->suspend_on_start)
+		assert_int_equal(vm_domain_suspend(d, &err), 0);
 	vm_domain_free(d);
-	vm_conn_close(c);
 	buf_release(&err);
 }
 
@@ -151,17 +165,26 @@ static void assert_run(struct db *db, int64_t run_id, const char *sql_cond)
 	free(id);
 }
 
-/* The guest is gone: a new domain of the same name starts. */
-static void assert_domain_gone(const char *name)
+/* The guest is gone, seen on the connection that saw it run (on_start). */
+static void assert_domain_gone(struct fixture *fx)
 {
-	struct vm_conn *c = NULL;
 	struct vm_domain *d = NULL;
 	struct buf err = BUF_INIT;
 
-	assert_int_equal(vm_conn_open(&c, "test:///default", &err), 0);
-	assert_int_equal(vm_domain_lookup(&d, c, name, &err), -ENOENT);
-	vm_conn_close(c);
+	assert_true(fx->name[0]);
+	assert_int_equal(vm_domain_lookup(&d, fx->conn, fx->name, &err), -ENOENT);
 	buf_release(&err);
+}
+
+/* Where the runner puts run_id's channel socket (runner.c short_sock_path:
+ * the run directory's chan.sock while it fits in sun_path, which it does
+ * under the test's short temporary directory). */
+static void expect_sock(struct fixture *fx, int64_t run_id)
+{
+	struct sockaddr_un sa;
+
+	snprintf(fx->sock, sizeof(fx->sock), "%s/runs/%lld/chan.sock", fx->td.path, (long long)run_id);
+	assert_true(strlen(fx->sock) < sizeof(sa.sun_path));
 }
 
 static void assert_files_removed(struct fixture *fx, int64_t run_id)
@@ -171,6 +194,8 @@ static void assert_files_removed(struct fixture *fx, int64_t run_id)
 
 	assert_int_not_equal(access(disk, F_OK), 0);
 	assert_int_not_equal(access(sock, F_OK), 0);
+	if (fx->sock[0])
+		assert_string_equal(sock, fx->sock);
 	free(disk);
 	free(sock);
 }
@@ -184,6 +209,7 @@ static void test_watchdog_destroys(void **state)
 	double t0;
 
 	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "ext4", NULL, NULL), 0);
+	expect_sock(fx, run);
 	t0 = clock_mono_s();
 	assert_int_equal(runner_run(&res, fx->db, run, &o, NULL), 0);
 	assert_true(clock_mono_s() - t0 < 5);
@@ -198,7 +224,7 @@ static void test_watchdog_destroys(void **state)
 		   " AND json_extract(guest_json, '$.memory_mib') = 2048"
 		   " AND json_extract(guest_json, '$.disk_bytes') = 67108864"
 		   " AND json_extract(guest_json, '$.domain') LIKE 'kcanary-r%'");
-	assert_domain_gone(fx->name);
+	assert_domain_gone(fx);
 	assert_files_removed(fx, run);
 }
 
@@ -212,6 +238,7 @@ static void test_paused_fails_at_once(void **state)
 
 	fx->suspend_on_start = true;
 	assert_int_equal(db_run_create(fx->db, &run, fx->job, fx->variant, "", 0, "xfs", NULL, NULL), 0);
+	expect_sock(fx, run);
 	t0 = clock_mono_s();
 	assert_int_equal(runner_run(&res, fx->db, run, &o, NULL), 0);
 	/* at once: nowhere near the 60 s watchdog */
@@ -220,7 +247,7 @@ static void test_paused_fails_at_once(void **state)
 	assert_non_null(strstr(res.error, "guest paused by the hypervisor (suspended (paused), "
 				       "libvirt reason 'user')"));
 	assert_run(fx->db, run, "status = 'paused' AND error LIKE 'guest paused%'");
-	assert_domain_gone(fx->name);
+	assert_domain_gone(fx);
 	assert_files_removed(fx, run);
 }
 

@@ -4,7 +4,9 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 
 #include "stats.h"
@@ -165,6 +167,55 @@ static void test_min_p_and_runs_needed(void **state)
 	assert_int_equal(stats_runs_needed(0.01), 5);   /* 2/252 = 0.0079 */
 }
 
+/* The exact bootstrap distribution of the Hodges-Lehmann shift of two
+ * samples of 3: each of the 27 x 27 equally likely resamples (with
+ * replacement) enumerated, its shift by stats_hodges_lehmann. Returns the
+ * fraction of resamples whose shift is below v (strict) or at most v. */
+static double exact_boot_cdf(const double x[3], const double y[3], double v, bool strict)
+{
+	int below = 0;
+
+	for (int a = 0; a < 27; a++)
+		for (int b = 0; b < 27; b++) {
+			double bx[3] = { x[a % 3], x[a / 3 % 3], x[a / 9] };
+			double by[3] = { y[b % 3], y[b / 3 % 3], y[b / 9] };
+			double sh = stats_hodges_lehmann(bx, 3, by, 3);
+			below += strict ? sh < v - 1e-9 : sh <= v + 1e-9;
+		}
+	return below / 729.0;
+}
+
+/* q's point of the exact distribution, from 2000 drawn resamples, is v:
+ * at most q of it (plus 4 sd of a proportion from 2000 draws, at least 1
+ * point) lies strictly below v, at least q (minus as much) at or below. */
+static void assert_at_quantile(const double x[3], const double y[3], double q, double v)
+{
+	double tol = fmax(4 * sqrt(q * (1 - q) / 2000), 0.01);
+	double below = exact_boot_cdf(x, y, v, true), upto = exact_boot_cdf(x, y, v, false);
+
+	if (below > q + tol || upto < q - tol)
+		fprintf(stderr, "bootstrap %g point %g: exact cdf below %.4f, at %.4f (tolerance %.4f)\n",
+			q, v, below, upto, tol);
+	assert_true(below <= q + tol);
+	assert_true(upto >= q - tol);
+}
+
+/* stats_hl_bootstrap_ci's ends for alpha 0.05, 0.2, 0.5 and 0.9 (so its
+ * 2.5, 5, 10, 25, 45, 55, 75, 90, 95 and 97.5% points) sit where the exact
+ * distribution puts them. A resampler that does not resample, draws one
+ * side only or never draws some index puts some of them elsewhere. */
+static void assert_bootstrap_ends(const double x[3], const double y[3], uint64_t seed)
+{
+	const double alphas[] = { 0.05, 0.1, 0.2, 0.5, 0.9 };
+	double lo, hi;
+
+	for (size_t i = 0; i < sizeof(alphas) / sizeof(alphas[0]); i++) {
+		stats_hl_bootstrap_ci(&lo, &hi, x, 3, y, 3, 2000, alphas[i], seed);
+		assert_at_quantile(x, y, alphas[i] / 2, lo);
+		assert_at_quantile(x, y, 1 - alphas[i] / 2, hi);
+	}
+}
+
 static void test_hodges_lehmann(void **state)
 {
 	(void)state;
@@ -178,15 +229,14 @@ static void test_hodges_lehmann(void **state)
 	double lo, hi, lo2, hi2;
 	stats_hl_bootstrap_ci(&lo, &hi, base, 3, patched, 3, 2000, 0.05, STATS_SEED);
 	stats_hl_bootstrap_ci(&lo2, &hi2, base, 3, patched, 3, 2000, 0.05, STATS_SEED);
-	/* reproducible with the fixed seed, ordered, and inside the range of
-	 * possible differences */
+	/* reproducible with the fixed seed */
 	assert_float_equal(lo, lo2, 0);
 	assert_float_equal(hi, hi2, 0);
-	assert_true(lo <= -50.9 && -50.9 <= hi);
-	assert_true(lo >= -84.3 - 1e-9 && hi <= -45.7 + 1e-9);
-	/* a pure shift without noise has a zero-width interval */
-	stats_hl_bootstrap_ci(&lo, &hi, x, 3, y, 3, 500, 0.05, 1);
-	assert_true(lo >= 8 && hi <= 12);
+	/* the ends are the exact bootstrap distribution's quantiles (all 27 x
+	 * 27 resamples, enumerated), with the reports' seed and another */
+	assert_bootstrap_ends(base, patched, STATS_SEED);
+	assert_bootstrap_ends(base, patched, 7);
+	assert_bootstrap_ends(x, y, 1);
 }
 
 /* The O(n) median agrees with sorting for odd and even counts, ties and

@@ -40,8 +40,10 @@ static struct vm_spec sample_spec(enum vm_accel accel)
 static void check_golden(const char *name, const char *got)
 {
 	char *path = xasprintf("%s/%s", GOLDEN_DIR, name), *want = NULL;
+	int update = golden_update();
 
-	if (getenv("KCANARY_UPDATE_GOLDEN")) {
+	assert_int_not_equal(update, -1);
+	if (update) {
 		FILE *f = fopen(path, "w");
 		assert_non_null(f);
 		fputs(got, f);

@@ -1,5 +1,6 @@
 /* testutil.h - fixtures shared by the unit tests (header-only, so each
- * test binary stays one file): a temporary directory per test. */
+ * test binary stays one file): a temporary directory per test; the one
+ * switch that rewrites golden files. */
 #ifndef KC_TESTUTIL_H
 #define KC_TESTUTIL_H
 
@@ -35,6 +36,30 @@ static inline int tmpdir_teardown(void **state)
 		fprintf(stderr, "warning: could not remove %s\n", td->path);
 	free(td);
 	return 0;
+}
+
+/* golden_update - whether a golden-file check rewrites its file instead of
+ * comparing: KCANARY_UPDATE_GOLDEN=1, the one name for it (then review the
+ * diff). The old name KC_UPDATE_GOLDEN is refused rather than ignored, so
+ * a rewrite asked under it is not silently a comparison; both are refused
+ * under CI=true, where a rewritten golden would compare nothing. Returns
+ * 1 rewrite, 0 compare, -1 refused (said on stderr). */
+static inline int golden_update(void)
+{
+	const char *v = getenv("KCANARY_UPDATE_GOLDEN");
+	const char *ci = getenv("CI");
+
+	if (getenv("KC_UPDATE_GOLDEN")) {
+		fprintf(stderr, "KC_UPDATE_GOLDEN is not a switch: set KCANARY_UPDATE_GOLDEN=1\n");
+		return -1;
+	}
+	if (!v || strcmp(v, "1"))
+		return 0;
+	if (ci && !strcmp(ci, "true")) {
+		fprintf(stderr, "KCANARY_UPDATE_GOLDEN=1 under CI=true: goldens are compared in CI, not rewritten\n");
+		return -1;
+	}
+	return 1;
 }
 
 #endif

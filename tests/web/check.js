@@ -144,6 +144,119 @@ async function checkBisect(page, bj) {
 	await page.screenshot({ path: path.join(outdir, bj.shot), fullPage: true });
 }
 
+// The ECDF: one chart per cell of the report along the axis (cells are
+// never pooled), in each one step line per value of the axis, in that
+// value's strip colour, with as many steps as the report has runs there.
+async function checkEcdf(page, nvalues, by) {
+	const rep = await (await page.request.get(`${base}/api/v1/jobs/${want.job_id}/report?by=${by}`)).json();
+	const charts = await page.$$eval("svg.ecdf", (svgs) => svgs.map((svg) =>
+		[...svg.querySelectorAll("path.ecdf-series")].map((p) => ({ v: p.getAttribute("data-axis-value"),
+			stroke: p.getAttribute("stroke"), n: +p.getAttribute("data-n") }))));
+	const dots = await page.$$eval("svg.strip circle.run-dot", (cs) => cs.map((c) =>
+		({ v: c.getAttribute("data-axis-value"), fill: c.getAttribute("fill") })));
+	check(charts.length === rep.cells.length, `by ${by}: one ECDF per cell of the report (${charts.length})`);
+	for (const [k, series] of charts.entries()) {
+		const groups = rep.cells[k].groups || rep.cells[k].variants;
+		const ns = groups.map((g) => g.runs.filter((r) => r.value !== null).length).join(",");
+		check(series.length === nvalues && new Set(series.map((s) => s.stroke)).size === nvalues &&
+			series.every((s) => dots.some((d) => d.v === s.v) && dots.filter((d) => d.v === s.v).every((d) => d.fill === s.stroke)) &&
+			series.map((s) => s.n).join(",") === ns,
+			`by ${by}: ECDF of '${rep.cells[k].title || rep.cells[k].cell}': one line per value ` +
+			`(${series.map((s) => `${s.v} ${s.stroke} n=${s.n}`).join(", ")}; report n ${ns}), each in its strip-plot colour`);
+	}
+}
+
+// The runs table: one row per run, its axis value, value and probe counts
+// as the API has them; every link answers 200, the console ones with text.
+async function checkRuns(page, by) {
+	await page.waitForFunction(() => document.querySelector("#runs-table") &&
+		!document.querySelector("#runs-table td.probes").textContent.includes("…"));
+	const api = await (await page.request.get(`${base}/api/v1/jobs/${want.job_id}/runs`)).json();
+	const rep = await (await page.request.get(`${base}/api/v1/jobs/${want.job_id}/report`)).json();
+	const probes = new Map();
+	for (const c of rep.cells)
+		for (const v of c.variants)
+			for (const r of v.runs)
+				probes.set(r.run_id, r.probes);
+	const rows = await page.$$eval("#runs-table tbody tr", (trs) => trs.map((tr) => ({
+		id: +tr.getAttribute("data-run-id"),
+		cells: [...tr.querySelectorAll("td")].map((td) => td.innerText.trim()),
+		links: [...tr.querySelectorAll("a")].map((a) => ({ cls: a.className, href: a.href })),
+	})));
+	check(rows.length === api.runs.length && rows.every((r, i) => r.id === api.runs[i].id),
+		`by ${by}: the runs table has one row per run, in run order (${rows.length})`);
+	const head = await page.locator("#runs-table thead th").allInnerTexts();
+	check(head[1] === by, `by ${by}: the runs table's axis column is '${head[1]}'`);
+	for (const r of rows) {
+		const a = api.runs.find((x) => x.id === r.id);
+		const axisText = by === "variant" ? a.variant : `${by}=${a[by]}`;
+		const counts = Object.values(probes.get(r.id) || {}).flatMap((k) => Object.values(k)).join(" ");
+		const shown = r.cells[5].split(" ").filter((t) => /^\d+$/.test(t)).join(" ");
+		check(r.cells[0] === String(r.id) && r.cells[1].endsWith(axisText) && r.cells[2] === a.cell &&
+			r.cells[3] === a.status && r.cells[4] === (+a.value).toFixed(1) + "s" && shown === counts,
+			`by ${by}: run ${r.id}: ${r.cells.slice(1, 6).join(" | ")}`);
+		const run = r.links.find((l) => l.cls === "run-link");
+		check(run && new URL(run.href).pathname.endsWith("/run.html") && new URL(run.href).searchParams.get("id") === String(r.id),
+			`by ${by}: run ${r.id} links its page`);
+		check(!!r.links.find((l) => l.cls === "console-link") === a.has_console,
+			`by ${by}: run ${r.id} links a console exactly when one is stored (${a.has_console})`);
+		if (by !== "variant")
+			continue;
+		for (const l of r.links) {
+			const res = await page.request.get(l.href);
+			const body = await res.text();
+			check(res.status() === 200 && (l.cls !== "console-link" ||
+				(res.headers()["content-type"].startsWith("text/plain") && (r.id !== want.run_id || body.includes(want.console)))),
+				`run ${r.id}'s ${l.cls} ${l.href} answers ${res.status()} ${res.headers()["content-type"]}`);
+		}
+	}
+	check(rows.some((r) => r.links.some((l) => l.cls === "console-link")), "at least one run links its console");
+}
+
+// The export links: the report along the page's axis as CSV and JSON.
+async function checkExport(page, by, csvHead) {
+	const hrefs = await page.$$eval("#export a", (as) => as.map((a) => a.href));
+	check(hrefs.length === 2 && hrefs.every((h) => new URL(h).searchParams.get("by") === by),
+		`the export links carry ?by=${by} (${hrefs.join(" ")})`);
+	const csv = await page.request.get(await page.locator("#export-csv").evaluate((a) => a.href));
+	const lines = (await csv.text()).trim().split("\n");
+	check(csv.status() === 200 && csv.headers()["content-type"].startsWith("text/csv") &&
+		lines[0] === csvHead && lines.length === want.runs + 1,
+		`the CSV link answers ${csv.status()} ${csv.headers()["content-type"]}, header '${lines[0]}', ${lines.length - 1} runs`);
+	const js = await page.request.get(await page.locator("#export-json").evaluate((a) => a.href));
+	const j = await js.json();
+	check(js.status() === 200 && j.by === by && j.text === execFileSync(want.kcanary,
+		["report", String(want.job_id), "--by", by], { env: process.env }).toString(),
+		`the JSON link answers ${js.status()} with by '${j.by}' and the text of \`kcanary report --by ${by}\``);
+}
+
+// The revision x patch-prefix grid of a series job: one table per cell,
+// each pair's median as the API's report ?by=revision,patches has it.
+async function checkGrid(page) {
+	await page.waitForSelector("#grid:not([hidden]) table.grid");
+	const rep = await (await page.request.get(`${base}/api/v1/jobs/${want.job_id}/report?by=revision,patches`)).json();
+	const tables = await page.$$eval("table.grid", (ts) => ts.map((t) => ({
+		cell: t.getAttribute("data-cell"),
+		cols: [...t.querySelectorAll("thead th")].slice(1).map((th) => th.innerText),
+		rows: [...t.querySelectorAll("tbody tr")].map((tr) => ({ a: tr.getAttribute("data-revision"),
+			tds: [...tr.querySelectorAll("td")].map((td) => ({ b: td.getAttribute("data-patches"),
+				median: (td.querySelector(".median") || td).innerText.trim() })) })),
+	})));
+	check(tables.length === rep.cells.length && tables.every((t) => t.cols.join("|") === "none|2/3" &&
+		t.rows.map((r) => r.a).join("|") === "base|v6"),
+		`the grid: ${tables.length} tables, revisions ${tables[0].rows.map((r) => r.a).join(", ")} x patches ${tables[0].cols.join(", ")}`);
+	const shown = [];
+	for (const [k, c] of rep.cells.entries())
+		for (const r of tables[k].rows)
+			for (const td of r.tds) {
+				const g = c.groups.find((x) => x.a === r.a && x.b === td.b);
+				const wantText = g && g.n ? (+g.median).toFixed(1) + "s" : "–";
+				check(td.median === wantText, `grid ${c.cell}: ${r.a} x ${td.b} shows ${td.median} (want ${wantText})`);
+				shown.push(td.median);
+			}
+	check(shown.includes("52.1s") && shown.includes("1.2s"), "the grid has the fixture's base and v6 2/3 medians");
+}
+
 (async () => {
 	const profile = fs.mkdtempSync(path.join(outdir, "profile-"));
 	// playwright passes the fresh profile as --user-data-dir
@@ -190,8 +303,21 @@ async function checkBisect(page, bj) {
 		check(/lower is better/.test(await page.locator("#meta").innerText()), "the metric's direction is shown");
 		const dots = await page.locator("svg.strip circle.run-dot").count();
 		check(dots === want.runs, `the strip plot has one dot per run (${dots} of ${want.runs})`);
+		// the variant axis overlays like any other: one chart, a colour per variant
+		await page.waitForSelector('.curve[data-axis="variant"] canvas');
 		const curves = await page.locator(".curve canvas").count();
-		check(curves === want.variants, `one curve plot per variant (${curves})`);
+		const vlegend = await page.locator('.curve[data-axis="variant"] .legend-item').allInnerTexts();
+		check(curves === 1 && vlegend.length === want.variants,
+			`every run's curve on one chart with a legend of the ${want.variants} variants (${curves} charts: ${vlegend.join(", ")})`);
+		const vBlue = await colouredPixels(page, ".curve canvas", [0x00, 0x72, 0xb2]);
+		const vOrange = await colouredPixels(page, ".curve canvas", [0xd5, 0x5e, 0x00]);
+		const vGreen = await colouredPixels(page, ".curve canvas", [0x00, 0x9e, 0x73]);
+		check(vBlue > 100 && vOrange > 100 && vGreen === 0,
+			`one colour per variant on the chart (${vBlue} base, ${vOrange} + v6 2/3, ${vGreen} of a third colour)`);
+		await checkEcdf(page, want.variants, "variant");
+		await checkRuns(page, "variant");
+		await checkExport(page, "variant", "cell,variant,repeat,run_id,status,metric,value,derived");
+		await checkGrid(page);
 		await page.locator("#copy").click();
 		await page.waitForSelector("#copied:has-text('copied')");
 		const clip = await page.evaluate(() => navigator.clipboard.readText());
@@ -249,6 +375,9 @@ async function checkBisect(page, bj) {
 		const orange = await colouredPixels(page, ".curve canvas", [0xd5, 0x5e, 0x00]);
 		const blueC = await colouredPixels(page, ".curve canvas", [0x00, 0x72, 0xb2]);
 		check(orange > 100 && blueC > 100, `the chart has curves of both colours (${blueC} ext4, ${orange} xfs pixels)`);
+		await checkEcdf(page, 2, "fs");
+		await checkRuns(page, "fs");
+		await checkExport(page, "fs", "cell,variant,repeat,run_id,status,metric,value,derived,fs");
 		await page.screenshot({ path: path.join(outdir, "job-by-fs.png"), fullPage: true });
 		// a part of the variant as the axis: the revision (base, v6)
 		await page.selectOption("#axis-select", "revision");

@@ -1,0 +1,180 @@
+/* tool_run.c - the scaffolding the tool workloads share (fio.c,
+ * stress_ng.c, perf_bench.c): temporary directory, spawn and wait, output
+ * file, summary (see tool_run.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LOG_MODULE "tool"
+#include "log.h"
+#include "probes.h"
+#include "record.h"
+#include "tool_run.h"
+#include "util.h"
+#include "workload.h"
+
+void argv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+void argv_push(struct argv_buf *a, char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 16;
+		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
+	}
+	a->v[a->n++] = s;
+	a->v[a->n] = NULL;
+}
+
+void argv_push_words(struct argv_buf *a, const char *words)
+{
+	char *copy = xstrdup(words), *save = NULL;
+
+	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		argv_push(a, xstrdup(tok));
+	free(copy);
+}
+
+int tr_begin(struct tool_run *tr, struct wl_ctx *ctx, const char *prefix)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->ctx = ctx;
+	tr->summary = json_object();
+	snprintf(tr->tmp, sizeof(tr->tmp), "/tmp/%s.XXXXXX", prefix);
+	if (!mkdtemp(tr->tmp)) {
+		int ret = -errno;
+
+		snprintf(ctx->err, sizeof(ctx->err), "cannot create %s: %s", tr->tmp, strerror(errno));
+		tr->tmp[0] = '\0';
+		return ret;
+	}
+	return 0;
+}
+
+struct tool_child {
+	const struct tool_cmd *cmd;
+	int out_fd;              /* -1: stdout stays */
+};
+
+static int tool_exec(void *arg)
+{
+	struct tool_child *c = arg;
+
+	if (chdir(c->cmd->dir) < 0 || (c->out_fd >= 0 && dup2(c->out_fd, 1) < 0)) {
+		fprintf(stderr, "kcanary-agent: cannot enter '%s': %s\n", c->cmd->dir, strerror(errno));
+		return 127;
+	}
+	signal(SIGINT, SIG_DFL);
+	execvp(c->cmd->prog, c->cmd->argv);
+	fprintf(stderr, "kcanary-agent: cannot run %s: %s (%s)\n", c->cmd->prog, strerror(errno),
+		c->cmd->hint);
+	return 127;
+}
+
+int tr_exec(struct tool_run *tr, const struct tool_cmd *cmd)
+{
+	struct wl_ctx *ctx = tr->ctx;
+	struct tool_child c = { cmd, -1 };
+	char *out_path = NULL;
+	pid_t pid;
+	int ret = 0;
+
+	if (cmd->stdout_name) {
+		out_path = xasprintf("%s/%s", tr->tmp, cmd->stdout_name);
+		c.out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (c.out_fd < 0) {
+			ret = -errno;
+			snprintf(ctx->err, sizeof(ctx->err), "cannot create %s: %s", out_path, strerror(errno));
+			goto out;
+		}
+	}
+	rec_phase(ctx->rec, wl_t(ctx), cmd->phase);
+	tr->t_start_s = wl_t(ctx);
+	pid = wl_spawn(NULL, tool_exec, &c);
+	if (pid < 0) {
+		ret = pid;
+		snprintf(ctx->err, sizeof(ctx->err), "cannot fork: %s", strerror(-ret));
+		goto out;
+	}
+	if (c.out_fd >= 0) {
+		close(c.out_fd);
+		c.out_fd = -1;
+	}
+	if ((ret = wl_wait_tool(ctx, pid, cmd->timeout_s, cmd->label)) < 0)
+		goto out;
+	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
+out:
+	if (c.out_fd >= 0)
+		close(c.out_fd);
+	free(out_path);
+	return ret;
+}
+
+int tr_read(struct tool_run *tr, char **text_out, size_t *len_out, const char *name,
+	    size_t max_bytes, const char *label)
+{
+	char *path = xasprintf("%s/%s", tr->tmp, name);
+	int ret = read_file(text_out, len_out, path, max_bytes);
+
+	if (ret < 0)
+		snprintf(tr->ctx->err, sizeof(tr->ctx->err), "%s left no output in %s: %s", label, path,
+			 strerror(-ret));
+	free(path);
+	return ret;
+}
+
+void tr_metric(void *ud, const char *name, double value, const char *unit, const char *better)
+{
+	struct tool_run *tr = ud;
+
+	rec_metric(tr->ctx->rec, name, unit, better);
+	json_object_set_new(tr->summary, name, json_real(value));
+}
+
+void tr_summary(struct tool_run *tr)
+{
+	rec_emit(tr->ctx->rec, json_pack("{s:s, s:O}", "type", "summary", "metrics", tr->summary));
+}
+
+/* Unlink what is in dir (the tools write plain files), then dir. */
+static int remove_flat(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) < 0)
+			ret = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) < 0)
+		ret = -errno;
+	return ret;
+}
+
+void tr_end(struct tool_run *tr)
+{
+	int ret;
+
+	if (tr->tmp[0] && (ret = remove_flat(tr->tmp)) < 0)
+		log_warn("cannot remove %s: %s", tr->tmp, strerror(-ret));
+	tr->tmp[0] = '\0';
+	json_decref(tr->summary);
+	tr->summary = NULL;
+}
