@@ -25,7 +25,7 @@ mkdir -p "$KCANARY_HOME"
 public-inbox-init -V2 -L full kc "$tmp/kc.git" "$KCANARY_PUBLIC_INBOX" kc@example.invalid \
 	>"$err" 2>&1 || fail "public-inbox-init"
 git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
-for f in "$M"/A1-*/*.eml "$M"/A2-*/*.eml "$M"/../mail-replies/a1-v3-0[01]-*.eml; do
+for f in "$M"/A1-*/*.eml "$M"/A2-*/*.eml "$M"/../mail-replies/a1-v3-*.eml; do
 	ORIGINAL_RECIPIENT=kc@example.invalid public-inbox-mda --no-precheck <"$f" 2>>"$err" ||
 		fail "public-inbox-mda $f"
 done
@@ -150,7 +150,7 @@ n=$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT count(*) FROM inbox_cache")
 # a reply arrives after the thread was kept: seen only after --refresh
 # (written for this test: tests/fixtures/mail-replies/README)
 ORIGINAL_RECIPIENT=kc@example.invalid public-inbox-mda --no-precheck \
-	<"$M/../mail-replies/a1-v3-00-tested-late.eml" 2>>"$err" || fail "public-inbox-mda late reply"
+	<"$M/../mail-replies/late-a1-v3-00-tested.eml" 2>>"$err" || fail "public-inbox-mda late reply"
 public-inbox-index "$tmp/kc.git" >>"$err" 2>&1 || fail "public-inbox-index late reply"
 curl -sf "$KCANARY_PUBLIC_INBOX/$A1V3/t.mbox.gz" | gzip -dc | grep -q '^Tested-by: Dev Ten' ||
 	fail "the server does not serve the late reply"
