@@ -191,8 +191,14 @@ demo: deps all
 demo-quick: deps all
 	$(Q)B=$(B) sh tools/demo.sh quick
 
-bench: all
+bench: all $(B)/bench/fleet_load
 	$(Q)B=$(B) sh bench/run.sh
+
+# The load generator of bench/b_fleet_ingest.sh: the agent's own sender
+# (agent/http_out.c) in 64 threads, and sqlite3 to check the store after.
+$(B)/bench/fleet_load: $(B)/bench/fleet_load.o $(B)/libkcagent.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(shell $(PKG_CONFIG) --libs sqlite3) -lpthread
 
 # The bisection simulator alone (also part of make bench).
 bench-bisect: all
@@ -269,13 +275,13 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_B := build-fuzz
-FUZZ_SRCS := server/mbox.c server/series.c server/util.c server/log.c tests/fuzz/fuzz_mbox.c
+FUZZ_SRCS := server/mbox.c server/series.c server/lkp_report.c server/util.c server/log.c tests/fuzz/fuzz_mbox.c
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -g -O1 -std=gnu11 $(WARN) -D_GNU_SOURCE -Iserver \
 	$(shell $(PKG_CONFIG) --cflags gmime-3.0)
 .PHONY: fuzz-mbox fuzz-mbox-merge
 
-$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/util.h
+$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/lkp_report.h server/util.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(shell $(PKG_CONFIG) --libs gmime-3.0)
 

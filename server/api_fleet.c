@@ -8,6 +8,7 @@
 #define LOG_MODULE "fleet"
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,10 +189,9 @@ void api_agent_heartbeat(struct api *api, struct http_req *req, struct http_resp
 /* One line of a batch: {"seq": N, "run": "KEY", "line": "RECORD"}. */
 struct batch_line {
 	int64_t seq;
-	const char *run;     /* borrowed from obj */
+	const char *run;     /* borrowed from the batch's pool (parse_batch) */
 	const char *line;
 	size_t len;
-	json_t *obj;
 };
 
 /* A stream of the batch being stored. */
@@ -203,13 +203,19 @@ struct batch_run {
 
 /* Parse the batch envelope: every line an object with an integer seq >= 1
  * (each one more than the one before), a stream key and the record text.
- * 0, or -EINVAL with msg. */
-static int parse_batch(struct batch_line **out, size_t *n, char *text, size_t len,
-		       char *msg, size_t msglen)
+ * The keys and records are copied, NUL-terminated, into *pool (the caller
+ * frees it with *out): each line's object is parsed in ingest's scratch
+ * arena and dropped at once, since malloc and free of jansson's objects
+ * were about a fifth of the server's time per batch (issue 19 item 3).
+ * Both copies fit in the line they came from (it holds both quoted),
+ * hence a pool of len + 1 bytes. 0, or -EINVAL with msg. */
+static int parse_batch(struct batch_line **out, size_t *n, char **pool, const char *text,
+		       size_t len, char *msg, size_t msglen)
 {
 	struct batch_line *v = NULL;
-	size_t nv = 0, lineno = 0;
-	char *p = text, *end = text + len;
+	size_t nv = 0, cap = 0, lineno = 0;
+	const char *p = text, *end = text + len;
+	char *store = xmalloc(len + 1), *sp = store;
 	int r = 0;
 
 	while (p < end) {
@@ -225,6 +231,7 @@ static int parse_batch(struct batch_line **out, size_t *n, char *text, size_t le
 			p = nl ? nl + 1 : end;
 			continue;
 		}
+		ingest_scratch_begin();
 		o = json_loadb(p, l, JSON_REJECT_DUPLICATES, &jerr);
 		seq = json_object_get(o, "seq");
 		run = json_object_get(o, "run");
@@ -245,26 +252,36 @@ static int parse_batch(struct batch_line **out, size_t *n, char *text, size_t le
 				 ": a batch holds consecutive sequence numbers", lineno,
 				 json_integer_value(seq), v[nv - 1].seq);
 		} else {
-			v = xrealloc(v, (nv + 1) * sizeof(*v));
-			v[nv++] = (struct batch_line){
-				.seq = json_integer_value(seq), .run = json_string_value(run),
-				.line = json_string_value(line), .len = json_string_length(line), .obj = o,
-			};
+			size_t rl = strlen(json_string_value(run)), ll = json_string_length(line);
+			if (nv == cap) {
+				cap = cap ? 2 * cap : 128;
+				v = xrealloc(v, cap * sizeof(*v));
+			}
+			v[nv] = (struct batch_line){ .seq = json_integer_value(seq), .run = sp,
+						     .line = sp + rl + 1, .len = ll };
+			memcpy(sp, json_string_value(run), rl + 1);
+			memcpy(sp + rl + 1, json_string_value(line), ll);
+			sp[rl + 1 + ll] = '\0';
+			sp += rl + ll + 2;
+			nv++;
+			json_decref(o);
+			ingest_scratch_end();
 			p = nl ? nl + 1 : end;
 			continue;
 		}
 		json_decref(o);
+		ingest_scratch_end();
 		r = -EINVAL;
 		break;
 	}
 	if (r) {
-		for (size_t i = 0; i < nv; i++)
-			json_decref(v[i].obj);
 		free(v);
+		free(store);
 		return r;
 	}
 	*out = v;
 	*n = nv;
+	*pool = store;
 	return 0;
 }
 
@@ -304,6 +321,7 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 	const char *enc = http_header(req, "Content-Encoding");
 	struct buf plain = BUF_INIT;
 	struct batch_line *lines = NULL;
+	char *pool = NULL;
 	struct batch_run *runs = NULL;
 	size_t nlines = 0, nruns = 0;
 	struct db_host h = { 0 };
@@ -311,7 +329,7 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 	const char *text = req->body;
 	size_t len = req->body_len;
 	int64_t stored = 0, dups = 0, bad = 0, next;
-	bool in_tx = false;
+	bool in_tx = false, locked = false;
 	int r;
 
 	if (token_allows_host(resp, req, req->name))
@@ -333,11 +351,16 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 		api_error(resp, 400, "Content-Encoding '%s' is not supported: send gzip or identity", enc);
 		goto out;
 	}
-	if (parse_batch(&lines, &nlines, (char *)text, len, msg, sizeof(msg))) {
+	if (parse_batch(&lines, &nlines, &pool, text, len, msg, sizeof(msg))) {
 		api_error(resp, 400, "%s; nothing of this batch was stored", msg);
 		goto out;
 	}
 
+	/* inflate and envelope above run in parallel; the store, one at a time */
+	if (api->shared) {
+		pthread_mutex_lock(&api->shared->fleet_write);
+		locked = true;
+	}
 	if ((r = db_begin(api->db, &err))) {
 		api_db_error(resp, r, "cannot start storing the batch", &err);
 		goto out;
@@ -439,8 +462,9 @@ out:
 			ingest_detach(runs[k].in, NULL, NULL);
 	if (in_tx)
 		db_rollback(api->db);
-	for (size_t i = 0; i < nlines; i++)
-		json_decref(lines[i].obj);
+	if (locked)
+		pthread_mutex_unlock(&api->shared->fleet_write);
+	free(pool);
 	free(lines);
 	free(runs);
 	db_host_release(&h);

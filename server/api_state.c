@@ -31,6 +31,7 @@ int api_shared_init(struct api_shared *sh, const char *db_path, struct buf *err)
 	db_runs_reap(db, NULL, NULL);
 	db_close(db);
 	pthread_mutex_init(&sh->lock, NULL);
+	pthread_mutex_init(&sh->fleet_write, NULL);
 	sh->db_path = xstrdup(db_path);
 	return 0;
 }
@@ -124,6 +125,7 @@ void api_shared_release(struct api_shared *sh)
 	free(c);
 	sh->reports = NULL;
 	pthread_mutex_destroy(&sh->lock);
+	pthread_mutex_destroy(&sh->fleet_write);
 	free(sh->db_path);
 	sh->db_path = NULL;
 }

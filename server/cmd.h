@@ -69,6 +69,7 @@ int cmd_token(int argc, char **argv);
 int cmd_series(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_build(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
 int cmd_rootfs(int argc, char **argv);
 
 /* `kcanary series apply ...` (argv[0] is "apply"), in cmd_series_apply.c:

@@ -62,7 +62,10 @@ static const char compare_usage[] =
 	"  --rootfs debian[:PKG,...]  run the workload in a Debian 12 root filesystem\n"
 	"                        with these packages (kcanary boot --help; [job] rootfs)\n"
 	"  --vcpus N, --memory-mb N  guest size (default 2, 2048)\n"
-	"  --connect URI         libvirt URI (default $KCANARY_LIBVIRT_URI or qemu:///system)\n"
+	"  --connect URI         libvirt URI of the default host 'local' (default\n"
+	"                        $KCANARY_LIBVIRT_URI or qemu:///system); remote URIs work\n"
+	"  --hosts all|NAME,NAME|KEY=VALUE  lab hosts to run on (kcanary lab; default:\n"
+	"                        'local' alone); each takes whole blocks in parallel\n"
 	"  --accel kvm|tcg       force the accelerator (default: probe)\n"
 	"  --console             copy guest consoles to stderr\n"
 	"  --dry-run             print variants and runs, store no job (a thread\n"
@@ -73,7 +76,7 @@ static const char compare_usage[] =
 	"130 when interrupted (the job stays resumable).\n";
 
 struct exec_flags {
-	const char *uri, *accel;
+	const char *uri, *accel, *hosts;
 	bool console, quiet, dry_run;
 };
 
@@ -119,7 +122,7 @@ static char *home_dir(void)
 static int execute_and_report(struct db *db, int64_t job_id, const struct exec_flags *f)
 {
 	char *home = home_dir();
-	struct guest_opts o = { .home = home, .uri = f->uri, .accel = f->accel,
+	struct guest_opts o = { .home = home, .uri = f->uri, .accel = f->accel, .hosts = f->hosts,
 				.console = f->console, .quiet = f->quiet };
 	struct buf err = BUF_INIT, out = BUF_INIT;
 	struct report *rep = NULL;
@@ -152,7 +155,8 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
        O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
-       O_WATCHDOG, O_ROOTFS, O_VCPUS, O_MEM, O_CONNECT, O_ACCEL, O_CONSOLE, O_DRY, O_ALLREV };
+       O_WATCHDOG, O_ROOTFS, O_VCPUS, O_MEM, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY,
+       O_ALLREV };
 static const struct option compare_opts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
 	{ "base", required_argument, NULL, O_BASE },
@@ -178,6 +182,7 @@ static const struct option compare_opts[] = {
 	{ "vcpus", required_argument, NULL, O_VCPUS },
 	{ "memory-mb", required_argument, NULL, O_MEM },
 	{ "connect", required_argument, NULL, O_CONNECT },
+	{ "hosts", required_argument, NULL, O_HOSTS },
 	{ "accel", required_argument, NULL, O_ACCEL },
 	{ "console", no_argument, NULL, O_CONSOLE },
 	{ "dry-run", no_argument, NULL, O_DRY },
@@ -297,6 +302,7 @@ int cmd_compare(int argc, char **argv)
 		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
 		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;
 		case O_CONNECT: f.uri = optarg; break;
+		case O_HOSTS: f.hosts = optarg; break;
 		case O_ACCEL:
 			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
 				fprintf(stderr, "kcanary compare: --accel '%s': expected kvm or tcg\n", optarg);
@@ -378,10 +384,10 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf(rerun ?
-			       "usage: kcanary rerun JOB [--connect URI] [--accel kvm|tcg] [-q]\n\n"
+			       "usage: kcanary rerun JOB [--connect URI] [--hosts SPEC] [--accel kvm|tcg] [-q]\n\n"
 			       "Store a new job with JOB's exact spec (same variants, matrix, repeats and\n"
 			       "run-order seed) and carry it out; prints the new job's report.\n" :
-			       "usage: kcanary resume JOB [--connect URI] [--accel kvm|tcg] [-q]\n\n"
+			       "usage: kcanary resume JOB [--connect URI] [--hosts SPEC] [--accel kvm|tcg] [-q]\n\n"
 			       "Carry on a job whose coordinator stopped: runs left 'running' become\n"
 			       "'interrupted' (their samples are kept) and each gets a fresh repeat at\n"
 			       "the end; finished runs are never redone. Their guests were destroyed by\n"
@@ -389,6 +395,8 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 			return 0;
 		} else if (!strcmp(argv[i], "--connect") && i + 1 < argc) {
 			f.uri = argv[++i];
+		} else if (!strcmp(argv[i], "--hosts") && i + 1 < argc) {
+			f.hosts = argv[++i];
 		} else if (!strcmp(argv[i], "--accel") && i + 1 < argc) {
 			f.accel = argv[++i];
 		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {

@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -48,33 +46,35 @@ static char *default_kernel(void)
 	return best;
 }
 
-/* Start a paused domain with a channel and connect to its socket. */
-static void check_channel(struct vm_conn *conn, enum vm_accel accel, const char *kernel,
-			  const char *home)
+/* Put the kernel in the host's pool, start a paused domain with a channel
+ * and open that channel as a libvirt stream: the path every run takes. */
+static void check_channel(struct vm_conn *conn, enum vm_accel accel, const char *kernel)
 {
-	char name[64], *dir = xasprintf("%s/doctor", home);
+	char name[64], key[96], disk_name[96];
 	struct buf err = BUF_INIT;
-	char *disk = xasprintf("%s/disk.img", dir), *con = xasprintf("%s/console.log", dir);
-	char *sock = xasprintf("/tmp/kcanary-doctor-%d.sock", (int)getpid()), *xml = NULL;
+	char *kvol = NULL, *disk = NULL, *xml = NULL;
 	struct vm_domain *d = NULL;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = -1, connected = -1;
+	struct vm_stream *st = NULL;
 
 	snprintf(name, sizeof(name), "kcanary-doctor-%d", (int)getpid());
-	struct vm_spec spec = {
-		.name = name, .accel = accel, .vcpus = 1, .memory_mib = 256,
-		.kernel = kernel, .initrd = kernel, .cmdline = "console=ttyS0",
-		.disk_path = disk, .console_path = con, .channel_path = sock,
-		.channel_name = "kcanary",
-	};
-	if (mkdir_p(dir, 0755) || (fd = open(disk, O_CREAT | O_WRONLY | O_TRUNC, 0600)) < 0 ||
-	    ftruncate(fd, 64 << 20)) {
-		report(false, "channel", "cannot create a scratch disk under $KCANARY_HOME/doctor",
-		       "check that $KCANARY_HOME is writable");
+	snprintf(disk_name, sizeof(disk_name), "%s.img", name);
+	if (vm_file_key(key, sizeof(key), kernel, ".kernel")) {
+		report(false, "channel", "cannot read the kernel", "give a bzImage with --kernel PATH");
 		goto out;
 	}
-	close(fd);
-	fd = -1;
+	if (vm_pool_ensure(conn, &err) || vm_volume_upload(conn, key, kernel, &kvol, NULL, &err) ||
+	    vm_volume_scratch(conn, disk_name, 64 << 20, &disk, &err)) {
+		report(false, "pool", buf_str(&err),
+		       "the host's libvirtd needs a writable " VM_POOL_DIR " for pool '" VM_POOL_NAME "'");
+		goto out;
+	}
+	report(true, "pool", "pool '" VM_POOL_NAME "' holds the kernel (uploaded once per content)",
+	       NULL);
+	struct vm_spec spec = {
+		.name = name, .accel = accel, .vcpus = 1, .memory_mib = 256,
+		.kernel = kvol, .initrd = kvol, .cmdline = "console=ttyS0",
+		.disk_path = disk, .channel_name = "kcanary",
+	};
 	if (vm_domain_xml(&xml, &spec, &err) ||
 	    vm_domain_start(&d, conn, name, xml, VM_START_PAUSED, &err)) {
 		report(false, "channel", buf_str(&err),
@@ -82,28 +82,22 @@ static void check_channel(struct vm_conn *conn, enum vm_accel accel, const char 
 		       "sets qemu.conf for hosts without systemd");
 		goto out;
 	}
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	connected = fd >= 0 ? connect(fd, (struct sockaddr *)&sa, sizeof(sa)) : -1;
-	if (connected == 0)
-		report(true, "channel", "a guest's virtio-serial unix socket accepts the host reader",
+	buf_reset(&err);
+	if (vm_domain_open_channel(&st, d, "kcanary", &err) == 0)
+		report(true, "channel", "a guest's virtio-serial channel opens as a libvirt stream",
 		       NULL);
 	else
-		report(false, "channel", "QEMU started but its channel socket refuses connections",
-		       "check that QEMU can create sockets in /tmp (AppArmor/SELinux confinement)");
+		report(false, "channel", buf_str(&err),
+		       "check that QEMU can create sockets under /var/lib/libvirt/qemu/channel "
+		       "(AppArmor/SELinux confinement)");
+	vm_stream_close(st);
 	vm_domain_destroy(d, NULL);   /* a check's guest: the next run cleans up */
 out:
-	if (fd >= 0)
-		close(fd);
 	vm_domain_free(d);
-	unlink(sock);
-	unlink(disk);
-	unlink(con);
-	rmdir(dir);
-	free(dir);
+	if (disk)
+		vm_volume_delete(conn, disk_name, NULL);
+	free(kvol);
 	free(disk);
-	free(con);
-	free(sock);
 	free(xml);
 	buf_release(&err);
 }
@@ -213,7 +207,7 @@ int cmd_doctor(int argc, char **argv)
 				report(true, "guest image", initrd, NULL);
 		}
 		if (conn && has_qemu)
-			check_channel(conn, ai.accel, kernel, home);
+			check_channel(conn, ai.accel, kernel);
 	}
 	vm_conn_close(conn);
 	free(kernel);

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kcanary serve [--listen HOST:PORT] [--home DIR] [--web DIR] [--threads N]\n"
-		"                     [--no-exec] [--connect URI]\n"
+		"                     [--no-exec] [--connect URI] [--max-conn-per-ip N]\n"
 		"\n"
 		"Serve the JSON API (/api/v1/, see docs/api.md) and the comparison\n"
 		"pages of the store in DIR/kcanary.db until SIGINT or SIGTERM.\n"
@@ -41,6 +41,9 @@ static void usage(FILE *f)
 		"                      /usr/share/kcanary/web)\n"
 		"  --threads N         requests served at once (default 4), each thread\n"
 		"                      with its own store connection\n"
+		"  --max-conn-per-ip N connections one client address may hold at once\n"
+		"                      (default 64; more are refused), e.g. for many\n"
+		"                      agents behind one address\n"
 		"  --no-exec           only queue submitted jobs; do not carry them out\n"
 		"  --job-dir DIR       submitted jobs may name kernels and series under DIR\n"
 		"                      (again for more; a relative name is under the first);\n"
@@ -72,7 +75,7 @@ int cmd_serve(int argc, char **argv)
 	bool exec = true;
 	struct compare_worker *worker = NULL;
 	char *home = NULL;
-	unsigned long threads = HTTP_DEFAULT_THREADS;
+	unsigned long threads = HTTP_DEFAULT_THREADS, max_conn = HTTP_MAX_CONN_PER_IP;
 	char *web = NULL, *db_path = NULL;
 	const char **job_dirs = NULL;
 	size_t njob_dirs = 0;
@@ -106,6 +109,16 @@ int cmd_serve(int argc, char **argv)
 			threads = strtoul(argv[++i], &end, 10);
 			if (!*argv[i] || *end || threads < 1 || threads > 64) {
 				fprintf(stderr, "kcanary serve: --threads '%s': expected 1 to 64\n", argv[i]);
+				free(web);
+				free(job_dirs);
+				return 2;
+			}
+		} else if (!strcmp(a, "--max-conn-per-ip") && i + 1 < argc) {
+			char *end;
+			max_conn = strtoul(argv[++i], &end, 10);
+			if (!*argv[i] || *end || max_conn < 1 || max_conn > 65536) {
+				fprintf(stderr, "kcanary serve: --max-conn-per-ip '%s': expected 1 to 65536\n",
+					argv[i]);
 				free(web);
 				free(job_dirs);
 				return 2;
@@ -152,7 +165,7 @@ int cmd_serve(int argc, char **argv)
 			goto out;
 		}
 	opts = (struct http_opts){ .listen = listen, .web_dir = web, .threads = (unsigned)threads,
-				   .handler = api_http_handler(&api) };
+				   .max_conn_per_ip = (unsigned)max_conn, .handler = api_http_handler(&api) };
 	if (http_server_start(&srv, &opts, &err)) {
 		log_err("%s", err_text(&err));
 		goto out;

@@ -17,6 +17,7 @@
 #include "guest_run.h"
 #include "image.h"
 #include "job.h"
+#include "lab.h"
 #include "log.h"
 #include "progress.h"
 #include "report.h"
@@ -150,87 +151,28 @@ bool compare_owner_alive(const char *owner)
 	return !owner || owner_alive(owner);
 }
 
-/* The run's headline value for its progress line (", worst_lag_s 1.2"),
- * "" when the run has none. */
-static void fmt_run_value(char *out, size_t size, struct db *db, int64_t run_id,
-			  const char *metric)
-{
-	double v;
-
-	out[0] = '\0';
-	if (db_run_summary_value(db, run_id, metric, &v, NULL) == 0)
-		snprintf(out, size, ", %s %.1f", metric, round(v * 1000) / 1000);
-}
-
-/* Run i of n as its progress line names it, with the time left as the
- * runs so far in this process say. */
-static void say_run(const struct guest_opts *o, const char *label, size_t i, size_t n,
-		    double started_s)
-{
-	if (i > 0) {
-		double per_run_s = (clock_mono_s() - started_s) / (double)i;
-		int left_s = (int)(per_run_s * (double)(n - i));
-		say(o, "%s (ETA %dh%02dm)", label, left_s / 3600, left_s / 60 % 60);
-	} else {
-		say(o, "%s", label);
-	}
-}
-
+/* The pending runs, on the lab hosts o->hosts names (lab.h: whole blocks
+ * per host, parallel across hosts, infra runs placed again). */
 static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		   const struct guest_opts *o, struct buf *err)
 {
-	struct guest_job j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
-			       .memory_mib = (uint64_t)spec->memory_mb,
-			       .watchdog_s = spec->watchdog_s, .rootfs = spec->rootfs };
-	struct db_pending_run *runs = NULL;
-	size_t n = 0;
-	int total = 0, done = 0, r;
-	struct guest_ctx g;
+	char *db_path = xasprintf("%s/kcanary.db", o->home);
+	struct lab_job lj = {
+		.o = o, .db_path = db_path, .seed = spec->seed, .metric = spec->metric,
+		.j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
+		       .memory_mib = (uint64_t)spec->memory_mb, .watchdog_s = spec->watchdog_s,
+		       .rootfs = spec->rootfs },
+	};
+	struct lab_pool pool;
+	int r;
 
-	if ((r = db_job_pending_runs(db, job_id, &runs, &n, &total, &done, err))) {
-		db_pending_runs_free(runs, n);
-		return r;
+	if (!(r = lab_select(&pool, db, o->hosts, o->uri, err))) {
+		r = lab_run_pending(db, job_id, &pool, &lj, err);
+		lab_pool_release(&pool);
 	}
-	guest_ctx_init(&g, db, o, n > 0);
-	double started_s = clock_mono_s();
-	if ((r = runner_signals_install())) {
-		r = err_setf(err, r, "cannot catch signals: %s", strerror(-r));
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct db_pending_run *p = &runs[i];
-		char label[256], val[64];
-		struct guest_result res;
-
-		if (job_cancelled(db, job_id)) {
-			say(o, "job %lld was cancelled: %zu runs not started", (long long)job_id, n - i);
-			break;
-		}
-		snprintf(label, sizeof(label), "run %d/%d %s %s r%d", done + 1, total, p->variant,
-			 p->cell && *p->cell ? p->cell : "-", p->repeat_idx);
-		say_run(o, label, i, n, started_s);
-		if ((r = guest_run_pending(&res, &g, &j, p, label, err)))
-			break;
-		done++;
-		if (!res.started) {
-			say(o, "  failed: %s", res.run.error);
-			continue;
-		}
-		fmt_run_value(val, sizeof(val), db, p->id, spec->metric);
-		say(o, "  %s%s%s%s", res.run.status, val, res.run.error[0] ? ": " : "", res.run.error);
-		/* an interrupted run is kept as it was; a fresh repeat waits for resume */
-		if (!strcmp(res.run.status, "interrupted") &&
-		    (r = db_run_reschedule(db, p->id, err)))
-			break;
-		if (runner_interrupted()) {
-			r = err_setf(err, -EINTR, "interrupted: the run in progress is stored as"
-				     " 'interrupted'; 'kcanary resume' carries on");
-			break;
-		}
-	}
-out:
-	db_pending_runs_free(runs, n);
-	guest_ctx_release(&g);
+	if (!r && job_cancelled(db, job_id))
+		say(o, "job %lld was cancelled", (long long)job_id);
+	free(db_path);
 	return r;
 }
 

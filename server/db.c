@@ -307,6 +307,7 @@ void db_close(struct db *db)
 {
 	if (!db)
 		return;
+	db_writer_spare_free(db);
 	sqlite3_close_v2(db->h);
 	free(db->path);
 	free(db);

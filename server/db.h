@@ -190,6 +190,8 @@ int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_
  * and params), with the next repeat index, at the end of the run order:
  * what an interrupted run gets. */
 int db_run_reschedule(struct db *db, int64_t run_id, struct buf *err);
+/* db_run_reschedule_id - the same, with the fresh run's id in *new_id. */
+int db_run_reschedule_id(struct db *db, int64_t run_id, int64_t *new_id, struct buf *err);
 
 /* ---- what the executor reads; the job's coordinator (db_compare.c) ---- */
 
@@ -260,14 +262,19 @@ int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, doub
  * new value ignored (-EEXIST), so a later ingest never rewrites data.
  * Begun while the connection is already inside a transaction (the caller's
  * db_begin()), a batch joins it: commit and rollback are then the caller's.
- * In its own batch the writer inserts samples 64 rows to a statement, so
- * a sample may be stored (and a store error reported) only by a later call
- * or db_writer_commit(); it checks foreign keys once per batch (the run
+ * The writer inserts samples 64 rows to a statement, so a sample may be
+ * stored (and a store error reported) only by a later call or
+ * db_writer_commit(), which inside the caller's transaction stores the
+ * pending samples and commits nothing. In its own batch it checks foreign keys once per batch (the run
  * exists) rather than per row, and the connection's enforcement is back on
  * after commit or rollback.
  */
 struct db_writer;
 
+/* db_writer_open - a writer for run_id (-ENOENT when there is no such
+ * run). The connection keeps one closed writer's prepared statements and
+ * gives them to the next writer it opens. db_writer_close() rolls back an
+ * open batch of the writer's own and drops samples not yet stored. */
 int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id, struct buf *err);
 void db_writer_close(struct db_writer *w);
 int db_writer_begin(struct db_writer *w, struct buf *err);
@@ -303,6 +310,7 @@ struct db_report_run {
 	int repeat_idx;
 	char *cell, *status, *params_json, *fs, *accel;
 	char *host;          /* the agent's hello host (a fleet host); may be NULL */
+	char *lab_host;      /* the lab host it ran on (lab.h); NULL: not placed */
 	double value;        /* summary value, or derived (see derived) */
 	bool has_value;
 	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X) */

@@ -10,7 +10,13 @@
 struct db {
 	sqlite3 *h;
 	char *path;        /* the store's file, for messages */
+	/* a closed db_writer kept with its prepared statements for the next
+	 * db_writer_open() on this connection (db_writer.c); owned */
+	struct db_writer *spare_writer;
 };
+
+/* Free db's spare writer (db_close()). */
+void db_writer_spare_free(struct db *db);
 
 /*
  * db_fail - the one translation of a sqlite failure into error.h's model,

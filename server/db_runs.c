@@ -224,6 +224,15 @@ int db_run_reschedule(struct db *db, int64_t run_id, struct buf *err)
 	return r;
 }
 
+int db_run_reschedule_id(struct db *db, int64_t run_id, int64_t *new_id, struct buf *err)
+{
+	int r = db_run_reschedule(db, run_id, err);
+
+	if (!r)
+		*new_id = sqlite3_last_insert_rowid(db->h);
+	return r;
+}
+
 int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *sel = NULL, *ins = NULL;

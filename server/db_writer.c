@@ -21,8 +21,10 @@ struct metric_slot {
  * last rowid again; under callgrind that was about 15% of an ingest of
  * samples). They wait in pend[] until the batch is full, any other record
  * is written, or the transaction commits; a rollback drops them with the
- * rest. Inside a caller's transaction (fleet batches) each is inserted at
- * once, since the caller commits without us.
+ * rest. Inside a caller's transaction (fleet batches) the same, flushed by
+ * db_writer_commit() (which commits nothing there), so the caller commits
+ * them with its own rows: per 100-record batch, one statement a sample
+ * was a tenth of the server's time (issue 19 item 3).
  */
 #define SAMPLE_ROWS 64
 struct pending_sample {
@@ -44,21 +46,57 @@ struct db_writer {
 
 static int flush_samples(struct db_writer *w, struct buf *err);
 
+/* Finalize w's statements and free it. */
+static void writer_free(struct db_writer *w)
+{
+	sqlite3_finalize(w->sample);
+	sqlite3_finalize(w->sample_many);
+	sqlite3_finalize(w->probe);
+	sqlite3_finalize(w->phase);
+	sqlite3_finalize(w->note);
+	sqlite3_finalize(w->summary);
+	sqlite3_finalize(w->raw);
+	sqlite3_finalize(w->metric_ins);
+	sqlite3_finalize(w->metric_sel);
+	for (size_t i = 0; i < w->nmetrics; i++)
+		free(w->metrics[i].name);
+	free(w->metrics);
+	free(w);
+}
+
+void db_writer_spare_free(struct db *db)
+{
+	if (db->spare_writer)
+		writer_free(db->spare_writer);
+	db->spare_writer = NULL;
+}
+
 int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id, struct buf *err)
 {
-	struct db_writer *w = xcalloc(1, sizeof(*w));
+	struct db_writer *w;
 	int64_t exists;
 	int r;
 
-	w->db = db;
-	w->run_id = run_id;
 	char *id = xasprintf("%lld", (long long)run_id);
 	r = db_query_int64(db, &exists, "SELECT id FROM runs WHERE id = ?", id, err);
 	free(id);
 	if (r == -ENOENT)
 		err_setf(err, r, "no run %lld in the store", (long long)run_id);
 	if (r)
-		goto fail;
+		return r;
+	/* the connection's spare writer: its statements are prepared already
+	 * (a fleet batch opens a writer per stream; preparing the ten
+	 * statements, the 256-parameter INSERT most, was a fifth of the
+	 * server's time per 100-record batch, issue 19 item 3) */
+	if ((w = db->spare_writer)) {
+		db->spare_writer = NULL;
+		w->run_id = run_id;
+		*out = w;
+		return 0;
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->db = db;
+	w->run_id = run_id;
 	struct buf many = BUF_INIT;
 	buf_puts(&many, "INSERT INTO samples (run_id, metric_id, t_s, value) VALUES (?, ?, ?, ?)");
 	for (int i = 1; i < SAMPLE_ROWS; i++)
@@ -87,7 +125,7 @@ int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id, struct
 	*out = w;
 	return 0;
 fail:
-	db_writer_close(w);
+	writer_free(w);
 	return r;
 }
 
@@ -97,19 +135,18 @@ void db_writer_close(struct db_writer *w)
 		return;
 	if (w->in_tx)
 		db_writer_rollback(w);
-	sqlite3_finalize(w->sample);
-	sqlite3_finalize(w->sample_many);
-	sqlite3_finalize(w->probe);
-	sqlite3_finalize(w->phase);
-	sqlite3_finalize(w->note);
-	sqlite3_finalize(w->summary);
-	sqlite3_finalize(w->raw);
-	sqlite3_finalize(w->metric_ins);
-	sqlite3_finalize(w->metric_sel);
+	w->npend = 0;	/* unflushed samples of a caller's transaction go with it */
+	if (w->db->spare_writer) {
+		writer_free(w);
+		return;
+	}
+	/* kept for the connection's next writer. Metric ids are forgotten: one
+	 * interned inside a caller's transaction that is then rolled back does
+	 * not exist, and the writer cannot tell which will be. */
 	for (size_t i = 0; i < w->nmetrics; i++)
 		free(w->metrics[i].name);
-	free(w->metrics);
-	free(w);
+	w->nmetrics = 0;
+	w->db->spare_writer = w;
 }
 
 int db_writer_begin(struct db_writer *w, struct buf *err)
@@ -155,8 +192,8 @@ int db_writer_commit(struct db_writer *w, struct buf *err)
 {
 	int r;
 
-	if (!w->in_tx)
-		return 0;
+	if (!w->in_tx)	/* the caller's transaction: its samples go in now */
+		return w->npend ? flush_samples(w, err) : 0;
 	w->in_tx = false;
 	if ((r = flush_samples(w, err)) || (r = db_commit(w->db, err)))
 		db_rollback(w->db);
@@ -256,7 +293,7 @@ int db_writer_sample(struct db_writer *w, double t_s, const char *metric, double
 
 	if ((r = metric_id(w, metric, &mid, err)))
 		return r;
-	if (w->in_tx) {
+	if (w->in_tx || !sqlite3_get_autocommit(w->db->h)) {
 		w->pend[w->npend++] = (struct pending_sample){ mid, t_s, value };
 		return w->npend == SAMPLE_ROWS ? flush_samples(w, err) : 0;
 	}

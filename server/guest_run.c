@@ -260,7 +260,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 			.initrd = g->img_path, .cmdline = cmdline, .accel = g->ai.accel,
 			.rootfs = j->rootfs ? g->rfs.path : NULL,
 			.vcpus = j->vcpus, .memory_mib = j->memory_mib, .disk_bytes = j->disk_bytes,
-			.watchdog_s = watchdog_s, .console = g->o.console,
+			.watchdog_s = watchdog_s, .console = g->o.console, .host = g->o.host,
 		};
 		r = runner_run(&out->run, g->db, rq->run_id, &ro, err);
 	}

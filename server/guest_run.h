@@ -40,6 +40,10 @@
 struct guest_opts {
 	const char *home;          /* $KCANARY_HOME: images/, runs/, kcanary.db */
 	const char *uri;           /* libvirt URI; NULL: vm_default_uri() */
+	const char *host;          /* the lab host's name (lab.h), kept in guest_json;
+				    * NULL: none */
+	const char *hosts;         /* which lab hosts a job uses (lab_select()); NULL:
+				    * the default host (uri) alone */
 	const char *agent;         /* kcanary-agent for images and checks; NULL:
 				    * image_default_agent() */
 	const char *accel;         /* "kvm" or "tcg" to force; NULL: probe */

@@ -417,7 +417,8 @@ int http_server_start(struct http_server **out, const struct http_opts *opts,
 				   * slow-loris headers) takes at most its share and
 				   * loses them when idle: everyone else is served */
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONN_PER_IP,
+				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				  opts->max_conn_per_ip ? opts->max_conn_per_ip : (unsigned)HTTP_MAX_CONN_PER_IP,
 				  MHD_OPTION_THREAD_POOL_SIZE, threads,
 				  MHD_OPTION_END);
 	if (!srv->d) {

@@ -126,6 +126,7 @@ struct http_opts {
 	const char *listen;        /* "127.0.0.1:8080", "[::1]:0", "0.0.0.0:80"; NULL: 127.0.0.1:8080 */
 	const char *web_dir;       /* static files (GET, HEAD) outside the prefix; NULL: none */
 	unsigned threads;          /* 0: HTTP_DEFAULT_THREADS */
+	unsigned max_conn_per_ip;  /* 0: HTTP_MAX_CONN_PER_IP (a benchmark's agents share one address) */
 	struct http_handler handler;
 };
 

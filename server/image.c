@@ -2,6 +2,7 @@
  * line that carries a run's settings to /init (see image.h). */
 #define LOG_MODULE "image"
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -661,8 +662,25 @@ out:
 	return r;
 }
 
+static int image_build_locked(char **out_path, const struct image_spec *spec,
+			      struct buf *err);
+
+/* One build at a time in a process: the staging and temporary names carry
+ * the pid, and a job's workers (lab.h) may ask at once. */
 int image_build(char **out_path, const struct image_spec *spec,
 		struct buf *err)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int r;
+
+	pthread_mutex_lock(&lock);
+	r = image_build_locked(out_path, spec, err);
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+static int image_build_locked(char **out_path, const struct image_spec *spec,
+			      struct buf *err)
 {
 	struct entries e = { 0 };
 	uint64_t h = 0xcbf29ce484222325ULL;

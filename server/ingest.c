@@ -91,6 +91,16 @@ static void arena_end(void)
 	line_arena.used = 0;
 }
 
+void ingest_scratch_begin(void)
+{
+	arena_begin();
+}
+
+void ingest_scratch_end(void)
+{
+	arena_end();
+}
+
 /* Allocations that outlive the line (the order checks' map, in->series)
  * go to malloc: set paused, then back as it was (the line's objects stay). */
 static bool arena_pause(void)

@@ -81,6 +81,18 @@ int ingest_open(struct ingest **out, struct db *db, int64_t run_id, struct buf *
  */
 int ingest_feed(struct ingest *in, const char *data, size_t len, struct buf *err);
 
+/*
+ * ingest_scratch_begin, ingest_scratch_end - the jansson values this
+ * thread builds between the two calls live in ingest's per-thread arena
+ * (64 KiB; beyond it, malloc as usual) rather than malloc's: for a caller
+ * that parses many small JSON texts (api_fleet.c: a batch's envelope
+ * lines), one at a time. Decref every value made in between before
+ * ingest_scratch_end(), and call ingest_line() only outside the pair (it
+ * uses the same arena).
+ */
+void ingest_scratch_begin(void);
+void ingest_scratch_end(void);
+
 /* ingest_line - process one line (no trailing newline needed). */
 int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err);
 

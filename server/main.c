@@ -38,6 +38,7 @@ const struct cmd commands[] = {
 	/* service and setup */
 	{ "serve",   cmd_serve,   "serve the JSON API and the comparison pages" },
 	{ "token",   cmd_token,   "create, list or remove API bearer tokens" },
+	{ "lab",     cmd_lab,     "lab hosts: add, list, remove, check the libvirt hosts runs go to" },
 	{ "doctor",  cmd_doctor,  "check KVM, libvirt, the channel and the images" },
 	{ "help",    cmd_help,    "list commands, or show one command's help" },
 	{ "version", cmd_version, "print the kcanary version" },

@@ -1132,6 +1132,44 @@ static void text_cell_2d(struct buf *b, const struct report *r, const struct rep
 	probe_lines(b, r, cell, markdown);
 }
 
+/* "runs on lab hosts: local 5, h2 3 (infra, not results: 1)": which hosts
+ * ran the job's finished runs (lab.h), in order of first use. */
+static void text_hosts(struct buf *b, const struct report *r)
+{
+	const char *names[64];
+	int counts[64];
+	size_t n = 0, infra = 0;
+
+	for (size_t i = 0; i < r->d.nruns; i++) {
+		const struct db_report_run *run = &r->d.runs[i];
+		size_t k;
+
+		if (!run->lab_host || !strcmp(run->status, "pending") ||
+		    !strcmp(run->status, "running"))
+			continue;
+		if (!strcmp(run->status, "infra")) {
+			infra++;
+			continue;
+		}
+		for (k = 0; k < n && strcmp(names[k], run->lab_host); k++)
+			;
+		if (k == n && n < 64) {
+			names[n] = run->lab_host;
+			counts[n++] = 0;
+		}
+		if (k < n)
+			counts[k]++;
+	}
+	if (!n)
+		return;
+	buf_puts(b, "\nruns on lab hosts:");
+	for (size_t k = 0; k < n; k++)
+		buf_printf(b, "%s %s %d", k ? "," : "", names[k], counts[k]);
+	if (infra)
+		buf_printf(b, " (%zu more failed on their host: infra, not results, run again)", infra);
+	buf_puts(b, "\n");
+}
+
 static void text_report(struct buf *b, const struct report *r, bool markdown)
 {
 	if (!r->ncells)
@@ -1155,6 +1193,7 @@ static void text_report(struct buf *b, const struct report *r, bool markdown)
 				   v->error ? v->error : "");
 		}
 	}
+	text_hosts(b, r);
 	if (r->any_tcg)
 		buf_puts(b, "\nguests ran under TCG (software emulation): not host performance"
 			 " numbers\n");

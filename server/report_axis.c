@@ -153,7 +153,8 @@ static char *value_of(const struct db_report_data *d, const struct db_report_run
 			if (d->variants[j].id == run->variant_id)
 				v = report_axis_variant_part(d->variants[j].name, axis);
 	} else if (!strcmp(axis, "host"))
-		v = run->host ? xstrdup(run->host) : NULL;
+		/* the lab host a guest ran on (lab.h), else the agent's host */
+		v = run->lab_host ? xstrdup(run->lab_host) : run->host ? xstrdup(run->host) : NULL;
 	else if (!strcmp(axis, "fs") && run->fs && *run->fs)
 		v = xstrdup(run->fs);
 	else if (!strcmp(axis, "sysctl"))

@@ -9,9 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -150,12 +148,11 @@ static void last_line(char *out, size_t size, const char *text)
 
 /* ---- the run ---- */
 
-/* How long QEMU may take to listen on the channel socket after create. */
-#define CHAN_CONNECT_S 10
-
 struct run_state {
-	int sock;                 /* channel, -1 when not (or no longer) connected */
-	bool sock_eof;
+	struct vm_stream *chan;   /* the agent's channel; NULL once at its end */
+	struct vm_stream *cons;   /* the serial console; NULL once at its end */
+	bool sock_eof;            /* the channel ended */
+	bool stream_broke;        /* a stream failed: the connection went */
 	bool stopped;
 	double stopped_at;
 	bool paused;
@@ -163,41 +160,31 @@ struct run_state {
 	bool conn_lost;
 	bool timed_out;
 	bool interrupted;
-	off_t console_off;
+	int console_fd;           /* the local console.log, appended as it arrives */
 };
 
-static int chan_connect(const char *path)
+/* Append what the console stream has to console.log (and to stderr with
+ * --console). */
+static void console_drain(struct run_state *s, bool echo)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -errno;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int r = -errno;
-		close(fd);
-		return r;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	return fd;
-}
-
-static void console_follow(struct run_state *s, const char *path)
-{
-	char chunk[8192];
+	char chunk[16384];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return;
-	while ((n = pread(fd, chunk, sizeof(chunk), s->console_off)) > 0) {
-		if (fwrite(chunk, 1, (size_t)n, stderr) != (size_t)n)
+	while (s->cons && (n = vm_stream_read(s->cons, chunk, sizeof(chunk))) != -EAGAIN) {
+		if (n <= 0) {
+			if (n < 0)
+				s->stream_broke = true;
+			vm_stream_close(s->cons);
+			s->cons = NULL;
 			break;
-		s->console_off += n;
+		}
+		if (s->console_fd >= 0 && write(s->console_fd, chunk, (size_t)n) != n)
+			log_warn("console.log: %s", strerror(errno));
+		if (echo && fwrite(chunk, 1, (size_t)n, stderr) != (size_t)n)
+			break;
 	}
-	fflush(stderr);
-	close(fd);
+	if (echo)
+		fflush(stderr);
 }
 
 /* Read what the channel has; feed it to ingest. Returns -EIO on a store error. */
@@ -205,8 +192,8 @@ static int chan_read(struct run_state *s, struct ingest *in, struct buf *err)
 {
 	char chunk[65536];
 
-	for (;;) {
-		ssize_t n = read(s->sock, chunk, sizeof(chunk));
+	while (s->chan) {
+		ssize_t n = vm_stream_read(s->chan, chunk, sizeof(chunk));
 		int r;
 
 		if (n > 0) {
@@ -214,14 +201,17 @@ static int chan_read(struct run_state *s, struct ingest *in, struct buf *err)
 				return r;
 			continue;
 		}
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		if (n == -EAGAIN)
 			return 0;
-		/* EOF or a reset: QEMU closed its end (the guest is gone). */
-		close(s->sock);
-		s->sock = -1;
+		/* the end: QEMU closed its end (the guest is gone), or the
+		 * connection broke */
+		if (n < 0)
+			s->stream_broke = true;
+		vm_stream_close(s->chan);
+		s->chan = NULL;
 		s->sock_eof = true;
-		return 0;
 	}
+	return 0;
 }
 
 static void handle_event(struct run_state *s, struct vm_domain *d, const struct vm_event *ev)
@@ -254,30 +244,6 @@ static void handle_event(struct run_state *s, struct vm_domain *d, const struct 
 	}
 }
 
-static char *short_sock_path(const char *run_dir, int64_t run_id)
-{
-	char *p = xasprintf("%s/chan.sock", run_dir);
-	struct sockaddr_un sa;
-
-	if (strlen(p) < sizeof(sa.sun_path))
-		return p;
-	free(p);
-	return xasprintf("/tmp/kcanary-%d-%lld.sock", (int)getpid(), (long long)run_id);
-}
-
-static int make_disk(const char *path, uint64_t bytes)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, (off_t)bytes))
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 static void set_result(struct runner_result *out, const char *status, const char *error)
 {
 	snprintf(out->status, sizeof(out->status), "%s", status);
@@ -296,8 +262,11 @@ struct run {
 	int64_t id;
 	struct runner_result *out;
 	char name[96];
-	char *dir, *console, *disk, *sock_path, *xml, *tail;
-	uint64_t disk_bytes;
+	char *dir, *console, *xml, *tail;
+	char *kernel_vol, *initrd_vol, *disk_vol, *rootfs_vol;  /* their paths on the host */
+	char disk_name[128];         /* the scratch volume's name; "" none made */
+	uint64_t disk_bytes, sent_bytes, memory_mib;
+	unsigned vcpus;
 	struct vm_conn *conn;
 	struct vm_domain *dom;
 	struct ingest *in;           /* NULL once closed */
@@ -305,6 +274,7 @@ struct run {
 	struct run_state s;
 	double t0;                   /* when the create was asked */
 	char why[1024];              /* "": no failure so far */
+	bool why_infra;              /* the failure is the host's: stored as 'infra' */
 };
 
 static void run_failf(struct run *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -325,29 +295,35 @@ static void run_init(struct run *x, struct runner_result *out, struct db *db, in
 	x->db = db;
 	x->id = run_id;
 	x->out = out;
-	x->s.sock = -1;
+	x->s.console_fd = -1;
 	x->disk_bytes = o->disk_bytes ? o->disk_bytes : 4ULL << 30;
+	x->vcpus = o->vcpus ? o->vcpus : 2;
+	x->memory_mib = o->memory_mib ? o->memory_mib : 2048;
 	x->dir = xasprintf("%s/runs/%lld", o->home, (long long)run_id);
 	x->console = xasprintf("%s/console.log", x->dir);
-	x->disk = xasprintf("%s/scratch.img", x->dir);
-	x->sock_path = short_sock_path(x->dir, run_id);
 	snprintf(x->name, sizeof(x->name), "kcanary-r%lld-p%d-%04x", (long long)run_id,
 		 (int)getpid(), (unsigned)(clock_wall_s() * 1e6) & 0xffff);
+	snprintf(x->disk_name, sizeof(x->disk_name), "%s-scratch.img", x->name);
 	memset(out, 0, sizeof(*out));
 	out->boot_to_hello_s = -1;
 	set_result(out, "failed", NULL);
 }
 
-/* runs.guest_json: how the guest is booted (schema/003_guest.sql). */
-static int store_guest_json(struct run *x, const struct vm_spec *spec, struct buf *err)
+/* runs.guest_json: how the guest is booted (schema/003_guest.sql), stored
+ * before the host is asked (so a run the host refuses keeps its watchdog)
+ * and again with the volumes once they are on the host. */
+static int store_guest_json(struct run *x, struct buf *err)
 {
 	const struct runner_opts *o = x->o;
-	json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:f}",
+	json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:f, s:s?, s:s?, s:I,"
+			      " s:s?}",
 			      "uri", o->uri ? o->uri : vm_default_uri(), "domain", x->name,
 			      "accel", vm_accel_name(o->accel), "kernel", o->kernel,
 			      "initrd", o->initrd, "cmdline", o->cmdline,
-			      "vcpus", (int)spec->vcpus, "memory_mib", (json_int_t)spec->memory_mib,
-			      "disk_bytes", (json_int_t)x->disk_bytes, "watchdog_s", o->watchdog_s);
+			      "vcpus", (int)x->vcpus, "memory_mib", (json_int_t)x->memory_mib,
+			      "disk_bytes", (json_int_t)x->disk_bytes, "watchdog_s", o->watchdog_s,
+			      "kernel_volume", x->kernel_vol, "initrd_volume", x->initrd_vol,
+			      "uploaded_bytes", (json_int_t)x->sent_bytes, "lab_host", o->host);
 	char *text = g ? json_dumps(g, JSON_COMPACT) : NULL;
 	int r = text ? db_run_set_guest_json(x->db, x->id, text, err) : 0;
 
@@ -356,7 +332,52 @@ static int store_guest_json(struct run *x, const struct vm_spec *spec, struct bu
 	return r;
 }
 
-/* The store's side, the scratch disk and the domain's XML. */
+static void run_fail_infra(struct run *x, const char *what, struct buf *e)
+{
+	run_failf(x, "%s%s%s", what, *what ? ": " : "", e->len ? buf_str(e) : "libvirt failed");
+	x->why_infra = true;
+}
+
+/* Put the kernel, the initramfs and the root filesystem image (when the
+ * run has one) in the host's pool (sent once per content:
+ * vm_volume_upload()) and make the scratch volume. */
+static void run_stage(struct run *x)
+{
+	const struct runner_opts *o = x->o;
+	const char *files[3] = { o->kernel, o->initrd, o->rootfs };
+	const char *suffix[3] = { ".kernel", ".initrd", ".rootfs" };
+	char **paths[3] = { &x->kernel_vol, &x->initrd_vol, &x->rootfs_vol };
+	struct buf e = BUF_INIT;
+
+	if (vm_pool_ensure(x->conn, &e))
+		goto infra;
+	for (int i = 0; i < 3; i++) {
+		char key[96];
+		uint64_t sent = 0;
+		int r;
+
+		if (!files[i] || !*files[i])
+			continue;   /* no rootfs image */
+		r = vm_file_key(key, sizeof(key), files[i], suffix[i]);
+
+		if (r) {
+			run_failf(x, "cannot read '%s': %s", files[i], strerror(-r));
+			goto out;
+		}
+		if (vm_volume_upload(x->conn, key, files[i], paths[i], &sent, &e))
+			goto infra;
+		x->sent_bytes += sent;
+	}
+	if (vm_volume_scratch(x->conn, x->disk_name, x->disk_bytes, &x->disk_vol, &e))
+		goto infra;
+	goto out;
+infra:
+	run_fail_infra(x, "", &e);
+out:
+	buf_release(&e);
+}
+
+/* The store's side, the connection, the volumes and the domain's XML. */
 static int run_setup(struct run *x, struct buf *err)
 {
 	const struct runner_opts *o = x->o;
@@ -370,41 +391,50 @@ static int run_setup(struct run *x, struct buf *err)
 		run_failf(x, "cannot create '%s': %s", x->dir, strerror(-r));
 		return 0;
 	}
-	unlink(x->console);
-	unlink(x->sock_path);
-	if ((r = make_disk(x->disk, x->disk_bytes))) {
-		run_failf(x, "cannot create scratch disk '%s': %s", x->disk, strerror(-r));
+	x->s.console_fd = open(x->console, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (x->s.console_fd < 0) {
+		run_failf(x, "cannot create '%s': %s", x->console, strerror(errno));
 		return 0;
 	}
-	if ((r = db_run_set_guest(x->db, x->id, vm_accel_name(o->accel), x->console, 0, err)))
+	if ((r = db_run_set_guest(x->db, x->id, vm_accel_name(o->accel), x->console, 0, err)) ||
+	    (r = store_guest_json(x, err)))
 		return r;
+	if (vm_conn_open(&x->conn, o->uri, &e)) {
+		run_fail_infra(x, "", &e);
+		buf_release(&e);
+		return 0;
+	}
+	run_stage(x);
+	if (x->why[0])
+		return 0;
 	spec = (struct vm_spec){
 		.name = x->name, .accel = o->accel,
-		.vcpus = o->vcpus ? o->vcpus : 2,
-		.memory_mib = o->memory_mib ? o->memory_mib : 2048,
-		.kernel = o->kernel, .initrd = o->initrd, .cmdline = o->cmdline,
-		.disk_path = x->disk, .rootfs_path = o->rootfs, .console_path = x->console,
-		.channel_path = x->sock_path, .channel_name = "kcanary",
+		.vcpus = x->vcpus, .memory_mib = x->memory_mib,
+		.kernel = x->kernel_vol, .initrd = x->initrd_vol, .cmdline = o->cmdline,
+		.disk_path = x->disk_vol, .rootfs_path = x->rootfs_vol, .channel_name = "kcanary",
 	};
 	if (vm_domain_xml(&x->xml, &spec, &e)) {
 		run_failf(x, "%s", e.len ? buf_str(&e) : "cannot write the domain XML");
 		buf_release(&e);
 		return 0;
 	}
-	return store_guest_json(x, &spec, err);
+	return store_guest_json(x, err);
 }
 
-/* Connect to libvirt and start the domain. */
+/* Start the domain paused, take its console and channel streams, then let
+ * it run: nothing it writes is lost. */
 static void run_start(struct run *x)
 {
 	const struct runner_opts *o = x->o;
 	struct buf e = BUF_INIT;
 
-	if (vm_conn_open(&x->conn, o->uri, &e))
-		goto failed;
 	x->t0 = clock_mono_s();
 	x->out->create_mono_s = x->t0;
-	if (vm_domain_start(&x->dom, x->conn, x->name, x->xml, 0, &e))
+	if (vm_domain_start(&x->dom, x->conn, x->name, x->xml, VM_START_PAUSED, &e))
+		goto failed;
+	if (vm_domain_open_console(&x->s.cons, x->dom, &e) ||
+	    vm_domain_open_channel(&x->s.chan, x->dom, "kcanary", &e) ||
+	    vm_domain_resume(x->dom, &e))
 		goto failed;
 	log_info("run %lld: guest '%s' started (%s)", (long long)x->id, x->name,
 		 vm_accel_name(o->accel));
@@ -412,8 +442,10 @@ static void run_start(struct run *x)
 		o->on_start(x->name, o->on_start_arg);
 	return;
 failed:
-	/* libvirt's words are the run's outcome: stored as 'failed' */
+	/* libvirt's words are the run's outcome: stored as 'failed', or as
+	 * 'infra' when the host stopped answering */
 	run_failf(x, "%s", buf_str(&e));
+	x->why_infra = !vm_conn_is_alive(x->conn);
 	buf_release(&e);
 }
 
@@ -422,51 +454,37 @@ failed:
 static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *err)
 {
 	struct run_state *s = &x->s;
-	struct pollfd pf[3];
+	struct pollfd pf[2];
 	struct vm_event ev;
-	int nfd = 0, sock_i = -1, r;
+	int nfd = 0, r;
 	double now;
 
-	if (s->sock < 0 && !s->sock_eof) {
-		r = chan_connect(x->sock_path);
-		if (r >= 0) {
-			s->sock = r;
-		} else if (clock_mono_s() - x->t0 > CHAN_CONNECT_S && !s->stopped) {
-			run_failf(x, "cannot connect to the guest's channel '%s' within %d s: %s",
-				  x->sock_path, CHAN_CONNECT_S, strerror(-r));
-			return 0;
-		}
-	}
-	if (s->sock >= 0) {
-		sock_i = nfd;
-		pf[nfd++] = (struct pollfd){ .fd = s->sock, .events = POLLIN };
-	}
 	pf[nfd++] = (struct pollfd){ .fd = vm_domain_event_fd(x->dom), .events = POLLIN };
 	if (sig_pipe[0] >= 0)
 		pf[nfd++] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
-	if (poll(pf, (nfds_t)nfd, x->o->console || s->sock < 0 ? 50 : 250) < 0 && errno != EINTR) {
+	/* The streams are read every pass: libvirt's event thread fills them. */
+	if (poll(pf, (nfds_t)nfd, 50) < 0 && errno != EINTR) {
 		run_failf(x, "poll failed: %s", strerror(errno));
 		return 0;
 	}
-	if (sock_i >= 0 && pf[sock_i].revents) {
-		if ((r = chan_read(s, x->in, err)))
-			return r;
-		if (x->out->boot_to_hello_s < 0 && ingest_stats(x->in)->saw_hello)
-			x->out->boot_to_hello_s = clock_mono_s() - x->t0;
-	}
+	if ((r = chan_read(s, x->in, err)))
+		return r;
+	if (x->out->boot_to_hello_s < 0 && ingest_stats(x->in)->saw_hello)
+		x->out->boot_to_hello_s = clock_mono_s() - x->t0;
+	console_drain(s, x->o->console);
 	while (vm_domain_next_event(x->dom, &ev) == 0)
 		handle_event(s, x->dom, &ev);
 	if (sig_seen)
 		s->interrupted = true;
-	if (x->o->console)
-		console_follow(s, x->console);
+	if (s->stream_broke && !s->stopped && !vm_conn_is_alive(x->conn))
+		s->conn_lost = true;
 	now = clock_mono_s();
 	if (now - *last_flush >= 1.0) {
 		if ((r = ingest_flush(x->in, err)))
 			return r;
 		*last_flush = now;
 	}
-	/* Stopped: read what is left; QEMU's exit closes the socket. */
+	/* Stopped: read what is left; QEMU's exit ends the channel. */
 	if (s->paused || s->interrupted || s->conn_lost ||
 	    (s->stopped && (s->sock_eof || now - s->stopped_at > 2.0)))
 		*done = true;
@@ -483,21 +501,15 @@ static int run_wait(struct run *x, struct buf *err)
 	bool done = false;
 	int r;
 
-	/* Connect at once: the guest's writes block until a reader is there.
-	 * QEMU made the socket before the guest's CPUs started; retried in
-	 * wait_once() for CHAN_CONNECT_S in case it has not. */
-	x->s.sock = chan_connect(x->sock_path);
 	while (!done)
 		if ((r = wait_once(x, &last_flush, &done, err)) || x->why[0])
 			return r;
 	x->out->wall_s = clock_mono_s() - x->t0;
-	if (x->s.sock >= 0)
-		chan_read(&x->s, x->in, NULL);   /* a store error: said again by ingest_close */
-	if (vm_domain_destroy(x->dom, &e))      /* cleanup: said here, once */
+	chan_read(&x->s, x->in, NULL);   /* a store error: said again by ingest_close */
+	if (!x->s.conn_lost && vm_domain_destroy(x->dom, &e))   /* cleanup: said here, once */
 		log_err("%s", buf_str(&e));
 	buf_release(&e);
-	if (x->o->console)
-		console_follow(&x->s, x->console);
+	console_drain(&x->s, x->o->console);
 	return 0;
 }
 
@@ -538,7 +550,9 @@ static void run_judge(struct run *x)
 			 "I/O error stops a guest this way; the guest was destroyed", s->pause_what);
 		set_result(x->out, "paused", e);
 	} else if (s->conn_lost) {
-		set_result(x->out, "failed", "the libvirt connection was lost during the run");
+		/* the host's fault, not the kernel's: never a result */
+		set_result(x->out, "infra", "the libvirt connection to the host was lost during the "
+			   "run: stored as infra, not a result");
 	} else if (runner_find_panic(panic, sizeof(panic), x->tail) &&
 		   (s->timed_out || !x->st.saw_done)) {
 		snprintf(e, sizeof(e), "%s (console: %s)", panic, x->console);
@@ -578,21 +592,32 @@ static int run_store(struct run *x, struct buf *err)
 
 static void run_release(struct run *x)
 {
+	struct buf e = BUF_INIT;
+
 	if (x->in)
 		ingest_close(x->in, NULL, NULL);
-	if (x->s.sock >= 0)
-		close(x->s.sock);
+	vm_stream_close(x->s.chan);
+	vm_stream_close(x->s.cons);
+	if (x->s.console_fd >= 0)
+		close(x->s.console_fd);
 	if (x->dom) {
-		vm_domain_destroy(x->dom, NULL);   /* gone already after run_wait */
+		if (vm_conn_is_alive(x->conn))
+			vm_domain_destroy(x->dom, NULL);   /* gone already after run_wait */
 		vm_domain_free(x->dom);
 	}
+	/* the scratch volume goes with the run; on a host that went away it
+	 * stays in the pool until `kcanary lab check` sweeps it */
+	if (x->disk_vol && vm_conn_is_alive(x->conn) &&
+	    vm_volume_delete(x->conn, x->disk_name, &e))
+		log_warn("%s", buf_str(&e));
+	buf_release(&e);
 	vm_conn_close(x->conn);
-	unlink(x->sock_path);
-	unlink(x->disk);
 	free(x->dir);
 	free(x->console);
-	free(x->disk);
-	free(x->sock_path);
+	free(x->kernel_vol);
+	free(x->initrd_vol);
+	free(x->disk_vol);
+	free(x->rootfs_vol);
 	free(x->xml);
 	free(x->tail);
 }
@@ -621,7 +646,7 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 		struct buf e = BUF_INIT;
 
 		log_debug("run %lld: %s", (long long)run_id, x.why);
-		set_result(out, "failed", x.why);
+		set_result(out, x.why_infra ? "infra" : "failed", x.why);
 		if (x.dom && vm_domain_destroy(x.dom, &e))
 			log_err("%s", buf_str(&e));
 		buf_release(&e);

@@ -1,15 +1,19 @@
 /* runner.h - boot one run in one guest and store what it sends.
  *
- * runner_run() takes a pending run from the store, makes its scratch disk
- * and channel socket, starts a transient domain (vm.h) with the kernel and
- * the guest image (image.h), connects to the agent's channel at once and
- * feeds every byte to the store (ingest.h) as it arrives, and ends the run
+ * runner_run() takes a pending run from the store and, over the libvirt
+ * connection alone (vm.h), puts the kernel and the guest image (image.h)
+ * in the host's pool (sent once per content), makes a scratch volume,
+ * starts a transient domain paused, opens its console and the agent's
+ * channel as libvirt streams, resumes it, feeds every channel byte to the
+ * store (ingest.h) as it arrives, and ends the run
  * when the guest stops, when libvirt reports it paused (an emulation
  * failure: the run fails at once as 'paused'), when the watchdog fires
  * (destroyed; 'timeout', or 'kernel-panic' when the console shows one), or
  * when the coordinator is interrupted (SIGINT/SIGTERM; 'interrupted').
- * On every path the domain is destroyed, the scratch disk and socket are
- * removed, and the console log is kept under $KCANARY_HOME/runs/<id>/ with
+ * A host that cannot be reached, refuses the volumes or drops the
+ * connection mid-run makes the run 'infra' (the host's fault, never a
+ * result). On every path the domain is destroyed, the scratch volume is
+ * deleted, and the console log is kept under $KCANARY_HOME/runs/<id>/ with
  * its last RUNNER_TAIL_LINES lines stored in runs.console_tail.
  */
 #ifndef KC_RUNNER_H
@@ -38,6 +42,7 @@ struct runner_opts {
 	uint64_t disk_bytes;         /* scratch disk, sparse; 0: 4 GiB */
 	double watchdog_s;           /* from domain start to destroy; > 0 */
 	bool console;                /* copy the guest console to stderr live */
+	const char *host;            /* the lab host's name, for guest_json; NULL none */
 	/* Called once the domain runs (for tests and benches: the name to
 	 * `virsh suspend`). May be NULL. */
 	void (*on_start)(const char *domain_name, void *arg);

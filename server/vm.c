@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libvirt/libvirt.h>
@@ -27,6 +29,9 @@ struct vm_domain {
 	virDomainPtr dom;
 	char *name;
 	int pipe[2];
+	bool running;             /* started running although asked paused (test driver) */
+	bool start_paused;        /* the pause of VM_START_PAUSED and its resume are not
+				   * events to the caller (guarded by the conn's lock) */
 	struct vm_domain *next;
 };
 
@@ -35,6 +40,7 @@ struct vm_conn {
 	int refs;                 /* the owner, and the event callback while registered */
 	int cb_id;
 	bool close_cb;
+	bool test;                /* libvirt's test driver (test:///...): no streams, no upload */
 	pthread_mutex_t lock;     /* guards doms (the event thread reads it) */
 	struct vm_domain *doms;
 };
@@ -136,13 +142,46 @@ static void xml_line(struct buf *b, const char *before, const char *value, const
 	buf_puts(b, after);
 }
 
+/* One virtio-blk disk: the scratch disk (vda, read-write, cache=none as a
+ * measured run needs) or a read-only one (a root filesystem image). */
+static void xml_disk(struct buf *b, const char *path, const char *dev, bool readonly)
+{
+	buf_puts(b, "    <disk type='file' device='disk'>\n");
+	buf_puts(b, readonly ? "      <driver name='qemu' type='raw'/>\n" :
+		 "      <driver name='qemu' type='raw' cache='none' io='native'/>\n");
+	xml_line(b, "      <source file='", path, "'/>\n");
+	xml_line(b, "      <target dev='", dev, "' bus='virtio'/>\n");
+	if (readonly)
+		buf_puts(b, "      <readonly/>\n");
+	buf_puts(b, "    </disk>\n");
+}
+
+/* The console and the agent's channel. Neither names a path on the
+ * coordinator: the serial console is a pty on the host that
+ * vm_domain_open_console() reads, and the channel is a unix socket whose
+ * path libvirt picks on the host (under its channel directory), read with
+ * vm_domain_open_channel(). Both arrive as libvirt streams, so they work
+ * over every transport. */
+static void xml_streams(struct buf *b, const char *channel_name)
+{
+	buf_puts(b, "    <serial type='pty'>\n"
+		 "      <target port='0'/>\n"
+		 "    </serial>\n"
+		 "    <console type='pty'>\n"
+		 "      <target type='serial' port='0'/>\n"
+		 "    </console>\n"
+		 "    <channel type='unix'>\n"
+		 "      <source mode='bind'/>\n");
+	xml_line(b, "      <target type='virtio' name='", channel_name, "'/>\n");
+	buf_puts(b, "    </channel>\n");
+}
+
 int vm_domain_xml(char **out, const struct vm_spec *s, struct buf *err)
 {
 	struct buf b = BUF_INIT;
 	const struct { const char *name, *value; } req[] = {
 		{ "name", s->name }, { "kernel", s->kernel }, { "initrd", s->initrd },
 		{ "cmdline", s->cmdline }, { "disk_path", s->disk_path },
-		{ "console_path", s->console_path }, { "channel_path", s->channel_path },
 		{ "channel_name", s->channel_name },
 	};
 	bool kvm = s->accel == VM_ACCEL_KVM;
@@ -170,29 +209,12 @@ int vm_domain_xml(char **out, const struct vm_spec *s, struct buf *err)
 		 "  <on_poweroff>destroy</on_poweroff>\n"
 		 "  <on_reboot>destroy</on_reboot>\n"
 		 "  <on_crash>destroy</on_crash>\n"
-		 "  <devices>\n"
-		 "    <disk type='file' device='disk'>\n"
-		 "      <driver name='qemu' type='raw' cache='none' io='native'/>\n");
-	xml_line(&b, "      <source file='", s->disk_path, "'/>\n");
-	buf_puts(&b, "      <target dev='vda' bus='virtio'/>\n"
-		 "    </disk>\n");
-	if (s->rootfs_path && *s->rootfs_path) {
-		buf_puts(&b, "    <disk type='file' device='disk'>\n"
-			 "      <driver name='qemu' type='raw'/>\n");
-		xml_line(&b, "      <source file='", s->rootfs_path, "'/>\n");
-		buf_puts(&b, "      <target dev='vdb' bus='virtio'/>\n"
-			 "      <readonly/>\n"
-			 "    </disk>\n");
-	}
-	buf_puts(&b, "    <serial type='file'>\n");
-	xml_line(&b, "      <source path='", s->console_path, "'/>\n");
-	buf_puts(&b, "      <target port='0'/>\n"
-		 "    </serial>\n"
-		 "    <channel type='unix'>\n");
-	xml_line(&b, "      <source mode='bind' path='", s->channel_path, "'/>\n");
-	xml_line(&b, "      <target type='virtio' name='", s->channel_name, "'/>\n");
-	buf_puts(&b, "    </channel>\n"
-		 "    <controller type='usb' model='none'/>\n"
+		 "  <devices>\n");
+	xml_disk(&b, s->disk_path, "vda", false);
+	if (s->rootfs_path && *s->rootfs_path)
+		xml_disk(&b, s->rootfs_path, "vdb", true);
+	xml_streams(&b, s->channel_name);
+	buf_puts(&b, "    <controller type='usb' model='none'/>\n"
 		 "    <memballoon model='none'/>\n"
 		 "  </devices>\n"
 		 "</domain>\n");
@@ -204,6 +226,16 @@ int vm_domain_xml(char **out, const struct vm_spec *s, struct buf *err)
 
 static pthread_once_t event_once = PTHREAD_ONCE_INIT;
 static int event_rc;
+
+/* Did the last call fail on flags the driver does not take? */
+static bool unsupported_flags(void)
+{
+	virErrorPtr e = virGetLastError();
+
+	return e && (e->code == VIR_ERR_INVALID_ARG || e->code == VIR_ERR_NO_SUPPORT ||
+		     e->code == VIR_ERR_OPERATION_UNSUPPORTED ||
+		     e->code == VIR_ERR_ARGUMENT_UNSUPPORTED);
+}
 
 static void virt_error_log(void *opaque, virErrorPtr e)
 {
@@ -263,9 +295,17 @@ static int lifecycle_cb(virConnectPtr c, virDomainPtr dom, int event, int detail
 	default: kind = VM_EV_OTHER;
 	}
 	pthread_mutex_lock(&vc->lock);
-	for (struct vm_domain *d = vc->doms; d && name; d = d->next)
-		if (!strcmp(d->name, name))
-			post(d, kind, detail);
+	for (struct vm_domain *d = vc->doms; d && name; d = d->next) {
+		if (strcmp(d->name, name))
+			continue;
+		if (d->start_paused && kind == VM_EV_SUSPENDED)
+			continue;
+		if (d->start_paused && kind == VM_EV_RESUMED) {
+			d->start_paused = false;
+			continue;
+		}
+		post(d, kind, detail);
+	}
 	pthread_mutex_unlock(&vc->lock);
 	return 0;
 }
@@ -325,6 +365,10 @@ int vm_conn_open(struct vm_conn **out, const char *uri, struct buf *err)
 		pthread_mutex_destroy(&c->lock);
 		free(c);
 		return r;
+	}
+	{
+		const char *type = virConnectGetType(c->c);
+		c->test = type && !strcasecmp(type, "TEST");
 	}
 	/* Keepalive lets a dead daemon be noticed (close callback). */
 	virConnectSetKeepAlive(c->c, 5, 3);
@@ -450,16 +494,21 @@ int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
 
 	if (!d)
 		return err_setf(err, -errno, "cannot make an event pipe: %s", strerror(errno));
-
+	pthread_mutex_lock(&c->lock);
+	d->start_paused = vflags != 0;
+	pthread_mutex_unlock(&c->lock);
 	d->dom = virDomainCreateXML(c->c, xml, vflags | VIR_DOMAIN_START_AUTODESTROY);
-	if (!d->dom) {
-		virErrorPtr e = virGetLastError();
-		if (e && (e->code == VIR_ERR_INVALID_ARG || e->code == VIR_ERR_NO_SUPPORT ||
-			  e->code == VIR_ERR_OPERATION_UNSUPPORTED ||
-			  e->code == VIR_ERR_ARGUMENT_UNSUPPORTED)) {
-			log_debug("driver refuses autodestroy (%s); creating without", virt_msg());
-			d->dom = virDomainCreateXML(c->c, xml, vflags);
-		}
+	if (!d->dom && unsupported_flags()) {
+		log_debug("driver refuses autodestroy (%s); creating without", virt_msg());
+		d->dom = virDomainCreateXML(c->c, xml, vflags);
+	}
+	if (!d->dom && vflags && c->test && unsupported_flags()) {
+		/* the test driver cannot start paused; its guests run nothing */
+		d->dom = virDomainCreateXML(c->c, xml, 0);
+		d->running = true;
+		pthread_mutex_lock(&c->lock);
+		d->start_paused = false;
+		pthread_mutex_unlock(&c->lock);
 	}
 	if (!d->dom) {
 		r = err_setf(err, -EIO, "cannot start guest '%s': %s", name, virt_msg());
@@ -562,4 +611,424 @@ void vm_domain_free(struct vm_domain *d)
 	close(d->pipe[1]);
 	free(d->name);
 	free(d);
+}
+
+int vm_domain_resume(struct vm_domain *d, struct buf *err)
+{
+	if (!d->running && virDomainResume(d->dom) < 0)
+		return err_setf(err, -EIO, "cannot resume guest '%s': %s", d->name, virt_msg());
+	return 0;
+}
+
+/* ---- streams ---- */
+
+struct vm_stream {
+	virStreamPtr st;
+	bool dead;                /* the driver cannot stream (test driver): always at EOF */
+};
+
+static bool no_support(void)
+{
+	virErrorPtr e = virGetLastError();
+
+	return e && (e->code == VIR_ERR_NO_SUPPORT || e->code == VIR_ERR_OPERATION_UNSUPPORTED);
+}
+
+static int stream_open(struct vm_stream **out, struct vm_domain *d, const char *what,
+		       const char *dev, struct buf *err)
+{
+	struct vm_stream *s = xcalloc(1, sizeof(*s));
+	int rc;
+
+	s->st = virStreamNew(d->conn->c, VIR_STREAM_NONBLOCK);
+	if (!s->st) {
+		free(s);
+		return err_setf(err, -EIO, "cannot make a stream for guest '%s': %s", d->name,
+				virt_msg());
+	}
+	rc = dev ? virDomainOpenChannel(d->dom, dev, s->st, VIR_DOMAIN_CHANNEL_FORCE) :
+		   virDomainOpenConsole(d->dom, NULL, s->st, VIR_DOMAIN_CONSOLE_FORCE);
+	if (rc < 0 && no_support() && d->conn->test) {
+		/* libvirt's test driver streams nothing: a guest that says nothing */
+		s->dead = true;
+	} else if (rc < 0) {
+		rc = err_setf(err, -EIO, "cannot open the %s of guest '%s': %s", what, d->name,
+			      virt_msg());
+		virStreamFree(s->st);
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int vm_domain_open_channel(struct vm_stream **out, struct vm_domain *d, const char *name,
+			   struct buf *err)
+{
+	return stream_open(out, d, "channel", name, err);
+}
+
+int vm_domain_open_console(struct vm_stream **out, struct vm_domain *d, struct buf *err)
+{
+	return stream_open(out, d, "console", NULL, err);
+}
+
+ssize_t vm_stream_read(struct vm_stream *s, char *buf, size_t size)
+{
+	int n;
+
+	if (s->dead)
+		return 0;
+	n = virStreamRecv(s->st, buf, size);
+	if (n >= 0)
+		return n;
+	if (n == -2)
+		return -EAGAIN;
+	log_debug("stream: %s", virt_msg());
+	return -EIO;
+}
+
+void vm_stream_close(struct vm_stream *s)
+{
+	if (!s)
+		return;
+	if (!s->dead && virStreamAbort(s->st) < 0)
+		log_debug("stream abort: %s", virt_msg());
+	virStreamFree(s->st);
+	free(s);
+}
+
+/* ---- storage ---- */
+
+static pthread_mutex_t upload_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t uploaded_total;
+
+uint64_t vm_bytes_uploaded(void)
+{
+	return __atomic_load_n(&uploaded_total, __ATOMIC_RELAXED);
+}
+
+int vm_file_key(char *out, size_t size, const char *path, const char *suffix)
+{
+	char chunk[65536];
+	uint64_t h = 0xcbf29ce484222325ULL, len = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			h ^= (unsigned char)chunk[i];
+			h *= 0x100000001b3ULL;
+		}
+		len += (uint64_t)n;
+	}
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	snprintf(out, size, "kc-%016llx-%llu%s", (unsigned long long)h, (unsigned long long)len,
+		 suffix ? suffix : "");
+	return 0;
+}
+
+static virStoragePoolPtr pool_get(struct vm_conn *c, struct buf *err)
+{
+	virStoragePoolPtr p = virStoragePoolLookupByName(c->c, VM_POOL_NAME);
+
+	if (!p)
+		err_setf(err, -EIO, "no storage pool '%s' on the host: %s (kcanary lab check "
+			 "makes it)", VM_POOL_NAME, virt_msg());
+	return p;
+}
+
+int vm_pool_ensure(struct vm_conn *c, struct buf *err)
+{
+	virStoragePoolPtr p;
+	int r = 0;
+
+	pthread_mutex_lock(&upload_lock);
+	p = virStoragePoolLookupByName(c->c, VM_POOL_NAME);
+	if (!p) {
+		const char *xml = "<pool type='dir'><name>" VM_POOL_NAME "</name>"
+				  "<target><path>" VM_POOL_DIR "</path></target></pool>";
+
+		p = virStoragePoolDefineXML(c->c, xml, 0);
+		if (!p) {
+			r = err_setf(err, -EIO, "cannot define storage pool '%s' at %s on the host: %s",
+				     VM_POOL_NAME, VM_POOL_DIR, virt_msg());
+			goto out;
+		}
+		virStoragePoolSetAutostart(p, 1);
+	}
+	/* building a dir pool makes its directory; one that exists is kept */
+	if (virStoragePoolIsActive(p) != 1 && virStoragePoolBuild(p, 0) < 0)
+		log_debug("pool build: %s", virt_msg());
+	if (virStoragePoolIsActive(p) != 1 && virStoragePoolCreate(p, 0) < 0)
+		r = err_setf(err, -EIO, "cannot start storage pool '%s' on the host: %s",
+			     VM_POOL_NAME, virt_msg());
+out:
+	if (p)
+		virStoragePoolFree(p);
+	pthread_mutex_unlock(&upload_lock);
+	return r;
+}
+
+static char *vol_path(virStorageVolPtr v, struct buf *err)
+{
+	char *p = virStorageVolGetPath(v);
+
+	if (!p)
+		err_setf(err, -EIO, "cannot ask for volume '%s''s path: %s", virStorageVolGetName(v),
+			 virt_msg());
+	return p;
+}
+
+static void vol_delete_name(virStoragePoolPtr p, const char *name)
+{
+	virStorageVolPtr v = virStorageVolLookupByName(p, name);
+
+	if (!v)
+		return;
+	if (virStorageVolDelete(v, 0) < 0)
+		log_warn("cannot delete volume '%s': %s", name, virt_msg());
+	virStorageVolFree(v);
+}
+
+static virStorageVolPtr vol_create(virStoragePoolPtr p, const char *name, uint64_t bytes,
+				   uint64_t alloc, virStorageVolPtr from)
+{
+	struct buf x = BUF_INIT;
+	virStorageVolPtr v;
+
+	xml_line(&x, "<volume><name>", name, "</name>");
+	buf_printf(&x, "<capacity unit='bytes'>%llu</capacity>"
+		   "<allocation unit='bytes'>%llu</allocation>"
+		   "<target><format type='raw'/></target></volume>",
+		   (unsigned long long)bytes, (unsigned long long)alloc);
+	v = from ? virStorageVolCreateXMLFrom(p, buf_str(&x), from, 0) :
+		   virStorageVolCreateXML(p, buf_str(&x), 0);
+	buf_release(&x);
+	return v;
+}
+
+static int send_file(virStreamPtr st, char *data, size_t nbytes, void *opaque)
+{
+	(void)st;
+	ssize_t n = read(*(int *)opaque, data, nbytes);
+
+	return n < 0 ? -1 : (int)n;
+}
+
+/* Send the file to the new volume v over a stream. */
+static int upload_into(virStorageVolPtr v, const char *local_path, uint64_t size,
+		       struct vm_conn *c, struct buf *err)
+{
+	virStreamPtr st = virStreamNew(c->c, 0);
+	int fd = open(local_path, O_RDONLY | O_CLOEXEC), r = 0;
+
+	if (fd < 0) {
+		r = err_setf(err, -errno, "cannot open '%s': %s", local_path, strerror(errno));
+		goto out;
+	}
+	if (!st || virStorageVolUpload(v, st, 0, size, 0) < 0 ||
+	    virStreamSendAll(st, send_file, &fd) < 0 || virStreamFinish(st) < 0) {
+		r = err_setf(err, -EIO, "cannot upload '%s' to volume '%s' on the host: %s",
+			     local_path, virStorageVolGetName(v), virt_msg());
+		if (st)
+			virStreamAbort(st);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (st)
+		virStreamFree(st);
+	return r;
+}
+
+int vm_volume_upload(struct vm_conn *c, const char *name, const char *local_path,
+		     char **path, uint64_t *sent_bytes, struct buf *err)
+{
+	virStoragePoolPtr p = NULL;
+	virStorageVolPtr v = NULL, part = NULL;
+	char *part_name = xasprintf("%s.part", name);
+	struct stat sb;
+	int r = 0;
+
+	if (sent_bytes)
+		*sent_bytes = 0;
+	if (stat(local_path, &sb))
+		return err_setf(err, -ENOENT, "cannot upload '%s': %s", local_path, strerror(errno));
+	pthread_mutex_lock(&upload_lock);
+	if (!(p = pool_get(c, err))) {
+		r = -EIO;
+		goto out;
+	}
+	virStoragePoolRefresh(p, 0);
+	if ((v = virStorageVolLookupByName(p, name)))
+		goto found;
+	vol_delete_name(p, part_name);
+	part = vol_create(p, part_name, (uint64_t)sb.st_size, (uint64_t)sb.st_size, NULL);
+	if (!part) {
+		r = err_setf(err, -EIO, "cannot create volume '%s' on the host: %s", part_name,
+			     virt_msg());
+		goto out;
+	}
+	if (c->test) {
+		log_debug("test driver: volume '%s' made without its bytes", name);
+	} else if ((r = upload_into(part, local_path, (uint64_t)sb.st_size, c, err))) {
+		goto out;
+	} else {
+		__atomic_add_fetch(&uploaded_total, (uint64_t)sb.st_size, __ATOMIC_RELAXED);
+		if (sent_bytes)
+			*sent_bytes = (uint64_t)sb.st_size;
+	}
+	v = vol_create(p, name, (uint64_t)sb.st_size, (uint64_t)sb.st_size, part);
+	if (!v) {
+		r = err_setf(err, -EIO, "cannot copy volume '%s' to '%s' on the host: %s", part_name,
+			     name, virt_msg());
+		goto out;
+	}
+found:
+	if (!(*path = vol_path(v, err)))
+		r = -EIO;
+out:
+	if (part) {
+		if (virStorageVolDelete(part, 0) < 0)
+			log_warn("cannot delete volume '%s': %s", part_name, virt_msg());
+		virStorageVolFree(part);
+	}
+	if (v)
+		virStorageVolFree(v);
+	if (p)
+		virStoragePoolFree(p);
+	pthread_mutex_unlock(&upload_lock);
+	free(part_name);
+	return r;
+}
+
+int vm_volume_scratch(struct vm_conn *c, const char *name, uint64_t bytes, char **path,
+		      struct buf *err)
+{
+	virStoragePoolPtr p = pool_get(c, err);
+	virStorageVolPtr v = NULL;
+	int r = 0;
+
+	if (!p)
+		return -EIO;
+	vol_delete_name(p, name);
+	if (!(v = vol_create(p, name, bytes, 0, NULL)))
+		r = err_setf(err, -EIO, "cannot create scratch volume '%s' (%llu bytes) on the host: %s",
+			     name, (unsigned long long)bytes, virt_msg());
+	else if (!(*path = vol_path(v, err)))
+		r = -EIO;
+	if (v)
+		virStorageVolFree(v);
+	virStoragePoolFree(p);
+	return r;
+}
+
+int vm_volume_delete(struct vm_conn *c, const char *name, struct buf *err)
+{
+	virStoragePoolPtr p = virStoragePoolLookupByName(c->c, VM_POOL_NAME);
+	virStorageVolPtr v;
+	int r = 0;
+
+	if (!p)
+		return 0;
+	if ((v = virStorageVolLookupByName(p, name))) {
+		if (virStorageVolDelete(v, 0) < 0)
+			r = err_setf(err, -EIO, "cannot delete volume '%s' on the host: %s", name,
+				     virt_msg());
+		virStorageVolFree(v);
+	}
+	virStoragePoolFree(p);
+	return r;
+}
+
+int vm_volume_sweep(struct vm_conn *c, size_t *n_deleted, struct buf *err)
+{
+	static const char suffix[] = "-scratch.img";
+	virStoragePoolPtr p = pool_get(c, err);
+	virStorageVolPtr *vols = NULL;
+	size_t deleted = 0;
+	int n;
+
+	if (n_deleted)
+		*n_deleted = 0;
+	if (!p)
+		return -EIO;
+	virStoragePoolRefresh(p, 0);
+	n = virStoragePoolListAllVolumes(p, &vols, 0);
+	if (n < 0) {
+		virStoragePoolFree(p);
+		return err_setf(err, -EIO, "cannot list the volumes of pool '%s': %s", VM_POOL_NAME,
+				virt_msg());
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = virStorageVolGetName(vols[i]);
+		size_t len = name ? strlen(name) : 0;
+
+		if (len > sizeof(suffix) - 1 && !strncmp(name, "kcanary-", 8) &&
+		    !strcmp(name + len - (sizeof(suffix) - 1), suffix)) {
+			char *dom_name = xstrndup(name, len - (sizeof(suffix) - 1));
+			virDomainPtr d = virDomainLookupByName(c->c, dom_name);
+
+			if (!d && virStorageVolDelete(vols[i], 0) == 0)
+				deleted++;
+			if (d)
+				virDomainFree(d);
+			free(dom_name);
+		}
+		virStorageVolFree(vols[i]);
+	}
+	free(vols);
+	virStoragePoolFree(p);
+	if (n_deleted)
+		*n_deleted = deleted;
+	return 0;
+}
+
+/* ---- a host ---- */
+
+static void fmt_version(char *out, size_t size, unsigned long v)
+{
+	snprintf(out, size, "%lu.%lu.%lu", v / 1000000, v / 1000 % 1000, v % 1000);
+}
+
+int vm_host_info(struct vm_host_info *out, struct vm_conn *c, struct buf *err)
+{
+	virNodeInfo ni;
+	unsigned long lv = 0, hv = 0;
+	unsigned long long free_b;
+	char *host;
+	struct buf e = BUF_INIT;
+
+	memset(out, 0, sizeof(*out));
+	if (virNodeGetInfo(c->c, &ni) < 0)
+		return err_setf(err, -EIO, "cannot ask the host for its CPUs and memory: %s",
+				virt_msg());
+	out->cpus = ni.cpus;
+	out->memory_mib = ni.memory / 1024;
+	free_b = virNodeGetFreeMemory(c->c);
+	out->free_mib = free_b / (1024 * 1024);
+	if ((host = virConnectGetHostname(c->c))) {
+		snprintf(out->hostname, sizeof(out->hostname), "%s", host);
+		free(host);
+	}
+	if (virConnectGetLibVersion(c->c, &lv) == 0)
+		fmt_version(out->libvirt_version, sizeof(out->libvirt_version), lv);
+	if (virConnectGetVersion(c->c, &hv) == 0)
+		fmt_version(out->hv_version, sizeof(out->hv_version), hv);
+	if (vm_conn_driver(c, out->driver, sizeof(out->driver), &out->has_qemu, &out->has_kvm, err))
+		return -EIO;
+	out->pool_ok = vm_pool_ensure(c, &e) == 0 && vm_volume_sweep(c, &out->swept, &e) == 0;
+	snprintf(out->pool_why, sizeof(out->pool_why), "%s", buf_str(&e));
+	buf_release(&e);
+	return 0;
+}
+
+bool vm_conn_is_alive(struct vm_conn *c)
+{
+	return c && virConnectIsAlive(c->c) == 1;
 }

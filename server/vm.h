@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "util.h"
 
@@ -63,12 +64,15 @@ struct vm_spec {
 	const char *initrd;
 	const char *cmdline;
 	const char *disk_path;     /* raw scratch disk, virtio-blk vda, cache=none */
-	const char *rootfs_path;   /* NULL: none; else an image file attached read-only
-				    * as virtio-blk vdb (rootfs.h) */
-	const char *console_path;  /* serial console (ttyS0) to this file */
-	const char *channel_path;  /* virtio-serial unix socket QEMU listens on */
-	const char *channel_name;  /* port name the guest looks up (kcanary) */
+	const char *rootfs_path;   /* NULL: none; else an image attached read-only as
+				    * virtio-blk vdb (rootfs.h): a path on the host */
+	const char *channel_name;  /* virtio-serial port name the guest looks up
+				    * (kcanary); read with vm_domain_open_channel() */
 };
+/* Every path in a vm_spec is a path on the host that runs the guest (a
+ * volume's, vm_volume_upload()), never one on the coordinator. The serial
+ * console (ttyS0) is a pty read with vm_domain_open_console(). A further
+ * disk is one more xml_disk() call in vm.c. */
 
 /*
  * vm_domain_xml - the domain XML for spec (values XML-escaped). *out is a
@@ -122,8 +126,10 @@ void vm_event_describe(char *out, size_t size, const struct vm_event *ev);
 int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
 		    const char *xml, unsigned flags, struct buf *err);
 
-/* vm_domain_start() flags: start with the vCPUs paused (kcanary doctor
- * checks the channel socket this way without running a guest). */
+/* vm_domain_start() flags: start with the vCPUs paused (the runner opens
+ * the console and channel streams first; kcanary doctor checks the channel
+ * this way without running a guest). That pause and the resume of
+ * vm_domain_resume() are not queued as events. */
 #define VM_START_PAUSED 1u
 
 /*
@@ -154,5 +160,106 @@ int vm_domain_destroy(struct vm_domain *d, struct buf *err);
 
 const char *vm_domain_name(const struct vm_domain *d);
 void vm_domain_free(struct vm_domain *d);
+
+/* Resume a domain started with VM_START_PAUSED. */
+int vm_domain_resume(struct vm_domain *d, struct buf *err);
+
+/* ---- streams: the guest's console and channel over the connection ---- */
+
+struct vm_stream;
+
+/*
+ * vm_domain_open_channel - the virtio-serial channel called name (the
+ * domain's <channel type='unix'>) as a non-blocking libvirt stream
+ * (virDomainOpenChannel); vm_domain_open_console - the serial console
+ * (virDomainOpenConsole on the pty). Both take the device from any earlier
+ * reader (FORCE). Open them on a domain started paused, then resume it, so
+ * nothing the guest writes is lost. -EIO with err when libvirt refuses.
+ * Free with vm_stream_close().
+ */
+int vm_domain_open_channel(struct vm_stream **out, struct vm_domain *d, const char *name,
+			   struct buf *err);
+int vm_domain_open_console(struct vm_stream **out, struct vm_domain *d, struct buf *err);
+
+/* Read what has arrived: > 0 bytes, 0 at the end of the stream (the guest
+ * is gone), -EAGAIN when nothing is there yet, -EIO when the stream broke
+ * (the connection dropped). Never blocks. */
+ssize_t vm_stream_read(struct vm_stream *s, char *buf, size_t size);
+void vm_stream_close(struct vm_stream *s);
+
+/* ---- storage: what a guest needs, in a pool on its host ---- */
+
+/* The pool kcanary keeps on every host: a directory pool of this name at
+ * VM_POOL_DIR (made, started and set to autostart when missing). */
+#define VM_POOL_NAME "kcanary"
+#define VM_POOL_DIR "/var/lib/libvirt/kcanary"
+
+/*
+ * vm_pool_ensure - the pool VM_POOL_NAME on c's host, active. -EIO with err
+ * saying what libvirt refused.
+ */
+int vm_pool_ensure(struct vm_conn *c, struct buf *err);
+
+/*
+ * vm_volume_upload - make the file at local_path (on the coordinator) a
+ * volume called name in the pool, and give its path on the host in *path
+ * (new string). When a volume of that name exists nothing is sent: name
+ * is a content hash (vm_file_key()), so the same name is the same bytes.
+ * Otherwise the bytes go over the connection (virStorageVolUpload on a
+ * stream) into NAME.part, which is then copied on the host to NAME
+ * (virStorageVolCreateXMLFrom) and deleted: a volume by its final name is
+ * always complete, even after a coordinator that died mid-upload.
+ * *sent_bytes (may be NULL) is what crossed the connection (0 when the
+ * volume was there). Uploads on one process are serialized. libvirt's test
+ * driver has no upload: there the volume is made empty. -EIO, -ENOENT
+ * (no local file) with err.
+ */
+int vm_volume_upload(struct vm_conn *c, const char *name, const char *local_path,
+		     char **path, uint64_t *sent_bytes, struct buf *err);
+
+/* vm_volume_scratch - a new raw, sparse volume of bytes called name (an
+ * old one of that name is deleted first); its host path in *path. */
+int vm_volume_scratch(struct vm_conn *c, const char *name, uint64_t bytes, char **path,
+		      struct buf *err);
+
+/* vm_volume_delete - delete the volume name; 0 also when there is none. */
+int vm_volume_delete(struct vm_conn *c, const char *name, struct buf *err);
+
+/* vm_volume_sweep - delete the scratch volumes ("NAME-scratch.img") in the
+ * pool whose domain NAME is not running: what a run on a host that dropped
+ * mid-run left. *n_deleted (may be NULL) counts them. */
+int vm_volume_sweep(struct vm_conn *c, size_t *n_deleted, struct buf *err);
+
+/* vm_file_key - the volume name for a file's content: "kc-<16 hex digits
+ * of FNV-1a 64 over the bytes>-<size>" plus suffix (".img"). A cache key,
+ * not a security hash (http://www.isthe.com/chongo/tech/comp/fnv/).
+ * -errno when the file cannot be read. */
+int vm_file_key(char *out, size_t size, const char *path, const char *suffix);
+
+/* Bytes sent by vm_volume_upload() in this process so far. */
+uint64_t vm_bytes_uploaded(void);
+
+/* ---- a host, as `kcanary lab check` reports it ---- */
+
+struct vm_host_info {
+	char hostname[128];
+	char driver[32];           /* "QEMU", "TEST" */
+	char libvirt_version[32];  /* the daemon's, "10.0.0" */
+	char hv_version[32];       /* the hypervisor's (QEMU's), "7.2.0" */
+	bool has_kvm, has_qemu;    /* domain types the host offers */
+	unsigned cpus;
+	uint64_t memory_mib, free_mib;
+	bool pool_ok;              /* VM_POOL_NAME is (now) active */
+	size_t swept;              /* scratch volumes of dead runs deleted (vm_volume_sweep) */
+	char pool_why[256];        /* why not, when !pool_ok */
+};
+
+/* vm_host_info - ask the host behind c (over the connection). Ensures the
+ * pool and sweeps it (pool_ok says whether that worked). -EIO with err when the host does
+ * not answer. */
+int vm_host_info(struct vm_host_info *out, struct vm_conn *c, struct buf *err);
+
+/* Has the connection broken (the daemon died or the link closed)? */
+bool vm_conn_is_alive(struct vm_conn *c);
 
 #endif

@@ -31,9 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					sum += strlen(p->files[f]);
 				for (size_t t = 0; t < p->ntrailers; t++)
 					sum += strlen(p->trailers[t].key) + strlen(p->trailers[t].value);
-				if (p->k < 1 || p->k > p->m || (size_t)p->k != j + 1)
-					__builtin_trap();  /* the ordering contract of series.h */
+				/* the ordering contract of series.h: k in 1..M,
+				 * ascending, each once (a missing k is in missing[]) */
+				if (p->k < 1 || p->k > p->m || (j && p->k <= s->patches[j - 1].k))
+					__builtin_trap();
 			}
+			/* every k of 1..M is either a patch or missing, not both */
+			if (s->npatches + s->nmissing != (s->npatches ? (size_t)s->patches[0].m : s->nmissing))
+				__builtin_trap();
 		}
 		series_free_all(v, n);
 	} else if (!err.len) {

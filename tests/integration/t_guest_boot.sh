@@ -57,8 +57,15 @@ for fs in ext4 xfs; do
 	q "SELECT console_tail FROM runs WHERE id = $run" | grep -q "kcanary-init: \[[0-9.]*\] powering off" ||
 		fail "run $run: console tail lacks the power-off line"
 	[ -s "$(q "SELECT console_log_path FROM runs WHERE id = $run")" ] || fail "run $run: no console log"
-	[ ! -e "$HOME_DIR/runs/$run/scratch.img" ] || fail "run $run: scratch disk left behind"
-	[ ! -e "$HOME_DIR/runs/$run/chan.sock" ] || fail "run $run: channel socket left behind"
+	# the guest's files are volumes in the host's pool: the kernel's and
+	# the initramfs's kept (named by content), the scratch disk deleted
+	dom=$(q "SELECT json_extract(guest_json, '$.domain') FROM runs WHERE id = $run")
+	vols=$(virsh -q -c qemu:///system vol-list kcanary)
+	echo "$vols" | grep -q "$(q "SELECT json_extract(guest_json, '$.kernel_volume') FROM runs WHERE id = $run")" ||
+		fail "run $run: no kernel volume in pool kcanary: $vols"
+	! echo "$vols" | grep -q "$dom-scratch" || fail "run $run: scratch volume left behind"
+	[ -z "$(find "$HOME_DIR/runs/$run" -name '*.img' -o -name '*.sock')" ] ||
+		fail "run $run: a disk or socket under the coordinator's runs/"
 done
 [ "$(q "SELECT count(DISTINCT variant_id) || ' ' || count(*) FROM runs r JOIN jobs j ON j.id = r.job_id
 	WHERE j.name = 'adhoc-boot'")" = "1 2" ] || fail "expected both runs in job adhoc-boot, one variant"

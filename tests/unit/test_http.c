@@ -12,6 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <cmocka.h>
 #include <curl/curl.h>
 
@@ -342,6 +347,55 @@ static void test_lists_without_conn(void **state)
 	assert_int_equal(resp.body.len, 0);
 }
 
+/* What a raw connection to the server gets for a GET of /x: 1 an answer,
+ * 0 the connection closed without one. */
+static int raw_get(int fd)
+{
+	static const char req[] = "GET /x HTTP/1.1\r\nHost: t\r\n\r\n";
+	char got[16] = "";
+	ssize_t n;
+
+	if (write(fd, req, sizeof(req) - 1) != (ssize_t)(sizeof(req) - 1))
+		return 0;
+	n = read(fd, got, sizeof(got) - 1);
+	return n > 0 && !strncmp(got, "HTTP/1.1 ", 9);
+}
+
+/* Connections of one address beyond max_conn_per_ip are refused; without it
+ * the default (HTTP_MAX_CONN_PER_IP) lets three through. Seen failing with
+ * the option ignored (the third answered). */
+static void test_conn_per_ip(void **state)
+{
+	struct fx *f = *state;
+	struct timeval tv = { .tv_sec = 5 };
+
+	for (int round = 0; round < 2; round++) {
+		struct http_opts opts = { .listen = "127.0.0.1:0",
+			.max_conn_per_ip = round ? 0 : 2,
+			.handler = { .prefix = "/x", .fn = t_handle } };
+		struct sockaddr_in sa = { .sin_family = AF_INET };
+		int fd[3], answered = 0;
+
+		assert_int_equal(http_server_start(&f->srv, &opts, NULL), 0);
+		sa.sin_port = htons((uint16_t)http_server_port(f->srv));
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		for (int i = 0; i < 3; i++) {
+			fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+			assert_true(fd[i] >= 0);
+			setsockopt(fd[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+			assert_int_equal(connect(fd[i], (struct sockaddr *)&sa, sizeof(sa)), 0);
+			usleep(50 * 1000);	/* accepted in this order */
+		}
+		for (int i = 0; i < 3; i++)
+			answered += raw_get(fd[i]);
+		assert_int_equal(answered, round ? 3 : 2);
+		for (int i = 0; i < 3; i++)
+			close(fd[i]);
+		http_server_stop(f->srv);
+		f->srv = NULL;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +405,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thread_init_fails, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_body_over_cap, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_no_handler, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_conn_per_ip, fx_setup, fx_teardown),
 	};
 	int r;
 

@@ -29,9 +29,7 @@ static struct vm_spec sample_spec(enum vm_accel accel)
 		.initrd = "/home/kc/images/0123456789abcdef.cpio.gz",
 		.cmdline = "console=ttyS0 panic=-1 rdinit=/init kc.fs=xfs kc.workload=wb-handover "
 			   "kc.knobs=rate_mbps=40,nfiles=100 kc.port=kcanary",
-		.disk_path = "/home/kc/runs/7/scratch.img",
-		.console_path = "/home/kc/runs/7/console.log",
-		.channel_path = "/home/kc/runs/7/chan.sock",
+		.disk_path = "/var/lib/libvirt/kcanary/kcanary-r7-p100-beef-scratch.img",
 		.channel_name = "kcanary",
 	};
 }
@@ -115,10 +113,10 @@ static void test_xml_escapes_and_checks(void **state)
 	free(xml);
 	xml = NULL;
 
-	s.channel_path = NULL;
+	s.channel_name = NULL;
 	assert_int_equal(vm_domain_xml(&xml, &s, &err), -EINVAL);
 	assert_null(xml);
-	assert_string_equal(buf_str(&err), "domain spec has no channel_path");
+	assert_string_equal(buf_str(&err), "domain spec has no channel_name");
 	s = sample_spec(VM_ACCEL_TCG);
 	s.vcpus = 0;
 	assert_int_equal(vm_domain_xml(&xml, &s, &err), -EINVAL);
@@ -245,6 +243,50 @@ static void test_lifecycle_events(void **state)
 	buf_release(&err);
 }
 
+/* The pool, content-named volumes and scratch volumes on the test driver
+ * (which has no upload: there the bytes are not sent, see vm.h). */
+static void test_volumes(void **state)
+{
+	struct tmpdir *td = *state;
+	char *f = xasprintf("%s/kernel", td->path), *p1 = NULL, *p2 = NULL, *sp = NULL;
+	char k1[96], k2[96];
+	struct vm_conn *c = NULL;
+	struct buf err = BUF_INIT;
+	FILE *fp = fopen(f, "w");
+
+	assert_non_null(fp);
+	fputs("abc", fp);
+	fclose(fp);
+	assert_int_equal(vm_file_key(k1, sizeof(k1), f, ".kernel"), 0);
+	/* FNV-1a 64 of "abc" (the published test vector), then the size */
+	assert_string_equal(k1, "kc-e71fa2190541574b-3.kernel");
+	assert_int_equal(vm_file_key(k2, sizeof(k2), "/nonexistent/k", NULL), -ENOENT);
+	assert_int_equal(vm_conn_open(&c, "test:///default", &err), 0);
+	assert_int_equal(vm_pool_ensure(c, &err), 0);
+	assert_int_equal(vm_volume_upload(c, k1, f, &p1, NULL, &err), 0);
+	assert_int_equal(vm_volume_upload(c, k1, f, &p2, NULL, &err), 0);
+	assert_string_equal(p1, p2);
+	assert_non_null(strstr(p1, "/kc-e71fa2190541574b-3.kernel"));
+	/* a dead run's scratch volume is swept; another volume is kept */
+	assert_int_equal(vm_volume_scratch(c, "kcanary-r9-p1-beef-scratch.img", 1 << 20, &sp, &err), 0);
+	free(sp);
+	sp = NULL;
+	size_t swept = 0;
+	assert_int_equal(vm_volume_sweep(c, &swept, &err), 0);
+	assert_int_equal(swept, 1);
+	assert_int_equal(vm_volume_sweep(c, &swept, &err), 0);
+	assert_int_equal(swept, 0);
+	assert_int_equal(vm_volume_scratch(c, "unit-scratch.img", 1 << 20, &sp, &err), 0);
+	assert_int_equal(vm_volume_delete(c, "unit-scratch.img", &err), 0);
+	assert_int_equal(vm_volume_delete(c, "unit-scratch.img", &err), 0);
+	vm_conn_close(c);
+	free(f);
+	free(p1);
+	free(p2);
+	free(sp);
+	buf_release(&err);
+}
+
 static void test_conn_refused_says_how(void **state)
 {
 	struct vm_conn *c = NULL;
@@ -269,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_xml_escapes_and_checks),
 		cmocka_unit_test_setup_teardown(test_accel_probe, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_lifecycle_events, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_volumes, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(test_conn_refused_says_how),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,89 @@
+/* lab.h - lab hosts: the libvirt hosts a job's guests run on (stored by
+ * db_lab.h), choosing them for a job, checking one over its connection,
+ * and placing a job's pending runs on them in parallel.
+ *
+ * Placement (lab_run_pending()): one worker thread per slot of every
+ * chosen host, each with its own store connection and run service
+ * context. The pending runs are cut into blocks, one per repeat (one run
+ * of every variant x cell: a randomized complete block design with the
+ * host as the block), shuffled inside the block by the job's seed; a
+ * worker takes a whole block and runs it in order, so host differences
+ * fall equally on every variant. A run its host failed ('infra': the
+ * connection dropped, the host did not answer) gets a fresh repeat, which
+ * goes back to the queue with the rest of its block for any live host; a
+ * host whose runs or probes fail LAB_DOWN_AFTER times in a row is marked
+ * down and gets no more runs until `kcanary lab check` passes.
+ */
+#ifndef KC_LAB_H
+#define KC_LAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "guest_run.h"
+#include "util.h"
+#include "vm.h"
+
+/* The default host's name: guest_opts.uri, else vm_default_uri(), unless a
+ * lab host of this name is stored. */
+#define LAB_LOCAL "local"
+
+/* Consecutive failures (infra runs or failed probes) that mark a host down. */
+#define LAB_DOWN_AFTER 3
+
+struct lab_host {
+	char *name, *uri;
+	int slots;
+};
+
+struct lab_pool {
+	struct lab_host *v;
+	size_t n;
+};
+
+/*
+ * lab_select - the hosts spec names: NULL or "" the default host alone;
+ * "all" every stored host that is not down (the default host when none is
+ * stored); "NAME,NAME" those (LAB_LOCAL may be one); "KEY=VALUE" the stored
+ * hosts whose labels have it (not down). default_uri: NULL for
+ * vm_default_uri(). -ENOENT when a name is unknown or nothing matches,
+ * with err. Release with lab_pool_release().
+ */
+int lab_select(struct lab_pool *out, struct db *db, const char *spec, const char *default_uri,
+	       struct buf *err);
+void lab_pool_release(struct lab_pool *p);
+
+/*
+ * lab_check - the doctor for one host, over its connection (vm_host_info():
+ * accelerator, versions, the pool, free memory), stored on its row (up, or
+ * down with why). *info is filled when the host answered. Returns 0 when
+ * the check ran and was stored (info->pool_ok and *ok say how it went),
+ * -ENOENT when no such host is stored, or a store error.
+ */
+int lab_check(struct db *db, const char *name, struct vm_host_info *info, bool *ok,
+	      struct buf *err);
+
+/* What a job's runs share, for lab_run_pending(). */
+struct lab_job {
+	const struct guest_opts *o;
+	struct guest_job j;
+	const char *db_path;       /* each worker opens its own connection */
+	uint64_t seed;             /* the job's: shuffles inside a block */
+	const char *metric;        /* for the progress lines; NULL none */
+};
+
+/*
+ * lab_run_pending - carry job_id's pending runs out on pool (see the top of
+ * this file). Each run is stored with its lab host. Returns 0 when no run
+ * is left to do (or the job was cancelled), -EINTR when interrupted
+ * (runs left stay pending; the run in progress is 'interrupted' with a
+ * fresh repeat), -EHOSTDOWN when every host went down with runs left, or
+ * a store error; err says which. Call from the main thread (it installs
+ * the runner's signal handlers).
+ */
+int lab_run_pending(struct db *db, int64_t job_id, const struct lab_pool *pool,
+		    const struct lab_job *lj, struct buf *err);
+
+#endif
