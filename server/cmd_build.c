@@ -19,7 +19,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary build --repo DIR --base REV [--series FILE... [--patches K]]\n"
+		"usage: kcanary build --repo DIR --base REV|auto [--series SERIES... [-v N]\n"
+		"                     [--patches K]]\n"
 		"                     [--config FILE] [--config-fragment NAME...]\n"
 		"                     [--no-default-fragments] [--jobs N]\n"
 		"\n"
@@ -41,8 +42,12 @@ static void usage(FILE *f)
 		"each failure follows the table.\n"
 		"\n"
 		"  --repo DIR              the kernel tree (a git repository)\n"
-		"  --base REV              tag, branch or commit\n"
-		"  --series FILE...        series mail files (several may follow)\n"
+		"  --base REV              tag, branch or commit; 'auto': the series'\n"
+		"                          base-commit (the newest revision's), said\n"
+		"                          plainly when the tree does not have it\n"
+		"  --series SERIES...      series mail files, '-' or message-ids (several\n"
+		"                          may follow)\n"
+		"  -v N                    revision N of a thread (default the newest)\n"
 		"  --patches K             apply only these patches of each revision\n"
 		"  --config FILE           base config instead of tinyconfig\n"
 		"  --config-fragment NAME  one more fragment (repeatable), e.g.\n"
@@ -62,6 +67,7 @@ struct build_args {
 	size_t nfrags;
 	bool no_defaults;
 	int jobs;
+	int version;                    /* -v N; 0: the newest */
 };
 
 /* Parse argv into a; 0, or 2 (usage, printed). */
@@ -79,6 +85,8 @@ static int parse_args(struct build_args *a, int argc, char **argv)
 			a->config = argv[++i];
 		else if (!strcmp(o, "--jobs") && i + 1 < argc)
 			a->jobs = atoi(argv[++i]);
+		else if (!strcmp(o, "-v") && i + 1 < argc && atoi(argv[i + 1]) > 0)
+			a->version = atoi(argv[++i]);
 		else if (!strcmp(o, "--no-default-fragments"))
 			a->no_defaults = true;
 		else if (!strcmp(o, "--config-fragment") && i + 1 < argc) {
@@ -94,7 +102,8 @@ static int parse_args(struct build_args *a, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!a->repo || !a->base || (a->subset && !a->nfiles)) {
+	if (!a->repo || !a->base || ((a->subset || a->version) && !a->nfiles) ||
+	    (!strcmp(a->base, "auto") && !a->nfiles)) {
 		usage(stderr);
 		return 2;
 	}
@@ -102,25 +111,36 @@ static int parse_args(struct build_args *a, int argc, char **argv)
 }
 
 /* The variants: the base, then the base plus each revision read. */
-static struct variant_build_item *make_items(const struct build_args *a, struct series **revs,
-					     size_t nrev)
+static struct variant_build_item *make_items(const struct build_args *a, const char *base,
+					     struct series **revs, size_t nrev)
 {
 	struct variant_build_item *items = xcalloc(nrev + 1, sizeof(*items));
 
 	items[0].v = (struct variant){ .kind = VARIANT_BASE, .name = xstrdup("base"),
-				       .base = xstrdup(a->base) };
+				       .base = xstrdup(base) };
 	for (size_t i = 0; i < nrev; i++) {
 		const struct series *s = revs[i];
 		struct variant *v = &items[i + 1].v;
 		int m = s->npatches ? s->patches[s->npatches - 1].m : 0;
 
-		*v = (struct variant){ .kind = VARIANT_SERIES, .base = xstrdup(a->base),
+		*v = (struct variant){ .kind = VARIANT_SERIES, .base = xstrdup(base),
 				       .patches = a->subset ? xstrdup(a->subset) : NULL };
 		v->name = a->subset ? xasprintf("%s v%d %s/%d", s->name, s->version, a->subset, m)
 				    : xasprintf("%s v%d", s->name, s->version);
 		items[i + 1].rev = s;
 	}
 	return items;
+}
+
+/* The newest of the revisions read (the one --base auto takes the base of). */
+static const struct series *newest(struct series **revs, size_t n)
+{
+	const struct series *best = revs[0];
+
+	for (size_t i = 1; i < n; i++)
+		if (revs[i]->version > best->version)
+			best = revs[i];
+	return best;
 }
 
 static void print_table(const struct variant_build_item *it, size_t n)
@@ -179,7 +199,7 @@ int cmd_build(int argc, char **argv)
 	bo = (struct variant_build_opts){
 		.tree = a.repo, .home = home, .base_config = a.config,
 		.fragments = a.frags, .nfragments = a.nfrags, .no_default_fragments = a.no_defaults,
-		.jobs = a.jobs, .progress = true,
+		.jobs = a.jobs, .progress = true, .version = a.version,
 	};
 	dbp = cmd_db_path();
 	if (db_open(&db, dbp, &err)) {
@@ -187,12 +207,15 @@ int cmd_build(int argc, char **argv)
 		goto out;
 	}
 	vb = variant_build_new(db, &bo);
-	if (variant_build_resolve(vb, base_hex, a.base, &err) ||
-	    (a.nfiles && variant_build_load_series(vb, &revs, &nrev, a.files, a.nfiles, &err))) {
+	bool auto_base = !strcmp(a.base, "auto");
+	if ((!auto_base && variant_build_resolve(vb, base_hex, a.base, &err)) ||
+	    (a.nfiles && variant_build_load_series(vb, &revs, &nrev, a.files, a.nfiles, &err)) ||
+	    (auto_base && variant_build_resolve_series_base(vb, base_hex,
+							    newest(revs, nrev), &err))) {
 		log_err("%s", buf_str(&err));
 		goto out;
 	}
-	items = make_items(&a, revs, nrev);
+	items = make_items(&a, auto_base ? base_hex : a.base, revs, nrev);
 	nitems = nrev + 1;
 	jname = xasprintf("build %s", a.base);
 	if (variant_build_adhoc(vb, &job_id, jname, items, nitems, &err)) {

@@ -14,6 +14,7 @@
 #include "job.h"
 #include "log.h"
 #include "report.h"
+#include "series_source.h"
 #include "util.h"
 
 static const char compare_usage[] =
@@ -29,8 +30,14 @@ static const char compare_usage[] =
 	"\n"
 	"Variants (flags override the job file):\n"
 	"  --repo DIR            kernel tree (git repository; see 'kcanary tree')\n"
-	"  --base REV            base commit-ish: the first variant\n"
-	"  --series FILE[,FILE]  mbox of a series revision: one variant each\n"
+	"  --base REV            base commit-ish: the first variant; 'auto': the\n"
+	"                        series' base-commit (said plainly when the tree\n"
+	"                        does not have it)\n"
+	"  --series FILE[,FILE]  mbox of a series revision, or a message-id/URL\n"
+	"                        (kcanary series show --help): one variant each\n"
+	"  -v N                  revision N of each series (default the newest)\n"
+	"  --all-revisions       one variant vN per revision of the one series\n"
+	"                        (message-id) that 'kcanary series revisions' finds\n"
 	"  --patches K           apply only patches K of each revision (2, 1-2)\n"
 	"  --prefixes            also each patch prefix 1..k (parent-commit baselines)\n"
 	"  --kernels IMG[,IMG]   prebuilt kernel images instead of a tree\n"
@@ -65,7 +72,8 @@ static const char compare_usage[] =
 	"                        'local' alone); each takes whole blocks in parallel\n"
 	"  --accel kvm|tcg       force the accelerator (default: probe)\n"
 	"  --console             copy guest consoles to stderr\n"
-	"  --dry-run             print variants and runs, store nothing\n"
+	"  --dry-run             print variants and runs, store no job (a thread\n"
+	"                        fetched to name them is kept)\n"
 	"  -q, --quiet           no progress lines\n"
 	"\n"
 	"Exit status: 0 when the job ran to its end, 1 on failure, 2 on usage,\n"
@@ -151,11 +159,13 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
        O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
-       O_WATCHDOG, O_ROOTFS, O_FILES, O_VCPUS, O_MEM, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY };
+	O_WATCHDOG, O_ROOTFS, O_FILES, O_VCPUS, O_MEM, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY,
+	O_ALLREV };
 static const struct option compare_opts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
 	{ "base", required_argument, NULL, O_BASE },
 	{ "series", required_argument, NULL, O_SERIES },
+	{ "all-revisions", no_argument, NULL, O_ALLREV },
 	{ "patches", required_argument, NULL, O_PATCHES },
 	{ "prefixes", no_argument, NULL, O_PREFIXES },
 	{ "kernels", required_argument, NULL, O_KERNELS },
@@ -201,7 +211,7 @@ static int load_job_file(struct job_spec *spec, int argc, char **argv, bool *fs_
 
 	opterr = 0;
 	optind = 0;   /* glibc: start afresh */
-	while ((c = getopt_long(argc, argv, "qh", compare_opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "qhv:", compare_opts, NULL)) != -1)
 		bad |= c == '?' || c == ':';
 	opterr = saved_opterr;
 	if (bad)
@@ -267,12 +277,14 @@ int cmd_compare(int argc, char **argv)
 	if (load_job_file(spec, argc, argv, &fs_given, &err))
 		goto out;
 	optind = 0;   /* afresh after load_job_file's pass (glibc keeps state) */
-	while ((c = cmd_getopt(argc, argv, "kcanary compare", "qh", compare_opts)) != -1) {
+	while ((c = cmd_getopt(argc, argv, "kcanary compare", "qhv:", compare_opts)) != -1) {
 		int r = 0;
 		switch (c) {
 		case O_REPO: r = job_spec_set(spec, "job", "tree", optarg, &err); break;
 		case O_BASE: r = job_spec_set(spec, "job", "base", optarg, &err); break;
 		case O_SERIES: r = job_spec_set(spec, "job", "series", optarg, &err); break;
+		case 'v': r = job_spec_set(spec, "job", "version", optarg, &err); break;
+		case O_ALLREV: r = job_spec_set(spec, "job", "all_revisions", "yes", &err); break;
 		case O_PATCHES: r = job_spec_set(spec, "job", "patches", optarg, &err); break;
 		case O_PREFIXES: r = job_spec_set(spec, "job", "prefixes", "yes", &err); break;
 		case O_KERNELS: r = job_spec_set(spec, "job", "kernels", optarg, &err); break;
@@ -329,6 +341,16 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* a message-id's thread (revisions, base-commit) is read through the store */
+	bool needs_mail = spec->all_revisions || spec->version ||
+			  (spec->base && !strcmp(spec->base, "auto"));
+	if (needs_mail && series_source_any_ref(spec->series, spec->nseries) &&
+	    !(db = cmd_open_store("kcanary compare")))
+		goto out;
+	if (needs_mail && job_spec_resolve_series(spec, db, &err)) {
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+		goto out;
+	}
 	if ((!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err)) ||
 	    job_spec_check(spec, &err) || agent_check_spec(spec, NULL, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
@@ -340,7 +362,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
-	if (!(db = cmd_open_store("kcanary compare")))
+	if (!db && !(db = cmd_open_store("kcanary compare")))
 		goto out;
 	/* the headline metric, before anything is stored (as bisect --metric) */
 	int mr = cmd_check_metric(db, spec->metric, spec->workload, &err);

@@ -22,7 +22,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kcanary series show [--format text|json] [-v N] [--mboxrd] SERIES...\n"
+		"usage: kcanary series show [--format text|json] [-v N] [--mboxrd] [--refresh]\n"
+		"                           SERIES...\n"
 		"       kcanary series apply --repo DIR --base REV SERIES... [--patches K]\n"
 		"       kcanary series revisions MSGID\n"
 		"       kcanary series diff MSGID vA vB\n"
@@ -44,6 +45,8 @@ static void usage(FILE *f)
 		"  --format text|json   output format (default text)\n"
 		"\n"
 		"  -v N                 revision N of a message-id's thread\n"
+		"  --refresh            fetch each message-id's thread again and replace\n"
+		"                       the kept copy (replies and revisions sent since)\n"
 		"  --mboxrd             read mbox files as mboxrd ('>From ' loses one '>');\n"
 		"                       default mboxo, as git am (a fetched thread is mboxrd)\n"
 		"\n"
@@ -116,7 +119,13 @@ static void print_text(struct series **v, size_t n)
 			printf("  change-id:     %s\n", s->change_id);
 		for (size_t j = 0; j < s->nprereq; j++)
 			printf("  prerequisite:  %s\n", s->prerequisite_patch_ids[j]);
-		if (s->cover_only)
+		for (size_t j = 0; j < s->nprereq_change; j++)
+			printf("  prerequisite:  change-id %s\n", s->prerequisite_change_ids[j]);
+		if (s->stable_review)
+			printf("  stable review: %s, a stable release candidate: its %d patches are "
+			       "posted as replies to this cover (a review cycle, not a series)\n",
+			       s->stable_review, s->m);
+		else if (s->cover_only)
 			printf("  cover only:    none of its %d patches is in the mail\n", s->m);
 		for (size_t j = 0; j < s->nmissing; j++)
 			printf("  missing:       %d/%d\n", s->missing[j], s->m);
@@ -294,10 +303,16 @@ static int print_json(struct series **v, size_t n)
 			"change_id", jstr_or_null(s->change_id),
 			"prerequisite_patch_ids", pre, "patches", patches));
 		json_t *last = json_array_get(arr, json_array_size(arr) - 1);
-		json_object_set_new(last, "kind", json_string("series"));
+		json_object_set_new(last, "kind", json_string(s->stable_review ? "stable-review" :
+								  "series"));
+		json_object_set_new(last, "stable_release", jstr_or_null(s->stable_review));
 		json_object_set_new(last, "m", json_integer(s->m));
 		json_object_set_new(last, "missing", missing);
 		json_object_set_new(last, "cover_only", json_boolean(s->cover_only));
+		json_t *prec = json_array();
+		for (size_t j = 0; j < s->nprereq_change; j++)
+			json_array_append_new(prec, jstr(s->prerequisite_change_ids[j]));
+		json_object_set_new(last, "prerequisite_change_ids", prec);
 	}
 	ret = json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII |
 			 JSON_REAL_PRECISION(10));
@@ -311,6 +326,7 @@ static int series_show(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "mboxrd", no_argument, NULL, 'r' },
+		{ "refresh", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -326,6 +342,9 @@ static int series_show(int argc, char **argv)
 		switch (c) {
 		case 'r':
 			so.mboxrd = true;
+			break;
+		case 'R':
+			so.refresh = true;
 			break;
 		case 'v':
 			so.version = atoi(optarg + (*optarg == 'v'));

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <git2.h>
@@ -809,6 +810,76 @@ int kc_patch_id(char out[KC_OID_HEX], const char *diff, size_t len, struct buf *
 		git_oid_tostr(out, KC_OID_HEX, &oid);
 	git_diff_free(d);
 	return r;
+}
+
+/* The stable patch-id of commit c against its first parent, into hex. */
+static int commit_patch_id(struct repo *r, char hex[KC_OID_HEX], git_commit *c)
+{
+	git_commit *parent = NULL;
+	git_tree *a = NULL, *b = NULL;
+	git_diff *d = NULL;
+	git_oid id;
+	int rc;
+
+	if ((rc = git_commit_parent(&parent, c, 0)) < 0 || (rc = git_commit_tree(&a, parent)) < 0 ||
+	    (rc = git_commit_tree(&b, c)) < 0 ||
+	    (rc = git_diff_tree_to_tree(&d, r->g, a, b, NULL)) < 0 ||
+	    (rc = git_diff_patchid(&id, d, NULL)) < 0)
+		goto out;
+	git_oid_tostr(hex, KC_OID_HEX, &id);
+out:
+	git_diff_free(d);
+	git_tree_free(a);
+	git_tree_free(b);
+	git_commit_free(parent);
+	return rc;
+}
+
+int repo_find_patch_ids(struct repo *r, bool *found, size_t *looked, const char *tip_hex,
+			char *const *ids, size_t n, size_t limit, struct buf *err)
+{
+	git_revwalk *w = NULL;
+	git_oid tip, oid;
+	size_t left = 0, seen = 0;
+	int rc, ret = 0;
+
+	for (size_t i = 0; i < n; i++)
+		left += !found[i];
+	if (git_oid_fromstr(&tip, tip_hex) < 0)
+		return err_setf(err, -ENOENT, "'%s' is not a commit id", tip_hex);
+	if ((rc = git_revwalk_new(&w, r->g)) < 0 || (rc = git_revwalk_push(w, &tip)) < 0) {
+		ret = err_setf(err, rc == GIT_ENOTFOUND ? -ENOENT : -EIO, "cannot walk the history "
+			       "of %.12s in '%s': %s", tip_hex, r->workdir, gerr());
+		goto out;
+	}
+	while (left && seen < limit && (rc = git_revwalk_next(&oid, w)) == 0) {
+		git_commit *c = NULL;
+		char hex[KC_OID_HEX];
+
+		if (git_commit_lookup(&c, r->g, &oid) < 0) {
+			ret = err_setf(err, -EIO, "cannot read a commit of '%s': %s", r->workdir, gerr());
+			goto out;
+		}
+		if (git_commit_parentcount(c) == 1) {
+			seen++;
+			if (commit_patch_id(r, hex, c) < 0) {
+				git_commit_free(c);
+				ret = err_setf(err, -EIO, "cannot diff commit %.12s of '%s': %s",
+					       git_oid_tostr_s(&oid), r->workdir, gerr());
+				goto out;
+			}
+			for (size_t i = 0; i < n; i++)
+				if (!found[i] && !strcasecmp(ids[i], hex)) {
+					found[i] = true;
+					left--;
+				}
+		}
+		git_commit_free(c);
+	}
+out:
+	*looked = seen;
+	git_revwalk_free(w);
+	return ret;
 }
 
 int kc_text_diff(char **out, const char *old_text, const char *new_text, const char *old_name,

@@ -194,6 +194,19 @@ int kc_hash_file(char out[KC_OID_HEX], const char *path, struct buf *err);
 int kc_patch_id(char out[KC_OID_HEX], const char *diff, size_t len, struct buf *err);
 
 /*
+ * repo_find_patch_ids - which of the stable patch-ids ids[0..n) (as
+ * kc_patch_id gives, and b4 writes as prerequisite-patch-id) a commit
+ * reachable from tip_hex has: the commits are walked newest first, each
+ * diffed against its first parent (merges and root commits skipped), at
+ * most limit of them, stopping when every id is found. found[i] is set for
+ * each id seen (the caller zeroes it); *looked gets the number of commits
+ * diffed. Returns 0; -ENOENT when tip_hex is not a commit; -EIO when
+ * libgit2 fails, err saying which.
+ */
+int repo_find_patch_ids(struct repo *r, bool *found, size_t *looked, const char *tip_hex,
+			char *const *ids, size_t n, size_t limit, struct buf *err);
+
+/*
  * kc_text_diff - a unified diff of two texts (*out, caller frees; "" when
  * they are equal) with context lines of context, headed "--- old_name" /
  * "+++ new_name". -EIO when libgit2 fails.

@@ -120,7 +120,7 @@ static int get_kept(const struct inbox *ib, struct buf *out, bool *cached, const
 
 	if (cached)
 		*cached = false;
-	r = db_inbox_get(ib->db, &body, &status, NULL, key, &why);
+	r = ib->refresh ? -ENOENT : db_inbox_get(ib->db, &body, &status, NULL, key, &why);
 	if (!r) {
 		if (cached)
 			*cached = true;

@@ -20,6 +20,10 @@
 struct inbox {
 	struct db *db;
 	const char *base_url;
+	bool refresh;           /* fetch again even when a copy is kept, and
+				 * replace it (a 404 or an unreachable server
+				 * then fails as if nothing were kept, the kept
+				 * copy left as it was) */
 };
 
 /*
@@ -39,7 +43,8 @@ const char *inbox_base_url(const struct inbox *ib, size_t *len_out);
  * inbox_thread - the whole thread of msgid (every message the server
  * threads with it: the series, its replies, revisions sent in reply to
  * it) as mbox bytes appended to out: the kept copy when there is one,
- * else GET BASE/<msgid>/t.mbox.gz, inflated and kept. *cached says which
+ * else (or always, with ib->refresh) GET BASE/<msgid>/t.mbox.gz, inflated
+ * and kept. *cached says which
  * (may be NULL). -ENOENT when the server has no such message (a 404, kept
  * too), -EIO when it cannot be reached and nothing is kept, -EPROTO for an
  * answer that is not a gzip'd mbox; err names the message-id and URL.

@@ -19,6 +19,7 @@
 #include "series.h"
 #include "log.h"
 #include "stats.h"
+#include "variant_build.h"
 
 static void strv_free(char **v, size_t n)
 {
@@ -66,6 +67,7 @@ void job_spec_free(struct job_spec *s)
 	free(s->tree);
 	free(s->base);
 	strv_free(s->series, s->nseries);
+	free(s->series_version);
 	free(s->patches);
 	strv_free(s->kernels, s->nkernels);
 	strv_free(s->config, s->nconfig);
@@ -181,6 +183,12 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else if (!strcmp(key, "series")) {
 		strv_free(s->series, s->nseries);
 		s->nseries = split_list(&s->series, value);
+		free(s->series_version);
+		s->series_version = NULL;
+	} else if (!strcmp(key, "version")) {
+		return set_int(&s->version, key, value, 1, err);
+	} else if (!strcmp(key, "all_revisions")) {
+		return set_bool(&s->all_revisions, key, value, err);
 	} else if (!strcmp(key, "patches")) {
 		/* b4's -P forms: "2", "1-2", "1,3", "2-"; a series has at most a few
 		 * hundred patches, so numbers stop at 999 (a typo must not expand
@@ -266,8 +274,8 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 			return -EINVAL;
 		}
 	} else {
-		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series patches"
-			   " prefixes aa kernels config repeat jobs vcpus memory_mb seed metric"
+		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series version"
+			   " all_revisions patches prefixes aa kernels config repeat jobs vcpus memory_mb seed metric"
 			   " by baseline watchdog_s rootfs files)", key);
 		return -EINVAL;
 	}
@@ -494,12 +502,13 @@ static struct variant *add_variant(struct variant **v, size_t *n, const struct j
 }
 
 static void add_series_variant(struct variant **v, size_t *n, const struct job_spec *s,
-			       const char *name, const char *series, const char *patches)
+			       const char *name, size_t i, const char *patches)
 {
 	struct variant *x = add_variant(v, n, s, name, VARIANT_SERIES);
 
 	x->base = s->base ? xstrdup(s->base) : NULL;
-	x->series = xstrdup(series);
+	x->series = xstrdup(s->series[i]);
+	x->version = s->series_version ? s->series_version[i] : 0;
 	x->patches = patches ? xstrdup(patches) : NULL;
 }
 
@@ -507,7 +516,7 @@ static void add_series_variant(struct variant **v, size_t *n, const struct job_s
  * "v6" (the newest revision in the file, as the executor applies it).
  * When the file does not parse (yet), by its file name without the
  * extension; the executor then reports why it cannot be applied. */
-static char *series_label(const char *path, bool with_file)
+static char *series_label(const char *path, int version, bool with_file)
 {
 	struct series **revs = NULL;
 	size_t n = 0;
@@ -520,7 +529,8 @@ static char *series_label(const char *path, bool with_file)
 	if (series_source_is_ref(path) && !inbox_ref_parse(&msgid, path)) {
 		free(copy);
 		free(stem);
-		label = xasprintf("<%s>", msgid);
+		label = !version ? xasprintf("<%s>", msgid) : with_file ?
+			xasprintf("<%s> v%d", msgid, version) : xasprintf("v%d", version);
 		free(msgid);
 		return label;
 	}
@@ -531,7 +541,7 @@ static char *series_label(const char *path, bool with_file)
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	    series_load(&revs, &n, paths, 1, NULL) == 0 && n) {
 		for (size_t i = 0; i < n; i++)
-			if (revs[i]->version > v)
+			if (version ? revs[i]->version == version : revs[i]->version > v)
 				v = revs[i]->version;
 		series_free_all(revs, n);
 	}
@@ -545,6 +555,8 @@ static char *series_label(const char *path, bool with_file)
 	free(stem);
 	return label;
 }
+
+#define SERIES_VERSION(s, i) ((s)->series_version ? (s)->series_version[i] : 0)
 
 /* "2-3" -> last patch 3; "2" -> 2; NULL -> 0 (unknown). */
 static int patches_last(const char *p)
@@ -582,7 +594,7 @@ size_t job_variants(const struct job_spec *s, struct variant **out)
 	}
 	char **labels = xcalloc(s->nseries + 1, sizeof(*labels));
 	for (size_t i = 0; i < s->nseries; i++)
-		labels[i] = series_label(s->series[i], false);
+		labels[i] = series_label(s->series[i], SERIES_VERSION(s, i), false);
 	/* two files of the same revision number: name both by file too */
 	bool *clash = xcalloc(s->nseries + 1, sizeof(*clash));
 	for (size_t i = 0; i < s->nseries; i++)
@@ -590,7 +602,8 @@ size_t job_variants(const struct job_spec *s, struct variant **out)
 			clash[i] |= i != j && !strcmp(labels[i], labels[j]);
 	for (size_t i = 0; i < s->nseries; i++)
 		if (clash[i])
-			labels[i] = (free(labels[i]), series_label(s->series[i], true));
+			labels[i] = (free(labels[i]), series_label(s->series[i], SERIES_VERSION(s, i),
+								  true));
 	free(clash);
 	for (size_t i = 0; i < s->nseries; i++) {
 		char *label = labels[i];
@@ -600,13 +613,13 @@ size_t job_variants(const struct job_spec *s, struct variant **out)
 			for (int k = first; k < last; k++) {
 				char *p = k == first ? xasprintf("%d", k) : xasprintf("%d-%d", first, k);
 				char *name = xasprintf("+ %s %s", label, p);
-				add_series_variant(&v, &n, s, name, s->series[i], p);
+				add_series_variant(&v, &n, s, name, i, p);
 				free(name);
 				free(p);
 			}
 		}
 		char *name = s->patches ? xasprintf("+ %s %s", label, s->patches) : xasprintf("+ %s", label);
-		add_series_variant(&v, &n, s, name, s->series[i], s->patches);
+		add_series_variant(&v, &n, s, name, i, s->patches);
 		free(name);
 		free(label);
 	}
@@ -758,6 +771,12 @@ char *job_spec_to_json(const struct job_spec *s)
 		json_object_set_new(o, "rootfs", json_string(s->rootfs));
 	if (s->nfiles)
 		json_object_set_new(o, "files", strv_json(s->files, s->nfiles));
+	if (s->series_version) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < s->nseries; i++)
+			json_array_append_new(a, json_integer(s->series_version[i]));
+		json_object_set_new(o, "series_versions", a);
+	}
 	char *out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return out;
@@ -815,6 +834,11 @@ int job_spec_from_json(struct job_spec *s, const char *text, struct buf *err)
 			json_array_foreach(v, i, f)
 				if (!json_is_string(f) || job_spec_add_file(s, json_string_value(f), err))
 					goto out;
+		} else if (!strcmp(k, "series_versions")) {
+			free(s->series_version);
+			s->series_version = xcalloc(s->nseries + 1, sizeof(*s->series_version));
+			for (size_t i = 0; i < s->nseries && i < json_array_size(v); i++)
+				s->series_version[i] = (int)json_integer_value(json_array_get(v, i));
 		} else if (!strcmp(k, "knobs") || !strcmp(k, "sysctl")) {
 			const char *kk;
 			json_t *vv;
@@ -912,4 +936,114 @@ out:
 	free(order);
 	free(spec_json);
 	return r;
+}
+
+/* --all-revisions: the one series becomes one entry per revision found. */
+static int expand_revisions(struct job_spec *s, struct db *db, struct buf *err)
+{
+	struct series_source_opts so = { .db = db };
+	struct series_revision *rv = NULL;
+	size_t n = 0, k = 0;
+	int r;
+
+	if (s->nseries != 1 || !series_source_is_ref(s->series[0]))
+		return err_setf(err, -EINVAL, "--all-revisions takes one series given by message-id "
+				"or URL (its revisions are found on the server), not %zu %s",
+				s->nseries, s->nseries == 1 ? "file" : "series");
+	if ((r = series_revisions(&rv, &n, s->series[0], &so, err)))
+		return r;
+	strv_free(s->series, s->nseries);
+	free(s->series_version);
+	s->series = xcalloc(n + 1, sizeof(*s->series));
+	s->series_version = xcalloc(n + 1, sizeof(*s->series_version));
+	for (size_t i = 0; i < n; i++) {
+		if (!rv[i].series) {
+			log_warn("revision <%s> (%s) is not on the server: left out", rv[i].message_id,
+				 rv[i].found);
+			continue;
+		}
+		s->series[k] = xstrdup(rv[i].message_id);
+		s->series_version[k++] = rv[i].series->version;
+	}
+	s->nseries = k;
+	s->all_revisions = false;
+	series_revisions_free(rv, n);
+	return 0;
+}
+
+/* base "auto": the base-commit of the newest entry's revision, resolved. */
+static int resolve_auto_base(struct job_spec *s, struct db *db, struct buf *err)
+{
+	struct series_source_opts so = { .db = db };
+	struct variant_build *vb = variant_build_new(db, &(struct variant_build_opts){
+		.tree = s->tree });
+	struct series **revs = NULL, *best = NULL;
+	size_t n = 0;
+	char hex[KC_OID_HEX];
+	int r;
+
+	if (!s->nseries) {
+		r = err_setf(err, -EINVAL, "--base auto takes the base-commit of a series: give one");
+		goto out;
+	}
+	/* every entry is read: the base of the newest, a warning for others */
+	for (size_t i = 0; i < s->nseries; i++) {
+		struct series **one = NULL;
+		size_t none = 0;
+		so.version = SERIES_VERSION(s, i);
+		if ((r = series_source_load(&one, &none, &s->series[i], 1, &so, err)))
+			goto out;
+		revs = xrealloc(revs, (n + none) * sizeof(*revs));
+		memcpy(revs + n, one, none * sizeof(*one));
+		n += none;
+		free(one);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!revs[i]->report && (!best || revs[i]->version > best->version))
+			best = revs[i];
+	if (!best) {
+		r = err_setf(err, -EINVAL, "--base auto: no series revision in '%s'", s->series[0]);
+		goto out;
+	}
+	if ((r = variant_build_resolve_series_base(vb, hex, best, err)))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (revs[i] != best && !revs[i]->report &&
+		    (!revs[i]->base_commit || strcmp(revs[i]->base_commit, best->base_commit)))
+			log_warn("--base auto: %s v%d names base-commit %.12s, v%d %.12s; every "
+				 "revision is applied on v%d's", revs[i]->name, revs[i]->version,
+				 revs[i]->base_commit ? revs[i]->base_commit : "(none)",
+				 best->version, best->base_commit, best->version);
+	set_str(&s->base, best->base_commit);
+out:
+	series_free_all(revs, n);
+	variant_build_free(vb);
+	return r;
+}
+
+int job_spec_resolve_series(struct job_spec *s, struct db *db, struct buf *err)
+{
+	int r;
+
+	if (s->all_revisions && (r = expand_revisions(s, db, err)))
+		return r;
+	if (s->version) {
+		free(s->series_version);
+		s->series_version = xcalloc(s->nseries + 1, sizeof(*s->series_version));
+		for (size_t i = 0; i < s->nseries; i++) {
+			struct series_source_opts so = { .db = db, .version = s->version };
+			struct series **one = NULL;
+			size_t n = 0;
+			s->series_version[i] = s->version;
+			/* a thread without vN is said now, not at build time */
+			if (series_source_is_ref(s->series[i]) &&
+			    (r = series_source_load(&one, &n, &s->series[i], 1, &so, err)))
+				return r;
+			series_free_all(one, n);
+		}
+		s->version = 0;
+	}
+	if (s->base && !strcmp(s->base, "auto"))
+		return resolve_auto_base(s, db, err);
+	return 0;
 }

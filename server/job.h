@@ -35,8 +35,16 @@ struct job_spec {
 	char *name;
 	char *tree;             /* git repository of the kernel tree */
 	char *base;             /* commit-ish */
-	char **series;          /* mbox paths; each is one variant */
+	char **series;          /* mbox paths or message-ids; each is one variant */
 	size_t nseries;
+	int *series_version;    /* nseries revision numbers (variant.h version:
+				 * 0 the newest), or NULL: all 0 */
+	int version;            /* -v N, [job] version: revision N of each series
+				 * (job_spec_resolve_series moves it into
+				 * series_version) */
+	bool all_revisions;     /* --all-revisions, [job] all_revisions: one variant
+				 * per revision of the one series
+				 * (job_spec_resolve_series expands it) */
 	char *patches;          /* subset, "2-3"; NULL = all */
 	bool prefixes;          /* also each patch prefix 1..k */
 	bool aa;                /* add a second copy of the base (A/A) */
@@ -122,6 +130,27 @@ int job_spec_check(const struct job_spec *spec, struct buf *err);
  * the working directory cannot be read.
  */
 int job_spec_add_file(struct job_spec *spec, const char *file, struct buf *err);
+
+/*
+ * job_spec_resolve_series - what needs the series' mail before the
+ * variants can be named, done once before the job is stored (or printed
+ * by --dry-run), so that the stored spec names each revision and base:
+ *   all_revisions: the one series (a message-id or URL) becomes one entry
+ *     per revision series_revisions() finds, each its revision's
+ *     message-id pinned to its version (series_version), variants "+ vN";
+ *     revisions the server does not have are left out;
+ *   version: every series entry pinned to revision N;
+ *   base "auto": the base-commit of the newest revision (or of revision
+ *     `version`) resolved in the tree (variant_build_resolve_series_base),
+ *     and base set to it; every revision is applied on that one base, and
+ *     a revision naming another base-commit is a warning (log).
+ * db keeps fetched threads (needed when a series is a message-id; may be
+ * NULL otherwise). Returns 0; -EINVAL when all_revisions is given with
+ * other than one message-id, or a revision is not in a thread; -ENOENT when
+ * the base-commit is not named or not in the tree (err says, and to give
+ * --base); series_source's codes (-EIO no server and no kept copy).
+ */
+int job_spec_resolve_series(struct job_spec *spec, struct db *db, struct buf *err);
 
 /* The spec as JSON text (stored in jobs.spec_json; caller frees). */
 char *job_spec_to_json(const struct job_spec *spec);

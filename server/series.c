@@ -1001,6 +1001,8 @@ done:
 
 /* ---- series ----------------------------------------------------------- */
 
+static char *stable_review_release(const char *tags, const char *title);
+
 static void scan_cover_trailers(struct series *s, const char *t)
 {
 	size_t len = strlen(t);
@@ -1017,6 +1019,13 @@ static void scan_cover_trailers(struct series *s, const char *t)
 			char *v = trim_dup(l.p + 22, l.len - 22);
 			if (*v && !strv_has(s->prerequisite_patch_ids, s->nprereq, v))
 				strv_push(&s->prerequisite_patch_ids, &s->nprereq, v);
+			else
+				free(v);
+			continue;
+		} else if (starts(l.p, l.len, "prerequisite-change-id:")) {
+			char *v = trim_dup(l.p + 23, l.len - 23);
+			if (*v && !strv_has(s->prerequisite_change_ids, s->nprereq_change, v))
+				strv_push(&s->prerequisite_change_ids, &s->nprereq_change, v);
 			else
 				free(v);
 			continue;
@@ -1099,6 +1108,8 @@ void series_free(struct series *s)
 	free(s->base_commit);
 	free(s->change_id);
 	strv_free(s->prerequisite_patch_ids, s->nprereq);
+	strv_free(s->prerequisite_change_ids, s->nprereq_change);
+	free(s->stable_review);
 	free(s->missing);
 	lkp_report_free(s->report);
 	for (size_t i = 0; i < s->npatches; i++)
@@ -1217,11 +1228,40 @@ static int group_to_series(struct series **out, struct group *g, struct buf *err
 	char *slug = s->change_id ? slug_from_change_id(s->change_id) : NULL;
 	s->name = slug ? slug : slugify(g->cover ? g->cover->tags.title : s->patches[0].subject);
 	s->cover_only = g->npatches == 0;
+	if (s->cover_only)
+		s->stable_review = stable_review_release(s->prefix_tags, s->cover_subject);
 	*out = s;
 	return 0;
 fail:
 	series_free(s);
 	return -EINVAL;
+}
+
+/* A stable review cover's release: title "X.Y.Z-rcN review" (the stable
+ * maintainers' form) with a subject tag "X.Y" naming its branch; a new
+ * string "X.Y.Z-rcN", or NULL when title is not one. */
+static char *stable_review_release(const char *tags, const char *title)
+{
+	size_t n, t = 0;
+
+	if (!title || !tags)
+		return NULL;
+	n = strspn(title, "0123456789.");
+	if (n < 3 || strncmp(title + n, "-rc", 3))
+		return NULL;
+	n += 3;
+	n += strspn(title + n, "0123456789");
+	if (strcmp(title + n, " review"))
+		return NULL;
+	/* the branch tag, "6.12", is the release's first two numbers */
+	for (const char *p = tags; *p; p += t ? t : 1) {
+		p += strspn(p, " ");
+		t = strcspn(p, " ");
+		if (t >= 3 && strspn(p, "0123456789.") == t && !strncmp(title, p, t) &&
+		    title[t] == '.')
+			return xstrndup(title, n);
+	}
+	return NULL;
 }
 
 static void item_release(struct item *it)

@@ -77,12 +77,20 @@ struct series {
 	char *base_commit;      /* "base-commit:" of the cover (or of a patch's
 				 * notes/tail when there is no cover); NULL if none */
 	char *change_id;        /* b4 "change-id:"; NULL if none */
-	char **prerequisite_patch_ids; size_t nprereq;
+	char **prerequisite_patch_ids; size_t nprereq; /* b4's "prerequisite-patch-id:"
+				 * lines: git patch-id --stable of a patch the
+				 * series needs below it, as written */
+	char **prerequisite_change_ids; size_t nprereq_change; /* "prerequisite-change-id:":
+				 * b4 change-ids of series needed below it */
 	struct patch *patches; size_t npatches; /* ordered by k, each k once */
 	int m;                  /* M of k/M: the size of the series as sent */
 	int *missing; size_t nmissing; /* the k of 1..M not in the mail, ascending
 				 * (one patch of a larger series, mailed alone) */
 	bool cover_only;        /* a cover letter without any of its patches */
+	char *stable_review;    /* "6.12.84-rc1" when the cover is a stable review
+				 * cover ("[PATCH 6.12 00/35] 6.12.84-rc1 review":
+				 * a release candidate whose patches come as
+				 * replies, not a series of its own); else NULL */
 	struct lkp_report *report; /* a kernel test robot report, not a series
 				 * (name "kernel-test-robot-report", no patches);
 				 * NULL for a series */

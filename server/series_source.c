@@ -69,7 +69,7 @@ static int read_stdin(char **out, size_t *len, struct buf *err)
 static int fetch_thread(char **data, size_t *len, const char *msgid,
 			const struct series_source_opts *o, struct buf *err)
 {
-	struct inbox ib = { o->db, o->inbox_url };
+	struct inbox ib = { o->db, o->inbox_url, o->refresh };
 	struct buf b = BUF_INIT_MAX(SOURCE_MAX_BYTES);
 	bool cached = false;
 	int r;
@@ -330,7 +330,7 @@ out:
  * of series without one): subjects that are not replies. */
 static void search(struct found *f, const struct series_source_opts *o, const char *q)
 {
-	struct inbox ib = { o->db, o->inbox_url };
+	struct inbox ib = { o->db, o->inbox_url, o->refresh };
 	struct buf b = BUF_INIT_MAX(SOURCE_MAX_BYTES), why = BUF_INIT;
 	struct mail **m = NULL;
 	size_t n = 0;

@@ -22,6 +22,8 @@ struct series_source_opts {
 	bool mboxrd;            /* --mboxrd: read mbox files and stdin as mboxrd
 				 * (">From " loses one '>'); else mboxo, as git am
 				 * does by default. A fetched thread is mboxrd. */
+	bool refresh;           /* --refresh: fetch each message-id's thread again
+				 * and replace the kept copy (inbox.h refresh) */
 };
 
 /* True when arg names a message (inbox_ref_parse) and is not a file that

@@ -86,6 +86,8 @@ char *variant_to_json(const struct variant *v)
 	set_str(o, "author", v->author);
 	if (v->author_time)
 		json_object_set_new(o, "author_time", json_integer((json_int_t)v->author_time));
+	if (v->version)
+		json_object_set_new(o, "version", json_integer(v->version));
 	out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	if (!out)
@@ -174,6 +176,7 @@ int variant_from_json(struct variant *out, const char *name, const char *json,
 		      struct buf *err)
 {
 	struct variant v = { 0 };
+	int64_t version = 0;
 	json_error_t je;
 	json_t *o = json ? json_loads(json, 0, &je) : NULL;
 	int r;
@@ -192,8 +195,15 @@ int variant_from_json(struct variant *out, const char *name, const char *json,
 	    (r = get_str(&v.subject, o, "subject", err)) ||
 	    (r = get_str(&v.build_base, o, "build_base", err)) ||
 	    (r = get_str(&v.author, o, "author", err)) ||
-	    (r = get_int(&v.author_time, o, "author_time", err)))
+	    (r = get_int(&v.author_time, o, "author_time", err)) ||
+	    (r = get_int(&version, o, "version", err)))
 		goto out;
+	if (version < 0 || version > 999) {
+		r = err_setf(err, -EINVAL, "variant spec: 'version' %lld is not a revision number",
+			     (long long)version);
+		goto out;
+	}
+	v.version = (int)version;
 	if ((r = check_kind(&v, err)))
 		goto out;
 	v.name = dup_or_null(name);

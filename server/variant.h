@@ -10,7 +10,7 @@
  *   {"kind": "base"|"series"|"prebuilt", "base": REV, "series": PATH,
  *    "patches": SUBSET, "kernel": PATH, "config": [NAME...],
  *    "subject": S, "build_base": REV, "author": "Name <email>",
- *    "author_time": SECONDS}
+ *    "author_time": SECONDS, "version": N}
  * Unset fields are left out; null reads as unset (older writers wrote
  * null for them). The name is not in it: it is the variants row's name.
  */
@@ -39,6 +39,9 @@ struct variant {
 	char *series;           /* mail file (mbox, .eml, .patch); needed by series:
 				 * its newest revision is applied */
 	char *patches;          /* subset ("2", "1-2", "1,3"), NULL: every patch */
+	int version;            /* N: apply revision vN of the series (a thread
+				 * holding several, `-v N`, `--all-revisions`);
+				 * 0: its newest revision */
 	char *kernel;           /* image path; needed by prebuilt */
 	char *build_base;       /* commit whose build dir it shares; NULL: base.
 				 * A bisection's candidates share the old end's,

@@ -116,21 +116,28 @@ int variant_build_resolve_series_base(struct variant_build *vb, char out[KC_OID_
 	return r;
 }
 
-int variant_build_load_series(struct variant_build *vb, struct series ***out, size_t *n_out,
-			      char *const *paths, size_t npaths, struct buf *err)
+/* variant_build_load_series with revision `version` of a thread (0: newest). */
+static int load_series(struct variant_build *vb, struct series ***out, size_t *n_out,
+		       char *const *paths, size_t npaths, int version, struct buf *err)
 {
-	struct series_source_opts so = { .db = vb->db };
+	struct series_source_opts so = { .db = vb->db, .version = version };
 	struct buf msg = BUF_INIT;
 	int r = series_source_load(out, n_out, paths, npaths, &so, &msg);
 
 	/* a test robot's report names no patches to apply: said, and left out */
 	for (size_t i = 0; !r && i < *n_out; ) {
-		if (!(*out)[i]->report) {
+		const struct series *s = (*out)[i];
+		if (!s->report && !s->stable_review) {
 			i++;
 			continue;
 		}
-		log_warn("<%s> is a kernel test robot report, not a patch: left out",
-			 (*out)[i]->report->message_id);
+		if (s->report)
+			log_warn("<%s> is a kernel test robot report, not a patch: left out",
+				 s->report->message_id);
+		else
+			log_warn("<%s> is the stable review cover of %s, not a patch series (its "
+				 "patches are replies to it): left out", s->cover_message_id,
+				 s->stable_review);
 		series_free((*out)[i]);
 		memmove(*out + i, *out + i + 1, (*n_out - i - 1) * sizeof(**out));
 		(*n_out)--;
@@ -146,6 +153,48 @@ int variant_build_load_series(struct variant_build *vb, struct series ***out, si
 	else if (msg.len)
 		log_warn("%s", buf_str(&msg));
 	buf_release(&msg);
+	return r;
+}
+
+int variant_build_load_series(struct variant_build *vb, struct series ***out, size_t *n_out,
+			      char *const *paths, size_t npaths, struct buf *err)
+{
+	return load_series(vb, out, n_out, paths, npaths, vb->o.version, err);
+}
+
+/* How far back a prerequisite-patch-id is looked for: b4 puts prerequisites
+ * just above the base-commit, so they are near the base's tip. */
+#define PREREQ_MAX_COMMITS 1000
+
+/* Warn of each prerequisite of rev that base_hex's history does not have:
+ * a prerequisite-patch-id not among its last commits' patch-ids, a
+ * prerequisite-change-id (a series, not a commit: named, not checked). */
+static int check_prereqs(struct variant_build *vb, const char *base_hex,
+			 const struct series *rev, struct buf *err)
+{
+	bool *found = xcalloc(rev->nprereq + 1, sizeof(*found));
+	size_t looked = 0;
+	int r = 0;
+
+	if (rev->nprereq &&
+	    (r = repo_find_patch_ids(vb->repo, found, &looked, base_hex, rev->prerequisite_patch_ids,
+				     rev->nprereq, PREREQ_MAX_COMMITS, err)))
+		goto out;
+	for (size_t i = 0; i < rev->nprereq; i++)
+		if (!found[i])
+			log_warn("series %s v%d: prerequisite-patch-id %s is not in the history of "
+				 "%.12s (none of its last %zu commits has that patch-id): apply the "
+				 "prerequisite first, or give a base that has it", rev->name,
+				 rev->version, rev->prerequisite_patch_ids[i], base_hex, looked);
+		else
+			log_info("series %s v%d: prerequisite-patch-id %.12s is in %.12s", rev->name,
+				 rev->version, rev->prerequisite_patch_ids[i], base_hex);
+	for (size_t i = 0; i < rev->nprereq_change; i++)
+		log_warn("series %s v%d: prerequisite-change-id %s names a series that must be "
+			 "applied first (not checked: a change-id is not in the tree's commits)",
+			 rev->name, rev->version, rev->prerequisite_change_ids[i]);
+out:
+	free(found);
 	return r;
 }
 
@@ -167,7 +216,7 @@ int variant_build_apply(struct variant_build *vb, struct apply_result *out,
 		buf_release(&ks);
 		return r;
 	}
-	if ((r = open_repo(vb, err)))
+	if ((r = open_repo(vb, err)) || (r = check_prereqs(vb, base_hex, rev, err)))
 		return r;
 	apply_series_from(&as, rev);
 	r = apply_series(out, vb->repo, base_hex, &as, subset, err);
@@ -175,14 +224,16 @@ int variant_build_apply(struct variant_build *vb, struct apply_result *out,
 	return r;
 }
 
-/* The revision a series variant's mail file stands for: the only one, or
- * the newest when the mailbox holds several. NULL when there is none. */
-static const struct series *newest_revision(struct series **revs, size_t n)
+/* The revision a series variant's mail file stands for: revision version
+ * (0: the only one, or the newest when the mailbox holds several). NULL
+ * when there is none. */
+static const struct series *pick_revision(struct series **revs, size_t n, int version)
 {
 	const struct series *best = NULL;
 
 	for (size_t i = 0; i < n; i++)
-		if (!best || revs[i]->version > best->version)
+		if (version ? revs[i]->version == version :
+		    !best || revs[i]->version > best->version)
 			best = revs[i];
 	return best;
 }
@@ -207,10 +258,11 @@ static int apply_revision(struct variant_build *vb, struct variant_build_result 
 		if (!v->series)
 			return err_setf(err, -EINVAL, "series variant '%s' has no mail file",
 					v->name ? v->name : "");
-		if ((r = variant_build_load_series(vb, &revs, &n, paths, 1, err)))
+		if ((r = load_series(vb, &revs, &n, paths, 1, v->version, err)))
 			return r;
-		if (!(s = newest_revision(revs, n))) {
-			r = err_setf(err, -EINVAL, "no series in '%s'", v->series);
+		if (!(s = pick_revision(revs, n, v->version))) {
+			r = err_setf(err, -EINVAL, "no %s%.0d in '%s'", v->version ? "v" : "series",
+				     v->version, v->series);
 			goto out;
 		}
 	}

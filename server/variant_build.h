@@ -54,6 +54,9 @@ struct variant_build_opts {
 	bool allow_missing;             /* apply a revision some of whose patches
 					 * are not in the mail (series.h missing[]);
 					 * else that is refused */
+	int version;                    /* -v N: variant_build_load_series keeps
+					 * revision N of a message-id's thread;
+					 * 0: the newest */
 };
 
 /*
@@ -113,7 +116,8 @@ int variant_build_resolve_series_base(struct variant_build *vb, char out[KC_OID_
 /*
  * variant_build_load_series - the series revisions in the mail files,
  * "-" (standard input) or message-ids (series_source.h: a thread fetched
- * once and kept in vb's store, the newest revision in it) into a new
+ * once and kept in vb's store, the newest revision in it, or revision
+ * o->version) into a new
  * array *out of *n_out (free with series_free_all()). What the parser
  * warns about is logged; a file that cannot be read or holds no complete
  * series is an error (its codes), err naming the file.
@@ -143,7 +147,8 @@ int variant_build_apply(struct variant_build *vb, struct apply_result *out,
  * built; a prebuilt image's kernels row (variant_prebuilt_kernel). rev: the
  * series revision already read (borrowed; `kcanary build` reads every
  * revision of its mail files, which may span several), or NULL to apply
- * the newest revision in v->series. The build dir is shared per
+ * revision v->version of v->series (the newest when 0; apply-failed naming
+ * the revisions there are when it has no such revision). The build dir is shared per
  * (v->build_base or v->base, config), so the variants of a base rebuild
  * only what they touch. Returns 0 with *out filled (out->status says ok,
  * apply-failed or build-failed); a negative errno when v could not be

@@ -63,11 +63,11 @@ done
 # trailers given in replies (tests/fixtures/mail-replies: to A1 v3's 1/2
 # and to its cover): b4 am -t adds them, a cover's to every patch
 rm -rf "$tmp/b4" && mkdir -p "$tmp/b4"
-mbox "$M"/A1-memcg-vmscan-tracepoints-v3/*.eml "$M"/../mail-replies/*.eml >"$tmp/in.mbox"
+mbox "$M"/A1-memcg-vmscan-tracepoints-v3/*.eml "$M"/../mail-replies/a1-v3-*.eml >"$tmp/in.mbox"
 b4 --offline-mode am -t -C -m "$tmp/in.mbox" -o "$tmp/b4" >"$tmp/err" 2>&1 || fail "A1 v3 + replies: b4 am"
 mbx=$(ls "$tmp"/b4/*.mbx)
 grep -q '^Reviewed-by: Dev Nine <dev9@example.org>$' "$mbx" || fail "b4 did not collect the review"
-$K series show --format json "$M"/A1-memcg-vmscan-tracepoints-v3/*.eml "$M"/../mail-replies/*.eml \
+$K series show --format json "$M"/A1-memcg-vmscan-tracepoints-v3/*.eml "$M"/../mail-replies/a1-v3-*.eml \
 	>"$tmp/k.json" 2>"$tmp/err" || fail "A1 v3 + replies: series show"
 python3 "$CMP" "$tmp/k.json" "$mbx" >"$tmp/out" 2>&1 || fail "A1 v3 + replies: kcanary and b4 differ"
 # the expected difference is still there, and kcanary says why

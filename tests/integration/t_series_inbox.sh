@@ -25,7 +25,7 @@ mkdir -p "$KCANARY_HOME"
 public-inbox-init -V2 -L full kc "$tmp/kc.git" "$KCANARY_PUBLIC_INBOX" kc@example.invalid \
 	>"$err" 2>&1 || fail "public-inbox-init"
 git config -f "$PI_CONFIG" publicinboxmda.spamcheck none
-for f in "$M"/A1-*/*.eml "$M"/A2-*/*.eml "$M"/../mail-replies/*.eml; do
+for f in "$M"/A1-*/*.eml "$M"/A2-*/*.eml "$M"/../mail-replies/a1-v3-*.eml; do
 	ORIGINAL_RECIPIENT=kc@example.invalid public-inbox-mda --no-precheck <"$f" 2>>"$err" ||
 		fail "public-inbox-mda $f"
 done
@@ -107,6 +107,37 @@ checks() {
 	$K compare --repo "$tmp/tree" --base HEAD --series "https://lore.kernel.org/r/$A1V3" --dry-run \
 		>"$out" 2>"$err" || fail "$1: compare --dry-run"
 	grep -q "^  variant 1: + <$A1V3>$" "$out" || fail "$1: compare variant"
+	# --all-revisions: one variant per revision `series revisions` finds
+	# (v1 by link, v2 by search; the v2 posting not on the server left out)
+	$K compare --repo "$tmp/tree" --base HEAD --series "$A1V3" --all-revisions --dry-run \
+		>"$out" 2>"$err" || fail "$1: compare --all-revisions exited $?"
+	grep -q '^job .*: 4 variants x 1 cell x 3 repeats = 12 runs' "$out" || fail "$1: all-revisions count"
+	for v in 1 2 3; do
+		grep -q "^  variant $v: + v$v$" "$out" || fail "$1: all-revisions variant v$v"
+	done
+	grep -q "<20231123071945.25811-1-dev1@example.org> .*not on the server: left out" "$err" ||
+		fail "$1: all-revisions says what it left out"
+	# -v N pins a revision of the thread for compare and build
+	$K compare --repo "$tmp/tree" --base HEAD --series "$A1V3" -v 3 --dry-run >"$out" 2>"$err" ||
+		fail "$1: compare -v 3 exited $?"
+	grep -q '^  variant 1: + v3$' "$out" || fail "$1: compare -v 3"
+	$K compare --repo "$tmp/tree" --base HEAD --series "$A1V3" -v 2 --dry-run >"$out" 2>"$err" &&
+		fail "$1: compare -v 2 of v3's thread should fail"
+	grep -q -- "-v 2: the thread of <$A1V3> has v3" "$err" || fail "$1: compare -v 2 message"
+	$K compare --repo "$tmp/tree" --base HEAD --series 20231122100156.6568-1-dev1@example.org \
+		-v 2 --dry-run >"$out" 2>"$err" || fail "$1: compare -v 2 exited $?"
+	grep -q '^  variant 1: + v2$' "$out" || fail "$1: compare -v 2"
+	$K build --repo "$tmp/tree" --base HEAD -v 2 --series "$A1V3" >"$out" 2>"$err" &&
+		fail "$1: build -v 2 of v3's thread should fail"
+	grep -q -- "-v 2: the thread of <$A1V3> has v3" "$err" || fail "$1: build -v 2 message"
+	# --base auto says plainly that A1 names no base-commit
+	for cmd in "compare --dry-run" build; do
+		# shellcheck disable=SC2086
+		$K $cmd --repo "$tmp/tree" --base auto --series "$A1V3" >"$out" 2>"$err" &&
+			fail "$1: $cmd --base auto without a base-commit should fail"
+		grep -q -- "--base auto: series mm-memcg-improve-vmscan-tracepoints v3 names no base-commit (give --base REV)" \
+			"$err" || fail "$1: $cmd --base auto message"
+	done
 }
 
 git init -q "$tmp/tree" && echo x >"$tmp/tree/README" &&
@@ -115,6 +146,21 @@ git init -q "$tmp/tree" && echo x >"$tmp/tree/README" &&
 checks "served"
 n=$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT count(*) FROM inbox_cache")
 [ "$n" -ge 5 ] || fail "kept answers: $n"
+
+# a reply arrives after the thread was kept: seen only after --refresh
+# (written for this test: tests/fixtures/mail-replies/README)
+ORIGINAL_RECIPIENT=kc@example.invalid public-inbox-mda --no-precheck \
+	<"$M/../mail-replies/late-a1-v3-00-tested.eml" 2>>"$err" || fail "public-inbox-mda late reply"
+public-inbox-index "$tmp/kc.git" >>"$err" 2>&1 || fail "public-inbox-index late reply"
+curl -sf "$KCANARY_PUBLIC_INBOX/$A1V3/t.mbox.gz" | gzip -dc | grep -q '^Tested-by: Dev Ten' ||
+	fail "the server does not serve the late reply"
+tested='^        Tested-by: Dev Ten <dev10@example.org> (in reply <20231127081244.GB5678@host10.example.org>)$'
+$K series show "$A1V3" >"$out" 2>"$err" || fail "show before refresh exited $?"
+grep -q "$tested" "$out" && fail "the kept copy cannot have the late reply"
+$K series show --refresh "$A1V3" >"$out" 2>"$err" || fail "show --refresh exited $?"
+[ "$(grep -c "$tested" "$out")" = 2 ] || fail "--refresh: the late Tested-by on both patches"
+$K series show "$A1V3" >"$out" 2>"$err" || fail "show after refresh exited $?"
+[ "$(grep -c "$tested" "$out")" = 2 ] || fail "the refreshed copy replaced the kept one"
 
 # the server stops: everything again, from the store
 kill "$pid"; wait "$pid" 2>/dev/null; pid=

@@ -558,6 +558,30 @@ static void test_hunk_count_mismatch_is_corrupt(void **state)
 	series_free_all(v, n);
 }
 
+/* A stable review cover (hand-written after the public format, no real one
+ * is at hand: tests/fixtures/mail-stable/README) is a review cycle; a
+ * cover alone with a version-like tag but another title is not. */
+static void test_stable_review_cover(void **state)
+{
+	char *path = fixture_path("../mail-stable/6.12.84-rc1-review-00.eml");
+	char *paths[] = { path };
+	struct series **v = NULL, **c = NULL;
+	size_t n = 0, nc = 0;
+
+	(void)state;
+	assert_int_equal(series_load(&v, &n, paths, 1, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_non_null(v[0]->stable_review);
+	assert_string_equal(v[0]->stable_review, "6.12.84-rc1");
+	assert_int_equal(v[0]->m, 35);
+	assert_int_equal(v[0]->npatches, 0);
+	c = load1(&nc, "C6a-base-commit-prereq-series");
+	assert_null(c[0]->stable_review);
+	series_free_all(v, n);
+	series_free_all(c, nc);
+	free(path);
+}
+
 /* C6a: base-commit and prerequisite-patch-id in the cover. */
 static void test_c6a_base_commit_prereq(void **state)
 {
@@ -800,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_c5_corrupt_patch),
 		cmocka_unit_test(test_hunk_count_mismatch_is_corrupt),
 		cmocka_unit_test(test_c6a_base_commit_prereq),
+		cmocka_unit_test(test_stable_review_cover),
 		cmocka_unit_test(test_c7c_embedded_format_patch),
 		cmocka_unit_test(test_d1_report_is_not_a_series),
 		cmocka_unit_test(test_v6_mbox),

@@ -21,7 +21,7 @@
 /* When struct variant grows a field, this fails to compile: add the field
  * to variant_to_json/variant_from_json and to full_variant() and
  * assert_same() below, then update the size. */
-_Static_assert(sizeof(struct variant) == 96,
+_Static_assert(sizeof(struct variant) == 104,
 	       "struct variant changed: extend its JSON pair and this test");
 
 static char **strv(const char *a, const char *b)
@@ -38,7 +38,7 @@ static void full_variant(struct variant *v)
 	*v = (struct variant){
 		.kind = VARIANT_SERIES, .name = xstrdup("+ v6 2-3"),
 		.base = xstrdup("v6.12.117"), .series = xstrdup("/mail/wb-v6.mbox"),
-		.patches = xstrdup("2-3"), .kernel = xstrdup("/boot/vmlinuz-x"),
+		.patches = xstrdup("2-3"), .version = 6, .kernel = xstrdup("/boot/vmlinuz-x"),
 		.build_base = xstrdup("v6.12.116"), .config = strv("debug-lockdep", "/k/fs.config"),
 		.nconfig = 2, .subject = xstrdup("writeback: flush the dying wb"),
 		.author = xstrdup("Dev One <dev1@example.org>"), .author_time = 1700000000,
@@ -60,6 +60,7 @@ static void assert_same(const struct variant *a, const struct variant *b)
 	assert_str_same(a->base, b->base);
 	assert_str_same(a->series, b->series);
 	assert_str_same(a->patches, b->patches);
+	assert_int_equal(a->version, b->version);
 	assert_str_same(a->kernel, b->kernel);
 	assert_str_same(a->build_base, b->build_base);
 	assert_int_equal(a->nconfig, b->nconfig);
