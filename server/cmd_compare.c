@@ -263,6 +263,8 @@ static void print_dry_run(const struct job_spec *spec)
 	job_variants_free(v, nv);
 }
 
+/* reason: one case per flag of compare (the job file's keys as options),
+ * then the spec's check and one call of the executor (compare.c). */
 int cmd_compare(int argc, char **argv)
 {
 	struct job_spec *spec = job_spec_new();

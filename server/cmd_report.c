@@ -88,6 +88,8 @@ static int thread_of(struct series ***revs, size_t *n, const struct series **out
 	return r;
 }
 
+/* reason: one case per flag (format, metric, by, baseline, threshold,
+ * series) and their checks, then one call of the report; nothing else. */
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {

@@ -69,6 +69,8 @@ static char *default_web_dir(void)
 	return exe_sibling("KCANARY_WEB_DIR", "../web", NULL, "/usr/share/kcanary/web");
 }
 
+/* reason: one case per flag of serve (listen, limits, tokens, job dir,
+ * execution), then one start of the service; the service is http.c/api*.c. */
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = "127.0.0.1:8080", *uri = NULL;

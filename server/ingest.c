@@ -361,6 +361,9 @@ static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
 /*
  * Store one parsed record. Returns 0 (stored), 1 (contract broken: why
  * says how; the caller keeps the line raw) or a negative store error.
+ * reason: one branch per record type of docs/records.md, each with the
+ * order checks that type has (hello once, t not going back, nothing after
+ * done), which read best side by side.
  */
 static int store_record(struct ingest *in, json_t *rec, const char *line,
 			size_t len, struct buf *why)
