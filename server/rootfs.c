@@ -123,6 +123,27 @@ static int run_logged(const char *const argv[], const char *log_path, const char
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
 }
 
+/* Put a finished image in place: rename tmp to final (atomic on one
+ * filesystem), or unlink tmp. 0, or -errno with err naming both paths. */
+static int publish(const char *tmp, const char *final, struct buf *err)
+{
+	if (!rename(tmp, final))
+		return 0;
+	int r = err_setf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+	unlink(tmp);
+	return r;
+}
+
+/* Remove a staging directory and all below it; NULL is fine. */
+static void drop_stage(const char *stage)
+{
+	if (stage) {
+		const char *argv[] = { "rm", "-rf", "--", stage, NULL };
+		run_logged(argv, NULL, NULL);
+	}
+}
+
+
 /* The output of a command line (words already checked to be shell-safe)
  * in *out; -EIO when it fails, with its last output line in err. */
 static int capture(char **out, const char *cmd, const char *what, struct buf *err)
@@ -479,15 +500,9 @@ static int build(const struct rootfs_spec *s, char **pkgs, const char *final,
 			goto out;
 		}
 	}
-	if (rename(tmp, final)) {
-		r = err_setf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
-		unlink(tmp);
-	}
+	r = publish(tmp, final, err);
 out:
-	if (stage) {
-		const char *argv[] = { "rm", "-rf", "--", stage, NULL };
-		run_logged(argv, NULL, NULL);
-	}
+	drop_stage(stage);
 	buf_release(&inc);
 	free(dir);
 	free(stage);
@@ -541,15 +556,9 @@ static int files_layer(const char *base, const char *final, const struct file_ar
 			goto out;
 		}
 	}
-	if (rename(tmp, final)) {
-		r = err_setf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
-		unlink(tmp);
-	}
+	r = publish(tmp, final, err);
 out:
-	if (stage) {
-		const char *argv[] = { "rm", "-rf", "--", stage, NULL };
-		run_logged(argv, NULL, NULL);
-	}
+	drop_stage(stage);
 	free(dir);
 	free(stage);
 	free(top);
