@@ -283,7 +283,6 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 	      const struct guest_run_req *rq, struct buf *err)
 {
 	double t_begin = clock_mono_s(), t_prep;
-	struct db_overhead ov;
 	struct buf why = BUF_INIT;
 	struct live live;
 	char *cmdline = NULL;
@@ -316,9 +315,9 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 		r = runner_run(&out->run, g->db, rq->run_id, &ro, err);
 	}
 	live_stop(&live);
-	overhead_of(&ov, rq->run_id, t_begin, t_prep, &out->run, clock_mono_s());
+	overhead_of(&out->overhead, rq->run_id, t_begin, t_prep, &out->run, clock_mono_s());
 	if (!r)
-		r = db_run_set_overhead(g->db, &ov, err);
+		r = db_run_set_overhead(g->db, &out->overhead, err);
 out:
 	buf_release(&why);
 	free(cmdline);

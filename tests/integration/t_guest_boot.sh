@@ -82,6 +82,8 @@ for fs in ext4 xfs; do
 		AND mkfs_ms = CAST(round(1000 * json_extract((SELECT hello_json FROM runs WHERE id = $run),
 			'$.mkfs_s')) AS INTEGER)")" = 1 ] ||
 		fail "run $run: phases missing, zero or not summing to at most the wall time ($took_ms ms): $ov"
+	grep -q "^  overhead [0-9.]* s of [0-9.]* s ([0-9]*%): image [0-9.]* s, upload .* teardown [0-9.]* s$" \
+		"$HOME_DIR/out.$fs" || fail "kcanary boot did not print the run's overhead"
 done
 $KC report adhoc-boot > "$HOME_DIR/report.txt" || fail "kcanary report adhoc-boot failed"
 grep -q "^overhead: median [0-9.]* s of [0-9.]* s wall per run ([0-9]*%, 2 runs): image" "$HOME_DIR/report.txt" ||
