@@ -187,6 +187,10 @@ void api_agent_heartbeat(struct api *api, struct http_req *req, struct http_resp
 	buf_release(&err);
 }
 
+/* One line of a batch: {"seq": N, "run": "KEY", "line": "RECORD"}
+ * (api_envelope.h; run and line borrowed from the batch's pool). */
+#define batch_line api_envelope
+
 /* A stream of the batch being stored. */
 struct batch_run {
 	const char *key;
@@ -202,10 +206,10 @@ struct batch_run {
  * were about a fifth of the server's time per batch (issue 19 item 3).
  * Both copies fit in the line they came from (it holds both quoted),
  * hence a pool of len + 1 bytes. 0, or -EINVAL with msg. */
-static int parse_batch(struct api_envelope **out, size_t *n, char **pool, const char *text,
+static int parse_batch(struct batch_line **out, size_t *n, char **pool, const char *text,
 		       size_t len, char *msg, size_t msglen)
 {
-	struct api_envelope *v = NULL;
+	struct batch_line *v = NULL;
 	size_t nv = 0, cap = 0, lineno = 0;
 	const char *p = text, *end = text + len;
 	char *store = xmalloc(len + 1), *sp = store;
@@ -263,7 +267,7 @@ static int parse_batch(struct api_envelope **out, size_t *n, char **pool, const 
 				 json_integer_value(seq), v[nv - 1].seq);
 		} else {
 			size_t rl = strlen(json_string_value(run)), ll = json_string_length(line);
-			v[nv] = (struct api_envelope){ .seq = json_integer_value(seq), .run = sp,
+			v[nv] = (struct batch_line){ .seq = json_integer_value(seq), .run = sp,
 						     .line = sp + rl + 1, .len = ll };
 			memcpy(sp, json_string_value(run), rl + 1);
 			memcpy(sp + rl + 1, json_string_value(line), ll);
@@ -294,7 +298,7 @@ static int parse_batch(struct api_envelope **out, size_t *n, char **pool, const 
 /* What a new run of the stream is: the workload and the params of its
  * first record when that is a hello, plus the host's labels. */
 static void run_meta(char **workload, char **params, const struct db_host *h,
-		     const struct api_envelope *bl)
+		     const struct batch_line *bl)
 {
 	json_t *rec = json_loadb(bl->line, bl->len, 0, NULL);
 	json_t *p = json_loads(h->labels_json ? h->labels_json : "{}", 0, NULL);
@@ -326,7 +330,7 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 	struct buf err = BUF_INIT;
 	const char *enc = http_header(req, "Content-Encoding");
 	struct buf plain = BUF_INIT;
-	struct api_envelope *lines = NULL;
+	struct batch_line *lines = NULL;
 	char *pool = NULL;
 	struct batch_run *runs = NULL;
 	size_t nlines = 0, nruns = 0;
@@ -395,7 +399,7 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 	}
 	next = h.next_seq;
 	for (size_t i = 0; i < nlines; i++) {
-		struct api_envelope *bl = &lines[i];
+		struct batch_line *bl = &lines[i];
 		struct batch_run *br = NULL;
 
 		if (bl->seq < next) {
