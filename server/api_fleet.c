@@ -201,88 +201,6 @@ struct batch_run {
 	struct ingest *in;
 };
 
-/*
- * The envelope as the agent writes it (agent/spool.c: jansson's compact
- * dump in packing order), {"seq":N,"run":"KEY","line":"TEXT"}, read
- * without building jansson objects: each record was parsed twice before,
- * once as this envelope and once as the record (ingest_line), and the two
- * were 56% of the server's instructions under callgrind (issue 19 item 3).
- * Only what is surely the same as jansson's reading is taken: digits
- * without a leading zero, a key of name_ok()'s characters, and TEXT of
- * printable ASCII with the escapes \" \\ \/ \b \f \n \r \t; anything else
- * (spaces, another key order, \u escapes, bytes < 0x20 or >= 0x80, more
- * after the '}') returns false, and the line goes to json_loadb(), which
- * also says what is wrong with it. The key and TEXT, unescaped, go to sp
- * as parse_batch() lays them out (key NUL TEXT NUL; room for l bytes).
- */
-static bool envelope_fast(struct batch_line *out, char *sp, const char *p, size_t l)
-{
-	static const char k_seq[] = "{\"seq\":", k_run[] = ",\"run\":\"", k_line[] = "\",\"line\":\"";
-	const char *q = p, *end = p + l;
-	int64_t seq = 0;
-	char *d = sp;
-
-	if (l < sizeof(k_seq) || memcmp(q, k_seq, sizeof(k_seq) - 1))
-		return false;
-	q += sizeof(k_seq) - 1;
-	if (q >= end || *q < '1' || *q > '9')
-		return false;
-	for (int n = 0; q < end && *q >= '0' && *q <= '9'; q++, n++) {
-		if (n == 18)
-			return false;
-		seq = seq * 10 + (*q - '0');
-	}
-	if ((size_t)(end - q) < sizeof(k_run) || memcmp(q, k_run, sizeof(k_run) - 1))
-		return false;
-	q += sizeof(k_run) - 1;
-	while (q < end && *q != '"') {
-		char c = *q++;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '-' || c == '.' || c == ':') || d - sp == FLEET_MAX_NAME)
-			return false;
-		*d++ = c;
-	}
-	if (d == sp || (size_t)(end - q) < sizeof(k_line) || memcmp(q, k_line, sizeof(k_line) - 1))
-		return false;
-	*d++ = '\0';
-	q += sizeof(k_line) - 1;
-	out->seq = seq;
-	out->run = sp;
-	out->line = d;
-	for (;;) {
-		unsigned char c;
-
-		if (q >= end)
-			return false;
-		c = (unsigned char)*q++;
-		if (c == '"')
-			break;
-		if (c < 0x20 || c >= 0x80)
-			return false;
-		if (c == '\\') {
-			if (q >= end)
-				return false;
-			switch (*q++) {
-			case '"': c = '"'; break;
-			case '\\': c = '\\'; break;
-			case '/': c = '/'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'n': c = '\n'; break;
-			case 'r': c = '\r'; break;
-			case 't': c = '\t'; break;
-			default: return false;   /* \u and the invalid ones: jansson's */
-			}
-		}
-		*d++ = (char)c;
-	}
-	if (q + 1 != end || *q != '}')
-		return false;
-	out->len = (size_t)(d - out->line);
-	*d = '\0';
-	return true;
-}
-
 /* Parse the batch envelope: every line an object with an integer seq >= 1
  * (each one more than the one before), a stream key and the record text.
  * The keys and records are copied, NUL-terminated, into *pool (the caller
@@ -313,23 +231,6 @@ static int parse_batch(struct batch_line **out, size_t *n, char **pool, const ch
 			p = nl ? nl + 1 : end;
 			continue;
 		}
-		if (nv == cap) {
-			cap = cap ? 2 * cap : 128;
-			v = xrealloc(v, cap * sizeof(*v));
-		}
-		if (envelope_fast(&v[nv], sp, p, l)) {
-			if (nv && v[nv].seq != v[nv - 1].seq + 1) {
-				snprintf(msg, msglen, "batch line %zu: seq %" PRId64 " follows %" PRId64
-					 ": a batch holds consecutive sequence numbers", lineno,
-					 v[nv].seq, v[nv - 1].seq);
-				r = -EINVAL;
-				break;
-			}
-			sp += v[nv].len + (size_t)(v[nv].line - v[nv].run) + 1;
-			nv++;
-			p = nl ? nl + 1 : end;
-			continue;
-		}
 		ingest_scratch_begin();
 		o = json_loadb(p, l, JSON_REJECT_DUPLICATES, &jerr);
 		seq = json_object_get(o, "seq");
@@ -352,6 +253,10 @@ static int parse_batch(struct batch_line **out, size_t *n, char **pool, const ch
 				 json_integer_value(seq), v[nv - 1].seq);
 		} else {
 			size_t rl = strlen(json_string_value(run)), ll = json_string_length(line);
+			if (nv == cap) {
+				cap = cap ? 2 * cap : 128;
+				v = xrealloc(v, cap * sizeof(*v));
+			}
 			v[nv] = (struct batch_line){ .seq = json_integer_value(seq), .run = sp,
 						     .line = sp + rl + 1, .len = ll };
 			memcpy(sp, json_string_value(run), rl + 1);

@@ -443,62 +443,6 @@ static void test_batches(void **state)
 	reply_release(&r);
 }
 
-/* Issue 19 item 3: the agent's compact envelopes are read without jansson
- * (api_fleet.c, envelope_fast), the rest with it; both must store the
- * same record text. Each message is sent in a note record, in an envelope
- * as the agent dumps it (compact, in order: the fast path) and in one
- * jansson also reads but the fast path leaves alone (spaces, \u escapes),
- * and must come back byte for byte. */
-static void test_envelopes_read_once(void **state)
-{
-	static const char *const msgs[] = {
-		"plain", "tab\there, \"quoted\" and back\\slash", "a/b\r\n\b\f", "\x01 control",
-		"caf\xc3\xa9 UTF-8", "{\"nested\": \"json\"}",
-	};
-	struct fx *f = *state;
-	struct buf b = BUF_INIT;
-	struct reply r;
-	int seq = 1;
-
-	do_register(f, "h2", SECRET);
-	for (int form = 0; form < 2; form++) {
-		for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++, seq++) {
-			char run[32];
-			snprintf(run, sizeof(run), "wl:%d", form);
-			json_t *rec = json_pack("{s:s, s:f, s:s}", "type", "note", "t", (double)seq,
-						"message", msgs[i]);
-			char *line = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER);
-			json_t *env = json_pack("{s:i, s:s, s:s}", "seq", seq, "run", run, "line", line);
-			char *text = json_dumps(env, JSON_PRESERVE_ORDER |
-						(form ? JSON_ENSURE_ASCII : JSON_COMPACT));
-			buf_printf(&b, "%s\n", text);
-			free(text);
-			free(line);
-			json_decref(env);
-			json_decref(rec);
-		}
-	}
-	post(&r, f, "/api/v1/agents/h2/records", SECRET, buf_str(&b), true, 0);
-	expect(&r, 200, NULL);
-	assert_int_equal(jint(&r, "stored"), seq - 1);
-	assert_int_equal(jint(&r, "bad_lines"), 0);
-	reply_release(&r);
-	struct db *db = NULL;
-	int64_t n;
-	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
-	for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {
-		assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM run_notes n JOIN runs r"
-						" ON r.id = n.run_id WHERE n.kind = 'note' AND n.text = ?"
-						" AND r.host = 'h2'", msgs[i], NULL), 0);
-		if (n != 2)
-			fprintf(stderr, "message %zu ('%s'): stored %lld times, expected 2\n", i, msgs[i],
-				(long long)n);
-		assert_int_equal(n, 2);
-	}
-	db_close(db);
-	buf_release(&b);
-}
-
 static void test_hosts_list(void **state)
 {
 	struct fx *f = *state;
@@ -534,7 +478,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tokens, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_batches, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_hosts_list, fx_setup, fx_teardown),
-		cmocka_unit_test_setup_teardown(test_envelopes_read_once, fx_setup, fx_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
