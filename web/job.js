@@ -70,11 +70,22 @@
 		Object.assign(S, { text, report, reportLoaded: true });
 		$("report-text").textContent = S.text;
 		$("copy").disabled = false;
+		renderRootfsMark();
 		renderStats();
 		renderStrip();
 		renderEcdf();
 		renderRuns();
 		renderExport();
+	}
+
+	/* --rootfs host: the guests ran the host's own userland, which no
+	 * image pins; the report says so and so does the page. */
+	function renderRootfsMark() {
+		const m = $("rootfs-mark"), rf = S.report && S.report.rootfs;
+		m.hidden = !(rf && rf.reproducible === false);
+		m.textContent = m.hidden ? "" : `${rf.mark}: the guests ran the host's own userland ` +
+			`(dpkg package list sha256 ${String(rf.packages_sha256).slice(0, 12)})` +
+			(rf.changed_during_job ? ", which changed during the job" : "");
 	}
 
 	/* The revision x patch-prefix report of a job with series variants
