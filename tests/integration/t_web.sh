@@ -55,12 +55,28 @@ printf '[job]\nname = submitted\ntree = /src/linux\nbase = v6.12.117\nrepeat = 2
 	curl -sf -H "Authorization: Bearer $token" --data-binary @- "$url/api/v1/jobs" >/dev/null ||
 	{ echo "FAIL: POST /api/v1/jobs with a token"; exit 1; }
 
+# a job with a stored axis (job 6): two variants x two vm.dirty_ratio
+# values, compared (its spec's by, as compare --by stores it) along the sysctl
+for v in base patched; do
+	for r in 5 40; do
+		"$KC" ingest --job stored-by --variant $v --param workload=wb-handover \
+			--param sysctl.vm.dirty_ratio=$r "$tmp/streams/lag-85.3.jsonl" >/dev/null
+	done
+done
+sqlite3 "$KCANARY_HOME/kcanary.db" \
+	"UPDATE jobs SET spec_json = '{\"by\":\"sysctl.vm.dirty_ratio\"}' WHERE name = 'stored-by'"
+[ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT id FROM jobs WHERE name = 'stored-by'")" = 6 ] ||
+	{ echo "FAIL: the stored-by fixture job is not job 6"; exit 1; }
+
 cat >"$tmp/expect.json" <<JSON
 {"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
  "filter": {"dim": "fs", "value": "xfs", "runs": 6},
  "console": "Linux version 6.12.117 (fixture)",
  "pending_id": 5,
+ "stored_by": {"job_id": 6, "by": "sysctl.vm.dirty_ratio", "runs": 4,
+   "legend": "sysctl.vm.dirty_ratio=5|sysctl.vm.dirty_ratio=40",
+   "sysctl_legend": "vm.dirty_ratio=5|vm.dirty_ratio=40"},
  "bisect": [
   {"job_id": 2, "log": "$tmp/bisect/bisect fixture-good..fixture-bad.log",
    "cands": "$tmp/bisect/bisect fixture-good..fixture-bad.cands", "wall": "2 h 13 min 42 s",
