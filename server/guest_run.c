@@ -16,6 +16,7 @@
 #include "guest_run.h"
 #include "log.h"
 #include "progress.h"
+#include "report.h"
 #include "run_params.h"
 
 void guest_ctx_init(struct guest_ctx *g, struct db *db, const struct guest_opts *o,
@@ -158,7 +159,7 @@ static int rootfs_for(struct guest_ctx *g, const struct guest_job *j, struct buf
 		if ((r = rootfs_host(&g->rfs, why)))
 			return r;
 		progress_say(g->o.quiet, "root filesystem host: this machine's / read-only (%s;"
-			     " dpkg list %.12s)", ROOTFS_HOST_MARK, g->rfs.hash);
+			     " dpkg list %.12s)", REPORT_ROOTFS_HOST_MARK, g->rfs.hash);
 		return 0;
 	}
 	progress_say(g->o.quiet, "root filesystem %s: resolving packages", j->rootfs);

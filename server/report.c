@@ -9,7 +9,6 @@
 
 #include "report.h"
 #include "report_axis.h"
-#include "rootfs.h"
 #include "error.h"
 #include "stats.h"
 
@@ -416,7 +415,7 @@ static void compute(struct report *r)
 		const struct db_report_run *run = &r->d.runs[i];
 		if (run->accel && !strcmp(run->accel, "tcg"))
 			r->any_tcg = true;
-		if (rootfs_is_host(run->rootfs) && run->rootfs_hash) {
+		if (run->rootfs && !strcmp(run->rootfs, REPORT_ROOTFS_HOST) && run->rootfs_hash) {
 			if (r->hostfs_hash && strcmp(r->hostfs_hash, run->rootfs_hash))
 				r->hostfs_mixed = true;
 			else
@@ -1275,7 +1274,7 @@ static void text_report(struct buf *b, const struct report *r, bool markdown)
 		buf_puts(b, "\nguests ran under TCG (software emulation): not host performance"
 			 " numbers\n");
 	if (r->hostfs_hash)
-		buf_printf(b, "\n" ROOTFS_HOST_MARK ": the guests ran the coordinator host's own"
+		buf_printf(b, "\n" REPORT_ROOTFS_HOST_MARK ": the guests ran the coordinator host's own"
 			   " userland (dpkg package list sha256 %.12s%s), not a pinned image; another"
 			   " machine, or this one after an upgrade, runs other binaries\n",
 			   r->hostfs_hash, r->hostfs_mixed ? ", and it changed during the job" : "");
@@ -1487,7 +1486,7 @@ static json_t *json_report(const struct report *r)
 	free(by);
 	if (r->hostfs_hash)
 		json_object_set_new(root, "rootfs", json_pack("{s:s,s:b,s:s,s:s,s:b}",
-			"spec", ROOTFS_HOST, "reproducible", 0, "mark", ROOTFS_HOST_MARK,
+			"spec", REPORT_ROOTFS_HOST, "reproducible", 0, "mark", REPORT_ROOTFS_HOST_MARK,
 			"packages_sha256", r->hostfs_hash, "changed_during_job", r->hostfs_mixed));
 	if (r->two_d)
 		json_object_set_new(root, "values_b", values2);

@@ -91,9 +91,8 @@ void rootfs_image_release(struct rootfs_image *img);
  * read-only over virtiofs (hostfs.h) under a tmpfs overlay. Not
  * reproducible: what the guest ran is whatever the host has installed at
  * the time, so a run records the host's dpkg package list instead of an
- * image, and reports mark it (ROOTFS_HOST_MARK). */
+ * image, and reports mark it (report.h: REPORT_ROOTFS_HOST_MARK). */
 #define ROOTFS_HOST "host"
-#define ROOTFS_HOST_MARK "rootfs: host (not reproducible)"
 
 /* Is spec "host"? (NULL: no) */
 bool rootfs_is_host(const char *spec);
