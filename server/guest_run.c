@@ -14,6 +14,7 @@
 #include "db_guest.h"
 #include "error.h"
 #include "guest_run.h"
+#include "hostfs.h"
 #include "log.h"
 #include "progress.h"
 #include "report.h"
@@ -225,6 +226,10 @@ static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct 
 	gs.port = "kcanary";
 	if (j->files && j->files[0] && !j->rootfs)
 		return err_setf(why, -EINVAL, "--files needs --rootfs: files go into the root filesystem");
+	if (rootfs_is_host(j->rootfs) && !hostfs_uri_local(g->o.uri))
+		return err_setf(why, -EINVAL, "--rootfs host shares this machine's / and cannot reach a"
+				" guest on another host (libvirt URI '%s'): use --rootfs debian[:PKG,...]"
+				" there", g->o.uri ? g->o.uri : vm_default_uri());
 	if (j->files && j->files[0] && rootfs_is_host(j->rootfs))
 		return err_setf(why, -EINVAL, "--files needs --rootfs debian[:PKG,...]: the host's / is"
 				" shared read-only as it is (use a path the host has)");

@@ -59,7 +59,7 @@ int rootfs_parse_spec(char ***out, const char *spec, struct buf *err)
 
 	if (!spec || strncmp(spec, "debian", 6) || (spec[6] && spec[6] != ':'))
 		return err_setf(err, -EINVAL,
-				"--rootfs '%s': expected debian or debian:PKG,PKG,...", spec ? spec : "");
+				"--rootfs '%s': expected debian, debian:PKG,PKG,... or host", spec ? spec : "");
 	list = spec[6] ? spec + 7 : "";
 	copy = xstrdup(list);
 	v = xcalloc(1, sizeof(*v));

@@ -401,6 +401,12 @@ static int run_setup(struct run *x, struct buf *err)
 	if ((r = db_run_set_guest(x->db, x->id, vm_accel_name(o->accel), x->console, 0, err)) ||
 	    (r = store_guest_json(x, err)))
 		return r;
+	if (o->hostfs && !hostfs_uri_local(o->uri)) {
+		run_failf(x, "--rootfs host shares this machine's / and cannot reach a guest on"
+			  " another host (libvirt URI '%s'): use --rootfs debian[:PKG,...] there",
+			  o->uri ? o->uri : vm_default_uri());
+		return 0;
+	}
 	if (vm_conn_open(&x->conn, o->uri, &e)) {
 		run_fail_infra(x, "", &e);
 		buf_release(&e);
@@ -409,12 +415,6 @@ static int run_setup(struct run *x, struct buf *err)
 	run_stage(x);
 	if (x->why[0])
 		return 0;
-	if (o->hostfs && !hostfs_uri_local(o->uri)) {
-		run_failf(x, "--rootfs host shares this machine's / and cannot reach a guest on"
-			  " another host (libvirt URI '%s'): use --rootfs debian[:PKG,...] there",
-			  o->uri ? o->uri : vm_default_uri());
-		return 0;
-	}
 	if (o->hostfs && hostfs_start(&x->hfs, x->dir, &e)) {
 		run_failf(x, "%s", buf_str(&e));
 		buf_release(&e);

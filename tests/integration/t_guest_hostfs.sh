@@ -8,7 +8,7 @@
 # the guest writes to / stays in its overlay (the host's / is unchanged),
 # and a run placed on a remote libvirt URI is refused with a clear error.
 # Before this, 'host' was not a root filesystem: rootfs_get() refused it
-# ("unknown distribution 'host'").
+# ("--rootfs 'host': expected debian or debian:PKG,PKG,...").
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/guest-lib.sh
 command -v fio >/dev/null || fail "no fio on the host: run 'make deps'"
