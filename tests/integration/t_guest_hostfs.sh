@@ -63,7 +63,8 @@ $KC boot --kernel "$KERNEL" --rootfs host --workload command \
 	--watchdog 300s > "$HOME_DIR/out.cmd" 2> "$HOME_DIR/err.cmd" ||
 	{ tail -n 20 "$HOME_DIR/err.cmd"; fail "kcanary boot --rootfs host --workload command"; }
 run=$(q "SELECT max(id) FROM runs")
-[ "$(q "SELECT value FROM run_summary WHERE run_id = $run AND metric = 'wrote'")" = 1.0 ] ||
+[ "$(q "SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id
+       WHERE s.run_id = $run AND m.name = 'wrote'")" = 1.0 ] ||
 	fail "run $run: the guest could not write to its overlay: $(q "SELECT status, error FROM runs WHERE id = $run")"
 [ ! -e "$probe" ] || { rm -f "$probe"; fail "the guest's write reached the host's $probe"; }
 [ -z "$(pgrep -x virtiofsd)" ] || fail "virtiofsd still runs after the runs: $(pgrep -a -x virtiofsd)"
