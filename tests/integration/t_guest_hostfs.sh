@@ -25,6 +25,18 @@ grep -q "rootfs host shares this machine's / and cannot reach a guest on another
 run=$(q "SELECT max(id) FROM runs")
 q "SELECT status || ': ' || error FROM runs WHERE id = $run"
 
+echo "-- a compare placed on a remote lab host is refused before any run"
+$KC lab add far qemu+ssh://root@lab.invalid/system >/dev/null 2>&1 || fail "kcanary lab add far"
+$KC compare --name far --kernels "$KERNEL" --rootfs host --workload fio --set runtime_s=5 \
+	--hosts far > "$HOME_DIR/out.far" 2> "$HOME_DIR/err.far"
+rc=$?
+[ $rc != 0 ] || fail "compare --rootfs host --hosts far exited 0"
+grep -q "rootfs host shares this machine's / and cannot reach lab host 'far'" "$HOME_DIR/err.far" ||
+	{ cat "$HOME_DIR/out.far" "$HOME_DIR/err.far"; fail "no clear refusal for a remote lab host"; }
+grep "cannot reach lab host" "$HOME_DIR/err.far"
+[ "$(q "SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'far' AND r.status != 'pending'")" = 0 ] ||
+	fail "compare --hosts far ran: $(q "SELECT r.id, r.status FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'far'")"
+
 echo "-- boot with the host's userland, the host's fio"
 probe=/kcanary-hostfs-probe-$$
 start=$(date +%s)
