@@ -297,6 +297,7 @@ async function checkGrid(page) {
 		const cliText = execFileSync(want.kcanary, ["report", String(want.job_id)],
 			{ env: process.env }).toString();
 		check(apiText === cliText, "the API's text report is byte-for-byte `kcanary report`");
+		check(await page.locator("#rootfs-mark").isHidden(), "a job on the initramfs has no rootfs mark");
 		const stats = await page.locator("#stats").innerText();
 		for (const n of want.numbers)
 			check(stats.includes(n), `the statistics table shows ${n}`);
@@ -402,6 +403,10 @@ async function checkGrid(page) {
 			check(lg.join("|") === sb.legend, `the strip plot is along the stored axis (${lg.join(", ")})`);
 			check(await page.locator("#report-text").textContent() === report(),
 				"the cover letter is exactly `kcanary report JOB` (its stored axis)");
+			const mark = await page.locator("#rootfs-mark").innerText();
+			check(await page.locator("#rootfs-mark").isVisible() && mark === sb.mark,
+				`a --rootfs host job is marked not reproducible ('${mark}')`);
+			check(report().includes("rootfs: host (not reproducible)"), "so is its text report");
 			await page.selectOption("#axis-select", "sysctl");
 			await page.waitForFunction(() => (document.querySelector("table.stats thead th") || {}).textContent === "sysctl");
 			check(new URL(page.url()).searchParams.get("by") === "sysctl", `the URL keeps by=sysctl (${page.url()})`);
