@@ -381,6 +381,22 @@ async function checkGrid(page) {
 		await checkRuns(page, "fs");
 		await checkExport(page, "fs", "cell,variant,repeat,run_id,status,metric,value,derived,fs");
 
+		await page.screenshot({ path: path.join(outdir, "job-by-fs.png"), fullPage: true });
+		// a part of the variant as the axis: the revision (base, v6)
+		await page.selectOption("#axis-select", "revision");
+		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("  v6 "));
+		const revLegend = await page.locator("#strip-legend .legend-item").allInnerTexts();
+		check(revLegend.join("|") === "base|v6" && new URL(page.url()).searchParams.get("by") === "revision",
+			`--by revision in the page: legend ${revLegend.join(", ")}`);
+		check(await page.locator("#report-text").textContent() === execFileSync(want.kcanary,
+			["report", String(want.job_id), "--by", "revision"], { env: process.env }).toString(),
+			"the cover-letter block is exactly `kcanary report JOB --by revision`");
+		await page.goto(`${base}/job.html?id=${want.job_id}&by=fs`);
+		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("fs=ext4"));
+		check(await page.locator("#axis-select").inputValue() === "fs" &&
+			await page.locator("#strip-legend .legend-item").count() === 2,
+			"a linked view (?by=fs) opens on that axis");
+
 		// a job's stored axis (compare --by, [job] by): the page opened
 		// without ?by= compares along it, as `kcanary report JOB` does; the
 		// picker offers the whole-sysctl axis beside the one sysctl, and
@@ -423,21 +439,6 @@ async function checkGrid(page) {
 				"along the variants the cover letter is `kcanary report JOB --by variant`");
 			await page.screenshot({ path: path.join(outdir, "job-stored-by.png"), fullPage: true });
 		}
-		await page.screenshot({ path: path.join(outdir, "job-by-fs.png"), fullPage: true });
-		// a part of the variant as the axis: the revision (base, v6)
-		await page.selectOption("#axis-select", "revision");
-		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("  v6 "));
-		const revLegend = await page.locator("#strip-legend .legend-item").allInnerTexts();
-		check(revLegend.join("|") === "base|v6" && new URL(page.url()).searchParams.get("by") === "revision",
-			`--by revision in the page: legend ${revLegend.join(", ")}`);
-		check(await page.locator("#report-text").textContent() === execFileSync(want.kcanary,
-			["report", String(want.job_id), "--by", "revision"], { env: process.env }).toString(),
-			"the cover-letter block is exactly `kcanary report JOB --by revision`");
-		await page.goto(`${base}/job.html?id=${want.job_id}&by=fs`);
-		await page.waitForFunction(() => document.querySelector("#report-text").textContent.includes("fs=ext4"));
-		check(await page.locator("#axis-select").inputValue() === "fs" &&
-			await page.locator("#strip-legend .legend-item").count() === 2,
-			"a linked view (?by=fs) opens on that axis");
 
 		// 3. the run page draws a curve
 		await page.goto(`${base}/run.html?id=${want.run_id}`);
