@@ -154,7 +154,7 @@ static int rootfs_for(struct guest_ctx *g, const struct guest_job *j, struct buf
 	g->rfs_key = buf_detach(&key);
 	g->rfs_recorded_build = false;
 	if (rootfs_is_host(j->rootfs)) {
-		/* read again for every job: the host's userland is not pinned */
+		/* read again for every run: the host's userland is not pinned */
 		free(g->rfs_key);
 		g->rfs_key = NULL;
 		if ((r = rootfs_host(&g->rfs, why)))
