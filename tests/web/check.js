@@ -478,6 +478,10 @@ async function checkGrid(page) {
 		execFileSync("sqlite3", [want.db, `UPDATE jobs SET status = 'running' WHERE id = ${want.job_id}`]);
 		await page.goto(`${base}/job.html?id=${want.job_id}`);
 		await page.waitForSelector("svg.strip circle.run-dot");
+		// the badge is set once the whole load (report and grid too) is
+		// done, after the dots: wait for it rather than race it
+		await page.waitForFunction(() => /live/.test(document.querySelector("#live").textContent),
+			null, { timeout: 15000 }).catch(() => {});
 		check(/live/.test(await page.locator("#live").innerText()), "a running job's page says it is live");
 		const before = await page.locator("svg.strip circle.run-dot").count();
 		execFileSync(want.live.cmd[0], want.live.cmd.slice(1), { env: process.env, stdio: "ignore" });
