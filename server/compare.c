@@ -15,12 +15,14 @@
 #include "db_guest.h"
 #include "error.h"
 #include "guest_run.h"
+#include "hostfs.h"
 #include "image.h"
 #include "job.h"
 #include "lab.h"
 #include "log.h"
 #include "progress.h"
 #include "report.h"
+#include "rootfs.h"
 #include "runner.h"
 #include "variant.h"
 #include "variant_build.h"
@@ -167,7 +169,14 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 	int r;
 
 	if (!(r = lab_select(&pool, db, o->hosts, o->uri, err))) {
-		r = lab_run_pending(db, job_id, &pool, &lj, err);
+		for (size_t i = 0; !r && rootfs_is_host(spec->rootfs) && i < pool.n; i++)
+			if (!hostfs_uri_local(pool.v[i].uri))
+				r = err_setf(err, -EINVAL, "--rootfs host shares this machine's / and"
+					     " cannot reach lab host '%s' (%s), whose filesystem is"
+					     " its own: use --rootfs debian[:PKG,...] there",
+					     pool.v[i].name, pool.v[i].uri);
+		if (!r)
+			r = lab_run_pending(db, job_id, &pool, &lj, err);
 		lab_pool_release(&pool);
 	}
 	if (!r && job_cancelled(db, job_id))

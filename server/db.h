@@ -311,6 +311,9 @@ struct db_report_run {
 	char *cell, *status, *params_json, *fs, *accel;
 	char *host;          /* the agent's hello host (a fleet host); may be NULL */
 	char *lab_host;      /* the lab host it ran on (lab.h); NULL: not placed */
+	char *rootfs;        /* its root filesystem's spec ("debian:fio", "host");
+			      * NULL: the initramfs */
+	char *rootfs_hash;   /* rootfs_images.hash (for "host": of its dpkg list) */
 	double value;        /* summary value, or derived (see derived) */
 	bool has_value;
 	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X) */

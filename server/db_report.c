@@ -95,7 +95,8 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 		"SELECT r.id, r.variant_id, r.seq, r.repeat_idx, r.cell, r.status,"
 		" r.params_json, r.fs, r.accel, r.host,"
 		" (SELECT value FROM run_summary WHERE run_id = r.id AND metric = ?2),"
-		" %s, r.lab_host"
+		" %s, r.lab_host,"
+		" (SELECT spec FROM rootfs_images WHERE hash = r.rootfs_hash), r.rootfs_hash"
 		" FROM runs r JOIN variants v ON v.id = r.variant_id"
 		" WHERE r.job_id = ?1 ORDER BY r.cell, v.idx, r.repeat_idx",
 		base ? (strcmp(agg, "max") ?
@@ -134,6 +135,8 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 			x->derived = true;
 		}
 		x->lab_host = col_text(st, 12);
+		x->rootfs = col_text(st, 13);
+		x->rootfs_hash = col_text(st, 14);
 	}
 	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's runs", (long long)d->job_id);
 	sqlite3_finalize(st);
@@ -234,6 +237,8 @@ void db_report_release(struct db_report_data *d)
 		free(x->accel);
 		free(x->host);
 		free(x->lab_host);
+		free(x->rootfs);
+		free(x->rootfs_hash);
 	}
 	for (size_t i = 0; i < d->nrun_probes; i++) {
 		free(d->run_probes[i].name);

@@ -15,8 +15,10 @@
 #include "db_overhead.h"
 #include "error.h"
 #include "guest_run.h"
+#include "hostfs.h"
 #include "log.h"
 #include "progress.h"
+#include "report.h"
 #include "run_params.h"
 
 void guest_ctx_init(struct guest_ctx *g, struct db *db, const struct guest_opts *o,
@@ -152,6 +154,16 @@ static int rootfs_for(struct guest_ctx *g, const struct guest_job *j, struct buf
 	free(g->rfs_key);
 	g->rfs_key = buf_detach(&key);
 	g->rfs_recorded_build = false;
+	if (rootfs_is_host(j->rootfs)) {
+		/* read again for every run: the host's userland is not pinned */
+		free(g->rfs_key);
+		g->rfs_key = NULL;
+		if ((r = rootfs_host(&g->rfs, why)))
+			return r;
+		progress_say(g->o.quiet, "root filesystem host: this machine's / read-only (%s;"
+			     " dpkg list %.12s)", REPORT_ROOTFS_HOST_MARK, g->rfs.hash);
+		return 0;
+	}
 	progress_say(g->o.quiet, "root filesystem %s: resolving packages", j->rootfs);
 	if ((r = rootfs_get(&g->rfs, &rs, why)))
 		return r;
@@ -215,9 +227,17 @@ static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct 
 	gs.port = "kcanary";
 	if (j->files && j->files[0] && !j->rootfs)
 		return err_setf(why, -EINVAL, "--files needs --rootfs: files go into the root filesystem");
+	if (rootfs_is_host(j->rootfs) && !hostfs_uri_local(g->o.uri))
+		return err_setf(why, -EINVAL, "--rootfs host shares this machine's / and cannot reach a"
+				" guest on another host (libvirt URI '%s'): use --rootfs debian[:PKG,...]"
+				" there", g->o.uri ? g->o.uri : vm_default_uri());
+	if (j->files && j->files[0] && rootfs_is_host(j->rootfs))
+		return err_setf(why, -EINVAL, "--files needs --rootfs debian[:PKG,...]: the host's / is"
+				" shared read-only as it is (use a path the host has)");
 	if (j->rootfs && (r = rootfs_for(g, j, why)))
 		return r;
 	gs.rootfs = j->rootfs != NULL;
+	gs.rootfs_host = rootfs_is_host(j->rootfs);
 	if ((r = image_cmdline(cmdline, &gs, why)))
 		return r;
 	return initramfs_for(g, rq->modules_dir, why);
@@ -308,7 +328,8 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 		struct runner_opts ro = {
 			.uri = g->o.uri, .home = g->o.home, .kernel = rq->kernel,
 			.initrd = g->img_path, .cmdline = cmdline, .accel = g->ai.accel,
-			.rootfs = j->rootfs ? g->rfs.path : NULL,
+			.rootfs = j->rootfs && !rootfs_is_host(j->rootfs) ? g->rfs.path : NULL,
+			.hostfs = rootfs_is_host(j->rootfs),
 			.vcpus = j->vcpus, .memory_mib = j->memory_mib, .disk_bytes = j->disk_bytes,
 			.watchdog_s = watchdog_s, .console = g->o.console, .host = g->o.host,
 		};

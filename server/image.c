@@ -172,7 +172,9 @@ int image_cmdline(char **out, const struct guest_settings *s,
 		goto out;
 	buf_puts(&b, " kc.port=");
 	encode(&b, s->port ? s->port : "kcanary", false);
-	if (s->rootfs)
+	if (s->rootfs_host)
+		buf_puts(&b, " kc.rootfs=host");
+	else if (s->rootfs)
 		buf_puts(&b, " kc.rootfs=vdb");
 	if (s->extra && *s->extra)
 		buf_printf(&b, " %s", s->extra);

@@ -21,6 +21,8 @@
  *   kc.port=NAME        the virtio-serial port the agent writes records to
  *   kc.rootfs=vdb       run the agent in the root filesystem on /dev/vdb
  *                       (rootfs.h: squashfs under a tmpfs overlay, chrooted)
+ *   kc.rootfs=host      the same on the host's / shared read-only over
+ *                       virtiofs (tag kchost; hostfs.h), the agent copied in
  * Encoding: every byte outside [A-Za-z0-9._:/+=@^-] becomes %XX (so a space
  * is %20 and a comma inside a value %2C); /init decodes. The whole command
  * line must fit the kernel's COMMAND_LINE_SIZE (2048 bytes on x86).
@@ -60,6 +62,7 @@ struct guest_settings {
 	const char *const *knobs;
 	const char *port;
 	bool rootfs;              /* kc.rootfs=vdb: the second disk is a root filesystem */
+	bool rootfs_host;         /* kc.rootfs=host: the host's / over virtiofs (wins) */
 	const char *extra;        /* appended as it is (e.g. "loglevel=7") */
 };
 

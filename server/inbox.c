@@ -177,16 +177,33 @@ out:
 	return r;
 }
 
-int inbox_thread(const struct inbox *ib, struct buf *out, bool *cached, const char *msgid,
-		 struct buf *err)
+/* One kind of request to the inbox: its URL is base + url_pre + the
+ * escaped argument + url_post, its store key key_pre + the argument, and
+ * messages name it what_pre + the argument + what_post. */
+struct inbox_req {
+	const char *url_pre, *url_post, *key_pre, *what_pre, *what_post;
+	bool post;                 /* POST (public-inbox's search), else GET */
+};
+
+static const struct inbox_req req_thread = {
+	"/", "/t.mbox.gz", "thread:", "message <", ">", false,
+};
+static const struct inbox_req req_search = {
+	"/?q=", "&x=m", "search:", "the search '", "'", true,
+};
+
+/* The answer to q for arg: get_kept() on the URL, key and description q
+ * builds from it. */
+static int get_req(const struct inbox *ib, struct buf *out, bool *cached,
+		   const struct inbox_req *q, const char *arg, struct buf *err)
 {
 	size_t n;
 	const char *base = inbox_base_url(ib, &n);
-	char *esc = fetch_escape(msgid);
-	char *url = xasprintf("%.*s/%s/t.mbox.gz", (int)n, base, esc);
-	char *key = xasprintf("thread:%s", msgid);
-	char *what = xasprintf("message <%s>", msgid);
-	int r = get_kept(ib, out, cached, key, url, false, what, err);
+	char *esc = fetch_escape(arg);
+	char *url = xasprintf("%.*s%s%s%s", (int)n, base, q->url_pre, esc, q->url_post);
+	char *key = xasprintf("%s%s", q->key_pre, arg);
+	char *what = xasprintf("%s%s%s", q->what_pre, arg, q->what_post);
+	int r = get_kept(ib, out, cached, key, url, q->post, what, err);
 
 	free(esc);
 	free(url);
@@ -195,16 +212,16 @@ int inbox_thread(const struct inbox *ib, struct buf *out, bool *cached, const ch
 	return r;
 }
 
+int inbox_thread(const struct inbox *ib, struct buf *out, bool *cached, const char *msgid,
+		 struct buf *err)
+{
+	return get_req(ib, out, cached, &req_thread, msgid, err);
+}
+
 int inbox_search(const struct inbox *ib, struct buf *out, bool *cached, const char *query,
 		 struct buf *err)
 {
-	size_t n;
-	const char *base = inbox_base_url(ib, &n);
-	char *esc = fetch_escape(query);
-	char *url = xasprintf("%.*s/?q=%s&x=m", (int)n, base, esc);
-	char *key = xasprintf("search:%s", query);
-	char *what = xasprintf("the search '%s'", query);
-	int r = get_kept(ib, out, cached, key, url, true, what, err);
+	int r = get_req(ib, out, cached, &req_search, query, err);
 
 	/* public-inbox answers a search without a match with 404 */
 	if (r == -ENOENT) {
@@ -212,9 +229,5 @@ int inbox_search(const struct inbox *ib, struct buf *out, bool *cached, const ch
 			buf_reset(err);
 		r = 0;
 	}
-	free(esc);
-	free(url);
-	free(key);
-	free(what);
 	return r;
 }

@@ -80,6 +80,9 @@ struct report {
 	size_t ncells;
 	char **run_cell;         /* per run: its cell key under the axis */
 	bool any_tcg;
+	const char *hostfs_hash;     /* --rootfs host: the first such run's dpkg-list hash
+				      * (borrowed from d); NULL: no run used the host's / */
+	bool hostfs_mixed;           /* such runs saw different host package lists */
 	struct overhead_summary ov;  /* the finished runs' overhead (db_overhead.h) */
 };
 /* Human labels for the metrics the workloads emit. */
@@ -414,6 +417,12 @@ static void compute(struct report *r)
 		const struct db_report_run *run = &r->d.runs[i];
 		if (run->accel && !strcmp(run->accel, "tcg"))
 			r->any_tcg = true;
+		if (run->rootfs && !strcmp(run->rootfs, REPORT_ROOTFS_HOST) && run->rootfs_hash) {
+			if (r->hostfs_hash && strcmp(r->hostfs_hash, run->rootfs_hash))
+				r->hostfs_mixed = true;
+			else
+				r->hostfs_hash = run->rootfs_hash;
+		}
 		if (!base_everywhere(r, run))
 			assign_run(r, i);
 	}
@@ -1281,6 +1290,11 @@ static void text_report(struct buf *b, const struct report *r, bool markdown)
 	if (r->any_tcg)
 		buf_puts(b, "\nguests ran under TCG (software emulation): not host performance"
 			 " numbers\n");
+	if (r->hostfs_hash)
+		buf_printf(b, "\n" REPORT_ROOTFS_HOST_MARK ": the guests ran the coordinator host's own"
+			   " userland (dpkg package list sha256 %.12s%s), not a pinned image; another"
+			   " machine, or this one after an upgrade, runs other binaries\n",
+			   r->hostfs_hash, r->hostfs_mixed ? ", and it changed during the job" : "");
 }
 
 static void csv_field(struct buf *b, const char *s)
@@ -1371,6 +1385,8 @@ static json_t *json_group(const struct report *r, const struct rep_cell *cell,
 			"status", run->status,
 			"value", run->has_value ? json_real(run->value) : json_null(),
 			"derived", run->derived, "accel", run->accel);
+		if (run->rootfs)
+			json_object_set_new(jr, "rootfs", json_string(run->rootfs));
 		json_t *probes = json_run_probes(r, run->id);
 		if (probes)
 			json_object_set_new(jr, "probes", probes);
@@ -1485,6 +1501,10 @@ static json_t *json_report(const struct report *r)
 		"tcg", r->any_tcg, "text", buf_str(&text));
 	buf_release(&text);
 	free(by);
+	if (r->hostfs_hash)
+		json_object_set_new(root, "rootfs", json_pack("{s:s,s:b,s:s,s:s,s:b}",
+			"spec", REPORT_ROOTFS_HOST, "reproducible", 0, "mark", REPORT_ROOTFS_HOST_MARK,
+			"packages_sha256", r->hostfs_hash, "changed_during_job", r->hostfs_mixed));
 	if (r->two_d)
 		json_object_set_new(root, "values_b", values2);
 	else

@@ -21,6 +21,12 @@
 #include "db.h"
 #include "util.h"
 
+/* A run whose root filesystem is the host's own / (--rootfs host,
+ * rootfs.h: its rootfs_images.spec is REPORT_ROOTFS_HOST) is not
+ * reproducible: the text, JSON and web reports mark the job so. */
+#define REPORT_ROOTFS_HOST "host"
+#define REPORT_ROOTFS_HOST_MARK "rootfs: host (not reproducible)"
+
 enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
 
 struct report_opts {

@@ -59,7 +59,7 @@ int rootfs_parse_spec(char ***out, const char *spec, struct buf *err)
 
 	if (!spec || strncmp(spec, "debian", 6) || (spec[6] && spec[6] != ':'))
 		return err_setf(err, -EINVAL,
-				"--rootfs '%s': expected debian or debian:PKG,PKG,...", spec ? spec : "");
+				"--rootfs '%s': expected debian, debian:PKG,PKG,... or host", spec ? spec : "");
 	list = spec[6] ? spec + 7 : "";
 	copy = xstrdup(list);
 	v = xcalloc(1, sizeof(*v));
@@ -672,4 +672,29 @@ out:
 	free(log);
 	free(text);
 	return r;
+}
+
+bool rootfs_is_host(const char *spec)
+{
+	return spec && !strcmp(spec, ROOTFS_HOST);
+}
+
+int rootfs_host(struct rootfs_image *out, struct buf *err)
+{
+	char *text = NULL;
+	struct buf m = BUF_INIT;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if ((r = capture(&text, "dpkg-query -W -f='${Package} ${Version}\\n' 2>&1",
+			 "dpkg-query -W (the host's package list)", err)))
+		return r;
+	out->packages = sorted_lines(text);
+	free(text);
+	buf_printf(&m, "kcanary-rootfs-host %d\n%s", ROOTFS_RECIPE, out->packages);
+	token_hash(out->hash, buf_str(&m));
+	buf_release(&m);
+	out->path = xstrdup("/");
+	out->files_json = xstrdup("[]");
+	return 0;
 }

@@ -87,6 +87,26 @@ int rootfs_get(struct rootfs_image *out, const struct rootfs_spec *s, struct buf
 
 void rootfs_image_release(struct rootfs_image *img);
 
+/* --rootfs host: the guest runs the host's own userland, its / shared
+ * read-only over virtiofs (hostfs.h) under a tmpfs overlay. Not
+ * reproducible: what the guest ran is whatever the host has installed at
+ * the time, so a run records the host's dpkg package list instead of an
+ * image, and reports mark it (report.h: REPORT_ROOTFS_HOST_MARK). */
+#define ROOTFS_HOST "host"
+
+/* Is spec "host"? (NULL: no) */
+bool rootfs_is_host(const char *spec);
+
+/*
+ * rootfs_host - the record of the host's userland in *out: packages the
+ * host's `dpkg-query -W` "name version" lines, sorted; hash the sha256 of
+ * those lines with the recipe version (so two runs on one unchanged host
+ * share a row, a package upgrade makes a new one); path "/", built false.
+ * -EIO when dpkg-query fails (err has its last line). Release with
+ * rootfs_image_release().
+ */
+int rootfs_host(struct rootfs_image *out, struct buf *err);
+
 /* rootfs_strv_free - free a NULL-ended array of strings (NULL is fine). */
 void rootfs_strv_free(char **v);
 

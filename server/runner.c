@@ -16,6 +16,7 @@
 
 #include "db_guest.h"
 #include "error.h"
+#include "hostfs.h"
 #include "ingest.h"
 #include "log.h"
 #include "runner.h"
@@ -267,6 +268,7 @@ struct run {
 	char disk_name[128];         /* the scratch volume's name; "" none made */
 	uint64_t disk_bytes, sent_bytes, memory_mib;
 	unsigned vcpus;
+	struct hostfs hfs;           /* --rootfs host: its virtiofsd */
 	struct vm_conn *conn;
 	struct vm_domain *dom;
 	struct ingest *in;           /* NULL once closed */
@@ -399,6 +401,12 @@ static int run_setup(struct run *x, struct buf *err)
 	if ((r = db_run_set_guest(x->db, x->id, vm_accel_name(o->accel), x->console, 0, err)) ||
 	    (r = store_guest_json(x, err)))
 		return r;
+	if (o->hostfs && !hostfs_uri_local(o->uri)) {
+		run_failf(x, "--rootfs host shares this machine's / and cannot reach a guest on"
+			  " another host (libvirt URI '%s'): use --rootfs debian[:PKG,...] there",
+			  o->uri ? o->uri : vm_default_uri());
+		return 0;
+	}
 	if (vm_conn_open(&x->conn, o->uri, &e)) {
 		run_fail_infra(x, "", &e);
 		buf_release(&e);
@@ -407,11 +415,17 @@ static int run_setup(struct run *x, struct buf *err)
 	run_stage(x);
 	if (x->why[0])
 		return 0;
+	if (o->hostfs && hostfs_start(&x->hfs, x->dir, &e)) {
+		run_failf(x, "%s", buf_str(&e));
+		buf_release(&e);
+		return 0;
+	}
 	spec = (struct vm_spec){
 		.name = x->name, .accel = o->accel,
 		.vcpus = x->vcpus, .memory_mib = x->memory_mib,
 		.kernel = x->kernel_vol, .initrd = x->initrd_vol, .cmdline = o->cmdline,
 		.disk_path = x->disk_vol, .rootfs_path = x->rootfs_vol, .channel_name = "kcanary",
+		.hostfs_socket = x->hfs.socket,
 	};
 	if (vm_domain_xml(&x->xml, &spec, &e)) {
 		run_failf(x, "%s", e.len ? buf_str(&e) : "cannot write the domain XML");
@@ -618,6 +632,7 @@ static void run_release(struct run *x)
 	    vm_volume_delete(x->conn, x->disk_name, &e))
 		log_warn("%s", buf_str(&e));
 	buf_release(&e);
+	hostfs_stop(&x->hfs);
 	vm_conn_close(x->conn);
 	free(x->dir);
 	free(x->console);

@@ -36,6 +36,9 @@ struct runner_opts {
 	const char *cmdline;         /* image_cmdline() */
 	const char *rootfs;          /* NULL: none; else a root filesystem image (rootfs.h),
 				    * the guest's read-only vdb */
+	bool hostfs;                 /* --rootfs host: share this machine's / read-only
+				      * over virtiofs (hostfs.h); the run fails when uri
+				      * is not a daemon on this machine */
 	enum vm_accel accel;
 	unsigned vcpus;              /* 0: 2 */
 	uint64_t memory_mib;         /* 0: 2048 */

@@ -195,6 +195,9 @@ int vm_domain_xml(char **out, const struct vm_spec *s, struct buf *err)
 	buf_printf(&b, "<domain type='%s'>\n", kvm ? "kvm" : "qemu");
 	xml_line(&b, "  <name>", s->name, "</name>\n");
 	buf_printf(&b, "  <memory unit='MiB'>%llu</memory>\n", (unsigned long long)s->memory_mib);
+	if (s->hostfs_socket && *s->hostfs_socket)
+		buf_puts(&b, "  <memoryBacking>\n    <source type='memfd'/>\n"
+			 "    <access mode='shared'/>\n  </memoryBacking>\n");
 	buf_printf(&b, "  <vcpu placement='static'>%u</vcpu>\n", s->vcpus);
 	buf_puts(&b, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n");
 	xml_line(&b, "    <kernel>", s->kernel, "</kernel>\n");
@@ -213,6 +216,12 @@ int vm_domain_xml(char **out, const struct vm_spec *s, struct buf *err)
 	xml_disk(&b, s->disk_path, "vda", false);
 	if (s->rootfs_path && *s->rootfs_path)
 		xml_disk(&b, s->rootfs_path, "vdb", true);
+	if (s->hostfs_socket && *s->hostfs_socket) {
+		buf_puts(&b, "    <filesystem type='mount' accessmode='passthrough'>\n"
+			 "      <driver type='virtiofs' queue='1024'/>\n");
+		xml_line(&b, "      <source socket='", s->hostfs_socket, "'/>\n");
+		buf_puts(&b, "      <target dir='" VM_HOSTFS_TAG "'/>\n    </filesystem>\n");
+	}
 	xml_streams(&b, s->channel_name);
 	buf_puts(&b, "    <controller type='usb' model='none'/>\n"
 		 "    <memballoon model='none'/>\n"

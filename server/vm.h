@@ -53,6 +53,10 @@ extern const char vm_tcg_warning[];
 
 /* ---- domain XML ---- */
 
+/* The virtiofs tag of the host share (kernels/init mounts it for
+ * kc.rootfs=host). */
+#define VM_HOSTFS_TAG "kchost"
+
 struct vm_spec {
 	const char *name;          /* unique domain name */
 	enum vm_accel accel;       /* kvm: <domain type='kvm'>, host-passthrough CPU;
@@ -66,6 +70,11 @@ struct vm_spec {
 	const char *disk_path;     /* raw scratch disk, virtio-blk vda, cache=none */
 	const char *rootfs_path;   /* NULL: none; else an image attached read-only as
 				    * virtio-blk vdb (rootfs.h): a path on the host */
+	const char *hostfs_socket; /* NULL: none; else the vhost-user socket of a
+				    * virtiofsd kcanary started (hostfs.h), shared as
+				    * virtiofs tag VM_HOSTFS_TAG, with the
+				    * guest's memory memfd-backed and shared as
+				    * vhost-user needs */
 	const char *channel_name;  /* virtio-serial port name the guest looks up
 				    * (kcanary); read with vm_domain_open_channel() */
 };

@@ -46,7 +46,7 @@ LAYERS='
 2 store    shared db db_*
 3 wrapper  shared git vm mbox http gzip fetch prometheus token
 3 engine   shared report report_* bisect bisect_log bisect_sim canary canary_format canary_sim
-4 service  shared job variant series series_source series_diff inbox reply_mail apply build variant_build image rootfs ingest runner tree_import guest_run run_params agent_check lab
+4 service  shared job variant series series_source series_diff inbox reply_mail apply build variant_build image rootfs ingest runner tree_import guest_run run_params agent_check lab hostfs
 5 executor alone  compare compare_* bisect_exec
 6 api      shared api api_*
 7 command  shared cmd cmd_* main

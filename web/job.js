@@ -14,8 +14,11 @@
 		job: null, runs: null, report: null, reportErr: null, reportLoaded: false, text: "",
 		samples: null, grid: null,
 		chosen: {}, plots: [],
-		/* the compared axis (kcanary report --by): "variant" or a matrix
-		 * dimension; kept in the URL (?by=) so that a view can be linked */
+		/* the compared axis (kcanary report --by): "variant", a matrix
+		 * dimension or "sysctl" (all of them); kept in the URL (?by=) so
+		 * that a view can be linked; without ?by= the job's own (its
+		 * stored `by`, as `kcanary report JOB` uses), set once the job is
+		 * loaded */
 		by: KC.param("by") || "variant",
 	};
 	const $ = (x) => document.getElementById(x);
@@ -47,6 +50,8 @@
 				"&max_points=240").catch(() => null),
 		]);
 		Object.assign(S, { job, runs, samples, curveMetric });
+		if (!KC.param("by"))
+			S.by = storedBy();
 		if (job.kind === "bisect")
 			[S.bisectLog, S.bisectVariants] = await Promise.all([
 				KC.api(base + "/bisect-log").catch(() => null),
@@ -57,11 +62,20 @@
 		await loadGrid();
 	}
 
-	/* The report along the chosen axis (?by=; the default axis asks for
+	/* The job's stored axis (compare --by, [job] by): the whole of it
+	 * when it is one axis, its first of two (the page compares along
+	 * one); "variant" when it has none. */
+	function storedBy() {
+		const b = (S.job && S.job.spec && S.job.spec.by) || "variant";
+		return b.split(",")[0];
+	}
+
+	/* The report along the chosen axis (?by=; the job's own axis asks for
 	 * nothing, so the text is exactly `kcanary report JOB`'s). */
 	async function loadReport() {
 		const base = "api/v1/jobs/" + encodeURIComponent(id);
-		const by = S.by !== "variant" ? "by=" + encodeURIComponent(S.by) : "";
+		const own = (S.job.spec && S.job.spec.by) || "variant";
+		const by = S.by !== own ? "by=" + encodeURIComponent(S.by) : "";
 		const [text, report] = await Promise.all([
 			KC.api(base + "/report?format=text" + (by ? "&" + by : ""))
 				.catch((e) => "cannot load the report: " + e.message),
@@ -70,11 +84,22 @@
 		Object.assign(S, { text, report, reportLoaded: true });
 		$("report-text").textContent = S.text;
 		$("copy").disabled = false;
+		renderRootfsMark();
 		renderStats();
 		renderStrip();
 		renderEcdf();
 		renderRuns();
 		renderExport();
+	}
+
+	/* --rootfs host: the guests ran the host's own userland, which no
+	 * image pins; the report says so and so does the page. */
+	function renderRootfsMark() {
+		const m = $("rootfs-mark"), rf = S.report && S.report.rootfs;
+		m.hidden = !(rf && rf.reproducible === false);
+		m.textContent = m.hidden ? "" : `${rf.mark}: the guests ran the host's own userland ` +
+			`(dpkg package list sha256 ${String(rf.packages_sha256).slice(0, 12)})` +
+			(rf.changed_during_job ? ", which changed during the job" : "");
 	}
 
 	/* The revision x patch-prefix report of a job with series variants
@@ -98,7 +123,9 @@
 		 * and the host, when they vary */
 		const more = ["revision", "patches", "host"].filter((a) =>
 			new Set(S.runs.runs.map((r) => partOf(r, a))).size > 1);
-		return ["variant"].concat(dims, more);
+		/* every sysctl together, as `--by sysctl` compares them */
+		const sysctl = dims.some((k) => k.startsWith("sysctl.")) ? ["sysctl"] : [];
+		return ["variant"].concat(dims, sysctl, more);
 	}
 
 	/* A series variant's revision or patch prefix from its name, as
@@ -124,6 +151,9 @@
 			return r.variant_id;
 		if (["revision", "patches", "host"].includes(S.by))
 			return partOf(r, S.by);
+		if (S.by === "sysctl") /* "k=v k=v", as server/report_axis.c's sysctls_of() */
+			return Object.entries(KC.parseCell(r.cell)).filter(([k]) => k.startsWith("sysctl."))
+				.map(([k, v]) => `${k.slice(7)}=${v}`).join(" ");
 		return KC.parseCell(r.cell)[S.by];
 	}
 	function axisValues() {
@@ -132,7 +162,8 @@
 		const rep = S.report && S.report.by === S.by ? S.report.values : null;
 		const seen = [...new Set(S.runs.runs.map(axisValueOf))];
 		const vals = rep || (S.job.dimensions || {})[S.by] || seen;
-		const label = (v) => S.by === "revision" ? v : S.by === "patches" ? `patches ${v}` : `${S.by}=${v}`;
+		const label = (v) => S.by === "revision" || S.by === "sysctl" ? v :
+			S.by === "patches" ? `patches ${v}` : `${S.by}=${v}`;
 		return vals.map((v) => ({ key: v, name: label(v) }));
 	}
 
@@ -140,7 +171,7 @@
 		const box = $("axis");
 		const list = axes();
 		if (!list.includes(S.by))
-			S.by = "variant";
+			S.by = list.includes(storedBy()) ? storedBy() : "variant";
 		if (list.length < 2) {
 			box.replaceChildren();
 			return;
@@ -150,7 +181,7 @@
 		const sel = el("select", { id: "axis-select", onchange: async (ev) => {
 			S.by = ev.target.value;
 			const u = new URL(location.href);
-			if (S.by === "variant")
+			if (S.by === storedBy())
 				u.searchParams.delete("by");
 			else
 				u.searchParams.set("by", S.by);

@@ -55,6 +55,25 @@ printf '[job]\nname = submitted\ntree = /src/linux\nbase = v6.12.117\nrepeat = 2
 	curl -sf -H "Authorization: Bearer $token" --data-binary @- "$url/api/v1/jobs" >/dev/null ||
 	{ echo "FAIL: POST /api/v1/jobs with a token"; exit 1; }
 
+# a job with a stored axis (job 6): two variants x two vm.dirty_ratio
+# values, compared (its spec's by, as compare --by stores it) along the sysctl
+for v in base patched; do
+	for r in 5 40; do
+		"$KC" ingest --job stored-by --variant $v --param workload=wb-handover \
+			--param sysctl.vm.dirty_ratio=$r "$tmp/streams/lag-85.3.jsonl" >/dev/null
+	done
+done
+sqlite3 "$KCANARY_HOME/kcanary.db" \
+	"UPDATE jobs SET spec_json = '{\"by\":\"sysctl.vm.dirty_ratio\"}' WHERE name = 'stored-by'"
+# ... whose runs had the host's own userland (--rootfs host): not reproducible
+hh=$(printf 'fio 3.33-1\n' | sha256sum | cut -c1-64)
+hshort=$(echo "$hh" | cut -c1-12)
+sqlite3 "$KCANARY_HOME/kcanary.db" \
+	"INSERT INTO rootfs_images (hash, spec, packages, path) VALUES ('$hh', 'host', 'fio 3.33-1', '/');
+	 UPDATE runs SET rootfs_hash = '$hh' WHERE job_id = (SELECT id FROM jobs WHERE name = 'stored-by')"
+[ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT id FROM jobs WHERE name = 'stored-by'")" = 6 ] ||
+	{ echo "FAIL: the stored-by fixture job is not job 6"; exit 1; }
+
 cat >"$tmp/expect.json" <<JSON
 {"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
@@ -63,6 +82,10 @@ cat >"$tmp/expect.json" <<JSON
  "overhead": "overhead: median 37.6 s of 160.0 s wall per run (24%, 12 runs): image 0.1 s, upload 0.2 s, create 0.3 s, boot 30.0 s, mkfs 3.0 s, teardown 4.0 s; workload 122.4 s",
  "run_overhead": "37.6 s of 160.0 s",
  "pending_id": 5,
+ "stored_by": {"job_id": 6, "by": "sysctl.vm.dirty_ratio", "runs": 4,
+   "legend": "sysctl.vm.dirty_ratio=5|sysctl.vm.dirty_ratio=40",
+   "sysctl_legend": "vm.dirty_ratio=5|vm.dirty_ratio=40",
+   "mark": "rootfs: host (not reproducible): the guests ran the host's own userland (dpkg package list sha256 $hshort)"},
  "bisect": [
   {"job_id": 2, "log": "$tmp/bisect/bisect fixture-good..fixture-bad.log",
    "cands": "$tmp/bisect/bisect fixture-good..fixture-bad.cands", "wall": "2 h 13 min 42 s",

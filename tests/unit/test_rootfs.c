@@ -70,6 +70,34 @@ static void test_cmdline_word(void **state)
 	assert_int_equal(image_cmdline(&line, &gs, &err), 0);
 	assert_non_null(strstr(line, " kc.rootfs=vdb"));
 	free(line);
+	gs.rootfs_host = true;
+	assert_int_equal(image_cmdline(&line, &gs, &err), 0);
+	assert_non_null(strstr(line, " kc.rootfs=host"));
+	assert_null(strstr(line, "kc.rootfs=vdb"));
+	free(line);
+	buf_release(&err);
+}
+
+/* --rootfs host: the record is the host's dpkg list (this machine is
+ * Debian: dpkg itself is in it), its hash the same on a second read. */
+static void test_host_record(void **state)
+{
+	struct rootfs_image a, b;
+	struct buf err = BUF_INIT;
+
+	(void)state;
+	assert_true(rootfs_is_host("host"));
+	assert_false(rootfs_is_host("debian:host"));
+	assert_false(rootfs_is_host(NULL));
+	assert_int_equal(rootfs_host(&a, &err), 0);
+	assert_int_equal(rootfs_host(&b, &err), 0);
+	assert_int_equal(strlen(a.hash), 64);
+	assert_string_equal(a.hash, b.hash);
+	assert_non_null(strstr(a.packages, "\ndpkg "));
+	assert_string_equal(a.path, "/");
+	assert_false(a.built);
+	rootfs_image_release(&a);
+	rootfs_image_release(&b);
 	buf_release(&err);
 }
 
@@ -79,6 +107,7 @@ int main(void)
 		cmocka_unit_test(test_spec_packages),
 		cmocka_unit_test(test_spec_refused),
 		cmocka_unit_test(test_cmdline_word),
+		cmocka_unit_test(test_host_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

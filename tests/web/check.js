@@ -6,6 +6,7 @@
 // EXPECT.json: {"job": name, "job_id": N, "runs": N, "variants": N,
 //   "numbers": ["85.3s", …], "filter": {"dim": "fs", "value": "xfs", "runs": N},
 //   "run_id": N, "pending_id": N, "live": {"cmd": [argv…]},
+//   "stored_by": {"job_id": N, "by": AXIS, "runs": N, "legend": "a|b", "sysctl_legend": "a|b"},
 //   "bisect": [{"job_id": N, "log": stored log, "cands": "IDX SHA TIME SUBJECT"
 //               lines, "wall": "2 h 13 min 42 s", "shot": "bisect.png"}, …]}
 // The bisection pages are checked against the stored log read here with
@@ -298,6 +299,7 @@ async function checkGrid(page) {
 		const cliText = execFileSync(want.kcanary, ["report", String(want.job_id)],
 			{ env: process.env }).toString();
 		check(apiText === cliText, "the API's text report is byte-for-byte `kcanary report`");
+		check(await page.locator("#rootfs-mark").isHidden(), "a job on the initramfs has no rootfs mark");
 		const stats = await page.locator("#stats").innerText();
 		for (const n of want.numbers)
 			check(stats.includes(n), `the statistics table shows ${n}`);
@@ -384,6 +386,7 @@ async function checkGrid(page) {
 		await checkEcdf(page, 2, "fs");
 		await checkRuns(page, "fs");
 		await checkExport(page, "fs", "cell,variant,repeat,run_id,status,metric,value,derived,fs");
+
 		await page.screenshot({ path: path.join(outdir, "job-by-fs.png"), fullPage: true });
 		// a part of the variant as the axis: the revision (base, v6)
 		await page.selectOption("#axis-select", "revision");
@@ -399,6 +402,49 @@ async function checkGrid(page) {
 		check(await page.locator("#axis-select").inputValue() === "fs" &&
 			await page.locator("#strip-legend .legend-item").count() === 2,
 			"a linked view (?by=fs) opens on that axis");
+
+		// a job's stored axis (compare --by, [job] by): the page opened
+		// without ?by= compares along it, as `kcanary report JOB` does; the
+		// picker offers the whole-sysctl axis beside the one sysctl, and
+		// the variants need an explicit ?by=variant then
+		{
+			const sb = want.stored_by;
+			const report = (...a) => execFileSync(want.kcanary, ["report", String(sb.job_id), ...a],
+				{ env: process.env }).toString();
+			const th = () => page.locator("table.stats thead th").first().innerText();
+			await page.goto(`${base}/job.html?id=${sb.job_id}`);
+			await page.waitForSelector("#axis-select");
+			await page.waitForSelector("table.stats");
+			const picked = await page.locator("#axis-select").inputValue();
+			check(picked === sb.by, `without ?by= the picker shows the job's stored axis '${sb.by}' (${picked})`);
+			const opts = await page.locator("#axis-select option").allInnerTexts();
+			check(opts.includes("sysctl") && opts.includes(sb.by),
+				`the picker offers both 'sysctl' and '${sb.by}' (${opts.join(", ")})`);
+			check(await th() === sb.by, `the statistics compare along ${sb.by} ('${await th()}')`);
+			const lg = await page.locator("#strip-legend .legend-item").allInnerTexts();
+			check(lg.join("|") === sb.legend, `the strip plot is along the stored axis (${lg.join(", ")})`);
+			check(await page.locator("#report-text").textContent() === report(),
+				"the cover letter is exactly `kcanary report JOB` (its stored axis)");
+			const mark = await page.locator("#rootfs-mark").innerText();
+			check(await page.locator("#rootfs-mark").isVisible() && mark === sb.mark,
+				`a --rootfs host job is marked not reproducible ('${mark}')`);
+			check(report().includes("rootfs: host (not reproducible)"), "so is its text report");
+			await page.selectOption("#axis-select", "sysctl");
+			await page.waitForFunction(() => (document.querySelector("table.stats thead th") || {}).textContent === "sysctl");
+			check(new URL(page.url()).searchParams.get("by") === "sysctl", `the URL keeps by=sysctl (${page.url()})`);
+			check(await page.locator("#report-text").textContent() === report("--by", "sysctl"),
+				"along sysctl the cover letter is exactly `kcanary report JOB --by sysctl`");
+			const lgs = await page.locator("#strip-legend .legend-item").allInnerTexts();
+			check(lgs.join("|") === sb.sysctl_legend, `along sysctl the legend names every sysctl (${lgs.join(", ")})`);
+			const sdots = await page.locator("svg.strip circle.run-dot").count();
+			check(sdots === sb.runs, `along sysctl one dot per run (${sdots})`);
+			await page.selectOption("#axis-select", "variant");
+			await page.waitForFunction(() => (document.querySelector("table.stats thead th") || {}).textContent === "variant");
+			check(new URL(page.url()).searchParams.get("by") === "variant", `the URL asks for the variants (${page.url()})`);
+			check(await page.locator("#report-text").textContent() === report("--by", "variant"),
+				"along the variants the cover letter is `kcanary report JOB --by variant`");
+			await page.screenshot({ path: path.join(outdir, "job-stored-by.png"), fullPage: true });
+		}
 
 		// 3. the run page draws a curve
 		await page.goto(`${base}/run.html?id=${want.run_id}`);
@@ -438,6 +484,10 @@ async function checkGrid(page) {
 		execFileSync("sqlite3", [want.db, `UPDATE jobs SET status = 'running' WHERE id = ${want.job_id}`]);
 		await page.goto(`${base}/job.html?id=${want.job_id}`);
 		await page.waitForSelector("svg.strip circle.run-dot");
+		// the badge is set once the whole load (report and grid too) is
+		// done, after the dots: wait for it rather than race it
+		await page.waitForFunction(() => /live/.test(document.querySelector("#live").textContent),
+			null, { timeout: 15000 }).catch(() => {});
 		check(/live/.test(await page.locator("#live").innerText()), "a running job's page says it is live");
 		const before = await page.locator("svg.strip circle.run-dot").count();
 		execFileSync(want.live.cmd[0], want.live.cmd.slice(1), { env: process.env, stdio: "ignore" });
