@@ -590,9 +590,56 @@ static int run_store(struct run *x, struct buf *err)
 	return 0;
 }
 
+/* How long run_release() waits for a host whose connection broke to
+ * answer again (a libvirtd restart takes seconds) before leaving the
+ * run's domain and scratch volume to `kcanary lab check`. */
+#define RUNNER_RECONNECT_S 30
+
+/* The connection broke with a domain or a scratch volume made on the
+ * host: when the daemon answers again (restarted: its QEMU kept running,
+ * and a restarted libvirtd no longer ties the domain to our closed
+ * connection, so autodestroy does not remove it), destroy the domain and
+ * delete the volume over a new connection. Tries for RUNNER_RECONNECT_S;
+ * says what it did or could not do. */
+static void run_clean_lost_host(struct run *x, bool had_dom)
+{
+	struct vm_conn *c = NULL;
+	struct vm_domain *d = NULL;
+	struct buf e = BUF_INIT;
+	const char *uri = x->o->uri ? x->o->uri : vm_default_uri();
+	double t0 = clock_mono_s();
+
+	while (vm_conn_open(&c, x->o->uri, &e)) {
+		if (clock_mono_s() - t0 > RUNNER_RECONNECT_S || runner_interrupted()) {
+			log_warn("run %lld: the host at '%s' did not answer again within %d s: guest"
+				 " '%s' and volume '%s' may be left there ('kcanary lab check' sweeps"
+				 " the volume; 'virsh -c %s destroy %s' the guest): %s", (long long)x->id,
+				 uri, RUNNER_RECONNECT_S, x->name, x->disk_name, uri, x->name, buf_str(&e));
+			buf_release(&e);
+			return;
+		}
+		buf_reset(&e);
+		sleep(1);
+	}
+	if (had_dom && vm_domain_lookup(&d, c, x->name, NULL) == 0) {
+		if (vm_domain_destroy(d, &e))
+			log_warn("run %lld: %s", (long long)x->id, buf_str(&e));
+		else
+			log_info("run %lld: guest '%s' destroyed after the connection to '%s' broke",
+				 (long long)x->id, x->name, uri);
+		vm_domain_free(d);
+	}
+	buf_reset(&e);
+	if (x->disk_vol && vm_volume_delete(c, x->disk_name, &e))
+		log_warn("run %lld: %s", (long long)x->id, buf_str(&e));
+	buf_release(&e);
+	vm_conn_close(c);
+}
+
 static void run_release(struct run *x)
 {
 	struct buf e = BUF_INIT;
+	bool had_dom = x->dom != NULL;
 
 	if (x->in)
 		ingest_close(x->in, NULL, NULL);
@@ -605,12 +652,14 @@ static void run_release(struct run *x)
 			vm_domain_destroy(x->dom, NULL);   /* gone already after run_wait */
 		vm_domain_free(x->dom);
 	}
-	/* the scratch volume goes with the run; on a host that went away it
-	 * stays in the pool until `kcanary lab check` sweeps it */
+	/* the scratch volume goes with the run; on a host whose connection
+	 * broke both go over a new one when it answers again */
 	if (x->disk_vol && vm_conn_is_alive(x->conn) &&
 	    vm_volume_delete(x->conn, x->disk_name, &e))
 		log_warn("%s", buf_str(&e));
 	buf_release(&e);
+	if (x->conn && !vm_conn_is_alive(x->conn) && (had_dom || x->disk_vol))
+		run_clean_lost_host(x, had_dom);
 	vm_conn_close(x->conn);
 	free(x->dir);
 	free(x->console);
