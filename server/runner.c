@@ -161,6 +161,7 @@ struct run_state {
 	bool timed_out;
 	bool interrupted;
 	int console_fd;           /* the local console.log, appended as it arrives */
+	int console_errno;        /* a write to console.log failed (ENOSPC): the run stops */
 };
 
 /* Append what the console stream has to console.log (and to stderr with
@@ -178,8 +179,13 @@ static void console_drain(struct run_state *s, bool echo)
 			s->cons = NULL;
 			break;
 		}
-		if (s->console_fd >= 0 && write(s->console_fd, chunk, (size_t)n) != n)
-			log_warn("console.log: %s", strerror(errno));
+		int wr = s->console_fd >= 0 ? write_all(s->console_fd, chunk, (size_t)n) : 0;
+
+		if (wr) {
+			s->console_errno = -wr;
+			close(s->console_fd);
+			s->console_fd = -1;
+		}
 		if (echo && fwrite(chunk, 1, (size_t)n, stderr) != (size_t)n)
 			break;
 	}
@@ -449,6 +455,27 @@ failed:
 	buf_release(&e);
 }
 
+/* console.log could not be written (a full disk, most often): the run
+ * stops, as on a store error. Its records so far stay stored; the run is
+ * left 'running' for `kcanary resume` to mark interrupted and repeat. */
+static int console_failed(struct run *x, struct buf *err)
+{
+	int e = x->s.console_errno;
+
+	buf_reset(err);
+	if (e == ENOSPC || e == EDQUOT) {
+		buf_printf(err, "the file system of the console log '%s' is full", x->console);
+		buf_free_space(err, x->console);
+		buf_printf(err, ": run %lld stopped, the records it sent so far are kept; free space"
+			   " there, then 'kcanary resume' the job", (long long)x->id);
+		return -ENOSPC;
+	}
+	buf_printf(err, "cannot write the console log '%s': %s: run %lld stopped, the records it"
+		   " sent so far are kept; 'kcanary resume' the job once it can be written",
+		   x->console, strerror(e), (long long)x->id);
+	return -e;
+}
+
 /* One pass of the wait: poll the channel, libvirt's events and the signal
  * pipe, feed the store. Sets *done when the run has ended. */
 static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *err)
@@ -476,6 +503,8 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 		handle_event(s, x->dom, &ev);
 	if (sig_seen)
 		s->interrupted = true;
+	if (s->console_errno)
+		return console_failed(x, err);
 	if (s->stream_broke && !s->stopped && !vm_conn_is_alive(x->conn))
 		s->conn_lost = true;
 	now = clock_mono_s();
@@ -595,6 +624,32 @@ static int run_store(struct run *x, struct buf *err)
  * run's domain and scratch volume to `kcanary lab check`. */
 #define RUNNER_RECONNECT_S 30
 
+/* Over c: destroy the domain name (dom) and delete its scratch volume
+ * (vol); *n (may be NULL) counts what went. */
+static int clean_on(struct vm_conn *c, const char *name, bool dom, bool vol, int *n,
+		    struct buf *err)
+{
+	struct vm_domain *d = NULL;
+	char disk[160];
+	int r = 0;
+
+	if (dom && vm_domain_lookup(&d, c, name, NULL) == 0) {
+		if (vm_domain_is_active(d) && !(r = vm_domain_destroy(d, err)) && n)
+			++*n;
+		vm_domain_free(d);
+		if (r)
+			return r;
+	}
+	snprintf(disk, sizeof(disk), "%s-scratch.img", name);
+	if (vol && vm_volume_exists(c, disk)) {
+		if ((r = vm_volume_delete(c, disk, err)))
+			return r;
+		if (n)
+			++*n;
+	}
+	return 0;
+}
+
 /* The connection broke with a domain or a scratch volume made on the
  * host: when the daemon answers again (restarted: its QEMU kept running,
  * and a restarted libvirtd no longer ties the domain to our closed
@@ -604,7 +659,6 @@ static int run_store(struct run *x, struct buf *err)
 static void run_clean_lost_host(struct run *x, bool had_dom)
 {
 	struct vm_conn *c = NULL;
-	struct vm_domain *d = NULL;
 	struct buf e = BUF_INIT;
 	const char *uri = x->o->uri ? x->o->uri : vm_default_uri();
 	double t0 = clock_mono_s();
@@ -621,19 +675,27 @@ static void run_clean_lost_host(struct run *x, bool had_dom)
 		buf_reset(&e);
 		sleep(1);
 	}
-	if (had_dom && vm_domain_lookup(&d, c, x->name, NULL) == 0) {
-		if (vm_domain_destroy(d, &e))
-			log_warn("run %lld: %s", (long long)x->id, buf_str(&e));
-		else
-			log_info("run %lld: guest '%s' destroyed after the connection to '%s' broke",
-				 (long long)x->id, x->name, uri);
-		vm_domain_free(d);
-	}
-	buf_reset(&e);
-	if (x->disk_vol && vm_volume_delete(c, x->disk_name, &e))
+	if (clean_on(c, x->name, had_dom, x->disk_vol != NULL, NULL, &e))
 		log_warn("run %lld: %s", (long long)x->id, buf_str(&e));
+	else
+		log_info("run %lld: guest '%s' and its scratch volume removed after the connection"
+			 " to '%s' broke", (long long)x->id, x->name, uri);
 	buf_release(&e);
 	vm_conn_close(c);
+}
+
+int runner_clean_host(const char *uri, const char *domain, int *cleaned, struct buf *err)
+{
+	struct vm_conn *c = NULL;
+	int r;
+
+	if (cleaned)
+		*cleaned = 0;
+	if ((r = vm_conn_open(&c, uri, err)))
+		return r;
+	r = clean_on(c, domain, true, true, cleaned, err);
+	vm_conn_close(c);
+	return r;
 }
 
 static void run_release(struct run *x)
