@@ -45,6 +45,12 @@ static int db_reason(struct db *db, int rc, const char *msg, struct buf *out)
 {
 	const char *path = db->path ? db->path : "(memory)";
 
+	/* an I/O error whose cause is a full file system (the WAL index or
+	 * journal could not grow: sqlite says SQLITE_IOERR, errno ENOSPC) is
+	 * said as the full disk it is */
+	if ((rc & 0xff) == SQLITE_IOERR && db->h &&
+	    (sqlite3_system_errno(db->h) == ENOSPC || sqlite3_system_errno(db->h) == EDQUOT))
+		rc = SQLITE_FULL;
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
