@@ -1,6 +1,6 @@
 #!/bin/sh
 # t_compare_diskfull.sh - the store's disk fills during a compare (issue
-# 18): $KCANARY_HOME is a 48 MiB tmpfs in a private mount namespace
+# 18): $KCANARY_HOME is a 160 MiB tmpfs in a private mount namespace
 # (unshare -m; the guests run on a private libvirtd, tools/libvirtd-tcp.sh,
 # which is sent every file). (1) Full before the job starts: refused with
 # the store's path and free space; (2) full while a run is under way (its
@@ -29,7 +29,7 @@ full_cleanup() {
 	cleanup
 }
 trap full_cleanup EXIT
-mount -t tmpfs -o size=48m tmpfs "$HOME_DIR" || fail "cannot mount a tmpfs on $HOME_DIR"
+mount -t tmpfs -o size=160m tmpfs "$HOME_DIR" || fail "cannot mount a tmpfs on $HOME_DIR"
 sh tools/libvirtd-tcp.sh start "$LDIR" "$PORT" "$HOME_DIR" || fail "the private libvirtd did not start"
 fill() { dd if=/dev/zero of="$HOME_DIR/filler" bs=64k 2>/dev/null || true; }
 says_full() {   # $1: the error file
