@@ -6,7 +6,8 @@
 # the table and exits 1 when a test failed, a fault was not survived or a
 # record was lost. SOAK=1 (make soak) runs the long versions (20 agent
 # kills; 64 agents for 60 s beside the CLI writers and readers) and the
-# guest ones (libvirtd restarted mid-run; 20 coordinator SIGKILLs).
+# guest ones (libvirtd restarted mid-run; 20 coordinator SIGKILLs; a disk
+# filling during a compare).
 # Some start servers or mount a tmpfs: run it as the integration tests are,
 # one at a time (flock /tmp/kc-integration.lock make faults).
 cd "$(dirname "$0")/../.." || exit 1
@@ -29,7 +30,8 @@ done
 # soak only: the fault tests that boot TCG guests (a minute or more each;
 # `make test` runs them once as integration tests)
 if [ "${SOAK:-0}" = 1 ]; then
-	for t in tests/integration/t_libvirtd_restart.sh tests/integration/t_compare_kills.sh; do
+	for t in tests/integration/t_libvirtd_restart.sh tests/integration/t_compare_kills.sh \
+		 tests/integration/t_compare_diskfull.sh; do
 		echo "== $t"
 		KILLS=20 B=$B timeout 3600 sh "$t" > "$log" 2>&1
 		rc=$?

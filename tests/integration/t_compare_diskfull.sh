@@ -104,4 +104,4 @@ left=$(virsh -q -c "$URI" list --all --name | grep -c "^kcanary-" || true)
 vols=$(virsh -q -c "$URI" vol-list kcanary | grep -c -- "-scratch" || true)
 [ "$vols" = 0 ] || fail "$vols scratch volumes left in pool kcanary"
 echo "fault-table: disk full during a compare (at its start; during a run's log and records)|2|2|$lost"
-echo "ok: the full disk stopped the job twice with its path named; resumed once freed, 2 runs ok once each"
+echo "ok: a full disk refused the job at its start and stopped it mid-run, its path named; resumed once freed, 2 runs ok once each"
