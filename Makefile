@@ -151,7 +151,9 @@ test: unit fuzz-ci integration faults check-layers
 
 # Fault injection (issue 18): a killed ingest, a full disk, a killed agent
 # daemon, hostile streams and HTTP; prints a table (tests/fault/run.sh).
-# `make soak` runs the long versions (20 agent kills, 64 concurrent agents).
+# `make soak` runs the long versions (20 agent kills, 64 concurrent agents)
+# and the guest ones (libvirtd restarted mid-run, 20 coordinator SIGKILLs:
+# tests/integration/).
 faults: all $(UNIT_TESTS) $(AGENT_TESTS)
 	$(Q)B=$(B) sh tests/fault/run.sh
 

@@ -140,6 +140,10 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 	r = compare_execute(db, job_id, &o, &err);
 	if (r && r != -EINTR)
 		fprintf(stderr, "kcanary compare: job %lld: %s\n", (long long)job_id, buf_str(&err));
+	if (r == -ENOSPC)
+		fprintf(stderr, "kcanary compare: a disk is full: the runs finished so far and the"
+			" records of the one stopped are kept; free space, then: kcanary resume %lld\n",
+			(long long)job_id);
 	buf_reset(&out);
 	if (report_build(&rep, db, job_id, NULL, &out) == 0) {
 		buf_reset(&out);

@@ -240,6 +240,31 @@ out:
 	return r;
 }
 
+/* What the dead coordinator's run left on its host: a scratch volume
+ * (run_release() never ran) and, rarely, its domain (autodestroy takes it
+ * with the connection). Removed by name; a host that does not answer is
+ * said and left to `kcanary lab check`, which sweeps stray volumes. */
+static void clean_interrupted(struct db *db, int64_t run_id)
+{
+	char *uri = NULL, *domain = NULL;
+	struct buf e = BUF_INIT;
+	int n = 0;
+
+	if (db_run_guest_host(db, run_id, &uri, &domain, &e) == 0 && domain) {
+		if (runner_clean_host(uri, domain, &n, &e))
+			log_warn("run %lld: cannot remove guest '%s' and its scratch volume from '%s': %s"
+				 " ('kcanary lab check' sweeps the volume)", (long long)run_id, domain,
+				 uri ? uri : "the default host", buf_str(&e));
+		else if (n)
+			log_info("run %lld: removed %d thing%s the dead coordinator left on '%s' (guest"
+				 " '%s', its scratch volume)", (long long)run_id, n, n == 1 ? "" : "s",
+				 uri ? uri : "the default host", domain);
+	}
+	buf_release(&e);
+	free(uri);
+	free(domain);
+}
+
 int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct buf *err)
 {
 	int64_t *ids = NULL;
@@ -258,6 +283,8 @@ int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct 
 	}
 	if ((r = db_job_interrupt_running(db, job_id, &ids, &n, err)))
 		err_wrapf(err, r, "cannot mark the interrupted runs");
+	for (size_t i = 0; !r && i < n; i++)
+		clean_interrupted(db, ids[i]);
 	free(ids);
 	if (n_interrupted)
 		*n_interrupted = n;

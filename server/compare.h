@@ -38,9 +38,11 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 /*
  * compare_resume - prepare a job whose coordinator died: runs left
  * 'running' become 'interrupted' (their samples stay) with a fresh repeat
- * scheduled each. Their guests need no cleanup: domains are started with
- * autodestroy, so libvirt destroyed them when the dead coordinator's
- * connection closed. *n_interrupted may be NULL. -ENOENT (no such job),
+ * scheduled each. Their domains (started with autodestroy, so libvirt
+ * normally destroyed them when the dead coordinator's connection closed)
+ * and scratch volumes are removed from their hosts (runner_clean_host();
+ * a host that does not answer is logged, not an error). *n_interrupted may
+ * be NULL. -ENOENT (no such job),
  * -EINVAL (no compare job), -EBUSY (its coordinator is alive) or a store
  * error, with err.
  */

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sqlite3.h>
-#include <sys/statvfs.h>
 #include <time.h>
 
 #include "db.h"
@@ -36,28 +35,6 @@ char *db_default_path(void)
 	return p;
 }
 
-/* ": N KiB free of M KiB" for the file system holding path (its directory),
- * what a user needs to know about a full disk; nothing when it cannot tell. */
-static void free_space(struct buf *out, const char *path)
-{
-	struct statvfs sv;
-	char *dir;
-
-	if (!path)
-		return;
-	dir = xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	else
-		strcpy(dir, ".");
-	if (statvfs(dir, &sv) == 0)
-		buf_printf(out, ": %llu KiB free of %llu KiB in '%s'",
-			   (unsigned long long)sv.f_bavail * sv.f_frsize / 1024,
-			   (unsigned long long)sv.f_blocks * sv.f_frsize / 1024, dir);
-	free(dir);
-}
-
 /*
  * The one translation of a sqlite failure (db_internal.h). The reason is
  * worded here, once, for every db*.c function: a full disk, a lock held
@@ -68,6 +45,12 @@ static int db_reason(struct db *db, int rc, const char *msg, struct buf *out)
 {
 	const char *path = db->path ? db->path : "(memory)";
 
+	/* an I/O error whose cause is a full file system (the WAL index or
+	 * journal could not grow: sqlite says SQLITE_IOERR, errno ENOSPC) is
+	 * said as the full disk it is */
+	if ((rc & 0xff) == SQLITE_IOERR && db->h &&
+	    (sqlite3_system_errno(db->h) == ENOSPC || sqlite3_system_errno(db->h) == EDQUOT))
+		rc = SQLITE_FULL;
 	switch (rc & 0xff) {
 	case SQLITE_BUSY:
 	case SQLITE_LOCKED:
@@ -76,7 +59,7 @@ static int db_reason(struct db *db, int rc, const char *msg, struct buf *out)
 		return -EBUSY;
 	case SQLITE_FULL:
 		buf_printf(out, "the file system of the store '%s' is full", path);
-		free_space(out, db->path);
+		buf_free_space(out, db->path);
 		buf_printf(out, " (%s); free space there and run the command again", msg);
 		return -ENOSPC;
 	case SQLITE_IOERR:

@@ -1,6 +1,8 @@
 /* db_guest.c - the guest runner's queries (see db_guest.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "db_guest.h"
 #include "db_internal.h"
@@ -132,4 +134,31 @@ int db_run_set_rootfs(struct db *db, int64_t run_id, const struct db_rootfs *img
 	if (r)
 		return r;
 	return set_text(db, run_id, "UPDATE runs SET rootfs_hash = ?1 WHERE id = ?2", img->hash, err);
+}
+
+int db_run_guest_host(struct db *db, int64_t run_id, char **uri, char **domain,
+		      struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	*uri = *domain = NULL;
+	if ((r = db_prepare(db, &st,
+			    "SELECT json_extract(guest_json, '$.uri'), json_extract(guest_json,"
+			    " '$.domain') FROM runs WHERE id = ?1", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *u = (const char *)sqlite3_column_text(st, 0);
+		const char *d = (const char *)sqlite3_column_text(st, 1);
+		*uri = u ? xstrdup(u) : NULL;
+		*domain = d ? xstrdup(d) : NULL;
+	} else if (rc == SQLITE_DONE) {
+		r = err_setf(err, -ENOENT, "no run %lld in the store", (long long)run_id);
+	} else {
+		r = db_fail(db, 0, err, "cannot read run %lld's guest", (long long)run_id);
+	}
+	sqlite3_finalize(st);
+	return r;
 }

@@ -29,6 +29,15 @@ int db_run_set_guest(struct db *db, int64_t run_id, const char *accel,
  * object as text; schema/003_guest.sql lists its fields). */
 int db_run_set_guest_json(struct db *db, int64_t run_id, const char *json, struct buf *err);
 
+/*
+ * db_run_guest_host - where run_id's guest was (or was to be) booted: the
+ * libvirt URI and the domain name of its guest_json (both malloc'd, caller
+ * frees; NULL when the run has no guest_json or the field is missing).
+ * -ENOENT when the run does not exist.
+ */
+int db_run_guest_host(struct db *db, int64_t run_id, char **uri, char **domain,
+		      struct buf *err);
+
 /* db_run_set_console_tail - keep the console's last lines with the run. */
 int db_run_set_console_tail(struct db *db, int64_t run_id, const char *tail, struct buf *err);
 

@@ -205,7 +205,7 @@ static double watchdog_for(const struct guest_ctx *g, const struct guest_job *j,
 
 /* Everything before the guest: the agent's check, the watchdog, the
  * command line and the initramfs. 0, or -errno with why when the run
- * cannot start (an outcome). */
+ * cannot start (an outcome; -ENOSPC, a full disk, is not one). */
 static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct guest_run_req *rq,
 		   char **cmdline, double *watchdog_s, struct buf *why)
 {
@@ -314,7 +314,13 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 	if ((r = db_run_set_guest(g->db, rq->run_id, vm_accel_name(g->ai.accel), NULL,
 				  rq->kernel_id, err)))
 		goto out;
-	if (prepare(g, j, rq, &cmdline, &watchdog_s, &why)) {
+	if ((r = prepare(g, j, rq, &cmdline, &watchdog_s, &why)) == -ENOSPC) {
+		/* a full disk is not the run's outcome: the job stops, the run
+		 * stays pending for `kcanary resume` */
+		r = err_setf(err, r, "%s", buf_str(&why));
+		goto out;
+	}
+	if (r) {
 		r = store_failed(out, g->db, rq->run_id, buf_str(&why), err);
 		goto out;
 	}

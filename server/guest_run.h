@@ -114,7 +114,9 @@ struct guest_result {
  * guest_run - carry rq through (see the top of this file). *out is always
  * filled. Returns 0 when the outcome is stored, whatever it is
  * (out->run.status: ok, failed, timeout, paused, kernel-panic, interrupted,
- * ...); a negative errno with err when the store failed. Needs
+ * ...); a negative errno with err when the store failed, or -ENOSPC
+ * when a disk is full before the guest starts (the run is left pending
+ * for `kcanary resume`: a full disk is no outcome). Needs
  * runner_signals_install() (main thread) or runner_request_stop() for
  * interrupts to reach the run.
  */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -757,7 +758,20 @@ static int image_build_locked(char **out_path, const struct image_spec *spec,
 	cmd = xasprintf("cd '%s' && find . -mindepth 1 | LC_ALL=C sort | "
 			"cpio -o -H newc -R 0:0 --quiet | gzip -1 > '%s'", stage, tmp);
 	if (system(cmd) != 0) {
-		r = err_setf(err, -EIO, "cannot pack the guest image: '%s' failed", cmd);
+		/* gzip's ENOSPC does not come back through system(): a file
+		 * system left (nearly) without space says it */
+		struct statvfs sv;
+
+		if (statvfs(dir, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < (1u << 20)) {
+			buf_reset(err);
+			buf_printf(err, "the file system of the guest image '%s' is full", final);
+			buf_free_space(err, final);
+			buf_puts(err, ": free space there, then run the command again ('kcanary resume"
+				 " JOB' for a job)");
+			r = -ENOSPC;
+		} else {
+			r = err_setf(err, -EIO, "cannot pack the guest image: '%s' failed", cmd);
+		}
 		unlink(tmp);
 		goto out;
 	}

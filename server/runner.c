@@ -162,6 +162,7 @@ struct run_state {
 	bool timed_out;
 	bool interrupted;
 	int console_fd;           /* the local console.log, appended as it arrives */
+	int console_errno;        /* a write to console.log failed (ENOSPC): the run stops */
 };
 
 /* Append what the console stream has to console.log (and to stderr with
@@ -179,8 +180,13 @@ static void console_drain(struct run_state *s, bool echo)
 			s->cons = NULL;
 			break;
 		}
-		if (s->console_fd >= 0 && write(s->console_fd, chunk, (size_t)n) != n)
-			log_warn("console.log: %s", strerror(errno));
+		int wr = s->console_fd >= 0 ? write_all(s->console_fd, chunk, (size_t)n) : 0;
+
+		if (wr) {
+			s->console_errno = -wr;
+			close(s->console_fd);
+			s->console_fd = -1;
+		}
 		if (echo && fwrite(chunk, 1, (size_t)n, stderr) != (size_t)n)
 			break;
 	}
@@ -464,6 +470,27 @@ failed:
 	buf_release(&e);
 }
 
+/* console.log could not be written (a full disk, most often): the run
+ * stops, as on a store error. Its records so far stay stored; the run is
+ * left 'running' for `kcanary resume` to mark interrupted and repeat. */
+static int console_failed(struct run *x, struct buf *err)
+{
+	int e = x->s.console_errno;
+
+	buf_reset(err);
+	if (e == ENOSPC || e == EDQUOT) {
+		buf_printf(err, "the file system of the console log '%s' is full", x->console);
+		buf_free_space(err, x->console);
+		buf_printf(err, ": run %lld stopped, the records it sent so far are kept; free space"
+			   " there, then 'kcanary resume' the job", (long long)x->id);
+		return -ENOSPC;
+	}
+	buf_printf(err, "cannot write the console log '%s': %s: run %lld stopped, the records it"
+		   " sent so far are kept; 'kcanary resume' the job once it can be written",
+		   x->console, strerror(e), (long long)x->id);
+	return -e;
+}
+
 /* One pass of the wait: poll the channel, libvirt's events and the signal
  * pipe, feed the store. Sets *done when the run has ended. */
 static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *err)
@@ -496,6 +523,8 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 		handle_event(s, x->dom, &ev);
 	if (sig_seen)
 		s->interrupted = true;
+	if (s->console_errno)
+		return console_failed(x, err);
 	if (s->stream_broke && !s->stopped && !vm_conn_is_alive(x->conn))
 		s->conn_lost = true;
 	now = clock_mono_s();
@@ -611,9 +640,89 @@ static int run_store(struct run *x, struct buf *err)
 	return 0;
 }
 
+/* How long run_release() waits for a host whose connection broke to
+ * answer again (a libvirtd restart takes seconds) before leaving the
+ * run's domain and scratch volume to `kcanary lab check`. */
+#define RUNNER_RECONNECT_S 30
+
+/* Over c: destroy the domain name (dom) and delete its scratch volume
+ * (vol); *n (may be NULL) counts what went. */
+static int clean_on(struct vm_conn *c, const char *name, bool dom, bool vol, int *n,
+		    struct buf *err)
+{
+	struct vm_domain *d = NULL;
+	char disk[160];
+	int r = 0;
+
+	if (dom && vm_domain_lookup(&d, c, name, NULL) == 0) {
+		if (vm_domain_is_active(d) && !(r = vm_domain_destroy(d, err)) && n)
+			++*n;
+		vm_domain_free(d);
+		if (r)
+			return r;
+	}
+	snprintf(disk, sizeof(disk), "%s-scratch.img", name);
+	if (vol && vm_volume_exists(c, disk)) {
+		if ((r = vm_volume_delete(c, disk, err)))
+			return r;
+		if (n)
+			++*n;
+	}
+	return 0;
+}
+
+/* The connection broke with a domain or a scratch volume made on the
+ * host: when the daemon answers again (restarted: its QEMU kept running,
+ * and a restarted libvirtd no longer ties the domain to our closed
+ * connection, so autodestroy does not remove it), destroy the domain and
+ * delete the volume over a new connection. Tries for RUNNER_RECONNECT_S;
+ * says what it did or could not do. */
+static void run_clean_lost_host(struct run *x, bool had_dom)
+{
+	struct vm_conn *c = NULL;
+	struct buf e = BUF_INIT;
+	const char *uri = x->o->uri ? x->o->uri : vm_default_uri();
+	double t0 = clock_mono_s();
+
+	while (vm_conn_open(&c, x->o->uri, &e)) {
+		if (clock_mono_s() - t0 > RUNNER_RECONNECT_S || runner_interrupted()) {
+			log_warn("run %lld: the host at '%s' did not answer again within %d s: guest"
+				 " '%s' and volume '%s' may be left there ('kcanary lab check' sweeps"
+				 " the volume; 'virsh -c %s destroy %s' the guest): %s", (long long)x->id,
+				 uri, RUNNER_RECONNECT_S, x->name, x->disk_name, uri, x->name, buf_str(&e));
+			buf_release(&e);
+			return;
+		}
+		buf_reset(&e);
+		sleep(1);
+	}
+	if (clean_on(c, x->name, had_dom, x->disk_vol != NULL, NULL, &e))
+		log_warn("run %lld: %s", (long long)x->id, buf_str(&e));
+	else
+		log_info("run %lld: guest '%s' and its scratch volume removed after the connection"
+			 " to '%s' broke", (long long)x->id, x->name, uri);
+	buf_release(&e);
+	vm_conn_close(c);
+}
+
+int runner_clean_host(const char *uri, const char *domain, int *cleaned, struct buf *err)
+{
+	struct vm_conn *c = NULL;
+	int r;
+
+	if (cleaned)
+		*cleaned = 0;
+	if ((r = vm_conn_open(&c, uri, err)))
+		return r;
+	r = clean_on(c, domain, true, true, cleaned, err);
+	vm_conn_close(c);
+	return r;
+}
+
 static void run_release(struct run *x)
 {
 	struct buf e = BUF_INIT;
+	bool had_dom = x->dom != NULL;
 
 	if (x->in)
 		ingest_close(x->in, NULL, NULL);
@@ -626,12 +735,14 @@ static void run_release(struct run *x)
 			vm_domain_destroy(x->dom, NULL);   /* gone already after run_wait */
 		vm_domain_free(x->dom);
 	}
-	/* the scratch volume goes with the run; on a host that went away it
-	 * stays in the pool until `kcanary lab check` sweeps it */
+	/* the scratch volume goes with the run; on a host whose connection
+	 * broke both go over a new one when it answers again */
 	if (x->disk_vol && vm_conn_is_alive(x->conn) &&
 	    vm_volume_delete(x->conn, x->disk_name, &e))
 		log_warn("%s", buf_str(&e));
 	buf_release(&e);
+	if (x->conn && !vm_conn_is_alive(x->conn) && (had_dom || x->disk_vol))
+		run_clean_lost_host(x, had_dom);
 	hostfs_stop(&x->hfs);
 	vm_conn_close(x->conn);
 	free(x->dir);

@@ -78,6 +78,16 @@ struct runner_result {
 int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 	       const struct runner_opts *opts, struct buf *err);
 
+/*
+ * runner_clean_host - remove what a run whose coordinator died left on its
+ * host: the domain called domain (destroyed when it still exists; libvirt's
+ * autodestroy normally took it with the dead coordinator's connection) and
+ * its scratch volume "<domain>-scratch.img" in pool 'kcanary'. uri NULL:
+ * vm_default_uri(). *cleaned (may be NULL) counts what was removed (0-2).
+ * -errno when the host does not answer or refuses, the reason in err.
+ */
+int runner_clean_host(const char *uri, const char *domain, int *cleaned, struct buf *err);
+
 /* The setup allowance a watchdog adds to the workload's time: boot, mkfs
  * and teardown, 180 s under TCG and 60 s with KVM. */
 double runner_setup_allowance_s(enum vm_accel accel);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "util.h"
@@ -447,4 +448,24 @@ bool proc_identity_alive(const char *identity, int *pid_out)
 	if (strcmp(their_boot, boot))
 		return false;
 	return proc_start_ticks(pid) == start;
+}
+
+void buf_free_space(struct buf *out, const char *path)
+{
+	struct statvfs sv;
+	char *dir;
+
+	if (!path)
+		return;
+	dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		strcpy(dir, ".");
+	if (statvfs(dir, &sv) == 0)
+		buf_printf(out, ": %llu KiB free of %llu KiB in '%s'",
+			   (unsigned long long)sv.f_bavail * sv.f_frsize / 1024,
+			   (unsigned long long)sv.f_blocks * sv.f_frsize / 1024, dir);
+	free(dir);
 }

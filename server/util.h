@@ -92,6 +92,12 @@ int parse_listen(struct sockaddr_storage *out, unsigned *len_out, const char *li
  */
 char *exe_sibling(const char *env, const char *rel, const char *probe, const char *fallback);
 
+/* buf_free_space - append ": N KiB free of M KiB in 'DIR'" for the file
+ * system holding path (its directory): what a user needs to know about a
+ * full disk (statvfs f_bavail, f_blocks); nothing when it cannot tell or
+ * path is NULL. */
+void buf_free_space(struct buf *out, const char *path);
+
 /* mkdir -p; 0 or -errno. */
 int mkdir_p(const char *path, unsigned mode);
 

@@ -937,6 +937,24 @@ int vm_volume_scratch(struct vm_conn *c, const char *name, uint64_t bytes, char 
 	return r;
 }
 
+bool vm_volume_exists(struct vm_conn *c, const char *name)
+{
+	virStoragePoolPtr p = virStoragePoolLookupByName(c->c, VM_POOL_NAME);
+	virStorageVolPtr v;
+	bool yes = false;
+
+	if (!p)
+		return false;
+	/* a pool another process changed: its volumes as they are now */
+	virStoragePoolRefresh(p, 0);
+	if ((v = virStorageVolLookupByName(p, name))) {
+		yes = true;
+		virStorageVolFree(v);
+	}
+	virStoragePoolFree(p);
+	return yes;
+}
+
 int vm_volume_delete(struct vm_conn *c, const char *name, struct buf *err)
 {
 	virStoragePoolPtr p = virStoragePoolLookupByName(c->c, VM_POOL_NAME);

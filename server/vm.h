@@ -231,6 +231,9 @@ int vm_volume_upload(struct vm_conn *c, const char *name, const char *local_path
 int vm_volume_scratch(struct vm_conn *c, const char *name, uint64_t bytes, char **path,
 		      struct buf *err);
 
+/* vm_volume_exists - whether pool 'kcanary' holds a volume called name. */
+bool vm_volume_exists(struct vm_conn *c, const char *name);
+
 /* vm_volume_delete - delete the volume name; 0 also when there is none. */
 int vm_volume_delete(struct vm_conn *c, const char *name, struct buf *err);
 

@@ -5,8 +5,11 @@
 # also running the `command` workload) for WRITERS_S (15; soak: 60) s,
 # while at the same time WRITERS_INGESTS (3) CLI loops `kcanary ingest`
 # every record stream of tests/fixtures/streams/ (and one of 6,000
-# records) into one new job, and CLI readers run `kcanary report`,
-# `status` and `jobs` against the same store over and over. The server,
+# records) into one new job, a CLI `kcanary compare` coordinator carries
+# out one job after another (2 variants x 2 repeats on libvirt's
+# test:///default: no guest, each run ends at its 1 s watchdog), and CLI
+# readers run `kcanary report`, `status` and `jobs` against the same
+# store over and over. The server,
 # the ingests and the readers start at once on a home with no store yet,
 # and `kcanary token create` writes beside them. Checks:
 #  - no "database is locked" (nor any SQLITE_BUSY/LOCKED or "busy" text)
@@ -15,7 +18,8 @@
 #    stats line) against its host's rows, and each ingested run's records,
 #    samples, probe counts and phases against a quiet ingest of the same
 #    stream into a store of its own; the new job is one job holding every
-#    ingest as one run;
+#    ingest as one run; every compare job is done with each of its 4
+#    planned runs stored once;
 #  - PRAGMA integrity_check is ok.
 # Server on a free loopback port (port 0). Bounded: about 40 s (soak: 2 min).
 # Prints a "fault-table:" line.
@@ -24,6 +28,8 @@ B=${B:-build}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 KC=$B/kcanary AG=$B/kcanary-agent
 N=${WRITERS_AGENTS:-16} SECS=${WRITERS_S:-15} NI=${WRITERS_INGESTS:-3}
+CMP_KERNEL=${KCANARY_TEST_KERNEL:-/boot/vmlinuz-6.12.117+deb12-cloud-amd64}
+[ -r "$CMP_KERNEL" ] || { echo "FAIL: no test kernel $CMP_KERNEL (make deps)"; exit 1; }
 command -v sqlite3 >/dev/null || { echo "skip: the sqlite3 CLI is missing (make deps)"; exit 77; }
 tmp=$(mktemp -d /var/tmp/kc-t-writers.XXXXXX)
 spid= apids= lpids=
@@ -69,6 +75,23 @@ ingest_loop() { # k
 		done
 	done
 }
+# the CLI compare writer: `kcanary compare` jobs of 2 variants x 2 repeats
+# on libvirt's test driver (in-process, no guest: each run ends at its 1 s
+# watchdog, stored as 'timeout'), one after another until $tmp/stop: the
+# coordinator's own writes (job, runs, guest_json, statuses, console tails)
+# beside everything else
+compare_loop() {
+	c=0
+	while [ ! -e $tmp/stop ]; do
+		c=$((c + 1))
+		if $KC compare --name cmp$c --kernels "$CMP_KERNEL" --aa --repeat 2 --watchdog 1s \
+			--connect test:///default -q >> $tmp/compare.out 2>> $tmp/compare.log; then
+			echo cmp$c >> $tmp/compared
+		else
+			echo "compare cmp$c: exit status $?" >> $tmp/failed
+		fi
+	done
+}
 # the CLI readers: report, status and jobs (and the fleet job's status)
 read_loop() {
 	while [ ! -e $tmp/stop ]; do
@@ -96,6 +119,8 @@ while [ $k -le $NI ]; do
 	k=$((k + 1))
 done
 read_loop &
+lpids="$lpids $!"
+compare_loop &
 lpids="$lpids $!"
 url=$(sh tools/serve-url.sh $tmp/serve.out $spid) || { cat $tmp/serve.log; fail "serve did not start"; }
 $KC token create fleet > $tmp/token 2> $tmp/token.log || fail "token create beside the writers: $(cat $tmp/token.log)"
@@ -155,6 +180,17 @@ while [ $i -le $N ]; do
 	i=$((i + 1))
 done
 
+# every compare job done, each of its 4 planned runs once (a 'timeout' on
+# the test driver), nothing left running
+ncmp=$(wc -l < $tmp/compared)
+[ "$ncmp" -ge 2 ] || fail "only $ncmp compare jobs in ${SECS}s: $(tail -3 $tmp/compare.log)"
+for j in $(cat $tmp/compared); do
+	got=$(q "SELECT j.status || ' ' || count(r.id) || ' ' || sum(r.status = 'timeout') || ' ' ||
+		count(DISTINCT r.variant_id || '/' || r.repeat_idx) FROM jobs j JOIN runs r ON r.job_id = j.id
+		WHERE j.name = '$j'")
+	[ "$got" = "done 4 4 4" ] || fail "compare job $j: $got (want: done, 4 runs, each once): $(q "SELECT
+		r.id, r.status, r.error FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = '$j'")"
+done
 # every ingest once, whole: one job, one run per ingest, each as the quiet one
 [ "$(q "SELECT count(*) FROM jobs WHERE name = 'writers'")" = 1 ] || fail "more than one job 'writers'"
 ningest=$(wc -l < $tmp/ingested)
@@ -172,6 +208,6 @@ dups=$(q "SELECT count(*) FROM (SELECT run_id, metric_id, t_s FROM samples WHERE
 [ "$(q 'PRAGMA integrity_check')" = ok ] || fail "integrity_check: $(q 'PRAGMA integrity_check')"
 reads=$(wc -l < $tmp/reads)
 echo "$N agents: $total records, each stored once; $ningest CLI ingests ($NI at a time)," \
-     "each stored whole once; $reads CLI reads; $((t1 - t0)) s; no busy store seen; integrity_check ok"
-echo "fault-table: $N agents + $NI CLI ingests + CLI readers on one store for ${SECS}s|$((N + NI + 1))|$((N + NI + 1))|0"
+     "each stored whole once; $ncmp compare jobs, each run once; $reads CLI reads; $((t1 - t0)) s; no busy store seen; integrity_check ok"
+echo "fault-table: $N agents + $NI CLI ingests + a CLI compare + readers on one store, ${SECS}s|$((N + NI + 2))|$((N + NI + 2))|0"
 echo "ok: concurrent writers and readers on one store: no lock error, every record once"

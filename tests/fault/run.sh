@@ -5,7 +5,9 @@
 # token scopes, confined job files) are run and reported by name. Prints
 # the table and exits 1 when a test failed, a fault was not survived or a
 # record was lost. SOAK=1 (make soak) runs the long versions (20 agent
-# kills; 64 agents for 60 s beside the CLI writers and readers).
+# kills; 64 agents for 60 s beside the CLI writers and readers) and the
+# guest ones (libvirtd restarted mid-run; 20 coordinator SIGKILLs; a disk
+# filling during a compare).
 # Some start servers or mount a tmpfs: run it as the integration tests are,
 # one at a time (flock /tmp/kc-integration.lock make faults).
 cd "$(dirname "$0")/../.." || exit 1
@@ -25,6 +27,18 @@ for t in tests/fault/f_*.sh; do
 	*) tail -n 20 "$log"; echo "$t failed (rc=$rc)|?|0|?" >> "$rows"; bad="$bad $t(rc=$rc)" ;;
 	esac
 done
+# soak only: the fault tests that boot TCG guests (a minute or more each;
+# `make test` runs them once as integration tests)
+if [ "${SOAK:-0}" = 1 ]; then
+	for t in tests/integration/t_libvirtd_restart.sh tests/integration/t_compare_kills.sh \
+		 tests/integration/t_compare_diskfull.sh; do
+		echo "== $t"
+		KILLS=20 B=$B timeout 3600 sh "$t" > "$log" 2>&1
+		rc=$?
+		sed -n 's/^fault-table: //p' "$log" >> "$rows"
+		[ $rc = 0 ] || { tail -n 20 "$log"; echo "$t failed (rc=$rc)|?|0|?" >> "$rows"; bad="$bad $t(rc=$rc)"; }
+	done
+fi
 # unit tests that inject faults: name|binary|cmocka test
 for u in "spool damaged mid-file (1 KiB of garbage)|agent_test_spool|test_damaged_middle" \
 	 "HTTP abuse (nesting, 2 MiB, auth, ids, methods, 1100 idle conns)|test_api|test_http_abuse" \

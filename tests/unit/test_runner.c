@@ -247,6 +247,30 @@ static void test_paused_fails_at_once(void **state)
 	assert_files_removed(fx, run);
 }
 
+/* What a dead coordinator's run left (its scratch volume) goes by name;
+ * a second sweep finds nothing; a host that does not answer is an error. */
+static void test_clean_host(void **state)
+{
+	struct fixture *fx = *state;
+	struct buf err = BUF_INIT;
+	char *path = NULL;
+	int n = -1;
+
+	assert_int_equal(vm_pool_ensure(fx->conn, &err), 0);
+	assert_int_equal(vm_volume_scratch(fx->conn, "kcanary-r9-p1-0000-scratch.img", 1 << 20, &path,
+					   &err), 0);
+	assert_true(vm_volume_exists(fx->conn, "kcanary-r9-p1-0000-scratch.img"));
+	assert_int_equal(runner_clean_host("test:///default", "kcanary-r9-p1-0000", &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_false(vm_volume_exists(fx->conn, "kcanary-r9-p1-0000-scratch.img"));
+	assert_int_equal(runner_clean_host("test:///default", "kcanary-r9-p1-0000", &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_true(runner_clean_host("qemu+tcp://127.0.0.1:1/system", "kcanary-r9-p1-0000", &n, &err) < 0);
+	assert_non_null(strstr(buf_str(&err), "127.0.0.1:1"));
+	free(path);
+	buf_release(&err);
+}
+
 static void test_start_failure_is_stored(void **state)
 {
 	struct fixture *fx = *state;
@@ -272,6 +296,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watchdog_destroys, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_paused_fails_at_once, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_start_failure_is_stored, fixture_setup, fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_clean_host, fixture_setup, fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
