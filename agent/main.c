@@ -170,6 +170,12 @@ static int emit_hello(struct rec_out *rec, const struct workload *w, const struc
 	json_object_set_new(o, "params", params_json(k));
 	json_object_set_new(o, "probes", json_string(probes_state));
 	json_object_set_new(o, "startup_s", json_real(rec_ms(startup_s)));
+	/* /init's time for mkfs and mount of the scratch disk (kernels/init) */
+	const char *mk = getenv("KC_MKFS_S");
+	char *end = NULL;
+	double mkfs_s = mk ? strtod(mk, &end) : -1;
+	if (mk && end != mk && !*end && mkfs_s >= 0 && mkfs_s < 1e6)
+		json_object_set_new(o, "mkfs_s", json_real(mkfs_s));
 	free(fs);
 	free(opts);
 	return rec_emit(rec, o);

@@ -12,9 +12,11 @@
 #include "api.h"
 #include "db.h"
 #include "db_api.h"
+#include "db_overhead.h"
 #include "job.h"
 #include "log.h"
 #include "report.h"
+#include "report_overhead.h"
 
 /* Report answers larger than this are refused (a job of 10,000 runs in
  * csv is well under it). */
@@ -52,8 +54,20 @@ void api_job_get(struct api *api, struct http_req *req, struct http_resp *resp)
 	json_t *v;
 	int r;
 
+	struct db_overhead *ov = NULL;
+	struct overhead_summary sum;
+	size_t nov = 0;
+
 	if ((r = db_api_job(api->db, &v, req->id, &err)))
 		return api_db_error(resp, r, "no such job", &err);
+	/* the finished runs' overhead, as the report's footer says it */
+	if ((r = db_job_overheads(api->db, &ov, &nov, req->id, true, &err))) {
+		json_decref(v);
+		return api_db_error(resp, r, "cannot read the job's overhead", &err);
+	}
+	overhead_summarize(&sum, ov, nov);
+	free(ov);
+	json_object_set_new(v, "overhead", overhead_json(&sum));
 	api_json(resp, 200, v);
 }
 
@@ -74,8 +88,32 @@ void api_job_runs(struct api *api, struct http_req *req, struct http_resp *resp)
 	json_t *v;
 	int r;
 
+	struct db_overhead *ov = NULL;
+	size_t nov = 0, k, i;
+	json_t *run;
+
 	if ((r = db_api_runs(api->db, &v, req->id, http_query(req, "metric"), &err)))
 		return api_db_error(resp, r, "no such job", &err);
+	if ((r = db_job_overheads(api->db, &ov, &nov, req->id, false, &err))) {
+		json_decref(v);
+		return api_db_error(resp, r, "cannot read the runs' overhead", &err);
+	}
+	/* each run's phases (db_overhead.h), null when it has none; ov is
+	 * in run id order, the runs in seq order: a binary search each */
+	json_array_foreach(json_object_get(v, "runs"), i, run) {
+		json_int_t id = json_integer_value(json_object_get(run, "id"));
+		size_t lo = 0, hi = nov;
+		while (lo < hi) {
+			k = lo + (hi - lo) / 2;
+			if (ov[k].run_id < id)
+				lo = k + 1;
+			else
+				hi = k;
+		}
+		json_object_set_new(run, "overhead", lo < nov && ov[lo].run_id == id ?
+				    overhead_run_json(&ov[lo]) : json_null());
+	}
+	free(ov);
 	api_json(resp, 200, v);
 }
 

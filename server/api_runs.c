@@ -12,6 +12,8 @@
 #include "api.h"
 #include "db.h"
 #include "db_api.h"
+#include "db_overhead.h"
+#include "report_overhead.h"
 #include "log.h"
 
 /* Logs are served as their last bytes up to this many (?max_bytes may ask
@@ -24,8 +26,18 @@ void api_run_get(struct api *api, struct http_req *req, struct http_resp *resp)
 	json_t *v;
 	int r;
 
+	struct db_overhead ov;
+
 	if ((r = db_api_run(api->db, &v, req->id, &err)))
 		return api_db_error(resp, r, "no such run", &err);
+	/* where its wall time went (db_overhead.h); null: not booted here */
+	r = db_run_overhead(api->db, &ov, req->id, &err);
+	if (r && r != -ENOENT) {
+		json_decref(v);
+		return api_db_error(resp, r, "cannot read the run's overhead", &err);
+	}
+	json_object_set_new(v, "overhead", r ? json_null() : overhead_run_json(&ov));
+	buf_release(&err);
 	api_json(resp, 200, v);
 }
 

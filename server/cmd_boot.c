@@ -88,7 +88,16 @@ static void print_run(int64_t run_id, const struct guest_result *res,
 	else
 		printf("-");
 	printf(", wall %.1f s, %lld records (%lld samples, %lld probes)\n",
-	       r->wall_s, (long long)r->records, (long long)r->samples, (long long)r->probes);
+	       r->wall_s, (long long)r->records, (long long)r->samples, (long long)r->probes);	if (res->overhead.wall_ms) {
+		const struct db_overhead *o = &res->overhead;
+
+		printf("  overhead %.1f s of %.1f s (%.0f%%):", db_overhead_ms(o) / 1000.0,
+		       o->wall_ms / 1000.0, 100.0 * db_overhead_ms(o) / o->wall_ms);
+		for (int p = 0; p < DB_OV_NPHASES; p++)
+			if (p != DB_OV_WORKLOAD)
+				printf(" %s %.1f s%s", db_ov_phase_names[p], o->phase_ms[p] / 1000.0,
+				       p == DB_OV_NPHASES - 1 ? "\n" : ",");
+	}
 }
 
 /* The agent's check of the workload and its --set knobs, before anything

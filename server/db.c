@@ -231,6 +231,88 @@ int db_schema_level(struct db *db, struct buf *err)
 	return (int)v;
 }
 
+/*
+ * Which migrations a store has is kept by name in kc_migrations, not only
+ * as a level: two migrations written on two branches (say 013 and 015)
+ * can land in either order, and a store made by a tree holding only the
+ * higher one must still get the lower one when it arrives. PRAGMA
+ * user_version stays the highest level applied, so an older kcanary still
+ * refuses a newer store. A store made before the table existed is taken
+ * to hold every migration at or below its user_version (what the level
+ * meant then). Called inside the caller's transaction.
+ */
+static int db_migrations_table(struct db *db, struct buf *err)
+{
+	int64_t rows = 0;
+	int level = 0, r;
+
+	if ((r = db_exec(db, "CREATE TABLE IF NOT EXISTS kc_migrations ("
+			 " name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)", err)))
+		return r;
+	if ((r = db_query_int64(db, &rows, "SELECT count(*) FROM kc_migrations", NULL, err)))
+		return r;
+	if (rows || (level = db_schema_level(db, err)) <= 0)
+		return rows ? 0 : level;
+	for (int i = 0; i < schema_migrations_count; i++) {
+		char sql[160];
+
+		if (schema_migrations[i].level > level)
+			continue;
+		snprintf(sql, sizeof(sql), "INSERT INTO kc_migrations VALUES ('%s', strftime('%%s'))",
+			 schema_migrations[i].name);
+		if ((r = db_exec(db, sql, err)))
+			return r;
+	}
+	return 0;
+}
+
+/* 1 when the store holds migration NAME (a file name from schema/, no
+ * quote in it), 0 when not, < 0 on a store error. */
+static int db_has_migration(struct db *db, const char *name, struct buf *err)
+{
+	int64_t n = 0;
+	int r = db_query_int64(db, &n, "SELECT count(*) FROM kc_migrations WHERE name = ?", name, err);
+
+	return r ? r : n > 0;
+}
+
+/* Apply migration M unless the store has it (read inside BEGIN IMMEDIATE:
+ * another process opening the same new store may have applied it while
+ * we waited for the lock, issue 18's two writers). */
+static int db_apply_migration(struct db *db, const struct schema_migration *m, struct buf *err)
+{
+	char sql[192];
+	int64_t known = 0;
+	int r, level = 0;
+
+	/* the common case, a store that has it: no write lock taken */
+	if ((r = db_query_int64(db, &known, "SELECT count(*) FROM sqlite_master"
+				" WHERE type = 'table' AND name = 'kc_migrations'", NULL, err)))
+		return r;
+	if (known && (r = db_has_migration(db, m->name, err)) != 0)
+		return r < 0 ? r : 0;
+	if ((r = db_begin(db, err)))
+		return r;
+	if ((r = db_migrations_table(db, err)) || (r = db_has_migration(db, m->name, err)) < 0 ||
+	    (level = db_schema_level(db, err)) < 0)
+		goto fail;
+	if (r == 1)	/* another process applied it, or the store was adopted */
+		return db_commit(db, err);
+	if ((r = db_exec(db, m->sql, err)))
+		goto fail;
+	snprintf(sql, sizeof(sql), "INSERT INTO kc_migrations VALUES ('%s', strftime('%%s'))", m->name);
+	if ((r = db_exec(db, sql, err)))
+		goto fail;
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", m->level > level ? m->level : level);
+	if ((r = db_exec(db, sql, err)) || (r = db_commit(db, err)))
+		goto fail;
+	log_info("applied migration %s", m->name);
+	return 0;
+fail:
+	db_rollback(db);
+	return err_wrapf(err, r < 0 ? r : level, "migration %s of the store '%s'", m->name, db->path);
+}
+
 static int db_migrate(struct db *db, struct buf *err)
 {
 	int level = db_schema_level(db, err);
@@ -244,33 +326,9 @@ static int db_migrate(struct db *db, struct buf *err)
 	if (level > newest)
 		return err_setf(err, -EPROTO, "the store '%s' is at schema level %d, newer than"
 				" this kcanary (%d): upgrade kcanary", db->path, level, newest);
-	for (int i = 0; i < schema_migrations_count; i++) {
-		const struct schema_migration *m = &schema_migrations[i];
-		char pragma[64];
-
-		if (m->level <= level)
-			continue;
-		if ((r = db_begin(db, err)))
+	for (int i = 0; i < schema_migrations_count; i++)
+		if ((r = db_apply_migration(db, &schema_migrations[i], err)))
 			return r;
-		/* another process opening the same new store may have applied
-		 * it while we waited for the lock: read the level again, inside
-		 * the transaction, before applying (issue 18, two writers) */
-		if ((level = db_schema_level(db, err)) < 0) {
-			db_rollback(db);
-			return err_wrapf(err, level, "migration %s of the store '%s'", m->name, db->path);
-		}
-		if (m->level <= level) {
-			db_rollback(db);
-			continue;
-		}
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->level);
-		if ((r = db_exec(db, m->sql, err)) || (r = db_exec(db, pragma, err)) ||
-		    (r = db_commit(db, err))) {
-			db_rollback(db);
-			return err_wrapf(err, r, "migration %s of the store '%s'", m->name, db->path);
-		}
-		log_info("applied migration %s", m->name);
-	}
 	return 0;
 }
 

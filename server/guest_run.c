@@ -12,6 +12,7 @@
 
 #include "agent_check.h"
 #include "db_guest.h"
+#include "db_overhead.h"
 #include "error.h"
 #include "guest_run.h"
 #include "log.h"
@@ -231,9 +232,57 @@ static int store_failed(struct guest_result *out, struct db *db, int64_t run_id,
 	return db_run_set_status(db, run_id, "failed", why, err);
 }
 
+/*
+ * The run's phases (db_overhead.h) from the clock marks: t_begin (guest_run
+ * called), the runner's marks (runner.h), t_end (the runner returned). A
+ * mark the run never reached (a guest that failed to boot says no hello)
+ * takes the next one it did, so the phase in progress gets the time; a
+ * missing done record ends the workload at the wait's end. Marks are made
+ * monotonic and rounded to ms from t_begin, so the phases sum to wall_ms.
+ */
+static void overhead_of(struct db_overhead *ov, int64_t run_id, double t_begin, double t_prep,
+			const struct runner_result *rr, double t_end)
+{
+	enum { M_BEGIN, M_UPLOAD, M_CREATE, M_BOOT, M_WORKLOAD, M_TEARDOWN, M_END, NM };
+	double m[NM] = { t_begin, rr->setup_mono_s ? rr->setup_mono_s : t_prep, rr->create_mono_s,
+			 rr->started_mono_s, rr->hello_mono_s, rr->done_mono_s, t_end };
+	int64_t ms[NM];
+
+	if (!m[M_TEARDOWN] && m[M_WORKLOAD])
+		m[M_TEARDOWN] = rr->end_mono_s;
+	for (int k = NM - 2; k > M_BEGIN; k--)
+		if (!m[k])
+			m[k] = m[k + 1];
+	for (int k = 0; k < NM; k++) {
+		if (k && m[k] < m[k - 1])
+			m[k] = m[k - 1];
+		if (m[k] > t_end)
+			m[k] = t_end;
+		ms[k] = llround((m[k] - t_begin) * 1000);
+	}
+	memset(ov, 0, sizeof(*ov));
+	ov->run_id = run_id;
+	ov->wall_ms = ms[M_END];
+	ov->phase_ms[DB_OV_IMAGE] = ms[M_UPLOAD] - ms[M_BEGIN];
+	ov->phase_ms[DB_OV_UPLOAD] = ms[M_CREATE] - ms[M_UPLOAD];
+	ov->phase_ms[DB_OV_CREATE] = ms[M_BOOT] - ms[M_CREATE];
+	ov->phase_ms[DB_OV_BOOT] = ms[M_WORKLOAD] - ms[M_BOOT];
+	ov->phase_ms[DB_OV_WORKLOAD] = ms[M_TEARDOWN] - ms[M_WORKLOAD];
+	ov->phase_ms[DB_OV_TEARDOWN] = ms[M_END] - ms[M_TEARDOWN];
+	/* /init's mkfs and mount happen inside boot-to-hello */
+	if (rr->hello_mono_s && rr->mkfs_s > 0) {
+		int64_t mk = llround(rr->mkfs_s * 1000);
+		if (mk > ov->phase_ms[DB_OV_BOOT])
+			mk = ov->phase_ms[DB_OV_BOOT];
+		ov->phase_ms[DB_OV_MKFS] = mk;
+		ov->phase_ms[DB_OV_BOOT] -= mk;
+	}
+}
+
 int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_job *j,
 	      const struct guest_run_req *rq, struct buf *err)
 {
+	double t_begin = clock_mono_s(), t_prep;
 	struct buf why = BUF_INIT;
 	struct live live;
 	char *cmdline = NULL;
@@ -249,6 +298,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 		r = store_failed(out, g->db, rq->run_id, buf_str(&why), err);
 		goto out;
 	}
+	t_prep = clock_mono_s();
 	if (j->rootfs && (r = record_rootfs(g, j, rq->run_id, err)))
 		goto out;
 	out->started = true;
@@ -265,6 +315,9 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 		r = runner_run(&out->run, g->db, rq->run_id, &ro, err);
 	}
 	live_stop(&live);
+	overhead_of(&out->overhead, rq->run_id, t_begin, t_prep, &out->run, clock_mono_s());
+	if (!r)
+		r = db_run_set_overhead(g->db, &out->overhead, err);
 out:
 	buf_release(&why);
 	free(cmdline);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "db.h"
+#include "db_overhead.h"
 #include "image.h"
 #include "rootfs.h"
 #include "runner.h"
@@ -105,6 +106,8 @@ struct guest_result {
 	bool started;              /* the runner was asked to boot it; false: the run
 				    * failed before (run.error says why) */
 	double watchdog_s;         /* the watchdog it got; 0 when not started */
+	struct db_overhead overhead; /* where its wall time went, as stored; wall_ms 0
+				      * when not started */
 };
 
 /*

@@ -438,6 +438,8 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 					get_str(rec, "agent_version"), get_str(rec, "host"), js, &in->store_err);
 		free(js);
 		in->st.saw_hello = true;
+		if (!get_num(rec, "mkfs_s", &in->st.hello_mkfs_s) || !(in->st.hello_mkfs_s >= 0))
+			in->st.hello_mkfs_s = 0;
 		return r;
 	}
 	if (!strcmp(type, "summary"))

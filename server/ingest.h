@@ -52,6 +52,7 @@ struct ingest_stats {
 	int64_t samples;
 	int64_t probes;
 	bool saw_hello;
+	double hello_mkfs_s; /* the hello's "mkfs_s" (seconds /init spent on mkfs and mount); 0 none */
 	bool saw_done;       /* a {"type":"done"} arrived */
 	bool saw_error;      /* an {"type":"error"} arrived */
 	char error[256];     /* the error record's message, if any */

@@ -9,6 +9,7 @@
 
 #include "report.h"
 #include "report_axis.h"
+#include "report_overhead.h"
 #include "error.h"
 #include "stats.h"
 
@@ -79,6 +80,7 @@ struct report {
 	size_t ncells;
 	char **run_cell;         /* per run: its cell key under the axis */
 	bool any_tcg;
+	struct overhead_summary ov;  /* the finished runs' overhead (db_overhead.h) */
 };
 /* Human labels for the metrics the workloads emit. */
 static const struct {
@@ -508,6 +510,17 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 	if ((ret = db_report_load(db, job_id, opts ? opts->metric : NULL, &r->d, err))) {
 		free(r);
 		return ret;
+	}
+	{
+		struct db_overhead *ov = NULL;
+		size_t nov = 0;
+
+		if ((ret = db_job_overheads(db, &ov, &nov, job_id, true, err))) {
+			report_free(r);
+			return ret;
+		}
+		overhead_summarize(&r->ov, ov, nov);
+		free(ov);
 	}
 	r->metric = r->d.job_metric;
 	r->unit = r->d.unit ? r->d.unit : ends_with(r->metric, "_s") ? "s" : NULL;
@@ -1261,6 +1274,10 @@ static void text_report(struct buf *b, const struct report *r, bool markdown)
 		}
 	}
 	text_hosts(b, r);
+	if (r->ov.nruns) {
+		buf_puts(b, "\n");
+		overhead_text(b, &r->ov);
+	}
 	if (r->any_tcg)
 		buf_puts(b, "\nguests ran under TCG (software emulation): not host performance"
 			 " numbers\n");
@@ -1472,6 +1489,7 @@ static json_t *json_report(const struct report *r)
 		json_object_set_new(root, "values_b", values2);
 	else
 		json_decref(values2);
+	json_object_set_new(root, "overhead", overhead_json(&r->ov));
 	return root;
 }
 

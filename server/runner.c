@@ -438,6 +438,7 @@ static void run_start(struct run *x)
 		goto failed;
 	log_info("run %lld: guest '%s' started (%s)", (long long)x->id, x->name,
 		 vm_accel_name(o->accel));
+	x->out->started_mono_s = clock_mono_s();
 	if (o->on_start)
 		o->on_start(x->name, o->on_start_arg);
 	return;
@@ -470,11 +471,15 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 	if ((r = chan_read(s, x->in, err)))
 		return r;
 	if (x->out->boot_to_hello_s < 0 && ingest_stats(x->in)->saw_hello) {
-		x->out->boot_to_hello_s = clock_mono_s() - x->t0;
+		x->out->hello_mono_s = clock_mono_s();
+		x->out->boot_to_hello_s = x->out->hello_mono_s - x->t0;
+		x->out->mkfs_s = ingest_stats(x->in)->hello_mkfs_s;
 		/* the moment bench/b_boot.sh times from outside (kcanary -v) */
 		log_info("run %lld: the agent said hello %.2f s after the domain was created",
 			 (long long)x->id, x->out->boot_to_hello_s);
 	}
+	if (!x->out->done_mono_s && (ingest_stats(x->in)->saw_done || ingest_stats(x->in)->saw_error))
+		x->out->done_mono_s = clock_mono_s();
 	console_drain(s, x->o->console);
 	while (vm_domain_next_event(x->dom, &ev) == 0)
 		handle_event(s, x->dom, &ev);
@@ -508,7 +513,8 @@ static int run_wait(struct run *x, struct buf *err)
 	while (!done)
 		if ((r = wait_once(x, &last_flush, &done, err)) || x->why[0])
 			return r;
-	x->out->wall_s = clock_mono_s() - x->t0;
+	x->out->end_mono_s = clock_mono_s();
+	x->out->wall_s = x->out->end_mono_s - x->t0;
 	chan_read(&x->s, x->in, NULL);   /* a store error: said again by ingest_close */
 	if (!x->s.conn_lost && vm_domain_destroy(x->dom, &e))   /* cleanup: said here, once */
 		log_err("%s", buf_str(&e));
@@ -633,6 +639,7 @@ int runner_run(struct runner_result *out, struct db *db, int64_t run_id,
 	int r;
 
 	run_init(&x, out, db, run_id, o);
+	out->setup_mono_s = clock_mono_s();
 	if ((r = run_setup(&x, err)))
 		goto out;
 	if (!x.why[0])

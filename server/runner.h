@@ -55,6 +55,11 @@ struct runner_result {
 	double boot_to_hello_s;      /* domain create to the hello record; < 0 none */
 	double wall_s;               /* domain create to the end of the run */
 	double create_mono_s;        /* clock_mono_s() when the create was asked; 0 none */
+	/* clock_mono_s() marks of the run's phases (db_overhead.h), 0 none:
+	 * runner_run() called, domain resumed, hello and done (or error)
+	 * records stored, the wait's end (the guest stopped or destroyed) */
+	double setup_mono_s, started_mono_s, hello_mono_s, done_mono_s, end_mono_s;
+	double mkfs_s;               /* the hello's mkfs_s (/init's mkfs and mount); 0 none */
 	int64_t records;
 	int64_t samples;
 	int64_t probes;

@@ -179,9 +179,29 @@
 			(j.started_at ? ` · started ${j.started_at}` : "") +
 			(j.finished_at ? ` · finished ${j.finished_at}` : "") +
 			(j.status === "pending" && !j.runs_done ? " · queued: waiting for an executor to run it" : ""),
-			j.error ? el("div", { class: "error", text: j.error }) : null);
+			j.error ? el("div", { class: "error", text: j.error }) : null,
+			overheadLine(j.overhead));
 		document.querySelectorAll(".metric-name").forEach((e) => { e.textContent = j.metric; });
 		document.querySelectorAll(".curve-metric").forEach((e) => { e.textContent = S.curveMetric; });
+	}
+
+	/* Where the finished runs' wall time went (GET /api/v1/jobs/ID's
+	 * "overhead", the report footer's line): median per run. */
+	function overheadLine(o) {
+		if (!o) return null;
+		const parts = Object.entries(o.phases_s).filter(([k]) => k !== "workload")
+			.map(([k, s]) => `${k} ${s.toFixed(1)} s`).join(", ");
+		return el("div", { id: "overhead", class: "overhead" },
+			`overhead: median ${o.overhead_s.toFixed(1)} s of ${o.wall_s.toFixed(1)} s wall per run ` +
+			`(${Math.round(100 * o.ratio)}%, ${o.runs} runs): ${parts}; workload ${o.phases_s.workload.toFixed(1)} s`);
+	}
+
+	/* One run's overhead cell: its time outside the workload, the phases
+	 * in the tooltip. */
+	function runOverhead(o) {
+		if (!o) return el("span", { class: "muted", text: "–" });
+		const tip = Object.entries(o.phases_ms).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(", ");
+		return el("span", { title: tip, text: `${(o.overhead_ms / 1000).toFixed(1)} s of ${(o.wall_ms / 1000).toFixed(1)} s` });
 	}
 
 	/* A select per matrix dimension that varies; the fixed ones are listed. */
@@ -483,13 +503,14 @@
 				el("td", {}, KC.statusBadge(r.status)),
 				el("td", { class: "num" }, KC.fmt(r.value, unit) + (r.value_source === "samples" ? "*" : "")),
 				el("td", { class: "probes" }, ptxt),
+				el("td", { class: "num overhead" }, runOverhead(r.overhead)),
 				el("td", {}, r.has_console ? el("a", { class: "console-link",
 					href: `api/v1/runs/${r.id}/console` }, "console") : el("span", { class: "muted", text: "no console" })));
 		});
 		box.replaceChildren(el("table", { class: "runs", id: "runs-table" },
 			el("thead", {}, el("tr", {}, el("th", { class: "num" }, "run"), el("th", {}, S.by),
 				el("th", {}, "cell"), el("th", {}, "status"), el("th", { class: "num" }, S.runs.metric),
-				el("th", {}, "probe counts"), el("th", {}, "raw"))),
+				el("th", {}, "probe counts"), el("th", { class: "num" }, "overhead"), el("th", {}, "raw"))),
 			el("tbody", {}, rows)));
 	}
 

@@ -66,8 +66,30 @@ for fs in ext4 xfs; do
 	! echo "$vols" | grep -q "$dom-scratch" || fail "run $run: scratch volume left behind"
 	[ -z "$(find "$HOME_DIR/runs/$run" -name '*.img' -o -name '*.sock')" ] ||
 		fail "run $run: a disk or socket under the coordinator's runs/"
+	# where the run's wall time went (issue 19 item 5): every phase stored,
+	# those a booted run must spend time in non-zero (mkfs from /init's
+	# figure in the hello), summing to the wall time, which is within the
+	# command's own time
+	took_ms=$(( ($(date +%s) - start + 1) * 1000 ))
+	ov=$(q "SELECT wall_ms, image_ms, upload_ms, create_ms, boot_ms, mkfs_ms, workload_ms, teardown_ms
+		FROM run_overhead WHERE run_id = $run")
+	echo "   overhead (ms: wall image upload create boot mkfs workload teardown): $ov"
+	[ -n "$ov" ] || fail "run $run: no phases in run_overhead"
+	[ "$(q "SELECT count(*) FROM run_overhead WHERE run_id = $run AND image_ms > 0 AND create_ms > 0
+		AND boot_ms > 0 AND mkfs_ms > 0 AND workload_ms > 0 AND teardown_ms > 0 AND upload_ms >= 0
+		AND image_ms + upload_ms + create_ms + boot_ms + mkfs_ms + workload_ms + teardown_ms <= wall_ms
+		AND wall_ms <= $took_ms
+		AND mkfs_ms = CAST(round(1000 * json_extract((SELECT hello_json FROM runs WHERE id = $run),
+			'$.mkfs_s')) AS INTEGER)")" = 1 ] ||
+		fail "run $run: phases missing, zero or not summing to at most the wall time ($took_ms ms): $ov"
+	grep -q "^  overhead [0-9.]* s of [0-9.]* s ([0-9]*%): image [0-9.]* s, upload .* teardown [0-9.]* s$" \
+		"$HOME_DIR/out.$fs" || fail "kcanary boot did not print the run's overhead"
 done
+$KC report adhoc-boot > "$HOME_DIR/report.txt" || fail "kcanary report adhoc-boot failed"
+grep -q "^overhead: median [0-9.]* s of [0-9.]* s wall per run ([0-9]*%, 2 runs): image" "$HOME_DIR/report.txt" ||
+	fail "the report has no overhead footer: $(cat "$HOME_DIR/report.txt")"
+grep -A1 "^overhead:" "$HOME_DIR/report.txt"
 [ "$(q "SELECT count(DISTINCT variant_id) || ' ' || count(*) FROM runs r JOIN jobs j ON j.id = r.job_id
 	WHERE j.name = 'adhoc-boot'")" = "1 2" ] || fail "expected both runs in job adhoc-boot, one variant"
 [ "$(q "SELECT name FROM variants")" = "$(basename "$KERNEL")" ] || fail "variant is not the kernel's file name"
-echo "guest boot: ext4 and xfs runs stored with samples, probes and exact knobs"
+echo "guest boot: ext4 and xfs runs stored with samples, probes, exact knobs and their overhead phases"

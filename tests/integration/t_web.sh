@@ -60,6 +60,8 @@ cat >"$tmp/expect.json" <<JSON
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
  "filter": {"dim": "fs", "value": "xfs", "runs": 6},
  "console": "Linux version 6.12.117 (fixture)",
+ "overhead": "overhead: median 37.6 s of 160.0 s wall per run (24%, 12 runs): image 0.1 s, upload 0.2 s, create 0.3 s, boot 30.0 s, mkfs 3.0 s, teardown 4.0 s; workload 122.4 s",
+ "run_overhead": "37.6 s of 160.0 s",
  "pending_id": 5,
  "bisect": [
   {"job_id": 2, "log": "$tmp/bisect/bisect fixture-good..fixture-bad.log",

@@ -257,6 +257,13 @@ static void test_run_on_test_driver(void **state)
 		   " AND json_extract(guest_json, '$.cmdline') LIKE '% kc.knobs=measure_s=1,old_s=0,"
 		   "settle_s=0 %'"
 		   " AND json_extract(guest_json, '$.initrd') LIKE '%/images/%.cpio.gz'");
+	/* where its wall time went (issue 19 item 5): no hello under the test
+	 * driver, so boot runs to the watchdog (1.5 s) and there is no
+	 * workload; the phases sum to the wall time, which covers the run */
+	assert_run(fx->db, rq.run_id, "id IN (SELECT run_id FROM run_overhead WHERE"
+		   " wall_ms = image_ms + upload_ms + create_ms + boot_ms + mkfs_ms + workload_ms"
+		   " + teardown_ms AND boot_ms >= 1400 AND workload_ms = 0 AND mkfs_ms = 0"
+		   " AND image_ms > 0 AND wall_ms >= 1500 AND wall_ms < 60000)");
 	/* the next run with the same modules tree takes the same image */
 	img = xstrdup(fx->g.img_path);
 	rq.run_id = new_run(fx);

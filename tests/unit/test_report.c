@@ -2,6 +2,8 @@
  * against golden files in tests/fixtures/report/ (set KCANARY_UPDATE_GOLDEN=1
  * to rewrite them after a deliberate format change, then review the diff). */
 #include <errno.h>
+#include <jansson.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include <cmocka.h>
 
 #include "db.h"
+#include "db_overhead.h"
 #include "ingest.h"
 #include "report.h"
 #include "util.h"
@@ -435,6 +438,70 @@ static void test_guest_modes(void **state)
 	db_close(db);
 }
 
+/* Issue 19 item 5: the per-run phases stored with each run and summed
+ * up per job in the text footer and the JSON report (medians over the
+ * finished runs: the timed-out one is left out). On the old code there was
+ * no run_overhead table and no footer. */
+static void test_overhead_footer(void **state)
+{
+	struct db *db = open_db(*state);
+	int64_t job = seed_job(db), timed_out;
+	struct buf err = BUF_INIT, js = BUF_INIT;
+	/* image, upload, create, boot, mkfs, workload, teardown (ms) */
+	static const int64_t ph[3][DB_OV_NPHASES] = {
+		{ 100, 200, 300, 30000, 3000, 120000, 4000 },
+		{ 120, 250, 310, 31000, 2900, 121000, 4200 },
+		{ 90, 180, 290, 29000, 3100, 119000, 3900 },
+	};
+	struct report *rep = NULL;
+
+	timed_out = add_run(db, job, "+ v6 2/3", "lag-1.2.jsonl", "timeout");
+	for (int i = 0; i < 3; i++) {
+		struct db_overhead o = { .run_id = i + 1 };
+		for (int p = 0; p < DB_OV_NPHASES; p++) {
+			o.phase_ms[p] = ph[i][p];
+			o.wall_ms += ph[i][p];
+		}
+		assert_int_equal(db_run_set_overhead(db, &o, &err), 0);
+	}
+	struct db_overhead bad = { .run_id = timed_out, .wall_ms = 999999,
+				   .phase_ms = { [DB_OV_BOOT] = 999999 } };
+	assert_int_equal(db_run_set_overhead(db, &bad, &err), 0);
+	/* phases that do not add up, a run that does not exist */
+	bad.wall_ms = 5;
+	assert_int_equal(db_run_set_overhead(db, &bad, &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "sum to 999999 ms, expected the wall time 5 ms"));
+	bad = (struct db_overhead){ .run_id = 4242 };
+	assert_int_equal(db_run_set_overhead(db, &bad, &err), -ENOENT);
+	{
+		struct db_overhead got;
+		assert_int_equal(db_run_overhead(db, &got, 2, &err), 0);
+		assert_int_equal(got.wall_ms, 120 + 250 + 310 + 31000 + 2900 + 121000 + 4200);
+		assert_int_equal(got.phase_ms[DB_OV_MKFS], 2900);
+		assert_int_equal(db_run_overhead(db, &got, 5, &err), -ENOENT);
+	}
+	char *text = report_text(db, job, NULL);
+	/* medians of runs 1-3: overhead 37.60, 38.78, 36.56 s; wall 157.60,
+	 * 159.78, 155.56 s; 37.6 / 157.6 = 24% */
+	assert_non_null(strstr(text, "\noverhead: median 37.6 s of 157.6 s wall per run (24%, 3 runs):"
+			       " image 0.1 s,\n  upload 0.2 s, create 0.3 s, boot 30.0 s, mkfs 3.0 s,"
+			       " teardown 4.0 s;\n  workload 120.0 s\n"));
+	assert_int_equal(report_build(&rep, db, job, NULL, &err), 0);
+	assert_int_equal(report_format(&js, rep, REPORT_JSON), 0);
+	json_error_t je;
+	json_t *root = json_loads(buf_str(&js), 0, &je), *ov = json_object_get(root, "overhead");
+	assert_non_null(ov);
+	assert_int_equal(json_integer_value(json_object_get(ov, "runs")), 3);
+	assert_true(fabs(json_real_value(json_object_get(ov, "overhead_s")) - 37.6) < 1e-9);
+	assert_true(fabs(json_real_value(json_object_get(json_object_get(ov, "phases_s"), "boot")) - 30) < 1e-9);
+	json_decref(root);
+	report_free(rep);
+	free(text);
+	buf_release(&js);
+	buf_release(&err);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +511,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_by_two_axes, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_guest_modes, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_revision_by_prefix, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_overhead_footer, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }

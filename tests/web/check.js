@@ -198,6 +198,8 @@ async function checkRuns(page, by) {
 		const run = r.links.find((l) => l.cls === "run-link");
 		check(run && new URL(run.href).pathname.endsWith("/run.html") && new URL(run.href).searchParams.get("id") === String(r.id),
 			`by ${by}: run ${r.id} links its page`);
+		check(r.cells[6] === want.run_overhead && a.overhead && a.overhead.phases_ms.boot === 30000,
+			`by ${by}: run ${r.id}'s overhead cell is '${r.cells[6]}'`);
 		check(!!r.links.find((l) => l.cls === "console-link") === a.has_console,
 			`by ${by}: run ${r.id} links a console exactly when one is stored (${a.has_console})`);
 		if (by !== "variant")
@@ -301,6 +303,10 @@ async function checkGrid(page) {
 			check(stats.includes(n), `the statistics table shows ${n}`);
 		check(/cannot reach p < 0.05/.test(stats), "the plain-language line says 3 against 3 cannot reach p < 0.05");
 		check(/lower is better/.test(await page.locator("#meta").innerText()), "the metric's direction is shown");
+		// where the runs' time went (issue 19 item 5): the report footer's line
+		const ovLine = (await page.locator("#overhead").innerText()).trim();
+		check(ovLine === want.overhead, `the job's overhead line is shown: '${ovLine}'`);
+		check(cliText.replace(/\n +/g, " ").includes(want.overhead), "the report's footer says the same overhead");
 		const dots = await page.locator("svg.strip circle.run-dot").count();
 		check(dots === want.runs, `the strip plot has one dot per run (${dots} of ${want.runs})`);
 		// the variant axis overlays like any other: one chart, a colour per variant
