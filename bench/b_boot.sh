@@ -9,8 +9,15 @@
 # minimums of each, and the median of the per-round ratios, the estimate
 # least moved by load drifting between rounds. Target: kcanary + libvirt
 # add at most 10%.
-#   kcanary: domain create to hello, and the command's start to hello
-#   qemu:    process start to hello (polled every 20 ms in the port's file)
+# Both sides are timed by one clock outside the programs, this script's
+# (date +%s.%N), from the process's start to the first agent record seen,
+# polled every 20 ms either way:
+#   kcanary: `kcanary -v boot` started to its log line "the agent said
+#            hello" on stderr (written when the record arrives through
+#            libvirt's channel stream)
+#   qemu:    qemu-system-x86_64 started to the hello in the port's file
+# kcanary's own figure (domain create to hello, its monotonic clock) is
+# printed beside them, not judged.
 # Needs root, the Debian cloud kernel and a libvirt daemon (started with
 # tools/libvirtd-up.sh when none answers); reports and exits 0 otherwise.
 cd "$(dirname "$0")/.." || exit 1
@@ -33,11 +40,30 @@ for k in $KNOBS; do set_args="$set_args --set $k"; done
 CMDLINE="console=ttyS0 panic=-1 rdinit=/init kc.fs=ext4 kc.workload=wb-handover kc.knobs=$(echo $KNOBS | tr ' ' ,) kc.port=kcanary"
 now() { date +%s.%N; }
 
+# kc_round: "OUTSIDE INSIDE", the outside clock's process start to hello
+# and kcanary's own domain create to hello, in seconds.
 kc_round() {
+	# the last round's log must not answer the poll before this one's
+	# redirection has emptied it
+	rm -f "$tmp/kc.err"
+	t0=$(now)
 	# shellcheck disable=SC2086
-	"$B/kcanary" boot --kernel "$KERNEL" $set_args > "$tmp/kc.out" 2> "$tmp/kc.err" ||
-		{ cat "$tmp/kc.out" "$tmp/kc.err"; return 1; }
-	sed -n 's/.*boot-to-hello \([0-9.]*\) s (\([0-9.]*\) s from.*/\1 \2/p' "$tmp/kc.out"
+	"$B/kcanary" -v boot --kernel "$KERNEL" $set_args > "$tmp/kc.out" 2> "$tmp/kc.err" &
+	kpid=$!
+	i=0
+	while ! grep -qs ': the agent said hello ' "$tmp/kc.err"; do
+		i=$((i + 1))
+		if [ $i -gt 6000 ] || ! kill -0 $kpid 2>/dev/null; then
+			echo "kcanary: no hello within 120 s" >&2
+			kill $kpid 2>/dev/null
+			return 1
+		fi
+		sleep 0.02
+	done
+	t1=$(now)
+	wait $kpid || { cat "$tmp/kc.out" "$tmp/kc.err" >&2; return 1; }
+	inside=$(sed -n 's/.*boot-to-hello \([0-9.]*\) s (.*/\1/p' "$tmp/kc.out")
+	echo "$t0 $t1 $inside" | awk '{ printf "%.2f %s\n", $2 - $1, $3 }'
 }
 
 qemu_round() {
@@ -84,24 +110,23 @@ while [ $r -le "$N" ]; do
 		q=$(qemu_round) || exit 1
 		k=$(kc_round) || exit 1
 	fi
-	echo "round $r: kcanary $(echo "$k" | cut -d' ' -f1) s (command $(echo "$k" | cut -d' ' -f2) s), qemu $q s"
+	echo "round $r: kcanary $(echo "$k" | cut -d' ' -f1) s (its own clock, from domain create: $(echo "$k" | cut -d' ' -f2) s), qemu $q s"
 	echo "$k" >> "$tmp/kc.times"
 	echo "$q" >> "$tmp/qemu.times"
-	echo "$k $q" | awk '{ printf "%.4f %.4f\n", $1 / $3, $2 / $3 }' >> "$tmp/ratios"
+	echo "$k $q" | awk '{ printf "%.4f\n", $1 / $3 }' >> "$tmp/ratios"
 	r=$((r + 1))
 done
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 kc=$(cut -d' ' -f1 "$tmp/kc.times" | med)
-kcc=$(cut -d' ' -f2 "$tmp/kc.times" | med)
+kci=$(cut -d' ' -f2 "$tmp/kc.times" | med)
 qm=$(med < "$tmp/qemu.times")
 kmin=$(cut -d' ' -f1 "$tmp/kc.times" | sort -n | head -n 1)
 qmin=$(sort -n "$tmp/qemu.times" | head -n 1)
-rc=$(cut -d' ' -f1 "$tmp/ratios" | med)
-rcc=$(cut -d' ' -f2 "$tmp/ratios" | med)
+rc=$(med < "$tmp/ratios")
 accel=$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT accel FROM runs ORDER BY id DESC LIMIT 1" 2>/dev/null)
-awk -v kc="$kc" -v kcc="$kcc" -v q="$qm" -v n="$N" -v a="$accel" -v kmin="$kmin" -v qmin="$qmin" \
-	-v rc="$rc" -v rcc="$rcc" 'BEGIN {
-	printf "boot-to-hello (%d rounds, %s): kcanary+libvirt median %.2f s from domain create, %.2f s from the command start, min %.2f s; plain qemu median %.2f s, min %.2f s\n", n, a, kc, kcc, kmin, q, qmin
-	printf "ratio kcanary/qemu: %.2f median of per-round ratios (%.2f from the command start); %.2f of medians; %.2f of minimums (target <= 1.10)\n", rc, rcc, kc / q, kmin / qmin
-	printf "target: kcanary boot-to-hello <= 1.10x plain qemu (median of per-round ratios, from the command start): %.2fx: %s\n", rcc, (rcc <= 1.10 ? "met" : "NOT met")
+awk -v kc="$kc" -v kci="$kci" -v q="$qm" -v n="$N" -v a="$accel" -v kmin="$kmin" -v qmin="$qmin" \
+	-v rc="$rc" 'BEGIN {
+	printf "boot-to-hello (%d rounds, %s; one outside clock, process start to the first agent record): kcanary+libvirt median %.2f s, min %.2f s; plain qemu median %.2f s, min %.2f s (kcanary by its own clock from domain create: median %.2f s)\n", n, a, kc, kmin, q, qmin, kci
+	printf "ratio kcanary/qemu: %.2f median of per-round ratios; %.2f of medians; %.2f of minimums\n", rc, kc / q, kmin / qmin
+	printf "target: kcanary boot-to-hello <= 1.10x plain qemu (median of per-round ratios, both from process start by the same clock): %.2fx: %s\n", rc, (rc <= 1.10 ? "met" : "NOT met")
 }'

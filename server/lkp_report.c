@@ -128,6 +128,8 @@ static void parse_further(struct lkp_report *r, const char *t)
 			if (c)
 				metric_change(c + 2, &f->metric, &f->change_pct, &f->kind);
 		} else if (f && !strcmp(key, "test machine")) {
+			/* a second row for one test case: the last one holds */
+			free(f->machine);
 			f->machine = xstrdup(val);
 		} else if (f && (!strcmp(key, "test parameters") || !*key) && *val) {
 			const char *eq = strchr(val, '=');

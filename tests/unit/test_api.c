@@ -621,6 +621,81 @@ static void test_report_same_as_cli(void **state)
 	reply_release(&r);
 }
 
+#ifndef FIXTURES
+#define FIXTURES "tests/fixtures"
+#endif
+
+/* body equals the golden file tests/fixtures/api/NAME, written by hand
+ * review (KCANARY_UPDATE_GOLDEN=1 rewrites it from the API, then read the
+ * diff): the comparison is with bytes kept in the tree, never with what
+ * report_format() says today. */
+static void check_golden(const char *name, const char *body)
+{
+	char *path = xasprintf(FIXTURES "/api/%s", name), *want = NULL;
+	size_t len;
+	int update = golden_update();
+
+	assert_int_not_equal(update, -1);
+	if (update) {
+		FILE *fp = fopen(path, "w");
+
+		assert_non_null(fp);
+		fputs(body, fp);
+		fclose(fp);
+	}
+	assert_int_equal(read_file(&want, &len, path, 1 << 20), 0);
+	if (strcmp(want, body))
+		fprintf(stderr, "--- %s (golden)\n%s\n--- got\n%s\n", path, want, body);
+	assert_string_equal(want, body);
+	free(want);
+	free(path);
+}
+
+/* The API's report of the fixture job against goldens, and its figures
+ * against values worked out here from the fixture's inputs alone (base
+ * 85.3 46.9 52.1, patched 1.0 1.2 1.2): each run's worst lag, the medians
+ * 52.1 and 1.2, the change (1.2 - 52.1) / 52.1 = -97.70%, and Mann-Whitney
+ * U = 0 with n = 3 + 3 fully separated, whose exact two-sided p is
+ * 2 / C(6,3) = 0.1. test_report_same_as_cli only shows that the API and
+ * the CLI call the same formatter; this is what the formatter must say. */
+static void test_report_golden(void **state)
+{
+	struct fx *f = *state;
+	static const struct { const char *q, *golden; } cases[] = {
+		{ "/api/v1/jobs/1/report", "job1-report.json" },
+		{ "/api/v1/jobs/1/report?format=text", "job1-report.txt" },
+		{ "/api/v1/jobs/1/report?format=csv", "job1-report.csv" },
+	};
+	struct reply r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		get(&r, f, cases[i].q);
+		assert_int_equal(r.status, 200);
+		check_golden(cases[i].golden, buf_str(&r.body));
+		reply_release(&r);
+	}
+
+	/* fx_setup's inputs, run by run, and what follows from them */
+	static const double in[2][3] = { { 85.3, 46.9, 52.1 }, { 1.0, 1.2, 1.2 } };
+	static const double median[2] = { 52.1, 1.2 };
+	get(&r, f, "/api/v1/jobs/1/report");
+	json_t *vs = jpath(json_array_get(jpath(r.json, "cells"), 0), "variants");
+	assert_int_equal(json_array_size(vs), 2);
+	for (size_t v = 0; v < 2; v++) {
+		json_t *var = json_array_get(vs, v), *runs = jpath(var, "runs");
+
+		assert_int_equal(json_array_size(runs), 3);
+		for (size_t k = 0; k < 3; k++)
+			assert_float_equal(json_real_value(jpath(json_array_get(runs, k), "value")), in[v][k], 1e-9);
+		assert_float_equal(json_real_value(jpath(var, "median")), median[v], 1e-9);
+	}
+	json_t *patched = json_array_get(vs, 1);
+	assert_float_equal(json_real_value(jpath(patched, "change_pct")),
+			   100.0 * (median[1] - median[0]) / median[0], 1e-6);
+	assert_float_equal(json_real_value(jpath(patched, "p")), 2.0 / 20.0, 1e-9);
+	reply_release(&r);
+}
+
 static void test_unknown_ids_and_paths(void **state)
 {
 	struct fx *f = *state;
@@ -1301,6 +1376,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_detail_and_probes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_console_and_build_log, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_report_same_as_cli, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_report_golden, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_ids_and_paths, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_token_check, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_token_scopes, fx_setup, fx_teardown),
