@@ -34,5 +34,21 @@ trap cleanup EXIT
 
 q() { sqlite3 -batch -noheader "$HOME_DIR/kcanary.db" "$@"; }
 
+# wait_run_going PID ERRFILE [COND]: wait (at most 450 s) until a run r of
+# the store is 'running' with >= 2 samples stored (and COND, SQL on r, holds);
+# fail when PID, the coordinator, ends first, with ERRFILE's last lines.
+wait_run_going() {
+	_i=0
+	while :; do
+		_n=$(q "SELECT count(*) FROM runs r WHERE ${3:+$3 AND} r.status = 'running'
+		       AND (SELECT count(*) FROM samples s WHERE s.run_id = r.id) >= 2" 2>/dev/null)
+		[ "${_n:-0}" -ge 1 ] && return 0
+		kill -0 "$1" 2>/dev/null || fail "the job ended before a run got going: $(tail -5 "$2")"
+		_i=$((_i + 1))
+		[ $_i -lt 900 ] || fail "no run got going in 450 s"
+		sleep 0.5
+	done
+}
+
 # The workload scaled down for TCG: ~4 s of old writer, 8 s measured.
 SHORT="--set rate_mbps=8 --set nfiles=10 --set old_s=4 --set settle_s=1 --set measure_s=8"

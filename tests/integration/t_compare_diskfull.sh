@@ -57,16 +57,7 @@ rm -f "$HOME_DIR/filler"
 $KCQ compare --name full --kernels "$KERNEL" --aa --repeat 1 --seed 1 --vcpus 1 $SHORT \
 	--watchdog 300s --connect "$URI" >"$HOME_DIR/out.2" 2>"$LDIR/err.2" &
 pid=$!
-i=0
-while :; do
-	n=$(q "SELECT count(*) FROM runs r WHERE r.status = 'running'
-	       AND (SELECT count(*) FROM samples s WHERE s.run_id = r.id) >= 2" 2>/dev/null)
-	[ "${n:-0}" -ge 1 ] && break
-	kill -0 $pid 2>/dev/null || fail "the job ended before a run got going: $(tail -5 "$LDIR/err.2")"
-	i=$((i + 1))
-	[ $i -lt 900 ] || fail "no run got going in 450 s"
-	sleep 0.5
-done
+wait_run_going $pid "$LDIR/err.2"
 snap=$(q "SELECT group_concat(r.id || ':' || (SELECT count(*) FROM samples s WHERE s.run_id = r.id))
 	FROM runs r")
 hit=$(q "SELECT id FROM runs WHERE status = 'running'")

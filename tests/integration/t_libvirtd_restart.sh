@@ -27,16 +27,7 @@ J="job_id = (SELECT id FROM jobs WHERE name = 'restart')"
 $KC compare --name restart --kernels "$KERNEL" --aa --repeat 1 --seed 1 --vcpus 1 $SHORT \
 	--watchdog 300s --connect "$URI" >"$HOME_DIR/out.1" 2>"$HOME_DIR/err.1" &
 pid=$!
-i=0
-while :; do
-	n=$(q "SELECT count(*) FROM runs r WHERE r.$J AND r.status = 'running'
-	       AND (SELECT count(*) FROM samples s WHERE s.run_id = r.id) >= 2" 2>/dev/null)
-	[ "${n:-0}" -ge 1 ] && break
-	kill -0 $pid 2>/dev/null || fail "the job ended before a run got going: $(tail -5 "$HOME_DIR/err.1")"
-	i=$((i + 1))
-	[ $i -lt 900 ] || fail "no run got going in 450 s"
-	sleep 0.5
-done
+wait_run_going $pid "$HOME_DIR/err.1" "r.$J"
 hit=$(q "SELECT id FROM runs WHERE $J AND status = 'running'")
 dom=$(virsh -q -c "$URI" list --name | grep "^kcanary-r$hit-")
 echo "-- restarting libvirtd during run $hit (domain $dom)"
