@@ -115,21 +115,25 @@ static void live_stop(struct live *l)
 
 /* ---- one run ---- */
 
-/* The initramfs for modules_dir: the context's last one when it was built
- * for the same modules tree (the cache key is their content), else built
- * or found in the image cache. 0, or -errno with why. */
-static int initramfs_for(struct guest_ctx *g, const char *modules_dir, struct buf *why)
+/* The initramfs for modules_dir and the run's filesystem (fs, with the
+ * --rootfs modules when rootfs): the context's last one when it was built
+ * for the same modules tree, fs and rootfs (the cache key is their
+ * content), else built or found in the image cache. 0, or -errno with why. */
+static int initramfs_for(struct guest_ctx *g, const char *modules_dir, const char *fs,
+			 bool rootfs, struct buf *why)
 {
 	struct image_spec is = { .home = g->o.home, .agent_path = g->agent,
-				 .modules_dir = modules_dir };
+				 .modules_dir = modules_dir, .fs = fs, .rootfs = rootfs };
+	char *key = xasprintf("%s\n%s\n%d", modules_dir ? modules_dir : "", fs, rootfs);
 
-	if (g->img_path && (modules_dir ? g->img_mod && !strcmp(g->img_mod, modules_dir) :
-			    !g->img_mod))
+	if (g->img_path && g->img_mod && !strcmp(g->img_mod, key)) {
+		free(key);
 		return 0;
+	}
 	free(g->img_path);
 	free(g->img_mod);
 	g->img_path = NULL;
-	g->img_mod = modules_dir ? xstrdup(modules_dir) : NULL;
+	g->img_mod = key;
 	return image_build(&g->img_path, &is, why);
 }
 
@@ -240,7 +244,7 @@ static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct 
 	gs.rootfs_host = rootfs_is_host(j->rootfs);
 	if ((r = image_cmdline(cmdline, &gs, why)))
 		return r;
-	return initramfs_for(g, rq->modules_dir, why);
+	return initramfs_for(g, rq->modules_dir, gs.fs, gs.rootfs, why);
 }
 
 /* A run that could not start: stored as 'failed' with why. */

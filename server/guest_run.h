@@ -59,7 +59,8 @@ struct guest_ctx {
 	struct vm_accel_info ai;   /* probed, or forced by o.accel */
 	char *agent;               /* the agent's path */
 	char *db_path;             /* home/kcanary.db: the live line's own connection */
-	char *img_path, *img_mod;  /* the last initramfs built and its modules tree */
+	char *img_path, *img_mod;  /* the last initramfs built and its key (modules tree, fs,
+				    * rootfs) */
 	struct rootfs_image rfs;   /* the last root filesystem (rfs.path NULL: none) */
 	char *rfs_key;             /* what it was made from: spec and files */
 	bool rfs_recorded_build;   /* its build time is in the store already */

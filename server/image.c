@@ -154,8 +154,12 @@ int image_cmdline(char **out, const struct guest_settings *s,
 		return err_setf(err, -EINVAL,
 			    "unknown filesystem '%s': expected ext4, xfs or btrfs", fs);
 	/* panic=-1: reboot at once on a panic, which the domain turns into
-	 * a stop (on_reboot=destroy); the console keeps the panic text. */
-	buf_puts(&b, "console=ttyS0 panic=-1 rdinit=/init");
+	 * a stop (on_reboot=destroy); the console keeps the panic text.
+	 * loglevel=5: the console gets warnings and worse (a WARN splat, a
+	 * hung task, a panic) but not the boot's info lines, which under TCG
+	 * cost boot time on the emulated UART (README, "Where a run's time
+	 * goes"); --append loglevel=7 brings them back (a later one wins). */
+	buf_puts(&b, "console=ttyS0 loglevel=5 panic=-1 rdinit=/init");
 	buf_printf(&b, " kc.fs=%s", fs);
 	if (s->mkfs_opts && *s->mkfs_opts) {
 		buf_puts(&b, " kc.mkfs=");
@@ -489,9 +493,44 @@ static int add_binary(struct entries *e, const char *src, const char *dst,
 	return add_ldd_closure(e, src, err);
 }
 
+/* The modules of image_wanted_modules that spec's image loads: all of them
+ * without spec->fs, else those tagged "*", spec->fs and (spec->rootfs)
+ * "rootfs". A NULL-ended array of borrowed strings; caller frees the array. */
+static const char **wanted_for(const struct image_spec *spec)
+{
+	size_t n = 0, k = 0;
+	const char **v;
+
+	while (image_wanted_modules[n])
+		n++;
+	v = xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		const char *w = image_wanted_modules[i];
+		size_t tl = strcspn(w, ":");
+
+		if (!spec->fs || !strncmp(w, "*:", 2) ||
+		    (strlen(spec->fs) == tl && !strncmp(w, spec->fs, tl)) ||
+		    (spec->rootfs && !strncmp(w, "rootfs:", 7)))
+			v[k++] = w;
+	}
+	return v;
+}
+
+/* The mkfs tool of fs, or every one without fs (NULL-ended, borrowed). */
+static void tools_for(const char *tools[4], const char *fs)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; mkfs_tools[i]; i++)
+		if (!fs || !strcmp(mkfs_tools[i] + strlen("mkfs."), fs))
+			tools[k++] = mkfs_tools[i];
+	tools[k] = NULL;
+}
+
 static int collect(struct entries *e, const struct image_spec *spec,
 		   struct buf *err)
 {
+	const char *tools[4], **wanted = NULL;
 	const char *busybox = spec->busybox_path ? spec->busybox_path : "/bin/busybox";
 	char *init = NULL, *order = NULL, **sources = NULL;
 	int r = 0;
@@ -513,14 +552,15 @@ static int collect(struct entries *e, const struct image_spec *spec,
 		return r;
 	if ((r = add_binary(e, spec->agent_path, "bin/kcanary-agent", err)))
 		return r;
-	for (size_t i = 0; mkfs_tools[i]; i++) {
-		char *p = find_tool(mkfs_tools[i]), *dst;
+	tools_for(tools, spec->fs);
+	for (size_t i = 0; tools[i]; i++) {
+		char *p = find_tool(tools[i]), *dst;
 
 		if (!p)
 			return err_setf(err, -ENOENT,
 				    "'%s' not found (Debian: apt-get install e2fsprogs xfsprogs btrfs-progs)",
-				    mkfs_tools[i]);
-		dst = xasprintf("sbin/%s", mkfs_tools[i]);
+				    tools[i]);
+		dst = xasprintf("sbin/%s", tools[i]);
 		r = add_binary(e, p, dst, err);
 		free(dst);
 		free(p);
@@ -530,8 +570,10 @@ static int collect(struct entries *e, const struct image_spec *spec,
 	if (access("/etc/mke2fs.conf", R_OK) == 0)
 		entries_add(e, ENTRY_COPY, "etc/mke2fs.conf", "/etc/mke2fs.conf", NULL, 0644);
 	if (spec->modules_dir) {
-		if ((r = image_module_order(&order, &sources, spec->modules_dir,
-					    image_wanted_modules, err)))
+		wanted = wanted_for(spec);
+		r = image_module_order(&order, &sources, spec->modules_dir, wanted, err);
+		free(wanted);
+		if (r)
 			return r;
 		entries_add(e, ENTRY_TEXT, "lib/modules/kc/order", NULL, order, 0644);
 		for (size_t i = 0; sources[i]; i++) {

@@ -7,7 +7,8 @@
  * as /init (compiled into kcanary, see image_init_script). Images are built
  * once and cached under $KCANARY_HOME/images/<hash>.cpio.gz, keyed by the
  * content of every file that goes in, so a new agent or a rebuilt module
- * gives a new image and nothing else does.
+ * gives a new image and nothing else does. A run's image holds only what
+ * its filesystem needs (image_spec.fs).
  *
  * A run's settings reach /init on the kernel command line, as kc.NAME=VALUE
  * words (the kernel ignores dotted unknown parameters and does not pass
@@ -49,6 +50,10 @@ struct image_spec {
 	const char *modules_dir;  /* /lib/modules/<release>, NULL: none (all built in) */
 	const char *busybox_path; /* NULL: /bin/busybox (must be static) */
 	const char *init_path;    /* NULL: the /init compiled into kcanary */
+	const char *fs;           /* only this filesystem's mkfs tool and modules (a run's
+				   * image: a smaller initramfs boots faster, README "Where a
+				   * run's time goes"); NULL: every filesystem's */
+	bool rootfs;              /* with fs: the --rootfs modules (squashfs, overlay) too */
 };
 
 /* The guest settings carried on the command line. Lists are NULL-ended

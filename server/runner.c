@@ -130,6 +130,11 @@ bool runner_find_panic(char *out, size_t size, const char *text)
 	return true;
 }
 
+bool runner_reached_init(const char *text)
+{
+	return text && (strstr(text, "Run /init") || strstr(text, "kcanary-init: ["));
+}
+
 /* The last non-empty line of text ("" for none), at most size-1 bytes. */
 static void last_line(char *out, size_t size, const char *text)
 {
@@ -573,7 +578,7 @@ static void judge_silent(struct run *x, char *e, size_t esz)
 	char last[160];
 
 	last_line(last, sizeof(last), x->tail);
-	if (!x->st.saw_hello && (!x->tail || !strstr(x->tail, "Run /init"))) {
+	if (!x->st.saw_hello && !runner_reached_init(x->tail)) {
 		snprintf(e, esz, "the kernel did not boot: the guest stopped after %.1f s without "
 			 "running /init (is '%s' a working kernel for this machine? console: %s, "
 			 "last line: '%s')", x->out->wall_s, x->o->kernel, x->console, last);

@@ -117,4 +117,10 @@ int runner_console_tail(char **out, const char *path, int nlines);
  * copied to out (size bytes); false when there is none. */
 bool runner_find_panic(char *out, size_t size, const char *text);
 
+/* runner_reached_init - whether the console text shows the guest ran /init:
+ * the kernel's "Run /init" (printed at loglevel info, which the run's
+ * command line no longer puts on the console: image.h) or /init's first
+ * "kcanary-init: [" line (kernels/init). false for NULL. */
+bool runner_reached_init(const char *text);
+
 #endif

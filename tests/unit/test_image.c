@@ -101,7 +101,7 @@ static void test_cmdline(void **state)
 	(void)state;
 	assert_int_equal(image_cmdline(&line, &gs, &err), 0);
 	assert_string_equal(line,
-			    "console=ttyS0 panic=-1 rdinit=/init kc.fs=xfs "
+			    "console=ttyS0 loglevel=5 panic=-1 rdinit=/init kc.fs=xfs "
 			    "kc.mkfs=-m%20crc=1,finobt=1 kc.mnt=noatime,logbsize=256k "
 			    "kc.sysctl=vm.dirty_bytes=100000000 kc.workload=wb-handover "
 			    "kc.knobs=rate_mbps=40,nfiles=100,shutdown_file=a%20b%2Cc%25 kc.port=kcanary");

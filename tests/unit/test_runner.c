@@ -67,6 +67,17 @@ static void test_find_panic(void **state)
 	assert_string_equal(line, "Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100");
 }
 
+/* /init's own first line counts as reaching it: at loglevel=5 the kernel's
+ * "Run /init" is not on the console. */
+static void test_reached_init(void **state)
+{
+	(void)state;
+	assert_false(runner_reached_init(NULL));
+	assert_false(runner_reached_init("[ 1.0] Linux version 6.12\n[ 2.0] Kernel panic\n"));
+	assert_true(runner_reached_init("[ 3.8] Run /init as init process\n"));
+	assert_true(runner_reached_init("kcanary-init: [1.83] started\n"));
+}
+
 /* ---- whole runs on test:///default ---- */
 
 struct fixture {
@@ -293,6 +304,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_console_tail, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(test_find_panic),
+		cmocka_unit_test(test_reached_init),
 		cmocka_unit_test_setup_teardown(test_watchdog_destroys, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_paused_fails_at_once, fixture_setup, fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_start_failure_is_stored, fixture_setup, fixture_teardown),
