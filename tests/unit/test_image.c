@@ -257,6 +257,90 @@ static void test_build_and_cache(void **state)
 	buf_release(&err);
 }
 
+/* The image's file list, then its lib/modules/kc/order (new string). */
+static char *image_listing(const char *dir, const char *image)
+{
+	char *cmd = xasprintf("zcat '%s' | cpio -t --quiet > '%s/list' && zcat '%s' | cpio -i --quiet "
+			      "--to-stdout lib/modules/kc/order >> '%s/list'", image, dir, image, dir);
+	char *path = xasprintf("%s/list", dir), *text = NULL;
+
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(read_file(&text, NULL, path, 1 << 20), 0);
+	free(cmd);
+	free(path);
+	return text;
+}
+
+/* A run's image (spec.fs): only that filesystem's mkfs tool and modules,
+ * the --rootfs modules only with spec.rootfs, and an image of its own. */
+static void test_build_per_fs(void **state)
+{
+	struct tmpdir *td = *state;
+	char *mods = xasprintf("%s/mods", td->path), *home = xasprintf("%s/home", td->path);
+	char *all = NULL, *ext4 = NULL, *xfs = NULL, *xfs_rfs = NULL, *l;
+	struct buf err = BUF_INIT;
+
+	if (geteuid() != 0 || access("/bin/busybox", X_OK) || access("/usr/sbin/mkfs.xfs", X_OK))
+		skip();
+	put(mods, "modules.dep",
+	    "kernel/drivers/block/virtio_blk.ko:\n"
+	    "kernel/fs/xfs/xfs.ko: kernel/lib/libcrc32c.ko\n"
+	    "kernel/lib/libcrc32c.ko:\n"
+	    "kernel/fs/squashfs/squashfs.ko:\n");
+	put(mods, "kernel/drivers/block/virtio_blk.ko", "virtio_blk module bytes\n");
+	put(mods, "kernel/fs/xfs/xfs.ko", "xfs module bytes\n");
+	put(mods, "kernel/lib/libcrc32c.ko", "libcrc32c module bytes\n");
+	put(mods, "kernel/fs/squashfs/squashfs.ko", "squashfs module bytes\n");
+
+	struct image_spec spec = { .home = home, .agent_path = "/bin/busybox", .modules_dir = mods };
+	assert_int_equal(image_build(&all, &spec, &err), 0);
+	spec.fs = "ext4";
+	assert_int_equal(image_build(&ext4, &spec, &err), 0);
+	spec.fs = "xfs";
+	assert_int_equal(image_build(&xfs, &spec, &err), 0);
+	spec.rootfs = true;
+	assert_int_equal(image_build(&xfs_rfs, &spec, &err), 0);
+	assert_string_not_equal(all, ext4);
+	assert_string_not_equal(ext4, xfs);
+	assert_string_not_equal(xfs, xfs_rfs);
+
+	l = image_listing(td->path, all);
+	assert_non_null(strstr(l, "sbin/mkfs.ext4\n"));
+	assert_non_null(strstr(l, "sbin/mkfs.xfs\n"));
+	assert_non_null(strstr(l, "sbin/mkfs.btrfs\n"));
+	assert_non_null(strstr(l, "\nrootfs squashfs.ko\n"));
+	free(l);
+
+	l = image_listing(td->path, ext4);
+	assert_non_null(strstr(l, "sbin/mkfs.ext4\n"));
+	assert_null(strstr(l, "mkfs.xfs"));
+	assert_null(strstr(l, "mkfs.btrfs"));
+	assert_null(strstr(l, "xfs.ko"));
+	assert_null(strstr(l, "squashfs.ko"));
+	assert_non_null(strstr(l, "lib/modules/kc/virtio_blk.ko\n"));
+	assert_non_null(strstr(l, "\n* virtio_blk.ko\n"));
+	free(l);
+
+	l = image_listing(td->path, xfs);
+	assert_non_null(strstr(l, "sbin/mkfs.xfs\n"));
+	assert_null(strstr(l, "mkfs.ext4"));
+	assert_non_null(strstr(l, "\n* virtio_blk.ko\nxfs libcrc32c.ko\nxfs xfs.ko\n"));
+	assert_null(strstr(l, "squashfs.ko"));
+	free(l);
+
+	l = image_listing(td->path, xfs_rfs);
+	assert_non_null(strstr(l, "xfs xfs.ko\nrootfs squashfs.ko\n"));
+	free(l);
+
+	free(all);
+	free(ext4);
+	free(xfs);
+	free(xfs_rfs);
+	free(mods);
+	free(home);
+	buf_release(&err);
+}
+
 static void test_init_script_is_compiled_in(void **state)
 {
 	char *file = NULL;
@@ -275,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_cmdline),
 		cmocka_unit_test_setup_teardown(test_kernel_release, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_build_and_cache, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_build_per_fs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(test_init_script_is_compiled_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
