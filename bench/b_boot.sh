@@ -98,7 +98,7 @@ qemu_round() {
 
 # A first run builds and caches the guest image; not counted.
 kc_round > /dev/null || { echo "boot: kcanary boot failed"; exit 1; }
-initrd=$(ls -t "$KCANARY_HOME"/images/*.cpio.gz | head -n 1)
+initrd=$(ls -t "$KCANARY_HOME"/images/*.cpio | head -n 1)
 : > "$tmp/kc.times"
 : > "$tmp/qemu.times"
 r=1

@@ -247,6 +247,23 @@ static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct 
 	return initramfs_for(g, rq->modules_dir, gs.fs, gs.rootfs, why);
 }
 
+/* The uncompressed kernel to boot for the bzImage kernel through QEMU's
+ * PVH entry (image_kernel_pvh: no decompression in the guest), or NULL to
+ * boot the bzImage itself: a kernel without CONFIG_PVH, or KCANARY_PVH=0. */
+static char *kernel_pvh(const struct guest_ctx *g, const char *kernel)
+{
+	const char *env = getenv("KCANARY_PVH");
+	struct buf e = BUF_INIT;
+	char *out = NULL;
+
+	if (env && !strcmp(env, "0"))
+		return NULL;
+	if (image_kernel_pvh(&out, g->o.home, kernel, &e))
+		log_info("booting '%s' as a bzImage: %s", kernel, buf_str(&e));
+	buf_release(&e);
+	return out;
+}
+
 /* A run that could not start: stored as 'failed' with why. */
 static int store_failed(struct guest_result *out, struct db *db, int64_t run_id, const char *why,
 			struct buf *err)
@@ -309,7 +326,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 	double t_begin = clock_mono_s(), t_prep;
 	struct buf why = BUF_INIT;
 	struct live live;
-	char *cmdline = NULL;
+	char *cmdline = NULL, *pvh = NULL;
 	double watchdog_s = 0;
 	int r;
 
@@ -328,6 +345,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 		r = store_failed(out, g->db, rq->run_id, buf_str(&why), err);
 		goto out;
 	}
+	pvh = kernel_pvh(g, rq->kernel);
 	t_prep = clock_mono_s();
 	if (j->rootfs && (r = record_rootfs(g, j, rq->run_id, err)))
 		goto out;
@@ -336,7 +354,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 	live_start(&live, g, j->job_id, rq->label);
 	{
 		struct runner_opts ro = {
-			.uri = g->o.uri, .home = g->o.home, .kernel = rq->kernel,
+			.uri = g->o.uri, .home = g->o.home, .kernel = rq->kernel, .kernel_pvh = pvh,
 			.initrd = g->img_path, .cmdline = cmdline, .accel = g->ai.accel,
 			.rootfs = j->rootfs && !rootfs_is_host(j->rootfs) ? g->rfs.path : NULL,
 			.hostfs = rootfs_is_host(j->rootfs),
@@ -352,6 +370,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 out:
 	buf_release(&why);
 	free(cmdline);
+	free(pvh);
 	return r;
 }
 

@@ -21,7 +21,7 @@
 #include "util.h"
 
 /* Bump when the image layout changes, so old cached images are not used. */
-#define IMAGE_FORMAT 1
+#define IMAGE_FORMAT 2
 
 const char *const image_filesystems[] = { "ext4", "xfs", "btrfs", NULL };
 
@@ -748,7 +748,7 @@ static int image_build_locked(char **out_path, const struct image_spec *spec,
 		}
 	}
 	dir = xasprintf("%s/images", spec->home);
-	final = xasprintf("%s/%016llx.cpio.gz", dir, (unsigned long long)h);
+	final = xasprintf("%s/%016llx.cpio", dir, (unsigned long long)h);
 	if (access(final, R_OK) == 0) {
 		log_debug("guest image %s is cached", final);
 		goto done;
@@ -798,9 +798,9 @@ static int image_build_locked(char **out_path, const struct image_spec *spec,
 	}
 	tmp = xasprintf("%s.tmp.%d", final, (int)getpid());
 	cmd = xasprintf("cd '%s' && find . -mindepth 1 | LC_ALL=C sort | "
-			"cpio -o -H newc -R 0:0 --quiet | gzip -1 > '%s'", stage, tmp);
+			"cpio -o -H newc -R 0:0 --quiet > '%s'", stage, tmp);
 	if (system(cmd) != 0) {
-		/* gzip's ENOSPC does not come back through system(): a file
+		/* cpio's ENOSPC does not come back through system(): a file
 		 * system left (nearly) without space says it */
 		struct statvfs sv;
 
@@ -838,5 +838,189 @@ out:
 	free(stage);
 	free(tmp);
 	free(cmd);
+	return r;
+}
+
+/* ---- the kernel's PVH entry ---- */
+
+/* The host tool that decompresses a bzImage payload, by its magic bytes
+ * (Documentation/arch/x86/boot.rst, "payload_offset"), or NULL. */
+static const char *const *payload_tool(const unsigned char *m, size_t n)
+{
+	static const char *const gz[] = { "gzip", "-dc", NULL }, *const bz[] = { "bzip2", "-dc", NULL },
+		*const lzma[] = { "xz", "--format=lzma", "-dc", NULL }, *const xz[] = { "xz", "-dc", NULL },
+		*const lz4[] = { "lz4", "-dc", NULL }, *const zst[] = { "zstd", "-dc", NULL };
+
+	if (n < 2)
+		return NULL;
+	if (m[0] == 0x1f && (m[1] == 0x8b || m[1] == 0x9e)) return gz;
+	if (m[0] == 0x42 && m[1] == 0x5a) return bz;
+	if (m[0] == 0x5d && m[1] == 0x00) return lzma;
+	if (m[0] == 0xfd && m[1] == 0x37) return xz;
+	if (m[0] == 0x02 && m[1] == 0x21) return lz4;
+	if (m[0] == 0x28 && m[1] == 0xb5) return zst;
+	return NULL;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* Whether the ELF64 image in f (len bytes) has the PVH entry note: a
+ * PT_NOTE note named "Xen" of type XEN_ELFNOTE_PHYS32_ENTRY (18), which
+ * QEMU needs to boot an uncompressed kernel (include/xen/interface/elfnote.h). */
+static bool elf_has_pvh(const unsigned char *f, size_t len)
+{
+	uint64_t phoff;
+	unsigned phentsize, phnum;
+
+	if (len < 64 || memcmp(f, "\177ELF", 4) || f[4] != 2 || f[5] != 1)
+		return false;
+	phoff = le64(f + 32);
+	phentsize = (unsigned)(f[54] | f[55] << 8);
+	phnum = (unsigned)(f[56] | f[57] << 8);
+	for (unsigned i = 0; i < phnum; i++) {
+		const unsigned char *ph = f + phoff + (uint64_t)i * phentsize;
+		uint64_t off, sz, at;
+
+		if (phoff + (uint64_t)(i + 1) * phentsize > len || le32(ph) != 4)   /* PT_NOTE */
+			continue;
+		off = le64(ph + 8);
+		sz = le64(ph + 32);
+		if (off > len || sz > len - off)
+			continue;
+		for (at = 0; at + 12 <= sz;) {
+			const unsigned char *n = f + off + at;
+			uint32_t namesz = le32(n), descsz = le32(n + 4), type = le32(n + 8);
+
+			if (namesz == 4 && at + 16 <= sz && !memcmp(n + 12, "Xen", 4) && type == 18)
+				return true;
+			at += 12 + ((namesz + 3) & ~3u) + ((descsz + 3) & ~3u);
+		}
+	}
+	return false;
+}
+
+/* Decompress the payload of the bzImage text (len bytes; path names it)
+ * into tmp. 0, -ENOEXEC (no payload that can be unpacked here: why in
+ * err), or -errno. */
+static int unpack_payload(const char *text, size_t len, const char *path, const char *tmp,
+			  struct buf *err)
+{
+	const unsigned char *h = (const unsigned char *)text;
+	const char *const *tool;
+	char *z = xasprintf("%s.z", tmp);
+	size_t pm, off, plen;
+	int r;
+
+	if (len < 0x250 || memcmp(h + 0x202, "HdrS", 4) || (h[0x206] | h[0x207] << 8) < 0x208) {
+		r = err_setf(err, -ENOEXEC, "'%s' is no bzImage of boot protocol 2.08 or later", path);
+		goto out;
+	}
+	pm = ((size_t)(h[0x1f1] ? h[0x1f1] : 4) + 1) * 512;
+	off = pm + le32(h + 0x248);
+	plen = le32(h + 0x24c);
+	/* the build appends the uncompressed size (4 bytes) to the payload */
+	if (plen < 8 || off > len || plen > len - off) {
+		r = err_setf(err, -ENOEXEC, "'%s' has no payload inside it", path);
+		goto out;
+	}
+	if (!(tool = payload_tool(h + off, plen))) {
+		r = err_setf(err, -ENOEXEC, "'%s': the payload's compression (magic %02x %02x) is not one "
+			     "of gzip, bzip2, lzma, xz, lz4, zstd", path, h[off], h[off + 1]);
+		goto out;
+	}
+	{
+		int fd = open(z, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		ssize_t n = fd < 0 ? -1 : write(fd, h + off, plen - 4);
+
+		if (fd >= 0)
+			close(fd);
+		if (n != (ssize_t)(plen - 4)) {
+			r = err_setf(err, fd < 0 ? -errno : -EIO, "cannot write '%s'", z);
+			goto out;
+		}
+	}
+	{
+		/* no "--": not every one of the tools takes it */
+		char *arg = xasprintf("%s%s", z[0] == '-' ? "./" : "", z);
+		const char *argv[6];
+		size_t k = 0;
+
+		for (; tool[k]; k++)
+			argv[k] = tool[k];
+		argv[k++] = arg;
+		argv[k] = NULL;
+		r = run_cmd(argv, tmp);
+		free(arg);
+		if (r)   /* -EIO: not remembered, the host may get the tool */
+			r = err_setf(err, -EIO, "cannot decompress the payload of '%s' with %s", path,
+				     tool[0]);
+	}
+out:
+	unlink(z);
+	free(z);
+	return r;
+}
+
+int image_kernel_pvh(char **out, const char *home, const char *path, struct buf *err)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int format = IMAGE_FORMAT, r;
+	char *dir = xasprintf("%s/kernels", home), *final = NULL, *no = NULL, *tmp = NULL;
+	char *text = NULL, *elf = NULL, *why = NULL;
+	size_t len = 0, elen = 0;
+
+	*out = NULL;
+	fnv(&h, &format, sizeof(format));
+	if ((r = hash_file(&h, path))) {
+		err_setf(err, r, "cannot read kernel image '%s': %s", path, strerror(-r));
+		goto out;
+	}
+	final = xasprintf("%s/%016llx.pvh", dir, (unsigned long long)h);
+	no = xasprintf("%s/%016llx.nopvh", dir, (unsigned long long)h);
+	if (access(final, R_OK) == 0)
+		goto done;
+	if (read_file(&why, NULL, no, 4096) == 0) {
+		r = err_setf(err, -ENOEXEC, "%s", why);   /* the reason, found before */
+		goto out;
+	}
+	if ((r = mkdir_p(dir, 0755))) {
+		err_setf(err, r, "cannot create '%s': %s", dir, strerror(-r));
+		goto out;
+	}
+	if ((r = read_file(&text, &len, path, 256u << 20))) {
+		err_setf(err, r, "cannot read kernel image '%s': %s", path, strerror(-r));
+		goto out;
+	}
+	tmp = xasprintf("%s.tmp.%d", final, (int)getpid());
+	if (!(r = unpack_payload(text, len, path, tmp, err)) &&
+	    !(r = read_file(&elf, &elen, tmp, 1u << 30)) && !elf_has_pvh((unsigned char *)elf, elen))
+		r = err_setf(err, -ENOEXEC, "'%s' has no PVH entry note (CONFIG_PVH)", path);
+	if (r == -ENOEXEC && write_text(no, buf_str(err), 0644) == 0)
+		log_debug("kernel '%s' boots as a bzImage: %s", path, buf_str(err));
+	if (!r && rename(tmp, final))
+		r = err_setf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+	if (r) {
+		unlink(tmp);
+		goto out;
+	}
+done:
+	*out = final;
+	final = NULL;
+out:
+	free(dir);
+	free(final);
+	free(no);
+	free(tmp);
+	free(text);
+	free(elf);
+	free(why);
 	return r;
 }

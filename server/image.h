@@ -5,10 +5,12 @@
  * tools with their shared libraries (their `ldd` closure), the modules the
  * kernel needs from its /lib/modules tree (decompressed), and kernels/init
  * as /init (compiled into kcanary, see image_init_script). Images are built
- * once and cached under $KCANARY_HOME/images/<hash>.cpio.gz, keyed by the
+ * once and cached under $KCANARY_HOME/images/<hash>.cpio, keyed by the
  * content of every file that goes in, so a new agent or a rebuilt module
  * gives a new image and nothing else does. A run's image holds only what
- * its filesystem needs (image_spec.fs).
+ * its filesystem needs (image_spec.fs), and is not compressed: under TCG
+ * the guest inflating ~11 MB of gzip took ~1.4 s more than copying the
+ * 24 MB cpio (README, "Where a run's time goes").
  *
  * A run's settings reach /init on the kernel command line, as kc.NAME=VALUE
  * words (the kernel ignores dotted unknown parameters and does not pass
@@ -73,7 +75,7 @@ struct guest_settings {
 
 /*
  * image_build - return the path of the initramfs for spec, building it when
- * the cache has none (staging directory, `find | cpio -o -H newc | gzip`,
+ * the cache has none (staging directory, `find | cpio -o -H newc`,
  * rename into place, so a crash never leaves a half image under the final
  * name). *out_path is a new string owned by the caller. On failure returns
  * -errno (-ENOENT a missing input, -EIO a tool failed) and writes one
@@ -119,6 +121,22 @@ int image_cmdline(char **out, const struct guest_settings *settings,
  */
 int image_kernel_release(char *out, size_t size, const char *path,
 			 struct buf *err);
+
+/*
+ * image_kernel_pvh - the uncompressed kernel (the ELF vmlinux) inside the
+ * bzImage at path, for QEMU to boot through its PVH entry: the guest then
+ * skips decompressing itself, seconds under TCG (README, "Where a run's
+ * time goes"). The payload is found and unpacked by the boot protocol
+ * (Documentation/arch/x86/boot.rst: payload_offset and payload_length, the
+ * compression told by its magic bytes) with the host's gzip, bzip2, xz,
+ * lz4 or zstd; it must carry the PVH note (a kernel with CONFIG_PVH).
+ * Cached under home/kernels/<hash of the bzImage>.pvh, and a kernel that
+ * cannot boot this way is remembered (.nopvh, holding the reason). *out is
+ * a new path. -ENOEXEC when the kernel cannot boot this way (why in err:
+ * boot it as the bzImage), -EIO when the host's tool failed, other -errno
+ * when a file cannot be read or written.
+ */
+int image_kernel_pvh(char **out, const char *home, const char *path, struct buf *err);
 
 /* image_default_agent - the kcanary-agent to put in images: $KCANARY_AGENT,
  * else the one beside the running kcanary binary. New string; caller frees. */

@@ -328,10 +328,11 @@ static void run_init(struct run *x, struct runner_result *out, struct db *db, in
 static int store_guest_json(struct run *x, struct buf *err)
 {
 	const struct runner_opts *o = x->o;
-	json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:f, s:s?, s:s?, s:I,"
-			      " s:s?}",
+	json_t *g = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:f, s:s?, s:s?,"
+			      " s:I, s:s?}",
 			      "uri", o->uri ? o->uri : vm_default_uri(), "domain", x->name,
 			      "accel", vm_accel_name(o->accel), "kernel", o->kernel,
+			      "kernel_boot", o->kernel_pvh ? "pvh" : "bzimage",
 			      "initrd", o->initrd, "cmdline", o->cmdline,
 			      "vcpus", (int)x->vcpus, "memory_mib", (json_int_t)x->memory_mib,
 			      "disk_bytes", (json_int_t)x->disk_bytes, "watchdog_s", o->watchdog_s,
@@ -357,7 +358,7 @@ static void run_fail_infra(struct run *x, const char *what, struct buf *e)
 static void run_stage(struct run *x)
 {
 	const struct runner_opts *o = x->o;
-	const char *files[3] = { o->kernel, o->initrd, o->rootfs };
+	const char *files[3] = { o->kernel_pvh ? o->kernel_pvh : o->kernel, o->initrd, o->rootfs };
 	const char *suffix[3] = { ".kernel", ".initrd", ".rootfs" };
 	char **paths[3] = { &x->kernel_vol, &x->initrd_vol, &x->rootfs_vol };
 	struct buf e = BUF_INIT;

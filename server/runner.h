@@ -32,6 +32,7 @@ struct runner_opts {
 	const char *uri;             /* libvirt URI, NULL: vm_default_uri() */
 	const char *home;            /* $KCANARY_HOME: runs/<id>/ goes there */
 	const char *kernel;          /* bzImage */
+	const char *kernel_pvh;      /* NULL, or its vmlinux to boot instead (image_kernel_pvh) */
 	const char *initrd;          /* guest image (image_build) */
 	const char *cmdline;         /* image_cmdline() */
 	const char *rootfs;          /* NULL: none; else a root filesystem image (rootfs.h),
