@@ -341,6 +341,85 @@ static void test_build_per_fs(void **state)
 	buf_release(&err);
 }
 
+/* A bzImage (boot protocol 2.15, one setup sector) whose payload is the
+ * file elf gzipped, with the 4-byte size the kernel's build appends. */
+static void fake_bzimage(const char *dir, const char *elf, const char *out)
+{
+	char *cmd = xasprintf("gzip -c '%s' > '%s/p.gz' && printf 'SIZE' >> '%s/p.gz'", elf, dir, dir);
+	char *gz = xasprintf("%s/p.gz", dir), *payload = NULL;
+	unsigned char hdr[1024] = { 0 };
+	size_t plen = 0;
+	FILE *f;
+
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(read_file(&payload, &plen, gz, 1 << 24), 0);
+	hdr[0x1f1] = 1;                          /* setup_sects: code at 1024 */
+	memcpy(hdr + 0x202, "HdrS", 4);
+	hdr[0x206] = 0x0f;
+	hdr[0x207] = 0x02;
+	hdr[0x248] = 16;                         /* payload_offset */
+	hdr[0x24c] = (unsigned char)plen;        /* payload_length */
+	hdr[0x24d] = (unsigned char)(plen >> 8);
+	hdr[0x24e] = (unsigned char)(plen >> 16);
+	f = fopen(out, "w");
+	assert_non_null(f);
+	fwrite(hdr, 1, sizeof(hdr), f);
+	fwrite("0123456789abcdef", 1, 16, f);
+	fwrite(payload, 1, plen, f);
+	fclose(f);
+	free(cmd);
+	free(gz);
+	free(payload);
+}
+
+/* The vmlinux of a kernel with the PVH note comes out of its bzImage and is
+ * cached; a kernel without the note, or no bzImage, says why (-ENOEXEC),
+ * and the reason is remembered. */
+static void test_kernel_pvh(void **state)
+{
+	struct tmpdir *td = *state;
+	const char *deb = "/boot/vmlinuz-6.12.117+deb12-cloud-amd64";
+	char *home = xasprintf("%s/home", td->path), *bz = xasprintf("%s/bz", td->path);
+	char *p1 = NULL, *p2 = NULL, *p3 = NULL, *elf = NULL;
+	struct buf err = BUF_INIT;
+	struct stat st1, st2;
+	size_t len = 0;
+
+	if (access(deb, R_OK))
+		skip();
+	assert_int_equal(image_kernel_pvh(&p1, home, deb, &err), 0);
+	assert_non_null(strstr(p1, "/home/kernels/"));
+	assert_int_equal(read_file(&elf, &len, p1, 1u << 30), 0);
+	assert_true(len > (8u << 20));
+	assert_memory_equal(elf, "\177ELF\2\1", 6);
+	assert_int_equal(stat(p1, &st1), 0);
+	assert_int_equal(image_kernel_pvh(&p2, home, deb, &err), 0);
+	assert_string_equal(p1, p2);
+	assert_int_equal(stat(p2, &st2), 0);
+	assert_int_equal(st1.st_mtim.tv_nsec, st2.st_mtim.tv_nsec);
+
+	/* an ELF without the note: /bin/busybox */
+	fake_bzimage(td->path, "/bin/busybox", bz);
+	buf_reset(&err);
+	assert_int_equal(image_kernel_pvh(&p3, home, bz, &err), -ENOEXEC);
+	assert_null(p3);
+	assert_non_null(strstr(buf_str(&err), "has no PVH entry note (CONFIG_PVH)"));
+	buf_reset(&err);
+	assert_int_equal(image_kernel_pvh(&p3, home, bz, &err), -ENOEXEC);   /* remembered */
+	assert_non_null(strstr(buf_str(&err), "has no PVH entry note"));
+
+	buf_reset(&err);
+	assert_int_equal(image_kernel_pvh(&p3, home, "/bin/busybox", &err), -ENOEXEC);
+	assert_non_null(strstr(buf_str(&err), "no bzImage"));
+
+	free(elf);
+	free(p1);
+	free(p2);
+	free(home);
+	free(bz);
+	buf_release(&err);
+}
+
 static void test_init_script_is_compiled_in(void **state)
 {
 	char *file = NULL;
@@ -360,6 +439,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_release, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_build_and_cache, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_build_per_fs, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_pvh, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(test_init_script_is_compiled_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
