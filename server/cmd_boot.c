@@ -72,11 +72,15 @@ static void usage(FILE *f)
 		"                       allows besides the workload's time (default 180s\n"
 		"                       under TCG, 60s with KVM)\n"
 		"  --accel kvm|tcg      override the probe (also $KCANARY_ACCEL)\n"
-		"  --append ARGS        appended to the kernel command line (loglevel=7, ...)\n"
+		"  --append ARGS        appended to the kernel command line (loglevel=7 for\n"
+		"                       all of the kernel's lines on the console, ...)\n"
 		"  --connect URI        libvirt URI (default $KCANARY_LIBVIRT_URI, else\n"
 		"                       qemu:///system)\n"
 		"  --agent PATH         kcanary-agent binary (default: beside kcanary)\n"
 		"  --console            copy the guest console to stderr as it runs\n"
+		"\n"
+		"A kernel with CONFIG_PVH boots as its vmlinux (unpacked once, cached in\n"
+		"$KCANARY_HOME/kernels/); KCANARY_PVH=0 boots the bzImage as it is.\n"
 		"\n"
 		"Exit status: 0 when the run is stored with status ok, 1 otherwise.\n",
 		RUNNER_TAIL_LINES);
