@@ -37,7 +37,7 @@ KNOBS="rate_mbps=8 nfiles=10 old_s=1 settle_s=1 measure_s=1"
 set_args=
 for k in $KNOBS; do set_args="$set_args --set $k"; done
 # The command line image_cmdline() makes for these settings (server/image.h).
-CMDLINE="console=ttyS0 panic=-1 rdinit=/init kc.fs=ext4 kc.workload=wb-handover kc.knobs=$(echo $KNOBS | tr ' ' ,) kc.port=kcanary"
+CMDLINE="console=ttyS0 loglevel=5 panic=-1 rdinit=/init kc.fs=ext4 kc.workload=wb-handover kc.knobs=$(echo $KNOBS | tr ' ' ,) kc.port=kcanary"
 now() { date +%s.%N; }
 
 # kc_round: "OUTSIDE INSIDE", the outside clock's process start to hello
@@ -72,7 +72,7 @@ qemu_round() {
 	t0=$(now)
 	qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp 2 -m 2048 \
 		-nodefaults -no-user-config -display none -no-reboot \
-		-kernel "$KERNEL" -initrd "$initrd" -append "$CMDLINE" \
+		-kernel "$qkernel" -initrd "$initrd" -append "$CMDLINE" \
 		-serial "file:$tmp/console" \
 		-drive "file=$tmp/disk.img,if=virtio,format=raw,cache=none,aio=native" \
 		-device virtio-serial-pci -chardev "file,id=kc,path=$tmp/chan" \
@@ -99,6 +99,9 @@ qemu_round() {
 # A first run builds and caches the guest image; not counted.
 kc_round > /dev/null || { echo "boot: kcanary boot failed"; exit 1; }
 initrd=$(ls -t "$KCANARY_HOME"/images/*.cpio | head -n 1)
+# the kernel kcanary boots: its vmlinux through PVH when it has one
+qkernel=$(ls -t "$KCANARY_HOME"/kernels/*.pvh 2>/dev/null | head -n 1)
+qkernel=${qkernel:-$KERNEL}
 : > "$tmp/kc.times"
 : > "$tmp/qemu.times"
 r=1
