@@ -330,7 +330,7 @@ static int cmd_compare_simulate(int argc, char **argv)
 			o.margin_pct = v;
 	}
 	if (compare_sim_run(&st, &o)) {
-		fprintf(stderr, "kcanary compare simulate: --max-blocks must be 2 to 1000 and --trials"
+		fprintf(stderr, "kcanary compare simulate: --max-blocks must be 3 to 1000 and --trials"
 			" at least 1\n");
 		return 2;
 	}

@@ -16,7 +16,8 @@ static double draw(struct bisect_sim_rng *r, enum side s)
 }
 
 /* One repeat-auto job: a block is one run a side (one variant, one cell),
- * a look after each, as report.c's seq_looks() does. Returns the decision
+ * a look after each that may decide from REPORT_SEQ_MIN_BLOCKS on, as
+ * report.c's seq_looks() does. Returns the decision
  * and *blocks the blocks it ran. */
 static enum stats_seq_decision auto_job(struct bisect_sim_rng *r, enum side a, enum side b,
 					const struct compare_sim_opts *o, int *blocks)
@@ -30,7 +31,7 @@ static enum stats_seq_decision auto_job(struct bisect_sim_rng *r, enum side a, e
 		stats_seq_decide(&l, x, (size_t)k, y, (size_t)k, STATS_SEQ_G, REPORT_SEQ_ALPHA,
 				 o->margin_pct / 100);
 		*blocks = k;
-		if (l.decision != STATS_SEQ_UNDECIDED)
+		if (l.decision != STATS_SEQ_UNDECIDED && k >= REPORT_SEQ_MIN_BLOCKS)
 			break;
 	}
 	return l.decision;
@@ -53,7 +54,7 @@ int compare_sim_run(struct compare_sim_stats *out, const struct compare_sim_opts
 {
 	struct compare_sim_stats st;
 
-	if (!o->trials || o->max_blocks < 2 || o->max_blocks > 1000)
+	if (!o->trials || o->max_blocks < REPORT_SEQ_MIN_BLOCKS || o->max_blocks > 1000)
 		return -EINVAL;
 	memset(&st, 0, sizeof(st));
 	for (unsigned t = 0; t < o->trials; t++) {

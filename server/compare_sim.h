@@ -16,7 +16,7 @@
 struct compare_sim_opts {
 	unsigned trials;        /* jobs per kind (A/A, A/B) */
 	uint64_t seed;          /* trial t's runs come from (seed, t) */
-	int max_blocks;         /* repeat auto's cap, >= 2 */
+	int max_blocks;         /* repeat auto's cap, >= REPORT_SEQ_MIN_BLOCKS */
 	double margin_pct;      /* its equivalence margin */
 };
 
@@ -35,7 +35,7 @@ struct compare_sim_stats {
 };
 
 /* compare_sim_run - simulate; deterministic for given opts. Returns 0, or
- * -EINVAL for no trials or a cap below 2. */
+ * -EINVAL for no trials or a cap below REPORT_SEQ_MIN_BLOCKS. */
 int compare_sim_run(struct compare_sim_stats *out, const struct compare_sim_opts *o);
 
 #endif

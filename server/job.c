@@ -126,8 +126,8 @@ static int set_int(int *field, const char *key, const char *value, int min, stru
 	return 0;
 }
 
-/* repeat = N, auto or auto:MAX (MAX >= 2 blocks: one look needs two runs
- * a side). */
+/* repeat = N, auto or auto:MAX (MAX >= 3 blocks: the first look that
+ * may decide, report.h's REPORT_SEQ_MIN_BLOCKS). */
 static int set_repeat(struct job_spec *s, const char *value, struct buf *err)
 {
 	const char *cap;
@@ -145,9 +145,9 @@ static int set_repeat(struct job_spec *s, const char *value, struct buf *err)
 		return 0;
 	}
 	v = *cap == ':' && cap[1] ? strtol(cap + 1, &end, 10) : 0;
-	if (*cap != ':' || !cap[1] || *end || v < 2 || v > 1000) {
+	if (*cap != ':' || !cap[1] || *end || v < 3 || v > 1000) {
 		buf_printf(err, "'repeat' must be a whole number >= 1, auto or auto:MAX with a cap"
-			   " MAX of 2 to 1000 blocks, not '%s'", value);
+			   " MAX of 3 to 1000 blocks, not '%s'", value);
 		return -EINVAL;
 	}
 	s->repeat_auto = true;

@@ -608,6 +608,8 @@ static void seq_looks(struct report *r)
 				g->seq_blocks = k;
 				stats_seq_decide(&g->seq, x, nx, y, ny, STATS_SEQ_G, REPORT_SEQ_ALPHA,
 						 r->seq.margin_pct / 100);
+				if (k < REPORT_SEQ_MIN_BLOCKS)
+					g->seq.decision = STATS_SEQ_UNDECIDED;
 				free(y);
 			}
 			free(x);
@@ -653,6 +655,21 @@ void report_seq_state(const struct report *r, struct report_seq_state *out)
 	out->done = r->seq.on && (out->ndecided == out->ncomparisons || out->blocks >= out->max_blocks);
 }
 
+/* An e-value as the stop line says it: 3 digits below 1000, else "1.8e3". */
+static void fmt_evalue(char *out, size_t size, double e)
+{
+	int x;
+
+	if (!isfinite(e) || e < 1000) {
+		snprintf(out, size, "%.3g", e);
+		return;
+	}
+	x = (int)floor(log10(e));
+	if (round(e / pow(10, x) * 10) >= 100)   /* 9.96e3 rounds to 10.0e3 */
+		x++;
+	snprintf(out, size, "%.1fe%d", e / pow(10, x), x);
+}
+
 /* "stop: difference after 3 blocks (e=1.8e3 >= 20)" and the others. */
 static void fmt_seq_stop(char *out, size_t size, const struct report *r, const struct rep_group *g)
 {
@@ -660,9 +677,11 @@ static void fmt_seq_stop(char *out, size_t size, const struct report *r, const s
 	int k = g->seq_blocks;
 	const char *bl = k == 1 ? "block" : "blocks";
 
+	char e[32];
+
+	fmt_evalue(e, sizeof(e), l->evalue);
 	if (l->decision == STATS_SEQ_DIFFERENT)
-		snprintf(out, size, "stop: difference after %d %s (e=%.2g >= %g)", k, bl, l->evalue,
-			 l->threshold);
+		snprintf(out, size, "stop: difference after %d %s (e=%s >= %g)", k, bl, e, l->threshold);
 	else if (l->decision == STATS_SEQ_EQUIVALENT)
 		snprintf(out, size, "stop: no difference within ±%g%% after %d %s", r->seq.margin_pct,
 			 k, bl);

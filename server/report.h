@@ -70,7 +70,8 @@ size_t report_nvalues(const struct report *r);
  * comparison (every value of the compared axis against the baseline in
  * each cell, on the job's metric) with stats_seq_decide() (stats.h: the
  * anytime-valid e-value for a difference, its confidence sequence for
- * equivalence within +-margin), at level 0.05; a comparison once decided
+ * equivalence within +-margin), at level 0.05, from block
+ * REPORT_SEQ_MIN_BLOCKS on; a comparison once decided
  * stays decided at that block. report_build() replays the looks from the
  * stored runs (the j-th counted run of a variant and cell, by run order,
  * is in block j; interrupted and infra runs are replaced by their fresh
@@ -83,6 +84,12 @@ size_t report_nvalues(const struct report *r);
  */
 /* repeat auto's level: a look stops at e >= 1/alpha = 20. */
 #define REPORT_SEQ_ALPHA 0.05
+/* The first look that may decide: two runs a side is where the normal
+ * model of the e-value is least to be trusted; on the seed's bimodal
+ * (flaky) stall data A/A jobs stopped "different" 6.9% of the time with
+ * looks from block 2 and 1.9% from block 3, at a cost of 0.8 blocks a
+ * real difference (kcanary compare simulate, 3,000 jobs each). */
+#define REPORT_SEQ_MIN_BLOCKS 3
 
 struct report_seq_state {
 	bool sequential;         /* the job is repeat auto */

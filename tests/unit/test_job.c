@@ -525,14 +525,14 @@ static void test_repeat_auto_and_margin(void **state)
 	assert_non_null(strstr(json, "\"repeat\":4"));
 	free(json);
 
-	static const char *const bad_repeat[] = { "auto:0", "auto:1", "auto:x", "auto:", "auto8",
+	static const char *const bad_repeat[] = { "auto:0", "auto:1", "auto:2", "auto:x", "auto:", "auto8",
 						  "auto:8x", "automatic", "auto:1001" };
 	for (size_t i = 0; i < sizeof(bad_repeat) / sizeof(bad_repeat[0]); i++) {
 		char *ini = xasprintf("[job]\nrepeat = %s\n", bad_repeat[i]);
 		buf_reset(&err);
 		assert_int_equal(job_spec_parse_ini(s, ini, "j.ini", &err), -EINVAL);
 		char *want = xasprintf("j.ini:2: 'repeat' must be a whole number >= 1, auto or"
-				       " auto:MAX with a cap MAX of 2 to 1000 blocks, not '%s'",
+				       " auto:MAX with a cap MAX of 3 to 1000 blocks, not '%s'",
 				       bad_repeat[i]);
 		assert_string_equal(buf_str(&err), want);
 		free(want);

@@ -583,17 +583,24 @@ static void test_sequential(void **state)
 	db_writer_close(w);
 	seq_state(db, job, &st);
 	assert_int_equal(st.blocks, 2);
+	/* e = 42 >= 20 at 2 a side, but no look decides before block 3 */
+	assert_int_equal(REPORT_SEQ_MIN_BLOCKS, 3);
+	assert_int_equal(st.ndecided, 0);
+	assert_false(st.done);
+	add_value_run(db, job, "base", base[2], "ok");
+	add_value_run(db, job, "patched", bad[2], "ok");
+	seq_state(db, job, &st);
+	assert_int_equal(st.blocks, 3);
 	assert_int_equal(st.ndecided, 1);
 	assert_true(st.done);
-	/* x = log1p(1.0, 1.1), y = log1p(40, 50): T^2 = 757, e = 42 */
 	text = report_text(db, job, NULL);
-	if (!strstr(text, "repeat auto, patched vs base: stop: difference after 2 blocks (e=42 >= 20)"))
+	if (!strstr(text, "repeat auto, patched vs base: stop: difference after 3 blocks (e=4.1e3 >= 20)"))
 		fprintf(stderr, "%s", text);
-	assert_non_null(strstr(text, "repeat auto, patched vs base: stop: difference after 2 blocks"
-				     " (e=42 >= 20)"));
+	assert_non_null(strstr(text, "repeat auto, patched vs base: stop: difference after 3 blocks"
+				     " (e=4.1e3 >= 20)"));
 	free(text);
-	/* a third block later (another comparison's sake) keeps it at 2 */
-	add_value_run(db, job, "base", base[2], "ok");
+	/* a fourth block later (another comparison's sake) keeps it at 3 */
+	add_value_run(db, job, "base", base[3], "ok");
 	add_value_run(db, job, "patched", 1.0, "ok");
 	{
 		struct report *rep = NULL;
@@ -604,11 +611,11 @@ static void test_sequential(void **state)
 		assert_non_null(root);
 		seq = json_object_get(root, "sequential");
 		assert_true(json_is_object(seq));
-		assert_int_equal(json_integer_value(json_object_get(seq, "blocks")), 3);
+		assert_int_equal(json_integer_value(json_object_get(seq, "blocks")), 4);
 		assert_int_equal(json_integer_value(json_object_get(seq, "max_blocks")), 4);
 		c = json_array_get(json_object_get(seq, "comparisons"), 0);
 		assert_string_equal(json_string_value(json_object_get(c, "decision")), "difference");
-		assert_int_equal(json_integer_value(json_object_get(c, "blocks")), 2);
+		assert_int_equal(json_integer_value(json_object_get(c, "blocks")), 3);
 		assert_string_equal(json_string_value(json_object_get(c, "value")), "patched");
 		assert_string_equal(json_string_value(json_object_get(c, "baseline")), "base");
 		json_decref(root);
@@ -632,9 +639,9 @@ static void test_sequential(void **state)
 	assert_true(st.done);
 	assert_int_equal(st.ndecided, 1);
 	text = report_text(db, job, NULL);
-	if (!strstr(text, "stop: no difference within ±5% after 2 blocks"))
+	if (!strstr(text, "stop: no difference within ±5% after 3 blocks"))
 		fprintf(stderr, "%s", text);
-	assert_non_null(strstr(text, "stop: no difference within ±5% after 2 blocks"));
+	assert_non_null(strstr(text, "stop: no difference within ±5% after 3 blocks"));
 	free(text);
 	/* a job of fixed repeats has "sequential": null */
 	job = seed_job(db);
