@@ -585,6 +585,15 @@ static size_t values_upto(const struct report *r, const struct rep_group *g, int
 	return n;
 }
 
+/* Whether g has a run in a block (a variant without a kernel has none). */
+static bool in_blocks(const struct report *r, const struct rep_group *g)
+{
+	for (size_t i = 0; i < g->nruns; i++)
+		if (r->run_block[(size_t)(g->runs[i].run - r->d.runs)])
+			return true;
+	return false;
+}
+
 /* The job's looks again, one per complete block: each comparison (every
  * group against its cell's baseline) is decided at the first look whose
  * stats_seq_decide() decides it, and stays so (a stopping time per
@@ -598,9 +607,10 @@ static void seq_looks(struct report *r)
 			const struct rep_group *base = &cell->groups[0];
 			double *x = xcalloc(base->nruns + 1, sizeof(*x));
 			size_t nx = values_upto(r, base, k, x);
-			for (size_t j = 1; j < r->ngroups && base->nruns; j++) {
+			for (size_t j = 1; j < r->ngroups && in_blocks(r, base); j++) {
 				struct rep_group *g = &cell->groups[j];
-				if (!g->nruns || (g->has_seq && g->seq.decision != STATS_SEQ_UNDECIDED))
+				if (!in_blocks(r, g) ||
+				    (g->has_seq && g->seq.decision != STATS_SEQ_UNDECIDED))
 					continue;
 				double *y = xcalloc(g->nruns + 1, sizeof(*y));
 				size_t ny = values_upto(r, g, k, y);
@@ -617,7 +627,7 @@ static void seq_looks(struct report *r)
 	for (size_t c = 0; c < r->ncells; c++)
 		for (size_t j = 1; j < r->ngroups; j++) {
 			const struct rep_group *g = &r->cells[c].groups[j];
-			r->seq.ncmp += r->cells[c].groups[0].nruns && g->nruns;
+			r->seq.ncmp += g->has_seq;
 			r->seq.ndecided += g->has_seq && g->seq.decision != STATS_SEQ_UNDECIDED;
 		}
 }

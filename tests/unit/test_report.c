@@ -635,7 +635,17 @@ static void test_sequential(void **state)
 	const double t1[] = { 100.0, 100.2, 99.9, 100.1, 99.8, 100.0, 100.3, 99.7 };
 	const double t2[] = { 100.1, 99.9, 100.0, 100.2, 99.8, 100.1, 99.9, 100.0 };
 	job = seq_job(db, "auto:10", t1, t2, 8);
+	/* a variant whose kernel did not build: its pending runs are in no
+	 * block and it is no comparison to wait for */
+	{
+		int64_t v, run;
+		assert_int_equal(db_variant_get(db, &v, job, "broken", NULL), 0);
+		assert_int_equal(db_variant_set_result(db, v, "build-failed", "no", NULL, 0, NULL), 0);
+		assert_int_equal(db_run_create(db, &run, job, v, "", 0, "ext4", NULL, NULL), 0);
+	}
 	seq_state(db, job, &st);
+	assert_int_equal(st.ncomparisons, 1);
+	assert_int_equal(st.blocks, 8);
 	assert_true(st.done);
 	assert_int_equal(st.ndecided, 1);
 	text = report_text(db, job, NULL);
