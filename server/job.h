@@ -199,8 +199,8 @@ int job_store(struct db *db, const struct job_spec *spec, int64_t *out_job,
  * job_store_block - append block `block` (1-based: the block-th repeat) of
  * a repeat_auto job: one pending run of every variant whose kernel is ok
  * (db_job_variants' status) in every cell, cells in the order job_store()
- * would have given that repeat, each at its variant and cell's next free
- * repeat index. One transaction, so a coordinator killed here leaves the
+ * would have given that repeat, all at one repeat index above every
+ * stored one (a whole block for the lab, lab.h). One transaction, so a coordinator killed here leaves the
  * block stored whole or not at all. *n_out (may be NULL) gets the runs
  * stored. Store errors as db.h, with err.
  */

@@ -594,8 +594,17 @@ static void test_store_blocks(void **state)
 	assert_int_equal(n, 36);
 	assert_int_equal(db_exec(db, "UPDATE variants SET status = 'build-failed'"
 				 " WHERE job_id = 2 AND idx = 2", NULL), 0);
+	/* a fresh repeat (as for an interrupted run) took repeat 4 of one
+	 * variant and cell: block 4 is still one repeat index, 5 */
+	assert_int_equal(db_exec(db, "INSERT INTO runs (job_id, variant_id, cell, repeat_idx, seq,"
+				 " status) SELECT job_id, variant_id, cell, 4, (SELECT max(seq) + 1"
+				 " FROM runs), 'pending' FROM runs WHERE job_id = 2 AND repeat_idx = 3"
+				 " LIMIT 1", NULL), 0);
 	assert_int_equal(job_store_block(db, s, aut, 4, &stored, &err), 0);
 	assert_int_equal(stored, 2 * 4);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs WHERE job_id = 2"
+					" AND repeat_idx = 5", NULL, NULL), 0);
+	assert_int_equal(n, 2 * 4);
 	/* repeat auto needs something to compare */
 	struct job_spec *one = job_spec_new();
 	assert_int_equal(job_spec_parse_ini(one, "[job]\nbase = v1\ntree = /nonexistent\nrepeat = auto\n",
