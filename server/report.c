@@ -713,7 +713,11 @@ static void text_seq(struct buf *b, const struct report *r, const struct rep_cel
 		if (!g->has_seq)
 			continue;
 		fmt_seq_stop(stop, sizeof(stop), r, g);
-		buf_printf(b, "repeat auto, %s vs %s: %s\n", g->say, cell->groups[0].say, stop);
+		/* 80 columns when it fits, as the shift lines */
+		if (markdown || strlen(g->say) + strlen(cell->groups[0].say) + strlen(stop) + 6 <= 80)
+			buf_printf(b, "%s vs %s: %s\n", g->say, cell->groups[0].say, stop);
+		else
+			buf_printf(b, "%s vs %s:\n      %s\n", g->say, cell->groups[0].say, stop);
 		if (isfinite(g->seq.lo_pct) && isfinite(g->seq.hi_pct))
 			buf_printf(b, "  anytime-valid 95%% CI of the median shift: %+.1f%% to %+.1f%%\n",
 				   g->seq.lo_pct, g->seq.hi_pct);

@@ -43,7 +43,7 @@ blocks=$(( ok / 2 ))
 [ "$(q "SELECT count(*) FROM runs r JOIN run_summary s ON s.run_id = r.id
 	WHERE r.status = 'ok' AND s.metric = 'wb_by_id_enoent' AND r.cell LIKE '%mode=alive%' AND s.value = 0")" = "$blocks" ] ||
 	fail "alive runs with -ENOENT: $(q "SELECT r.cell, s.value FROM runs r JOIN run_summary s ON s.run_id = r.id WHERE s.metric = 'wb_by_id_enoent'")"
-want="repeat auto, mode=removed vs mode=alive: stop: difference after $blocks blocks (e="
+want="mode=removed vs mode=alive: stop: difference after $blocks blocks (e="
 grep -qF "$want" "$HOME_DIR/out.2" || fail "report does not say '$want': $(cat "$HOME_DIR/out.2")"
 grep -q "repeat auto: 1 of 1 comparison decided after $blocks blocks" "$HOME_DIR/err.2" ||
 	fail "resume's last look not said: $(grep 'repeat auto' "$HOME_DIR/err.2")"
