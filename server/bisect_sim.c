@@ -147,6 +147,9 @@ int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *s
 		st.trials++;
 		st.runs_sum += r.runs_total - r.runs_check;
 		st.check_runs_sum += r.runs_check;
+		st.endpoint_runs_sum += r.endpoint_runs_old + r.endpoint_runs_new;
+		st.search_runs_sum += r.runs_total - r.runs_check - r.endpoint_runs_old -
+				      r.endpoint_runs_new;
 		if (r.runs_total - r.runs_check > st.runs_max)
 			st.runs_max = r.runs_total - r.runs_check;
 		bool hit = r.culprit_first == t.culprit && r.culprit_last == t.culprit;

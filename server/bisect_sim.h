@@ -50,6 +50,9 @@ struct bisect_sim_stats {
 	/* culprit check; "right" is the true culprit or a range holding it */
 	unsigned checked, check_passed, check_passed_wrong, check_failed_right;
 	double runs_sum;	/* guest runs excluding the culprit check */
+	/* where runs_sum goes (issue 19): the endpoints' runs, both ends, and
+	 * the search's; runs_sum = endpoint_runs_sum + search_runs_sum */
+	double endpoint_runs_sum, search_runs_sum;
 	double check_runs_sum;
 	unsigned runs_max;	/* most guest runs of one trial, excluding the check too */
 };

@@ -215,8 +215,10 @@ out:
 
 static void print_row(const char *name, const struct bisect_sim_stats *s)
 {
-	printf("%-30s %7.1f%% %9.1f%% %10.1f %9u", name, 100.0 * s->correct / s->trials,
-	       100.0 * s->confident / s->trials, s->runs_sum / s->trials, s->runs_max);
+	printf("%-30s %7.1f%% %9.1f%% %10.1f %9u %5.1f+%-5.1f", name,
+	       100.0 * s->correct / s->trials, 100.0 * s->confident / s->trials,
+	       s->runs_sum / s->trials, s->runs_max, s->endpoint_runs_sum / s->trials,
+	       s->search_runs_sum / s->trials);
 	if (s->checked)
 		printf("   +%.1f runs, passed %.1f%% (passed on a wrong culprit %u, failed a right one %u)",
 		       s->check_runs_sum / s->trials, 100.0 * s->check_passed / s->checked,
@@ -452,8 +454,8 @@ static int simulate_history(struct sim_args *a, size_t h)
 	printf("history: %s%s, %zu commits, %u trials per strategy, seed %llu\n",
 	       bisect_sim_history_name(a->so.history), a->so.find_fix ? " (find-fix)" : "",
 	       a->so.commits, a->so.trials, (unsigned long long)a->so.seed);
-	printf("%-30s %8s %10s %10s %9s\n", "strategy", "accuracy", "confident",
-	       "mean runs", "max runs");
+	printf("%-30s %8s %10s %10s %9s %11s\n", "strategy", "accuracy", "confident",
+	       "mean runs", "max runs", "ends+search");
 	for (size_t i = 0; i < a->nstrat; i++) {
 		a->strat[i].opts.find_fix = a->so.find_fix;
 		if ((r = bisect_sim_run(&st[i], &a->so, &a->strat[i].opts))) {
