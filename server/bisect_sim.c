@@ -195,15 +195,17 @@ size_t bisect_sim_strategies(struct bisect_sim_strategy *out, size_t max)
 		enum bisect_strategy s;
 		unsigned repeats, check;
 		bool before;	/* without the endpoints' early stop (issue 19) */
+		bool laplace;	/* without the good side's sharp share */
 	} rows[] = {
-		{ "git bisect run (1 run/step)", BISECT_BINARY, 1, 0, false },
-		{ "fixed 3 repeats", BISECT_BINARY, 3, 0, false },
-		{ "fixed 5 repeats", BISECT_BINARY, 5, 0, false },
-		{ "fixed 10 repeats", BISECT_BINARY, 10, 0, false },
-		{ "adaptive repeats (SPRT)", BISECT_BINARY, 0, 0, false },
-		{ "probabilistic", BISECT_PROBABILISTIC, 0, 0, false },
-		{ "probabilistic + check", BISECT_PROBABILISTIC, 0, 5, false },
-		{ BISECT_SIM_BEFORE_EARLY, BISECT_PROBABILISTIC, 0, 0, true },
+		{ "git bisect run (1 run/step)", BISECT_BINARY, 1, 0, false, false },
+		{ "fixed 3 repeats", BISECT_BINARY, 3, 0, false, false },
+		{ "fixed 5 repeats", BISECT_BINARY, 5, 0, false, false },
+		{ "fixed 10 repeats", BISECT_BINARY, 10, 0, false, false },
+		{ "adaptive repeats (SPRT)", BISECT_BINARY, 0, 0, false, false },
+		{ "probabilistic", BISECT_PROBABILISTIC, 0, 0, false, false },
+		{ "probabilistic + check", BISECT_PROBABILISTIC, 0, 5, false, false },
+		{ BISECT_SIM_BEFORE_EARLY, BISECT_PROBABILISTIC, 0, 0, true, false },
+		{ BISECT_SIM_BEFORE_SHARP, BISECT_PROBABILISTIC, 0, 0, false, true },
 	};
 	size_t k = 0;
 
@@ -214,6 +216,7 @@ size_t bisect_sim_strategies(struct bisect_sim_strategy *out, size_t max)
 		out[k].opts.fixed_repeats = rows[i].repeats;
 		out[k].opts.check_runs = rows[i].check;
 		out[k].opts.early_endpoints = !rows[i].before;
+		out[k].opts.sharp_good = !rows[i].laplace;
 	}
 	return k;
 }

@@ -67,6 +67,8 @@ int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *s
 /* The row that is "probabilistic" without the endpoints' early stop, for
  * the before/after line of issue 19. */
 #define BISECT_SIM_BEFORE_EARLY "probabilistic, no early ends"
+/* ... and without the good side's sharp share (issue 19 item 2). */
+#define BISECT_SIM_BEFORE_SHARP "probabilistic, Laplace shares"
 
 /* The benchmark's strategies, in table order; name is the table label. */
 struct bisect_sim_strategy {
