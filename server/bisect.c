@@ -37,6 +37,7 @@ void bisect_opts_init(struct bisect_opts *o)
 	o->step_max_runs = 8;
 	o->check_runs = 5;
 	o->early_endpoints = true;
+	o->sharp_good = true;
 }
 
 const char *bisect_outcome_name(enum bisect_outcome o)
@@ -251,12 +252,49 @@ static double kde_logpdf(const struct kde *k, double t)
 struct model {
 	struct kde old, new_;
 	double w_old, w_new;	/* weight of the other side's density */
+	bool sharp_good, find_fix;	/* set before model_init(): the good side's
+					 * w from share_sharp() */
 };
 
 static void model_release(struct model *md)
 {
 	free(md->old.t);
 	free(md->new_.t);
+}
+
+/*
+ * The good side's share of bad-looking runs (issue 19 item 2,
+ * opts.sharp_good). Laplace's share 1/(n + 2) treats "the good kernel
+ * never shows the fault" like any rate not yet seen, so one 30 s stall
+ * against good runs of 1-2 s moves the posterior by at most n + 1 (about
+ * 5 after 3 + 3 endpoint runs) and a clean history needs 4-5 runs at each
+ * commit next to the culprit. Jeffreys' answer to that problem of
+ * induction (Wrinch and Jeffreys 1919, "On some aspects of the theory of
+ * probability", Phil. Mag. 38:715-731; Jeffreys, Theory of Probability,
+ * 1939; reviewed in Zabell 1989, "The rule of succession", Erkenntnis
+ * 31:283-321) is a point mass pi on the general law, the share being 0,
+ * and the uniform prior of Laplace's rule on the rest. After n good runs
+ * none of which looked bad, the law holds with probability
+ * pi / (pi + (1 - pi) / (n + 1)), and the chance that the next good run
+ * looks bad is
+ *
+ *   w = (1 / (n + 2)) (1 - pi) / (1 - pi + pi (n + 1)),
+ *
+ * 1 / (n + 2)^2 at Jeffreys' pi = 1/2 (1/25 after 3 runs, not 1/5).
+ * Only the good side gets the point mass: the bad side's good-looking
+ * runs are what a flaky fault does ("stalled in 7 of 9 runs", seed 000),
+ * so "the bad kernel always shows it" is no general law and keeps
+ * Laplace's share. A good kernel that does stall now and then is still
+ * allowed for (w > 0), and its bad-looking runs, as the good side's
+ * sample grows through refit(), are in its own density anyway.
+ */
+#define SHARP_GOOD_PI 0.5
+
+static double share_sharp(size_t n)
+{
+	double pi = SHARP_GOOD_PI;
+
+	return 1.0 / ((double)n + 2) * (1 - pi) / (1 - pi + pi * ((double)n + 1));
 }
 
 static void model_init(struct model *md, const double *o, size_t no, const double *nw, size_t nn)
@@ -274,6 +312,10 @@ static void model_init(struct model *md, const double *o, size_t no, const doubl
 	/* Laplace's rule of succession: an event not seen in n runs, 1/(n + 2). */
 	md->w_old = 1.0 / ((double)no + 2);
 	md->w_new = 1.0 / ((double)nn + 2);
+	if (md->sharp_good && !md->find_fix)
+		md->w_old = share_sharp(no);
+	else if (md->sharp_good)
+		md->w_new = share_sharp(nn);
 }
 
 /* log f_new(x) - log f_old(x): one run's evidence that its commit is new. */
@@ -893,11 +935,11 @@ static void log_config(struct engine *e)
 	elog(e, "kcanary-bisect-log 1\n");
 	elog(e, "config n=%zu strategy=%s find_fix=%d higher_is_worse=%d confidence=%.17g "
 	     "max_runs=%u endpoint_min_runs=%u endpoint_max_runs=%u fixed_repeats=%u "
-	     "step_max_runs=%u check_runs=%u early_endpoints=%d\n", e->n,
+	     "step_max_runs=%u check_runs=%u early_endpoints=%d sharp_good=%d\n", e->n,
 	     o->strategy == BISECT_BINARY ? "binary" : "probabilistic", o->find_fix,
 	     o->higher_is_worse, o->confidence, o->max_runs, o->endpoint_min_runs,
 	     o->endpoint_max_runs, o->fixed_repeats, o->step_max_runs, o->check_runs,
-	     o->early_endpoints);
+	     o->early_endpoints, o->sharp_good);
 }
 
 static int check_opts(const struct bisect_opts *o, size_t n)
@@ -964,6 +1006,8 @@ int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *op
 		rc = 0;
 		goto done;
 	}
+	e.md.sharp_good = e.o.sharp_good;
+	e.md.find_fix = e.o.find_fix;
 	model_init(&e.md, ov, no, nv, nn);
 	e.ov = ov;
 	e.nv = nv;

@@ -41,6 +41,11 @@
  *     run's likelihood ratio to about n + 1, so
  *     one outlying run (a good kernel's 2.2 s, a bad kernel's rare fast run
  *     not seen among the endpoint runs) shifts the search but cannot lock it.
+ *     The good side's share of bad-looking runs is smaller,
+ *     1 / (n + 2)^2 (sharp_good: Jeffreys' point mass on "a good kernel
+ *     never shows the fault", bisect.c share_sharp()), so one stall is
+ *     worth about (n + 2)^2 and a fast run still only about n + 1: a bad
+ *     kernel's fast run is what a flaky fault does.
  *     A flaky new side ("stalled in 7 of 9 runs") is represented as
  *     observed: its fast runs are in its own density. As the search goes,
  *     the runs of every commit whose state the posterior holds at >= 0.999
@@ -143,6 +148,10 @@ struct bisect_opts {
 				 * >= bisect_check_runs_min() */
 	bool early_endpoints;	/* the e-value's early stop of the endpoints
 				 * (default on; off in logs written before it) */
+	bool sharp_good;	/* the good side's share of bad-looking runs
+				 * under Jeffreys' point mass (bisect.c,
+				 * share_sharp(); default on; off in logs
+				 * written before it) */
 };
 
 /*

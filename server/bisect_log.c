@@ -122,6 +122,11 @@ static int parse_config(const char *line, struct bisect_opts *o, size_t *n)
 	if (field(line, "early_endpoints", &len) && field_uint(line, "early_endpoints", &early))
 		return -EINVAL;
 	o->early_endpoints = early != 0;
+	/* absent in logs written before the good side's sharp share: off */
+	unsigned long long sharp = 0;
+	if (field(line, "sharp_good", &len) && field_uint(line, "sharp_good", &sharp))
+		return -EINVAL;
+	o->sharp_good = sharp != 0;
 	return 0;
 }
 

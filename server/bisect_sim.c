@@ -163,6 +163,9 @@ int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *s
 		st.trials++;
 		st.runs_sum += r.runs_total - r.runs_check;
 		st.check_runs_sum += r.runs_check;
+		st.endpoint_runs_sum += r.endpoint_runs_old + r.endpoint_runs_new;
+		st.search_runs_sum += r.runs_total - r.runs_check - r.endpoint_runs_old -
+				      r.endpoint_runs_new;
 		if (r.runs_total - r.runs_check > st.runs_max)
 			st.runs_max = r.runs_total - r.runs_check;
 		bool hit = r.culprit_first == t.culprit && r.culprit_last == t.culprit;
@@ -208,15 +211,17 @@ size_t bisect_sim_strategies(struct bisect_sim_strategy *out, size_t max)
 		enum bisect_strategy s;
 		unsigned repeats, check;
 		bool before;	/* without the endpoints' early stop (issue 19) */
+		bool laplace;	/* without the good side's sharp share */
 	} rows[] = {
-		{ "git bisect run (1 run/step)", BISECT_BINARY, 1, 0, false },
-		{ "fixed 3 repeats", BISECT_BINARY, 3, 0, false },
-		{ "fixed 5 repeats", BISECT_BINARY, 5, 0, false },
-		{ "fixed 10 repeats", BISECT_BINARY, 10, 0, false },
-		{ "adaptive repeats (SPRT)", BISECT_BINARY, 0, 0, false },
-		{ "probabilistic", BISECT_PROBABILISTIC, 0, 0, false },
-		{ "probabilistic + check", BISECT_PROBABILISTIC, 0, 5, false },
-		{ BISECT_SIM_BEFORE_EARLY, BISECT_PROBABILISTIC, 0, 0, true },
+		{ "git bisect run (1 run/step)", BISECT_BINARY, 1, 0, false, false },
+		{ "fixed 3 repeats", BISECT_BINARY, 3, 0, false, false },
+		{ "fixed 5 repeats", BISECT_BINARY, 5, 0, false, false },
+		{ "fixed 10 repeats", BISECT_BINARY, 10, 0, false, false },
+		{ "adaptive repeats (SPRT)", BISECT_BINARY, 0, 0, false, false },
+		{ "probabilistic", BISECT_PROBABILISTIC, 0, 0, false, false },
+		{ "probabilistic + check", BISECT_PROBABILISTIC, 0, 5, false, false },
+		{ BISECT_SIM_BEFORE_EARLY, BISECT_PROBABILISTIC, 0, 0, true, false },
+		{ BISECT_SIM_BEFORE_SHARP, BISECT_PROBABILISTIC, 0, 0, false, true },
 	};
 	size_t k = 0;
 
@@ -227,6 +232,7 @@ size_t bisect_sim_strategies(struct bisect_sim_strategy *out, size_t max)
 		out[k].opts.fixed_repeats = rows[i].repeats;
 		out[k].opts.check_runs = rows[i].check;
 		out[k].opts.early_endpoints = !rows[i].before;
+		out[k].opts.sharp_good = !rows[i].laplace;
 	}
 	return k;
 }

@@ -61,6 +61,9 @@ struct bisect_sim_stats {
 	/* culprit check; "right" is the true culprit or a range holding it */
 	unsigned checked, check_passed, check_passed_wrong, check_failed_right;
 	double runs_sum;	/* guest runs excluding the culprit check */
+	/* where runs_sum goes (issue 19): the endpoints' runs, both ends, and
+	 * the search's; runs_sum = endpoint_runs_sum + search_runs_sum */
+	double endpoint_runs_sum, search_runs_sum;
 	double check_runs_sum;
 	unsigned runs_max;	/* most guest runs of one trial, excluding the check too */
 };
@@ -75,6 +78,8 @@ int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *s
 /* The row that is "probabilistic" without the endpoints' early stop, for
  * the before/after line of issue 19. */
 #define BISECT_SIM_BEFORE_EARLY "probabilistic, no early ends"
+/* ... and without the good side's sharp share (issue 19 item 2). */
+#define BISECT_SIM_BEFORE_SHARP "probabilistic, Laplace shares"
 
 /* The benchmark's strategies, in table order; name is the table label. */
 struct bisect_sim_strategy {

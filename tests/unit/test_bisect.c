@@ -270,6 +270,46 @@ static void test_find_fix(void **state)
 	assert_non_null(strstr(r.message, "--find-fix"));
 }
 
+/* A log written before the good side's sharp share (issue 19 item 2) has
+ * no sharp_good key: it replays with Laplace's share on both sides, the
+ * engine that wrote it; with the key it replays the sharp share. */
+static void test_replay_of_logs_before_the_sharp_share(void **state)
+{
+	(void)state;
+	for (int sharp = 0; sharp < 2; sharp++) {
+		struct script s;
+		struct bisect_opts o;
+		struct bisect_result r, rr;
+		struct buf log = BUF_INIT, err = BUF_INIT;
+		char *text, *key;
+
+		script_init(&s);
+		s.flaky = true;
+		bisect_opts_init(&o);
+		o.sharp_good = sharp;
+		assert_int_equal(bisect_run(&r, N, &o, scripted, &s, &log, NULL), 0);
+		text = xstrdup(buf_str(&log));
+		key = strstr(text, sharp ? " sharp_good=1" : " sharp_good=0");
+		assert_non_null(key);
+		if (!sharp)	/* the old log's config line: no key at all */
+			memmove(key, key + 13, strlen(key + 13) + 1);
+		assert_int_equal(bisect_replay(&rr, text, NULL, &err), 0);
+		assert_int_equal(rr.culprit_first, r.culprit_first);
+		assert_int_equal(rr.runs_total, r.runs_total);
+		/* the other engine asks for other commits: the replay says so */
+		if (!sharp) {
+			char *on = xstrdup(buf_str(&log));
+
+			memcpy(strstr(on, " sharp_good=0"), " sharp_good=1", 13);
+			assert_int_equal(bisect_replay(&rr, on, NULL, &err), -EPROTO);
+			free(on);
+		}
+		free(text);
+		buf_release(&log);
+		buf_release(&err);
+	}
+}
+
 static void test_replay_reproduces(void **state)
 {
 	static const size_t skips[] = { 20 };
@@ -688,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_endpoints_that_do_not_differ),
 		cmocka_unit_test(test_find_fix),
 		cmocka_unit_test(test_replay_reproduces),
+		cmocka_unit_test(test_replay_of_logs_before_the_sharp_share),
 		cmocka_unit_test(test_culprit_failing_the_check_is_reported),
 		cmocka_unit_test(test_budget_spent_gives_candidates),
 		cmocka_unit_test(test_bad_options),
