@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -538,6 +539,85 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 	return rc < 0 ? rc : 0;
 }
 
+/* The first line of a build log that says a write found no space
+ * (strerror(ENOSPC), strerror(EDQUOT): what gcc, as, ld, ccache, make and
+ * the shell print), with prefix removed; NULL when there is none. New
+ * string. */
+static char *full_disk_line(const char *log, const char *prefix)
+{
+	static const char *const says[] = { "No space left on device", "Disk quota exceeded" };
+	size_t pl = strlen(prefix);
+
+	for (const char *p = log; p && *p; ) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		for (size_t i = 0; i < sizeof(says) / sizeof(says[0]); i++)
+			if (memmem(p, n, says[i], strlen(says[i]))) {
+				struct buf o = BUF_INIT;
+				for (size_t k = 0; k < n; k++) {
+					if (n - k >= pl && !strncmp(p + k, prefix, pl)) {
+						k += pl - 1;
+						continue;
+					}
+					buf_append(&o, p + k, 1);
+				}
+				return buf_detach(&o);
+			}
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Of the places a build writes (the build dir, the artefact dir, ccache's
+ * dir, the compiler's temporary dir), the one with the least space left
+ * for an unprivileged writer (statvfs f_bavail): the one that filled. */
+static const char *fullest_place(struct build_job *b, const char *build_dir, const char **what)
+{
+	const char *env_cc = getenv("CCACHE_DIR"), *env_tmp = getenv("TMPDIR");
+	const char *paths[] = { build_dir, b->art, env_cc, env_tmp ? env_tmp : "/tmp" };
+	static const char *const names[] = { "build dir", "artefact dir", "ccache dir",
+					     "temporary dir" };
+	unsigned long long best = ~0ull;
+	const char *at = build_dir;
+
+	*what = names[0];
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct statvfs sv;
+		if (paths[i] && statvfs(paths[i], &sv) == 0 &&
+		    (unsigned long long)sv.f_bavail * sv.f_frsize < best) {
+			best = (unsigned long long)sv.f_bavail * sv.f_frsize;
+			at = paths[i];
+			*what = names[i];
+		}
+	}
+	return at;
+}
+
+/* A build step stopped by a full disk (line: the log's line saying so):
+ * err names the full place, its free space and the log, and says to free
+ * space and resume; the kernels row (kid > 0) keeps it as its error, when
+ * the store can still be written. Returns -ENOSPC. */
+static int disk_full(struct build_job *b, struct build_result *out, const char *line,
+		     const char *log_path, struct buf *err)
+{
+	const char *what, *at = fullest_place(b, out->build_dir, &what);
+	char *file = xasprintf("%s/.", at);   /* buf_free_space() takes a file in the dir */
+
+	buf_reset(err);
+	buf_printf(err, "the build of '%s' stopped: the file system of the %s '%s' is full",
+		   b->spec->label ? b->spec->label : b->spec->base_hex, what, at);
+	buf_free_space(err, file);
+	buf_printf(err, " (%s says: %s); free space there, then 'kcanary resume' the job (or"
+		   " run the build again)", log_path, line);
+	if (b->kid > 0) {
+		b->k.build_error = xstrdup(buf_str(err));
+		db_kernel_finish(b->db, b->kid, "failed", &b->k, NULL);   /* err says why */
+	}
+	free(file);
+	return -ENOSPC;
+}
+
 /*
  * stage_config - make the merged config in the staging dir and check that
  * every option the fragments ask for survived. On 0 either *config is the
@@ -564,9 +644,19 @@ static int stage_config(struct build_job *b, struct build_result *out, char **co
 		return err_setf(err, r, "config step '%s' could not be run (%s); see %s", failed,
 				strerror(-r), b->cfglog);
 	if (failed) {
-		out->error = xasprintf("config step '%s' failed (status %d); see %s", failed, status,
-				       b->cfglog);
-		return 0;
+		char *log_text = NULL, *full = NULL, *prefix = xasprintf("%s/", b->src);
+
+		if (!read_file(&log_text, NULL, b->cfglog, 1 << 24))
+			full = full_disk_line(log_text, prefix);
+		if (full)
+			r = disk_full(b, out, full, b->cfglog, err);
+		else
+			out->error = xasprintf("config step '%s' failed (status %d); see %s", failed,
+					       status, b->cfglog);
+		free(full);
+		free(log_text);
+		free(prefix);
+		return r;
 	}
 	if ((r = read_file(&text, NULL, b->sconfig, 1 << 24)))
 		return err_setf(err, r, "cannot read '%s'", b->sconfig);
@@ -663,19 +753,28 @@ static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
 }
 
 /* A failed make: its first error (file:line, tree prefix removed) as
- * out->error and on the kernels row. */
+ * out->error and on the kernels row; a full disk is an error (-ENOSPC,
+ * disk_full()), not the build's outcome, so that the variant is built
+ * again once there is space. */
 static int record_make_failure(struct build_job *b, struct build_result *out, int make_rc,
 			       struct buf *err)
 {
-	char *prefix = xasprintf("%s/", b->src), *log_text = NULL;
+	char *prefix = xasprintf("%s/", b->src), *log_text = NULL, *full = NULL;
 	int r;
 
-	if (!read_file(&log_text, NULL, b->k.build_log_path, (size_t)1 << 30))
+	if (!read_file(&log_text, NULL, b->k.build_log_path, (size_t)1 << 30)) {
+		if ((full = full_disk_line(log_text, prefix))) {
+			r = disk_full(b, out, full, b->k.build_log_path, err);
+			goto out;
+		}
 		out->error = build_first_error(log_text, prefix, &out->where);
+	}
 	if (!out->error)
 		out->error = xasprintf("make failed (status %d)", make_rc);
 	b->k.build_error = xstrdup(out->error);
 	r = db_kernel_finish(b->db, b->kid, "failed", &b->k, err);
+out:
+	free(full);
 	free(prefix);
 	free(log_text);
 	return r;
