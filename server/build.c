@@ -608,8 +608,8 @@ static int disk_full(struct build_job *b, struct build_result *out, const char *
 	buf_printf(err, "the build of '%s' stopped: the file system of the %s '%s' is full",
 		   b->spec->label ? b->spec->label : b->spec->base_hex, what, at);
 	buf_free_space(err, file);
-	buf_printf(err, " (%s says: %s); free space there, then 'kcanary resume' the job (or"
-		   " run the build again)", log_path, line);
+	buf_printf(err, " (%s says: %s); free space there, then run the build again ('kcanary"
+		   " resume JOB' for a compare)", log_path, line);
 	if (b->kid > 0) {
 		b->k.build_error = xstrdup(buf_str(err));
 		db_kernel_finish(b->db, b->kid, "failed", &b->k, NULL);   /* err says why */

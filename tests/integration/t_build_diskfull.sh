@@ -93,7 +93,7 @@ pid=
 grep -v "^  building" "$T/err.1" | tail -n 5
 grep -q "No space left on device" "$T/err.1" ||
 	fail "the error does not say 'No space left on device' from the build log: $(tail -3 "$T/err.1")"
-grep -q "is full: [0-9]* KiB free of [0-9]* KiB in '$TREE/.kcanary-build'" "$T/err.1" ||
+grep -q "the build dir '$TREE/.kcanary-build/[0-9a-f-]*' is full: [0-9]* KiB free of [0-9]* KiB in '$TREE/.kcanary-build/" "$T/err.1" ||
 	fail "the error does not name the build dir and its free KiB: $(tail -3 "$T/err.1")"
 grep -q "kcanary resume" "$T/err.1" || fail "the error does not say 'kcanary resume'"
 rm -f "$T/fs/filler"
