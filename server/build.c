@@ -112,12 +112,29 @@ struct run_ctx {
 	double cpu_s;           /* user + system seconds of make and its children */
 	double t0, last_draw;
 	bool tty, lines;
+	char **full;            /* NULL, or gets the first line saying a disk is full */
 };
+
+/* Whether a line of a build step says a write found no space
+ * (strerror(ENOSPC), strerror(EDQUOT): what gcc, as, ld, ccache, make and
+ * the shell print). Seen as the lines stream, since the build log may be
+ * on the file system that filled and miss them. */
+static bool says_full(const char *line, size_t n)
+{
+	static const char *const says[] = { "No space left on device", "Disk quota exceeded" };
+
+	for (size_t i = 0; i < sizeof(says) / sizeof(says[0]); i++)
+		if (memmem(line, n, says[i], strlen(says[i])))
+			return true;
+	return false;
+}
 
 static void on_line(struct run_ctx *c, const char *line)
 {
 	if (!strncmp(line, "  CC ", 5))
 		c->ncc++;
+	if (c->full && !*c->full && says_full(line, strlen(line)))
+		*c->full = xstrdup(line);
 	if (c->tty || c->lines) {
 		double now = clock_mono_s();
 		if (now - c->last_draw >= (c->tty ? 1.0 : 60.0)) {
@@ -397,6 +414,7 @@ struct build_job {
 	char cfgkey[KC_OID_HEX];        /* the config request: base config + fragments */
 	char jobs[32], *cc_arg;
 	char *staging, *sconfig, *bconfig, *lock_path, *cfglog, *art;
+	char *full_line;                /* a step's first line saying a disk is full */
 	int lock_fd;
 	struct db_kernel k;
 	int64_t kid;
@@ -414,6 +432,7 @@ static void build_job_release(struct build_job *b)
 	free(b->lock_path);
 	free(b->cfglog);
 	free(b->art);
+	free(b->full_line);
 }
 
 /* Check out commit_hex and take its tree id (half of the cache key). */
@@ -500,6 +519,7 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 	char *o_arg = xasprintf("O=%s", b->staging);
 	char *merge = xasprintf("%s/scripts/kconfig/merge_config.sh", b->src);
 	char **margv = xcalloc(spec->nfragments + 8, sizeof(*margv));
+	struct run_ctx ctx = { .spec = spec, .full = &b->full_line };
 	size_t n = 0;
 	const char *step;
 	int rc;
@@ -511,7 +531,7 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 		char *tv[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->cc_arg,
 			       (char *)"tinyconfig", NULL };
 		step = "make tinyconfig";
-		rc = run(tv, NULL, b->src, log_fd, NULL);
+		rc = run(tv, NULL, b->src, log_fd, &ctx);
 	}
 	if (rc == 0) {
 		margv[n++] = (char *)"sh";
@@ -523,13 +543,13 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 		for (size_t i = 0; i < spec->nfragments; i++)
 			margv[n++] = (char *)spec->fragments[i];
 		step = "merge_config.sh";
-		rc = run(margv, b->src, b->src, log_fd, NULL);
+		rc = run(margv, b->src, b->src, log_fd, &ctx);
 	}
 	if (rc == 0) {
 		char *ov[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->cc_arg,
 			       (char *)"olddefconfig", NULL };
 		step = "make olddefconfig";
-		rc = run(ov, NULL, b->src, log_fd, NULL);
+		rc = run(ov, NULL, b->src, log_fd, &ctx);
 	}
 	free(margv);
 	free(merge);
@@ -545,25 +565,23 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
  * string. */
 static char *full_disk_line(const char *log, const char *prefix)
 {
-	static const char *const says[] = { "No space left on device", "Disk quota exceeded" };
 	size_t pl = strlen(prefix);
 
 	for (const char *p = log; p && *p; ) {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 
-		for (size_t i = 0; i < sizeof(says) / sizeof(says[0]); i++)
-			if (memmem(p, n, says[i], strlen(says[i]))) {
-				struct buf o = BUF_INIT;
-				for (size_t k = 0; k < n; k++) {
-					if (n - k >= pl && !strncmp(p + k, prefix, pl)) {
-						k += pl - 1;
-						continue;
-					}
-					buf_append(&o, p + k, 1);
+		if (says_full(p, n)) {
+			struct buf o = BUF_INIT;
+			for (size_t k = 0; k < n; k++) {
+				if (n - k >= pl && !strncmp(p + k, prefix, pl)) {
+					k += pl - 1;
+					continue;
 				}
-				return buf_detach(&o);
+				buf_append(&o, p + k, 1);
 			}
+			return buf_detach(&o);
+		}
 		p = nl ? nl + 1 : NULL;
 	}
 	return NULL;
@@ -608,7 +626,7 @@ static int disk_full(struct build_job *b, struct build_result *out, const char *
 	buf_printf(err, "the build of '%s' stopped: the file system of the %s '%s' is full",
 		   b->spec->label ? b->spec->label : b->spec->base_hex, what, at);
 	buf_free_space(err, file);
-	buf_printf(err, " (%s says: %s); free space there, then run the build again ('kcanary"
+	buf_printf(err, " (make said, in %s: %s); free space there, then run the build again ('kcanary"
 		   " resume JOB' for a compare)", log_path, line);
 	if (b->kid > 0) {
 		b->k.build_error = xstrdup(buf_str(err));
@@ -646,7 +664,9 @@ static int stage_config(struct build_job *b, struct build_result *out, char **co
 	if (failed) {
 		char *log_text = NULL, *full = NULL, *prefix = xasprintf("%s/", b->src);
 
-		if (!read_file(&log_text, NULL, b->cfglog, 1 << 24))
+		if (b->full_line)
+			full = full_disk_line(b->full_line, prefix);
+		else if (!read_file(&log_text, NULL, b->cfglog, 1 << 24))
 			full = full_disk_line(log_text, prefix);
 		if (full)
 			r = disk_full(b, out, full, b->cfglog, err);
@@ -723,7 +743,7 @@ static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
 	{
 		char *mv[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->jobs,
 			       b->cc_arg, (char *)"LOCALVERSION=", (char *)"bzImage", NULL };
-		struct run_ctx ctx = { .spec = spec, .t0 = clock_mono_s(),
+		struct run_ctx ctx = { .spec = spec, .t0 = clock_mono_s(), .full = &b->full_line,
 				       .expected = expected_files(b->src, out->build_dir, b->cfgkey),
 				       .tty = spec->progress && isatty(2),
 				       .lines = spec->progress && !isatty(2) };
@@ -762,6 +782,11 @@ static int record_make_failure(struct build_job *b, struct build_result *out, in
 	char *prefix = xasprintf("%s/", b->src), *log_text = NULL, *full = NULL;
 	int r;
 
+	/* the line as make printed it: the log may be on the full disk */
+	if (b->full_line && (full = full_disk_line(b->full_line, prefix))) {
+		r = disk_full(b, out, full, b->k.build_log_path, err);
+		goto out;
+	}
 	if (!read_file(&log_text, NULL, b->k.build_log_path, (size_t)1 << 30)) {
 		if ((full = full_disk_line(log_text, prefix))) {
 			r = disk_full(b, out, full, b->k.build_log_path, err);
