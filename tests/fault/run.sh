@@ -28,6 +28,15 @@ for t in tests/fault/f_*.sh; do
 	*) tail -n 20 "$log"; echo "$t failed (rc=$rc)|?|0|?" >> "$rows"; bad="$bad $t(rc=$rc)" ;;
 	esac
 done
+# the quick integration fault test (seconds, no guest): a full disk in a
+# compare's build and guest image stage
+for t in tests/integration/t_stage_diskfull.sh; do
+	echo "== $t"
+	B=$B timeout 600 sh "$t" > "$log" 2>&1
+	rc=$?
+	sed -n 's/^fault-table: //p' "$log" >> "$rows"
+	[ $rc = 0 ] || { tail -n 20 "$log"; echo "$t failed (rc=$rc)|?|0|?" >> "$rows"; bad="$bad $t(rc=$rc)"; }
+done
 # soak only: the fault tests that boot TCG guests (a minute or more each;
 # `make test` runs them once as integration tests)
 if [ "${SOAK:-0}" = 1 ]; then
