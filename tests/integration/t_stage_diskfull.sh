@@ -18,7 +18,7 @@ if [ -z "${KC_STAGEFULL_NS:-}" ]; then
 fi
 KC="$PWD/${B:-build}/kcanary"
 T=$(mktemp -d "${KC_TEST_TMP:-/tmp}/kc-stagefull.XXXXXX")
-fail() { echo "FAIL: $*"; exit 1; }
+fail() { echo "FAIL: $*"; [ -n "${KEEP:-}" ] && cat "$T"/err.* ; exit 1; }
 cleanup() {
 	umount "$T/linux/.kcanary-build" 2>/dev/null
 	umount "$T/fs" 2>/dev/null
