@@ -15,8 +15,10 @@
 # (done, each planned run once). Prints a "fault-table:" line.
 #
 # The tree is imported once into $KC_BUILD_TREE (default
-# /var/tmp/kc-build-tree; minutes) and kept, with ccache's dir beside it,
-# so later runs compile from a warm cache (about a minute on 2 cores).
+# /var/tmp/kc-build-tree; 6 minutes here) and kept, with ccache's dir
+# beside it, so later runs compile from a warm cache. Measured on 2 shared
+# cores with a cold cache: 30 files to the fill in about a minute, the
+# resume (the rest of the build, 2 runs) 248 s.
 set -u
 if [ -z "${KC_BUILDFULL_NS:-}" ]; then
 	[ "$(id -u)" = 0 ] || { echo "needs root (unshare -m, tmpfs)"; exit 77; }
