@@ -18,7 +18,8 @@
 # /var/tmp/kc-build-tree; 6 minutes here) and kept, with ccache's dir
 # beside it, so later runs compile from a warm cache. Measured on 2 shared
 # cores with a cold cache: 30 files to the fill in about a minute, the
-# resume (the rest of the build, 2 runs) 248 s.
+# resume (the rest of the build, 2 runs) 248 s; warm, the whole test 68 s
+# (resume 41 s).
 set -u
 if [ -z "${KC_BUILDFULL_NS:-}" ]; then
 	[ "$(id -u)" = 0 ] || { echo "needs root (unshare -m, tmpfs)"; exit 77; }
