@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,12 +112,29 @@ struct run_ctx {
 	double cpu_s;           /* user + system seconds of make and its children */
 	double t0, last_draw;
 	bool tty, lines;
+	char **full;            /* NULL, or gets the first line saying a disk is full */
 };
+
+/* Whether a line of a build step says a write found no space
+ * (strerror(ENOSPC), strerror(EDQUOT): what gcc, as, ld, ccache, make and
+ * the shell print). Seen as the lines stream, since the build log may be
+ * on the file system that filled and miss them. */
+static bool says_full(const char *line, size_t n)
+{
+	static const char *const says[] = { "No space left on device", "Disk quota exceeded" };
+
+	for (size_t i = 0; i < sizeof(says) / sizeof(says[0]); i++)
+		if (memmem(line, n, says[i], strlen(says[i])))
+			return true;
+	return false;
+}
 
 static void on_line(struct run_ctx *c, const char *line)
 {
 	if (!strncmp(line, "  CC ", 5))
 		c->ncc++;
+	if (c->full && !*c->full && says_full(line, strlen(line)))
+		*c->full = xstrdup(line);
 	if (c->tty || c->lines) {
 		double now = clock_mono_s();
 		if (now - c->last_draw >= (c->tty ? 1.0 : 60.0)) {
@@ -396,6 +414,7 @@ struct build_job {
 	char cfgkey[KC_OID_HEX];        /* the config request: base config + fragments */
 	char jobs[32], *cc_arg;
 	char *staging, *sconfig, *bconfig, *lock_path, *cfglog, *art;
+	char *full_line;                /* a step's first line saying a disk is full */
 	int lock_fd;
 	struct db_kernel k;
 	int64_t kid;
@@ -413,6 +432,7 @@ static void build_job_release(struct build_job *b)
 	free(b->lock_path);
 	free(b->cfglog);
 	free(b->art);
+	free(b->full_line);
 }
 
 /* Check out commit_hex and take its tree id (half of the cache key). */
@@ -499,6 +519,7 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 	char *o_arg = xasprintf("O=%s", b->staging);
 	char *merge = xasprintf("%s/scripts/kconfig/merge_config.sh", b->src);
 	char **margv = xcalloc(spec->nfragments + 8, sizeof(*margv));
+	struct run_ctx ctx = { .spec = spec, .full = &b->full_line };
 	size_t n = 0;
 	const char *step;
 	int rc;
@@ -510,7 +531,7 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 		char *tv[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->cc_arg,
 			       (char *)"tinyconfig", NULL };
 		step = "make tinyconfig";
-		rc = run(tv, NULL, b->src, log_fd, NULL);
+		rc = run(tv, NULL, b->src, log_fd, &ctx);
 	}
 	if (rc == 0) {
 		margv[n++] = (char *)"sh";
@@ -522,13 +543,13 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 		for (size_t i = 0; i < spec->nfragments; i++)
 			margv[n++] = (char *)spec->fragments[i];
 		step = "merge_config.sh";
-		rc = run(margv, b->src, b->src, log_fd, NULL);
+		rc = run(margv, b->src, b->src, log_fd, &ctx);
 	}
 	if (rc == 0) {
 		char *ov[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->cc_arg,
 			       (char *)"olddefconfig", NULL };
 		step = "make olddefconfig";
-		rc = run(ov, NULL, b->src, log_fd, NULL);
+		rc = run(ov, NULL, b->src, log_fd, &ctx);
 	}
 	free(margv);
 	free(merge);
@@ -536,6 +557,83 @@ static int run_config_steps(struct build_job *b, int log_fd, const char **failed
 	*failed_step = rc ? step : NULL;
 	*status = rc;
 	return rc < 0 ? rc : 0;
+}
+
+/* The first line of a build log that says a write found no space
+ * (strerror(ENOSPC), strerror(EDQUOT): what gcc, as, ld, ccache, make and
+ * the shell print), with prefix removed; NULL when there is none. New
+ * string. */
+static char *full_disk_line(const char *log, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+
+	for (const char *p = log; p && *p; ) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (says_full(p, n)) {
+			struct buf o = BUF_INIT;
+			for (size_t k = 0; k < n; k++) {
+				if (n - k >= pl && !strncmp(p + k, prefix, pl)) {
+					k += pl - 1;
+					continue;
+				}
+				buf_append(&o, p + k, 1);
+			}
+			return buf_detach(&o);
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Of the places a build writes (the build dir, the artefact dir, ccache's
+ * dir, the compiler's temporary dir), the one with the least space left
+ * for an unprivileged writer (statvfs f_bavail): the one that filled. */
+static const char *fullest_place(struct build_job *b, const char *build_dir, const char **what)
+{
+	const char *env_cc = getenv("CCACHE_DIR"), *env_tmp = getenv("TMPDIR");
+	const char *paths[] = { build_dir, b->art, env_cc, env_tmp ? env_tmp : "/tmp" };
+	static const char *const names[] = { "build dir", "artefact dir", "ccache dir",
+					     "temporary dir" };
+	unsigned long long best = ~0ull;
+	const char *at = build_dir;
+
+	*what = names[0];
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct statvfs sv;
+		if (paths[i] && statvfs(paths[i], &sv) == 0 &&
+		    (unsigned long long)sv.f_bavail * sv.f_frsize < best) {
+			best = (unsigned long long)sv.f_bavail * sv.f_frsize;
+			at = paths[i];
+			*what = names[i];
+		}
+	}
+	return at;
+}
+
+/* A build step stopped by a full disk (line: the log's line saying so):
+ * err names the full place, its free space and the log, and says to free
+ * space and resume; the kernels row (kid > 0) keeps it as its error, when
+ * the store can still be written. Returns -ENOSPC. */
+static int disk_full(struct build_job *b, struct build_result *out, const char *line,
+		     const char *log_path, struct buf *err)
+{
+	const char *what, *at = fullest_place(b, out->build_dir, &what);
+	char *file = xasprintf("%s/.", at);   /* buf_free_space() takes a file in the dir */
+
+	buf_reset(err);
+	buf_printf(err, "the build of '%s' stopped: the file system of the %s '%s' is full",
+		   b->spec->label ? b->spec->label : b->spec->base_hex, what, at);
+	buf_free_space(err, file);
+	buf_printf(err, " (make said, in %s: %s); free space there, then run the build again ('kcanary"
+		   " resume JOB' for a compare)", log_path, line);
+	if (b->kid > 0) {
+		b->k.build_error = xstrdup(buf_str(err));
+		db_kernel_finish(b->db, b->kid, "failed", &b->k, NULL);   /* err says why */
+	}
+	free(file);
+	return -ENOSPC;
 }
 
 /*
@@ -564,9 +662,21 @@ static int stage_config(struct build_job *b, struct build_result *out, char **co
 		return err_setf(err, r, "config step '%s' could not be run (%s); see %s", failed,
 				strerror(-r), b->cfglog);
 	if (failed) {
-		out->error = xasprintf("config step '%s' failed (status %d); see %s", failed, status,
-				       b->cfglog);
-		return 0;
+		char *log_text = NULL, *full = NULL, *prefix = xasprintf("%s/", b->src);
+
+		if (b->full_line)
+			full = full_disk_line(b->full_line, prefix);
+		else if (!read_file(&log_text, NULL, b->cfglog, 1 << 24))
+			full = full_disk_line(log_text, prefix);
+		if (full)
+			r = disk_full(b, out, full, b->cfglog, err);
+		else
+			out->error = xasprintf("config step '%s' failed (status %d); see %s", failed,
+					       status, b->cfglog);
+		free(full);
+		free(log_text);
+		free(prefix);
+		return r;
 	}
 	if ((r = read_file(&text, NULL, b->sconfig, 1 << 24)))
 		return err_setf(err, r, "cannot read '%s'", b->sconfig);
@@ -633,7 +743,7 @@ static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
 	{
 		char *mv[] = { (char *)b->make, (char *)"-C", (char *)b->src, o_arg, b->jobs,
 			       b->cc_arg, (char *)"LOCALVERSION=", (char *)"bzImage", NULL };
-		struct run_ctx ctx = { .spec = spec, .t0 = clock_mono_s(),
+		struct run_ctx ctx = { .spec = spec, .t0 = clock_mono_s(), .full = &b->full_line,
 				       .expected = expected_files(b->src, out->build_dir, b->cfgkey),
 				       .tty = spec->progress && isatty(2),
 				       .lines = spec->progress && !isatty(2) };
@@ -663,19 +773,33 @@ static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
 }
 
 /* A failed make: its first error (file:line, tree prefix removed) as
- * out->error and on the kernels row. */
+ * out->error and on the kernels row; a full disk is an error (-ENOSPC,
+ * disk_full()), not the build's outcome, so that the variant is built
+ * again once there is space. */
 static int record_make_failure(struct build_job *b, struct build_result *out, int make_rc,
 			       struct buf *err)
 {
-	char *prefix = xasprintf("%s/", b->src), *log_text = NULL;
+	char *prefix = xasprintf("%s/", b->src), *log_text = NULL, *full = NULL;
 	int r;
 
-	if (!read_file(&log_text, NULL, b->k.build_log_path, (size_t)1 << 30))
+	/* the line as make printed it: the log may be on the full disk */
+	if (b->full_line && (full = full_disk_line(b->full_line, prefix))) {
+		r = disk_full(b, out, full, b->k.build_log_path, err);
+		goto out;
+	}
+	if (!read_file(&log_text, NULL, b->k.build_log_path, (size_t)1 << 30)) {
+		if ((full = full_disk_line(log_text, prefix))) {
+			r = disk_full(b, out, full, b->k.build_log_path, err);
+			goto out;
+		}
 		out->error = build_first_error(log_text, prefix, &out->where);
+	}
 	if (!out->error)
 		out->error = xasprintf("make failed (status %d)", make_rc);
 	b->k.build_error = xstrdup(out->error);
 	r = db_kernel_finish(b->db, b->kid, "failed", &b->k, err);
+out:
+	free(full);
 	free(prefix);
 	free(log_text);
 	return r;

@@ -75,7 +75,12 @@ struct build_result {
  * Returns 0 when a result was produced, whether the build succeeded or not
  * (out->ok; out->error says why not: a config step that failed, options
  * that did not survive, the first compiler error); a negative errno when
- * the build could not be attempted, with err saying why: -EINVAL a bare
+ * the build could not be attempted or was stopped, with err saying why:
+ * -ENOSPC (or -EDQUOT) a step whose log says "No space left on device" (or
+ * "Disk quota exceeded"), err naming the fullest of the places a build
+ * writes (build dir, artefact dir, $CCACHE_DIR, $TMPDIR or /tmp), its free
+ * KiB and the log's line, the kernels row kept 'failed' with that error;
+ * -EINVAL a bare
  * repository, -ENOENT an unreadable base config or fragment, a step that
  * could not be started, repository, store or file system errors. Release
  * out with build_result_release() in both cases.

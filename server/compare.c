@@ -79,7 +79,9 @@ static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec 
 		say(o, "kernel %zu/%zu %s: %s", i + 1, n, v[i].name,
 		    var.kind == VARIANT_PREBUILT ? "prebuilt" : "building");
 		r = variant_build_for_job(vb, &res, v[i].id, &var, NULL, err);
-		if (res.status == VARIANT_BUILD_OK)
+		if (r)
+			;       /* err says why; the variant stays as it was */
+		else if (res.status == VARIANT_BUILD_OK)
 			nok++;
 		else
 			say(o, "  %s: %s", variant_build_status_name(res.status), res.reason);

@@ -699,6 +699,25 @@ static int stage_entry(const char *stage, const struct entry *x, struct buf *err
 	if (!r && chmod(dst, x->mode))
 		r = -errno;
 out:
+	if (r == -EIO) {
+		/* cp's and xz's ENOSPC does not come back through their exit
+		 * status: a stage left (nearly) without space says it, as
+		 * image_build_locked() does for gzip */
+		struct statvfs sv;
+
+		if (statvfs(stage, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < (1u << 20)) {
+			buf_reset(err);
+			buf_printf(err, "cannot put '%s' into the guest image: the file system of its"
+				   " stage '%s' is full", x->src ? x->src : "(text)", stage);
+			free(dst);
+			dst = xasprintf("%s/.", stage);   /* buf_free_space() takes a file in the dir */
+			buf_free_space(err, dst);
+			buf_puts(err, ": free space there, then run the command again ('kcanary resume"
+				 " JOB' for a job)");
+			free(dst);
+			return -ENOSPC;
+		}
+	}
 	if (r)
 		err_setf(err, r, "cannot put '%s' into the guest image as '/%s': %s",
 		     x->src ? x->src : "(text)", x->dst,

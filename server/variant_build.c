@@ -368,7 +368,15 @@ int variant_build_for_job(struct variant_build *vb, struct variant_build_result 
 	const char *commit;
 	int r;
 
-	if (variant_build_kernel(vb, out, v, rev, &why)) {
+	r = variant_build_kernel(vb, out, v, rev, &why);
+	if (r == -ENOSPC || r == -EDQUOT) {
+		/* a full disk is not the variant's outcome: it stays pending,
+		 * to be built again (kcanary resume) once there is space */
+		err_setf(err, r, "variant '%s': %s", v->name ? v->name : "", buf_str(&why));
+		buf_release(&why);
+		return r;
+	}
+	if (r) {
 		/* could not be attempted: a variant without a kernel all the same */
 		memset(out, 0, sizeof(*out));
 		out->status = VARIANT_BUILD_BUILD_FAILED;

@@ -163,8 +163,11 @@ int variant_build_kernel(struct variant_build *vb, struct variant_build_result *
  * v's base and subset, the commit unless apply-failed, the kernels row,
  * status, reason). What the executors need: a variant that could not be
  * attempted is stored and returned as build-failed with the reason (its
- * runs never start; the job goes on with the others). Returns 0, or a
- * negative errno when the store failed (err says; *out is still filled).
+ * runs never start; the job goes on with the others). A build stopped by
+ * a full disk is not stored: -ENOSPC (or -EDQUOT), err naming the full
+ * place and its free space, the variant left as it was (pending) so that
+ * `kcanary resume` builds it again. Returns 0, or a negative errno when
+ * the store failed (err says; *out is still filled).
  */
 int variant_build_for_job(struct variant_build *vb, struct variant_build_result *out,
 			  int64_t variant_id, const struct variant *v, const struct series *rev,

@@ -28,6 +28,12 @@ B=${B:-build}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 KC=$B/kcanary AG=$B/kcanary-agent
 N=${WRITERS_AGENTS:-16} SECS=${WRITERS_S:-15} NI=${WRITERS_INGESTS:-3}
+# WRITERS_GUESTS=1 (tests/integration/t_compare_writers.sh): the compare
+# writer is one job of real TCG guests instead (the kernel below, --aa,
+# WRITERS_GUEST_REPEAT (1) repeats, 1 vCPU, the short workload, on
+# WRITERS_CONNECT, default qemu:///system), and everything else runs until
+# it has ended (at least WRITERS_S); each planned run must be ok once
+GUESTS=${WRITERS_GUESTS:-0} GREPEAT=${WRITERS_GUEST_REPEAT:-1}
 CMP_KERNEL=${KCANARY_TEST_KERNEL:-/boot/vmlinuz-6.12.117+deb12-cloud-amd64}
 [ -r "$CMP_KERNEL" ] || { echo "FAIL: no test kernel $CMP_KERNEL (make deps)"; exit 1; }
 command -v sqlite3 >/dev/null || { echo "skip: the sqlite3 CLI is missing (make deps)"; exit 77; }
@@ -82,6 +88,18 @@ ingest_loop() { # k
 # beside everything else
 compare_loop() {
 	c=0
+	if [ "$GUESTS" = 1 ]; then
+		if $KC compare --name cmpg --kernels "$CMP_KERNEL" --aa --repeat $GREPEAT --seed 1 \
+			--vcpus 1 --set rate_mbps=8 --set nfiles=10 --set old_s=4 --set settle_s=1 \
+			--set measure_s=8 --watchdog 300s --connect "${WRITERS_CONNECT:-qemu:///system}" \
+			-q >> $tmp/compare.out 2>> $tmp/compare.log; then
+			echo cmpg >> $tmp/compared
+		else
+			echo "compare cmpg (guests): exit status $?" >> $tmp/failed
+		fi
+		: > $tmp/compare.end
+		return
+	fi
 	while [ ! -e $tmp/stop ]; do
 		c=$((c + 1))
 		if $KC compare --name cmp$c --kernels "$CMP_KERNEL" --aa --repeat 2 --watchdog 1s \
@@ -139,6 +157,11 @@ while [ $i -le $N ]; do
 	i=$((i + 1))
 done
 sleep $SECS
+if [ "$GUESTS" = 1 ]; then
+	i=0
+	while [ ! -e $tmp/compare.end ] && [ $i -lt 900 ]; do sleep 0.5; i=$((i + 1)); done
+	[ -e $tmp/compare.end ] || { touch $tmp/stop; fail "the guest compare did not end in $((SECS + 450)) s"; }
+fi
 touch $tmp/stop
 for p in $lpids; do wait $p; done
 lpids=
@@ -182,9 +205,23 @@ done
 
 # every compare job done, each of its 4 planned runs once (a 'timeout' on
 # the test driver), nothing left running
-ncmp=$(wc -l < $tmp/compared)
+ncmp=$(wc -l < $tmp/compared 2>/dev/null || echo 0)
+if [ "$GUESTS" = 1 ]; then
+	# the guests' job: done, each of its 2 x GREPEAT planned runs ok once
+	want=$((2 * GREPEAT))
+	[ "$ncmp" = 1 ] || fail "the guest compare did not succeed: $(tail -5 $tmp/compare.log)"
+	got=$(q "SELECT j.status || ' ' || count(r.id) || ' ' || sum(r.status = 'ok') || ' ' ||
+		count(DISTINCT r.variant_id || '/' || r.repeat_idx) FROM jobs j JOIN runs r ON r.job_id = j.id
+		WHERE j.name = 'cmpg'")
+	[ "$got" = "done $want $want $want" ] || fail "guest compare job: $got (want: done, $want runs ok, each once): $(q "SELECT
+		r.id, r.status, r.error FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'cmpg'")"
+	gsamples=$(q "SELECT count(*) FROM samples WHERE run_id IN (SELECT r.id FROM runs r JOIN jobs j
+		ON j.id = r.job_id WHERE j.name = 'cmpg')")
+	[ "$gsamples" -gt 0 ] || fail "the guest runs stored no sample"
+else
 [ "$ncmp" -ge 2 ] || fail "only $ncmp compare jobs in ${SECS}s: $(tail -3 $tmp/compare.log)"
-for j in $(cat $tmp/compared); do
+fi
+[ "$GUESTS" = 1 ] || for j in $(cat $tmp/compared); do
 	got=$(q "SELECT j.status || ' ' || count(r.id) || ' ' || sum(r.status = 'timeout') || ' ' ||
 		count(DISTINCT r.variant_id || '/' || r.repeat_idx) FROM jobs j JOIN runs r ON r.job_id = j.id
 		WHERE j.name = '$j'")
@@ -207,7 +244,13 @@ dups=$(q "SELECT count(*) FROM (SELECT run_id, metric_id, t_s FROM samples WHERE
 [ "$dups" = 0 ] || fail "$dups samples of the passive or ingested runs stored twice"
 [ "$(q 'PRAGMA integrity_check')" = ok ] || fail "integrity_check: $(q 'PRAGMA integrity_check')"
 reads=$(wc -l < $tmp/reads)
+if [ "$GUESTS" = 1 ]; then
+	cmpsay="1 compare job of real TCG guests, its $want runs ok once each ($gsamples samples)"
+	what="a CLI compare of TCG guests" secs=$((t1 - t0))
+else
+	cmpsay="$ncmp compare jobs, each run once" what="a CLI compare" secs=$SECS
+fi
 echo "$N agents: $total records, each stored once; $ningest CLI ingests ($NI at a time)," \
-     "each stored whole once; $ncmp compare jobs, each run once; $reads CLI reads; $((t1 - t0)) s; no busy store seen; integrity_check ok"
-echo "fault-table: $N agents + $NI CLI ingests + a CLI compare + readers on one store, ${SECS}s|$((N + NI + 2))|$((N + NI + 2))|0"
+     "each stored whole once; $cmpsay; $reads CLI reads; $((t1 - t0)) s; no busy store seen; integrity_check ok"
+echo "fault-table: $N agents + $NI CLI ingests + $what + readers on one store, ${secs}s|$((N + NI + 2))|$((N + NI + 2))|0"
 echo "ok: concurrent writers and readers on one store: no lock error, every record once"

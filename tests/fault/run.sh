@@ -7,7 +7,8 @@
 # record was lost. SOAK=1 (make soak) runs the long versions (20 agent
 # kills; 64 agents for 60 s beside the CLI writers and readers) and the
 # guest ones (libvirtd restarted mid-run; 20 coordinator SIGKILLs; a disk
-# filling during a compare).
+# filling during a compare and during a kernel build; 16 agents beside a
+# compare of real guests).
 # Some start servers or mount a tmpfs: run it as the integration tests are,
 # one at a time (flock /tmp/kc-integration.lock make faults).
 cd "$(dirname "$0")/../.." || exit 1
@@ -27,11 +28,21 @@ for t in tests/fault/f_*.sh; do
 	*) tail -n 20 "$log"; echo "$t failed (rc=$rc)|?|0|?" >> "$rows"; bad="$bad $t(rc=$rc)" ;;
 	esac
 done
+# the quick integration fault test (seconds, no guest): a full disk in a
+# compare's build and guest image stage
+for t in tests/integration/t_stage_diskfull.sh; do
+	echo "== $t"
+	B=$B timeout 600 sh "$t" > "$log" 2>&1
+	rc=$?
+	sed -n 's/^fault-table: //p' "$log" >> "$rows"
+	[ $rc = 0 ] || { tail -n 20 "$log"; echo "$t failed (rc=$rc)|?|0|?" >> "$rows"; bad="$bad $t(rc=$rc)"; }
+done
 # soak only: the fault tests that boot TCG guests (a minute or more each;
 # `make test` runs them once as integration tests)
 if [ "${SOAK:-0}" = 1 ]; then
 	for t in tests/integration/t_libvirtd_restart.sh tests/integration/t_compare_kills.sh \
-		 tests/integration/t_compare_diskfull.sh; do
+		 tests/integration/t_compare_diskfull.sh tests/integration/t_build_diskfull.sh \
+		 tests/integration/t_compare_writers.sh; do
 		echo "== $t"
 		KILLS=20 B=$B timeout 3600 sh "$t" > "$log" 2>&1
 		rc=$?

@@ -20,7 +20,7 @@ fail() { echo "FAIL: $*"; [ -n "${HOME_DIR:-}" ] && tail -n 30 "$HOME_DIR"/runs/
 command -v sqlite3 >/dev/null || fail "no sqlite3 CLI: run 'make deps'"
 sh tools/libvirtd-up.sh -q || fail "no libvirt daemon answers and tools/libvirtd-up.sh could not start one"
 
-HOME_DIR=$(mktemp -d /tmp/kcguest.XXXXXX)
+HOME_DIR=$(mktemp -d "${KC_TEST_TMP:-/tmp}/kcguest.XXXXXX")
 export KCANARY_HOME=$HOME_DIR
 cleanup() {
 	# Guests a failed test may have left (kcanary -v logs each name to the
@@ -33,6 +33,25 @@ cleanup() {
 trap cleanup EXIT
 
 q() { sqlite3 -batch -noheader "$HOME_DIR/kcanary.db" "$@"; }
+
+# private_libvirtd DIR PORT [UNMOUNT]: a private libvirt daemon for this
+# test (tools/libvirtd-tcp.sh: its own namespaces and /var/lib/libvirt in
+# DIR, 127.0.0.1:PORT over TCP, $HOME_DIR hidden from it), in URI. The EXIT
+# trap then stops it, removes DIR, unmounts UNMOUNT when given (a tmpfs the
+# test mounted) and runs cleanup. Fails the test when it does not answer.
+private_libvirtd() {
+	_plv_dir=$1 _plv_umount=${3:-}
+	URI=qemu+tcp://127.0.0.1:$2/system
+	trap private_libvirtd_cleanup EXIT
+	sh tools/libvirtd-tcp.sh start "$1" "$2" "$HOME_DIR" ||
+		fail "the private libvirtd on port $2 did not start"
+}
+private_libvirtd_cleanup() {
+	sh tools/libvirtd-tcp.sh stop "$_plv_dir"
+	rm -rf "$_plv_dir"
+	[ -z "$_plv_umount" ] || umount "$_plv_umount" 2>/dev/null
+	cleanup
+}
 
 # wait_run_going PID ERRFILE [COND]: wait (at most 450 s) until a run r of
 # the store is 'running' with >= 2 samples stored (and COND, SQL on r, holds);

@@ -20,17 +20,9 @@ fi
 
 PORT=${KCANARY_DISKFULL_TEST_PORT:-18532}
 LDIR=$(mktemp -d /var/tmp/kc-full.XXXXXX)
-URI=qemu+tcp://127.0.0.1:$PORT/system
 KCQ="$PWD/$B/kcanary"
-full_cleanup() {
-	sh tools/libvirtd-tcp.sh stop "$LDIR"
-	rm -rf "$LDIR"
-	umount "$HOME_DIR" 2>/dev/null
-	cleanup
-}
-trap full_cleanup EXIT
-mount -t tmpfs -o size=160m tmpfs "$HOME_DIR" || fail "cannot mount a tmpfs on $HOME_DIR"
-sh tools/libvirtd-tcp.sh start "$LDIR" "$PORT" "$HOME_DIR" || fail "the private libvirtd did not start"
+mount -t tmpfs -o size=160m tmpfs "$HOME_DIR" || { rm -rf "$LDIR"; fail "cannot mount a tmpfs on $HOME_DIR"; }
+private_libvirtd "$LDIR" "$PORT" "$HOME_DIR"
 fill() { dd if=/dev/zero of="$HOME_DIR/filler" bs=64k 2>/dev/null || true; }
 says_full() {   # $1: the error file
 	grep -q "full" "$1" && grep -q "$HOME_DIR" "$1" && grep -q "kcanary resume" "$1" ||

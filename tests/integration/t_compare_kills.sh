@@ -15,16 +15,8 @@ set -u
 KILLS=${KILLS:-3}
 PORT=${KCANARY_KILLS_TEST_PORT:-18531}
 LDIR=$(mktemp -d /var/tmp/kc-kills.XXXXXX)
-URI=qemu+tcp://127.0.0.1:$PORT/system
 KCQ="$PWD/$B/kcanary"
-kills_cleanup() {
-	sh tools/libvirtd-tcp.sh stop "$LDIR"
-	rm -rf "$LDIR"
-	cleanup
-}
-trap kills_cleanup EXIT
-
-sh tools/libvirtd-tcp.sh start "$LDIR" "$PORT" "$HOME_DIR" || fail "the private libvirtd did not start"
+private_libvirtd "$LDIR" "$PORT"
 # the samples of every run after each kill: none may be missing at the end
 snap=$HOME_DIR/snap
 : > "$snap"

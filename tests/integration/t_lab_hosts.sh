@@ -13,14 +13,7 @@ set -u
 PORT=${KCANARY_LAB_TEST_PORT:-18520}
 H2DIR=$(mktemp -d /var/tmp/kclab-h2.XXXXXX)
 KCQ="$PWD/$B/kcanary"
-lab_cleanup() {
-	sh tools/libvirtd-tcp.sh stop "$H2DIR"
-	rm -rf "$H2DIR"
-	cleanup
-}
-trap lab_cleanup EXIT
-
-sh tools/libvirtd-tcp.sh start "$H2DIR" "$PORT" "$HOME_DIR" || fail "the second libvirtd did not start"
+private_libvirtd "$H2DIR" "$PORT"
 $KCQ lab add local qemu:///system >/dev/null || fail "lab add local"
 $KCQ lab add h2 "qemu+tcp://127.0.0.1:$PORT/system" --labels site=loop >/dev/null || fail "lab add h2"
 $KCQ lab add h2 qemu:///x 2>/dev/null && fail "a second host h2 was added"

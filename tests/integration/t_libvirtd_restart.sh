@@ -14,15 +14,7 @@ set -u
 
 PORT=${KCANARY_RESTART_TEST_PORT:-18530}
 LDIR=$(mktemp -d /var/tmp/kc-restart.XXXXXX)
-URI=qemu+tcp://127.0.0.1:$PORT/system
-restart_cleanup() {
-	sh tools/libvirtd-tcp.sh stop "$LDIR"
-	rm -rf "$LDIR"
-	cleanup
-}
-trap restart_cleanup EXIT
-
-sh tools/libvirtd-tcp.sh start "$LDIR" "$PORT" "$HOME_DIR" || fail "the private libvirtd did not start"
+private_libvirtd "$LDIR" "$PORT"
 J="job_id = (SELECT id FROM jobs WHERE name = 'restart')"
 $KC compare --name restart --kernels "$KERNEL" --aa --repeat 1 --seed 1 --vcpus 1 $SHORT \
 	--watchdog 300s --connect "$URI" >"$HOME_DIR/out.1" 2>"$HOME_DIR/err.1" &
