@@ -2,8 +2,9 @@
  * default): the cover-letter table (copied exactly as `kcanary report`
  * prints it), CSV/JSON export links, the statistics with a
  * plain-language line, a strip plot and an ECDF of the per-run value,
- * every run's curve on one chart, coloured by the axis value, the table
- * of runs, the revision x patch-prefix grid of a series job, and a
+ * every run's curve on one chart, coloured by the axis value, each lab
+ * host's progress when the runs span hosts, the table of runs (with the
+ * host that ran each), the revision x patch-prefix grid of a series job, and a
  * filter for each matrix dimension. Polls while the job is live. */
 "use strict";
 
@@ -294,7 +295,8 @@
 					el("th", { class: "num" }, "per run"), el("th", { class: "num" }, "n"),
 					el("th", { class: "num" }, "median"),
 					el("th", { class: "num" }, "change"),
-					el("th", { class: "num" }, "p (Mann-Whitney U)"),
+					el("th", { class: "num p-head" }, groups.some((v) => v.stratified_by_host) ?
+						"p (van Elteren, by lab host)" : "p (Mann-Whitney U)"),
 					el("th", { class: "num" }, rep.threshold !== null && rep.threshold !== undefined ?
 						`${rep.better === "higher" ? "below" : "over"} ${KC.fmt(rep.threshold, unit)}` :
 						"k of n"))),

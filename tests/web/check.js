@@ -327,7 +327,9 @@ async function checkGrid(page) {
 			`one colour per variant on the chart (${vBlue} base, ${vOrange} + v6 2/3, ${vGreen} of a third colour)`);
 		await checkEcdf(page, want.variants, "variant");
 		await checkRuns(page, "variant");
-		check(await page.locator("#lab").isHidden(), "a job on one host shows no per-host progress");
+		check(await page.locator("#lab").isHidden() &&
+			await page.locator("table.stats th.p-head").first().innerText() === "p (Mann-Whitney U)",
+			"a job on one host shows no per-host progress, and its p is Mann-Whitney's");
 		await checkExport(page, "variant", "cell,variant,repeat,run_id,status,metric,value,derived");
 		await checkGrid(page);
 		await page.locator("#copy").click();
@@ -485,6 +487,9 @@ async function checkGrid(page) {
 			const unplaced = await page.locator("#lab-unplaced").innerText();
 			check(unplaced.startsWith(`${api.runs.length} runs planned; 0 not placed yet`),
 				`the planned runs are counted ('${unplaced.slice(0, 40)}…')`);
+			await page.waitForSelector("table.stats");
+			const ph = await page.locator("table.stats th.p-head").innerText();
+			check(ph === "p (van Elteren, by lab host)", `the statistics name the stratified test ('${ph}')`);
 			const text = await page.locator("#report-text").textContent();
 			check(text.includes(lj.p_line) && text === execFileSync(want.kcanary, ["report", String(lj.job_id)],
 				{ env: process.env }).toString(), `the cover letter says '${lj.p_line}'`);
