@@ -54,6 +54,8 @@ struct rep_group {
 	double change_pct;       /* (median - base median) / base median * 100 */
 	struct mwu_result mwu;   /* mwu.p: the headline p, van Elteren's when stratified */
 	bool stratified;         /* the runs span lab hosts: p is ve's */
+	bool confounded;         /* they span hosts, but no host ran both sides:
+				  * p stays pooled, host and group inseparable */
 	double mwu_plain_p;      /* stratified: the plain MWU p, for comparison */
 	struct ve_result ve;
 	struct rep_stratum *strata;   /* stratified: the hosts, in order of first run */
@@ -369,6 +371,8 @@ static void stratify_by_host(struct rep_group *g, const struct rep_group *base, 
 		g->stratified = true;
 		g->mwu_plain_p = g->mwu.p;
 		g->mwu.p = g->ve.p;
+	} else if (!host_axis && g->nstrata > 1) {
+		g->confounded = true;
 	}
 	free(sx);
 	free(sy);
@@ -971,13 +975,15 @@ static void strata_lines(struct buf *b, const struct rep_cell *cell, size_t ngro
 	for (size_t j = 1; j < ngroups; j++) {
 		const struct rep_group *g = &cell->groups[j];
 		struct buf line = BUF_INIT;
-		if (!g->stratified)
+		if (!g->stratified && !g->confounded)
 			continue;
 		if (compared > 1)
 			buf_printf(&line, "p of %s: ", g->say);
 		else
 			buf_puts(&line, "p: ");
-		buf_printf(&line, "van Elteren, stratified by lab host (");
+		buf_puts(&line, g->stratified ? "van Elteren, stratified by lab host (" :
+			 "Mann-Whitney, pooled: no lab host ran both sides, host and change are"
+			 " confounded (");
 		for (size_t h = 0; h < g->nstrata; h++)
 			buf_printf(&line, "%s%s: %zu+%zu%s", h ? ", " : "", g->strata[h].host,
 				   g->strata[h].n, g->strata[h].m, h ? "" : " runs");
@@ -1526,6 +1532,9 @@ static json_t *json_group(const struct report *r, const struct rep_cell *cell,
 					"n", (json_int_t)rv->strata[h].m));
 			json_object_set_new(jv, "strata", strata);
 			json_object_set_new(jv, "p_unstratified", json_real(rv->mwu_plain_p));
+		} else if (rv->confounded) {
+			json_object_set_new(jv, "stratified_by_host", json_false());
+			json_object_set_new(jv, "hosts_confounded", json_true());
 		}
 		json_object_set_new(jv, "u", json_real(rv->mwu.u));
 		json_object_set_new(jv, "hl_shift", num_or_null(rv->hl));

@@ -584,6 +584,25 @@ static void test_stratified_by_host(void **state)
 	assert_null(strstr(text, "van Elteren"));
 	free(text);
 
+	/* base only on kvm1, patched only on local: nothing to stratify, and
+	 * the report says the hosts and the change are inseparable */
+	int64_t conf;
+	assert_int_equal(db_job_create(db, &conf, "confounded", "compare", NULL, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		add_host_run(db, conf, "base", kb[i], "kvm1");
+		add_host_run(db, conf, "patched", lp[i], "local");
+	}
+	text = report_text(db, conf, NULL);
+	if (getenv("KC_SHOW_REPORT"))
+		fputs(text, stderr);
+	assert_non_null(strstr(text, "\np: Mann-Whitney, pooled: no lab host ran both sides,\n"
+			       "      host and change are confounded (kvm1: 4+0 runs, local: 0+4)\n"));
+	assert_non_null(strstr(text, "MWU)"));
+	free(text);
+	js = report_json(db, conf, NULL);
+	assert_non_null(strstr(js, "\"hosts_confounded\": true"));
+	free(js);
+
 	/* one host (and runs with none stored, which ran on the default host):
 	 * the plain Mann-Whitney test, as before */
 	assert_int_equal(db_job_create(db, &one, "one-host", "compare", NULL, NULL), 0);
