@@ -53,6 +53,7 @@ static const struct api_route {
 	{ "GET",  "/api/v1/runs/{id}/console",       OPEN,  api_run_console },
 	{ "GET",  "/api/v1/kernels/{id}/build-log",  OPEN,  api_kernel_build_log },
 	{ "GET",  "/api/v1/hosts",                   OPEN,  api_hosts_list },
+	{ "GET",  "/api/v1/lab",                     OPEN,  api_lab_list },
 	{ "POST", "/api/v1/agents/register",         AGENT, api_agent_register },
 	{ "POST", "/api/v1/agents/{host}/heartbeat", AGENT, api_agent_heartbeat },
 	{ "POST", "/api/v1/agents/{host}/records",   AGENT, api_agent_records },

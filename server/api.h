@@ -2,9 +2,9 @@
  * api_state.c (what the server's threads share, each thread's store
  * connection, the report cache), the route table and the answers every
  * route shares in api.c, handlers in api_jobs.c (jobs, submit, cancel,
- * report), api_runs.c (runs, samples, probes, console), api_bisect.c and
- * api_fleet.c. Handlers see http.h's request/response, never
- * libmicrohttpd, and reach the store through db_api.h. http.c knows none
+ * report), api_runs.c (runs, samples, probes, console), api_bisect.c,
+ * api_fleet.c and api_lab.c (the lab's hosts). Handlers see http.h's
+ * request/response, never libmicrohttpd, and reach the store through db_api.h. http.c knows none
  * of this: cmd_serve.c hands it api_http_handler().
  */
 #ifndef KC_API_H
@@ -140,6 +140,8 @@ api_fn api_hosts_list;
 api_fn api_agent_register;
 api_fn api_agent_heartbeat;
 api_fn api_agent_records;
+/* api_lab.c: the lab's libvirt hosts */
+api_fn api_lab_list;
 
 /* The curves of a job (run_id 0) or of one run: ?metric= (default lag_s),
  * ?max_points= (default 0: every point). In api_jobs.c. */

@@ -11,13 +11,14 @@
 
 #include "cmd.h"
 #include "db.h"
+#include "db_lab.h"
 #include "ingest.h"
 #include "log.h"
 #include "util.h"
 
 static const char usage_text[] =
 	"usage: kcanary ingest --job JOB --variant VARIANT [--repeat N] [--fs FS]\n"
-	"                      [--param KEY=VALUE]... FILE|-\n"
+	"                      [--param KEY=VALUE]... [--lab-host NAME] FILE|-\n"
 	"\n"
 	"Store one run: read an agent record stream (newline-delimited JSON,\n"
 	"see docs/records.md) from FILE or stdin.\n"
@@ -30,6 +31,8 @@ static const char usage_text[] =
 	"                     is already stored is never replaced\n"
 	"  --fs FS            filesystem the run used (part of its matrix cell)\n"
 	"  --param KEY=VALUE  a workload knob of the run (part of its matrix cell)\n"
+	"  --lab-host NAME    the lab host the run ran on (runs.lab_host: not part\n"
+	"                     of its cell; the report stratifies by it)\n"
 	"\n"
 	"Lines that do not parse or break the stream's order are kept raw and\n"
 	"counted, each named on stderr; a stream without a \"done\" record\n"
@@ -57,10 +60,11 @@ int cmd_ingest(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "fs", required_argument, NULL, 'f' },
 		{ "param", required_argument, NULL, 'p' },
+		{ "lab-host", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *job = NULL, *variant = NULL, *fs = NULL;
+	const char *job = NULL, *variant = NULL, *fs = NULL, *lab_host = NULL;
 	struct buf cell = BUF_INIT, err = BUF_INIT;
 	json_t *params = json_object();
 	struct db *db = NULL;
@@ -84,6 +88,14 @@ int cmd_ingest(int argc, char **argv)
 			}
 			break;
 		case 'f': fs = optarg; break;
+		case 'L':
+			if (!*optarg || strpbrk(optarg, ",= \t\n")) {
+				fprintf(stderr, "kcanary ingest: --lab-host '%s': expected a host name"
+					" (no ',', '=' or spaces)\n", optarg);
+				goto out;
+			}
+			lab_host = optarg;
+			break;
 		case 'p': {
 			const char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg) {
@@ -171,6 +183,10 @@ int cmd_ingest(int argc, char **argv)
 	if (started.replaced_run_id)
 		fprintf(stderr, "kcanary ingest: replacing run %" PRId64 " (repeat %d), which its"
 			" writer left interrupted\n", started.replaced_run_id, repeat);
+	if (lab_host && db_run_set_lab_host(db, run_id, lab_host, &err)) {
+		fprintf(stderr, "kcanary ingest: %s\n", buf_str(&err));
+		goto out;
+	}
 	if (ingest_open(&in, db, run_id, &err)) {
 		fprintf(stderr, "kcanary ingest: %s\n", buf_str(&err));
 		goto out;

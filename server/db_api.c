@@ -544,9 +544,10 @@ int db_api_runs(struct db *db, json_t **out, int64_t job_id, const char *metric,
 		", r.seq, (SELECT name FROM variants v WHERE v.id = r.variant_id) AS variant,"
 		" r.repeat_idx AS repeat, r.cell, r.fs, r.status, r.accel, r.host, r.kernel_release,"
 		" r.started_at, r.finished_at, r.error, r.records, r.bad_lines, r.params_json,"
-		" (r.console_log_path IS NOT NULL OR r.console_tail IS NOT NULL)", err)))
+		" (r.console_log_path IS NOT NULL OR r.console_tail IS NOT NULL), r.lab_host", err)))
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *lab = sqlite3_column_text(st, 20);
 		json_t *run = json_object();
 		int src = sqlite3_column_type(st, 2) != SQLITE_NULL ? 2 :
 			  sqlite3_column_type(st, 3) != SQLITE_NULL ? 3 : -1;
@@ -556,6 +557,7 @@ int db_api_runs(struct db *db, json_t **out, int64_t job_id, const char *metric,
 		row_to_obj(run, st, 4, 18);
 		json_object_set_new(run, "params", col_json_text(st, 18));
 		json_object_set_new(run, "has_console", json_boolean(sqlite3_column_int(st, 19)));
+		json_object_set_new(run, "lab_host", lab ? json_string((const char *)lab) : json_null());
 		json_object_set_new(run, "value", src < 0 ? json_null() :
 				    json_real(sqlite3_column_double(st, src)));
 		json_object_set_new(run, "value_source", src < 0 ? json_null() :

@@ -82,7 +82,13 @@ int db_lab_hosts(struct db *db, struct db_lab_host **out, size_t *n, struct buf 
 	*n = 0;
 	if ((r = db_prepare(db, &st, "SELECT id, name, uri, slots, labels_json, state, state_why,"
 			    " fails_in_row, accel, cpus, memory_mib, free_mib, libvirt_version,"
-			    " qemu_version, checked_at, last_run_at FROM lab_hosts ORDER BY name",
+			    " qemu_version, checked_at, last_run_at,"
+			    " (SELECT count(*) FROM runs r WHERE r.lab_host = h.name"
+			    "  AND r.status NOT IN ('pending', 'running')),"
+			    " (SELECT count(*) FROM runs r WHERE r.lab_host = h.name AND r.status = 'running'),"
+			    " (SELECT max(id) FROM runs r WHERE r.lab_host = h.name),"
+			    " (SELECT job_id FROM runs r WHERE r.lab_host = h.name ORDER BY id DESC LIMIT 1)"
+			    " FROM lab_hosts h ORDER BY name",
 			    err)))
 		return r;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -107,6 +113,10 @@ int db_lab_hosts(struct db *db, struct db_lab_host **out, size_t *n, struct buf 
 		h->qemu_version = col_str(st, 13);
 		h->checked_at = col_str(st, 14);
 		h->last_run_at = col_str(st, 15);
+		h->runs_done = sqlite3_column_int64(st, 16);
+		h->runs_running = sqlite3_column_int64(st, 17);
+		h->last_run_id = col_int_or(st, 18, -1);
+		h->last_run_job_id = col_int_or(st, 19, -1);
 	}
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, 0, err, "cannot read the lab hosts");

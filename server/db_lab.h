@@ -20,6 +20,10 @@ struct db_lab_host {
 	int slots, fails_in_row;
 	char *accel, *libvirt_version, *qemu_version, *checked_at, *last_run_at;
 	int64_t cpus, memory_mib, free_mib;   /* -1: unknown */
+	/* its runs (runs.lab_host): finished (no longer pending or running;
+	 * infra included), running now, and the last placed (highest id; -1:
+	 * none) with its job */
+	int64_t runs_done, runs_running, last_run_id, last_run_job_id;
 };
 
 /* db_lab_host_add - a new host. -EEXIST when the name is taken. */
@@ -29,7 +33,8 @@ int db_lab_host_add(struct db *db, const char *name, const char *uri, int slots,
 /* db_lab_host_remove - -ENOENT when there is no host of that name. */
 int db_lab_host_remove(struct db *db, const char *name, struct buf *err);
 
-/* db_lab_hosts - every host, by name. *out (n rows) is the caller's. */
+/* db_lab_hosts - every host, by name, with its runs' counts. *out (n rows)
+ * is the caller's. */
 int db_lab_hosts(struct db *db, struct db_lab_host **out, size_t *n, struct buf *err);
 void db_lab_hosts_free(struct db_lab_host *h, size_t n);
 

@@ -28,6 +28,17 @@ struct rep_run {
 	const struct db_report_run *run;
 };
 
+/* A lab host of a stratified comparison: its runs with a value on the
+ * baseline's side (n) and on the compared side (m). */
+struct rep_stratum {
+	const char *host;        /* borrowed */
+	size_t n, m;
+};
+
+/* The host of runs stored without one (ingested, from before the lab):
+ * the default host, where a compare without --hosts runs (lab.h). */
+#define REPORT_DEFAULT_HOST "local"
+
 /* One value of the compared axis within one cell: its runs and the
  * comparison with the cell's baseline value. */
 struct rep_group {
@@ -38,12 +49,21 @@ struct rep_group {
 	struct rep_run *runs;
 	size_t nruns;
 	double *values;          /* runs with a value, in run order */
+	const char **hosts;      /* per value: its run's lab host (borrowed;
+				  * REPORT_DEFAULT_HOST when none was stored) */
 	size_t nvalues;
 	struct stats_summary sum;
 	size_t k_worse;
 	bool has_cmp;            /* compared with the baseline */
 	double change_pct;       /* (median - base median) / base median * 100 */
-	struct mwu_result mwu;
+	struct mwu_result mwu;   /* mwu.p: the headline p, van Elteren's when stratified */
+	bool stratified;         /* the runs span lab hosts: p is ve's */
+	bool confounded;         /* they span hosts, but no host ran both sides:
+				  * p stays pooled, host and group inseparable */
+	double mwu_plain_p;      /* stratified: the plain MWU p, for comparison */
+	struct ve_result ve;
+	struct rep_stratum *strata;   /* stratified: the hosts, in order of first run */
+	size_t nstrata;
 	double hl, hl_lo, hl_hi;
 	/* repeat auto (report_seq_state): the comparison's sequential facts */
 	bool has_seq;            /* a comparison the job's looks decide */
@@ -331,14 +351,60 @@ static bool run_usable(const struct db_report_run *run)
 	return !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
 }
 
+/* The index of host in strata (added when new). */
+static size_t stratum_of(struct rep_group *g, const char *host)
+{
+	size_t h;
+	for (h = 0; h < g->nstrata && strcmp(g->strata[h].host, host); h++)
+		;
+	if (h == g->nstrata) {
+		g->strata = xrealloc(g->strata, (h + 1) * sizeof(*g->strata));
+		g->strata[h] = (struct rep_stratum){ host, 0, 0 };
+		g->nstrata++;
+	}
+	return h;
+}
+
+/* When the two groups' runs span more than one lab host, the headline p
+ * is van Elteren's test stratified by host (stats_van_elteren): host
+ * differences then cannot pass for, or hide, a difference between the
+ * groups. Not on the host axis itself (--by host), where the hosts are
+ * what is compared. */
+static void stratify_by_host(struct rep_group *g, const struct rep_group *base, bool host_axis)
+{
+	size_t *sx = xmalloc(base->nvalues * sizeof(*sx)), *sy = xmalloc(g->nvalues * sizeof(*sy));
+
+	for (size_t i = 0; i < base->nvalues; i++) {
+		sx[i] = stratum_of(g, base->hosts[i]);
+		g->strata[sx[i]].n++;
+	}
+	for (size_t j = 0; j < g->nvalues; j++) {
+		sy[j] = stratum_of(g, g->hosts[j]);
+		g->strata[sy[j]].m++;
+	}
+	if (!host_axis && g->nstrata > 1 &&
+	    !stats_van_elteren(&g->ve, base->values, sx, base->nvalues, g->values, sy,
+			       g->nvalues, g->nstrata)) {
+		g->stratified = true;
+		g->mwu_plain_p = g->mwu.p;
+		g->mwu.p = g->ve.p;
+	} else if (!host_axis && g->nstrata > 1) {
+		g->confounded = true;
+	}
+	free(sx);
+	free(sy);
+}
+
 /* The comparison of one group with the baseline group: the same numbers
- * for every axis (median change, MWU p, Hodges-Lehmann shift and CI). */
-static void compare_groups(struct rep_group *g, const struct rep_group *base)
+ * for every axis (median change, MWU p or van Elteren's across lab hosts,
+ * Hodges-Lehmann shift and CI). */
+static void compare_groups(struct rep_group *g, const struct rep_group *base, bool host_axis)
 {
 	g->has_cmp = true;
 	g->change_pct = base->sum.median != 0 ?
 		(g->sum.median - base->sum.median) / fabs(base->sum.median) * 100 : NAN;
 	stats_mwu(&g->mwu, base->values, base->nvalues, g->values, g->nvalues);
+	stratify_by_host(g, base, host_axis);
 	g->hl = stats_hodges_lehmann(base->values, base->nvalues, g->values, g->nvalues);
 	stats_hl_bootstrap_ci(&g->hl_lo, &g->hl_hi, base->values, base->nvalues,
 			      g->values, g->nvalues, REPORT_BOOTSTRAP, 0.05, STATS_SEED);
@@ -352,6 +418,8 @@ static void group_add(struct rep_cell *cell, struct rep_group *g, const struct d
 		cell->max_runs = g->nruns;
 	if (run->has_value && run_usable(run)) {
 		g->values = xrealloc(g->values, (g->nvalues + 1) * sizeof(double));
+		g->hosts = xrealloc(g->hosts, (g->nvalues + 1) * sizeof(*g->hosts));
+		g->hosts[g->nvalues] = run->lab_host ? run->lab_host : REPORT_DEFAULT_HOST;
 		g->values[g->nvalues++] = run->value;
 	}
 }
@@ -457,7 +525,8 @@ static void compute(struct report *r)
 							       r->threshold, r->better);
 			if (j == 0 || !base->nvalues || !g->nvalues)
 				continue;
-			compare_groups(g, base);
+			compare_groups(g, base, !strcmp(r->axis.name, "host") ||
+				       (r->two_d && !strcmp(r->axis2.name, "host")));
 		}
 		if (r->two_d)
 			compute_interactions(r, cell);
@@ -812,6 +881,8 @@ void report_free(struct report *r)
 		for (size_t j = 0; j < r->ngroups; j++) {
 			free(r->cells[c].groups[j].runs);
 			free(r->cells[c].groups[j].values);
+			free(r->cells[c].groups[j].hosts);
+			free(r->cells[c].groups[j].strata);
 		}
 		free(r->cells[c].groups);
 		free(r->cells[c].inter);
@@ -882,11 +953,12 @@ static void fmt_change(char *out, size_t size, const struct rep_group *rv)
 		out[0] = '\0';
 		return;
 	}
+	const char *test = rv->stratified ? "van Elteren" : "MWU";
 	fmt_p(p, sizeof(p), rv->mwu.p);
 	if (isnan(rv->change_pct))
-		snprintf(out, size, "(%s, MWU)", p);
+		snprintf(out, size, "(%s, %s)", p, test);
 	else
-		snprintf(out, size, "%+.1f%% (%s, MWU)", rv->change_pct, p);
+		snprintf(out, size, "%+.1f%% (%s, %s)", rv->change_pct, p, test);
 }
 
 /* A variant whose kernel never came (apply or build failed). */
@@ -1141,6 +1213,39 @@ static void probe_lines(struct buf *b, const struct report *r, const struct rep_
 
 /* reason: one cell's table, text and markdown side by side; every row uses the column
  * widths computed at its top. */
+/* "p: van Elteren, stratified by lab host (kvm1: 4+4 runs, local: 4+4)":
+ * one line per stratified comparison, naming the group when the cell has
+ * several; the counts are baseline+compared runs with a value. */
+static void strata_lines(struct buf *b, const struct rep_cell *cell, size_t ngroups,
+			 bool markdown)
+{
+	size_t compared = 0;
+
+	for (size_t j = 1; j < ngroups; j++)
+		compared += cell->groups[j].has_cmp;
+	for (size_t j = 1; j < ngroups; j++) {
+		const struct rep_group *g = &cell->groups[j];
+		struct buf line = BUF_INIT;
+		if (!g->stratified && !g->confounded)
+			continue;
+		if (compared > 1)
+			buf_printf(&line, "p of %s: ", g->say);
+		else
+			buf_puts(&line, "p: ");
+		buf_puts(&line, g->stratified ? "van Elteren, stratified by lab host (" :
+			 "Mann-Whitney, pooled: no lab host ran both sides, host and change are"
+			 " confounded (");
+		for (size_t h = 0; h < g->nstrata; h++)
+			buf_printf(&line, "%s%s: %zu+%zu%s", h ? ", " : "", g->strata[h].host,
+				   g->strata[h].n, g->strata[h].m, h ? "" : " runs");
+		buf_puts(&line, ")");
+		append_wrapped(b, buf_str(&line), markdown);
+		buf_release(&line);
+		if (markdown)
+			buf_puts(b, "\n");
+	}
+}
+
 static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
 		      bool markdown)
 {
@@ -1272,6 +1377,7 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		if (markdown)
 			buf_puts(b, "\n");
 	}
+	strata_lines(b, cell, nvar, markdown);
 	text_seq(b, r, cell, markdown);
 	size_t nx, ny;
 	if (nvar > 1 && cell->groups[0].nvalues) {
@@ -1444,6 +1550,7 @@ static void text_cell_2d(struct buf *b, const struct report *r, const struct rep
 	}
 	buf_puts(b, markdown ? "\n(two-sided Mann-Whitney U against the baseline)\n" :
 		 "  (two-sided Mann-Whitney U against the baseline)\n");
+	strata_lines(b, cell, r->ngroups, markdown);
 	interaction_lines(b, r, cell, markdown);
 	for (size_t j = 0; j < nb; j++)
 		free(cols[j]);
@@ -1661,8 +1768,26 @@ static json_t *json_group(const struct report *r, const struct rep_cell *cell,
 	if (rv->has_cmp) {
 		json_object_set_new(jv, "change_pct", num_or_null(rv->change_pct));
 		json_object_set_new(jv, "p", json_real(rv->mwu.p));
-		json_object_set_new(jv, "p_method", json_string(
-			rv->mwu.method == MWU_EXACT ? "mwu-exact" : "mwu-normal"));
+		if (rv->stratified)
+			json_object_set_new(jv, "p_method", json_string(
+				rv->ve.method == MWU_EXACT ? "van-elteren-exact" : "van-elteren-normal"));
+		else
+			json_object_set_new(jv, "p_method", json_string(
+				rv->mwu.method == MWU_EXACT ? "mwu-exact" : "mwu-normal"));
+		if (rv->stratified) {
+			json_object_set_new(jv, "stratified_by_host", json_true());
+			json_t *strata = json_array();
+			for (size_t h = 0; h < rv->nstrata; h++)
+				json_array_append_new(strata, json_pack("{s:s,s:I,s:I}",
+					"host", rv->strata[h].host,
+					"n_baseline", (json_int_t)rv->strata[h].n,
+					"n", (json_int_t)rv->strata[h].m));
+			json_object_set_new(jv, "strata", strata);
+			json_object_set_new(jv, "p_unstratified", json_real(rv->mwu_plain_p));
+		} else if (rv->confounded) {
+			json_object_set_new(jv, "stratified_by_host", json_false());
+			json_object_set_new(jv, "hosts_confounded", json_true());
+		}
 		json_object_set_new(jv, "u", json_real(rv->mwu.u));
 		json_object_set_new(jv, "hl_shift", num_or_null(rv->hl));
 		json_object_set_new(jv, "hl_ci95", json_pack("[o,o]",

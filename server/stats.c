@@ -121,6 +121,32 @@ static void pooled_ranks2(long *r2, double *ties, const double *x, size_t nx,
 	free(it);
 }
 
+/* The number of size-k subsets of the n items with doubled ranks r2 per
+ * doubled rank sum s, as dist[0 .. *smax]: dynamic programming over the
+ * items one at a time (dp[j][s]). The array is the caller's. */
+static double *rank_sum_dist(long *smax, const long *r2, size_t n, size_t k)
+{
+	long top = 0;
+	for (size_t i = 0; i < n; i++)
+		top += r2[i];
+	size_t width = (size_t)top + 1;
+	double *dp = xcalloc((k + 1) * width, sizeof(*dp));
+	dp[0] = 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t jmax = i + 1 < k ? i + 1 : k;
+		for (size_t j = jmax; j >= 1; j--) {
+			double *to = dp + j * width, *from = dp + (j - 1) * width;
+			for (long s = top; s >= r2[i]; s--)
+				to[s] += from[s - r2[i]];
+		}
+	}
+	double *dist = xmalloc(width * sizeof(*dist));
+	memcpy(dist, dp + k * width, width * sizeof(*dist));
+	free(dp);
+	*smax = top;
+	return dist;
+}
+
 int stats_mwu(struct mwu_result *out, const double *x, size_t nx,
 	      const double *y, size_t ny)
 {
@@ -141,30 +167,15 @@ int stats_mwu(struct mwu_result *out, const double *x, size_t nx,
 	long dev = labs(w2 - e2);
 
 	if (nx <= 20 && ny <= 20) {
-		/* count, for each doubled sum s, the subsets of size nx with that
-		 * sum: dp[j][s] over the pooled items one at a time */
-		long smax = 0;
-		for (size_t i = 0; i < n; i++)
-			smax += r2[i];
-		size_t width = (size_t)smax + 1;
-		double *dp = xcalloc((nx + 1) * width, sizeof(*dp));
-		dp[0] = 1;
-		for (size_t i = 0; i < n; i++) {
-			size_t jmax = i + 1 < nx ? i + 1 : nx;
-			for (size_t j = jmax; j >= 1; j--) {
-				double *to = dp + j * width, *from = dp + (j - 1) * width;
-				for (long s = smax; s >= r2[i]; s--)
-					to[s] += from[s - r2[i]];
-			}
-		}
+		long smax;
+		double *dist = rank_sum_dist(&smax, r2, n, nx);
 		double total = 0, tail = 0;
 		for (long s = 0; s <= smax; s++) {
-			double c = dp[nx * width + (size_t)s];
-			total += c;
+			total += dist[s];
 			if (labs(s - e2) >= dev)
-				tail += c;
+				tail += dist[s];
 		}
-		free(dp);
+		free(dist);
 		out->p = tail / total;
 		out->method = MWU_EXACT;
 	} else {
@@ -182,6 +193,201 @@ int stats_mwu(struct mwu_result *out, const double *x, size_t nx,
 		out->p = 1;
 	free(r2);
 	return 0;
+}
+
+/* One stratum of a van Elteren test: its doubled mid-ranks (x's first),
+ * sizes and tie term. */
+struct ve_stratum {
+	long *r2;
+	size_t n, m;
+	long w2;          /* doubled rank sum of x */
+	double ties;
+};
+
+/* A distribution on an integer scale: keys and their probabilities. */
+struct ve_dist {
+	int64_t *key;
+	double *pr;
+	size_t n;
+};
+
+#define VE_MAX_TERMS 4000000
+
+static int cmp_key_pr(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* d convolved with stratum st's rank-sum distribution scaled by mult.
+ * false (d unchanged) when the result would pass VE_MAX_TERMS terms. */
+static bool ve_convolve(struct ve_dist *d, const struct ve_stratum *st, int64_t mult)
+{
+	long smax;
+	double *dist = rank_sum_dist(&smax, st->r2, st->n + st->m, st->n);
+	double total = 0;
+	size_t nz = 0;
+
+	for (long s = 0; s <= smax; s++) {
+		total += dist[s];
+		nz += dist[s] > 0;
+	}
+	if (nz * d->n > VE_MAX_TERMS) {
+		free(dist);
+		return false;
+	}
+	struct { int64_t key; double pr; } *t = xmalloc(nz * d->n * sizeof(*t));
+	size_t k = 0;
+	for (size_t i = 0; i < d->n; i++)
+		for (long s = 0; s <= smax; s++)
+			if (dist[s] > 0) {
+				t[k].key = d->key[i] + (int64_t)s * mult;
+				t[k++].pr = d->pr[i] * dist[s] / total;
+			}
+	free(dist);
+	qsort(t, k, sizeof(*t), cmp_key_pr);   /* key is the first member */
+	size_t out = 0;
+	d->key = xrealloc(d->key, k * sizeof(*d->key));
+	d->pr = xrealloc(d->pr, k * sizeof(*d->pr));
+	for (size_t i = 0; i < k; i++) {
+		if (out && d->key[out - 1] == t[i].key) {
+			d->pr[out - 1] += t[i].pr;
+			continue;
+		}
+		d->key[out] = t[i].key;
+		d->pr[out++] = t[i].pr;
+	}
+	d->n = out;
+	free(t);
+	return true;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The exact two-sided p over the used strata; false when too big. */
+static bool ve_exact(double *p, const struct ve_stratum *st, size_t k)
+{
+	int64_t lcm = 1, obs = 0, e = 0;
+	struct ve_dist d = { xmalloc(sizeof(int64_t)), xmalloc(sizeof(double)), 1 };
+	bool ok = true;
+
+	for (size_t h = 0; h < k; h++) {
+		int64_t q = (int64_t)(st[h].n + st[h].m + 1);
+		lcm = lcm / gcd64(lcm, q) * q;
+	}
+	d.key[0] = 0;
+	d.pr[0] = 1;
+	for (size_t h = 0; h < k && ok; h++) {
+		int64_t mult = lcm / (int64_t)(st[h].n + st[h].m + 1);
+		obs += st[h].w2 * mult;
+		e += (int64_t)st[h].n * lcm;   /* doubled E[W_h] = n_h (N_h + 1) */
+		ok = ve_convolve(&d, &st[h], mult);
+	}
+	if (ok) {
+		int64_t dev = obs > e ? obs - e : e - obs;
+		double tail = 0;
+		for (size_t i = 0; i < d.n; i++)
+			if ((d.key[i] > e ? d.key[i] - e : e - d.key[i]) >= dev)
+				tail += d.pr[i];
+		*p = tail;
+	}
+	free(d.key);
+	free(d.pr);
+	return ok;
+}
+
+static double ve_normal(const struct ve_stratum *st, size_t k, double w, double ew)
+{
+	double var = 0;
+
+	for (size_t h = 0; h < k; h++) {
+		double n = (double)st[h].n, m = (double)st[h].m, N = n + m;
+		var += n * m / (12 * (N + 1) * (N + 1)) *
+		       ((N + 1) - (N > 1 ? st[h].ties / (N * (N - 1)) : 0));
+	}
+	return var > 0 ? 2 * stats_norm_sf(fabs(w - ew) / sqrt(var)) : 1;
+}
+
+/* Stratum h's values of x then y, ranked; false when a side is empty. */
+static bool ve_stratum_make(struct ve_stratum *st, size_t h, const double *x, const size_t *sx,
+			    size_t nx, const double *y, const size_t *sy, size_t ny)
+{
+	double *v = xmalloc((nx + ny ? nx + ny : 1) * sizeof(*v));
+	size_t n = 0, m = 0;
+
+	for (size_t i = 0; i < nx; i++)
+		if (sx[i] == h)
+			v[n++] = x[i];
+	for (size_t j = 0; j < ny; j++)
+		if (sy[j] == h)
+			v[n + m++] = y[j];
+	if (!n || !m) {
+		free(v);
+		return false;
+	}
+	st->n = n;
+	st->m = m;
+	st->r2 = xmalloc((n + m) * sizeof(*st->r2));
+	pooled_ranks2(st->r2, &st->ties, v, n, v + n, m);
+	st->w2 = 0;
+	for (size_t i = 0; i < n; i++)
+		st->w2 += st->r2[i];
+	free(v);
+	return true;
+}
+
+int stats_van_elteren(struct ve_result *out, const double *x, const size_t *sx, size_t nx,
+		      const double *y, const size_t *sy, size_t ny, size_t nstrata)
+{
+	struct ve_stratum *st;
+	size_t k = 0;
+	bool small = true;
+	double w = 0, ew = 0, p;
+	int r = 0;
+
+	for (size_t i = 0; i < nx; i++)
+		if (sx[i] >= nstrata)
+			return -EINVAL;
+	for (size_t j = 0; j < ny; j++)
+		if (sy[j] >= nstrata)
+			return -EINVAL;
+	st = xcalloc(nstrata ? nstrata : 1, sizeof(*st));
+	for (size_t h = 0; h < nstrata; h++) {
+		if (!ve_stratum_make(&st[k], h, x, sx, nx, y, sy, ny))
+			continue;
+		double q = (double)(st[k].n + st[k].m + 1);
+		w += (double)st[k].w2 / 2 / q;
+		ew += (double)st[k].n / 2;
+		small &= st[k].n + st[k].m <= STATS_VE_EXACT_MAX;
+		k++;
+	}
+	if (!k) {
+		r = -EINVAL;
+		goto out;
+	}
+	out->w = w;
+	out->expected = ew;
+	out->nstrata = k;
+	if (small && ve_exact(&p, st, k)) {
+		out->method = MWU_EXACT;
+	} else {
+		p = ve_normal(st, k, w, ew);
+		out->method = MWU_NORMAL;
+	}
+	out->p = p > 1 ? 1 : p;
+out:
+	for (size_t h = 0; h < k; h++)
+		free(st[h].r2);
+	free(st);
+	return r;
 }
 
 static double binom(size_t n, size_t k)

@@ -63,6 +63,52 @@ struct mwu_result {
 int stats_mwu(struct mwu_result *out, const double *x, size_t nx,
 	      const double *y, size_t ny);
 
+/* A van Elteren test's result (stats_van_elteren). */
+struct ve_result {
+	double w;          /* sum over the used strata of W_h / (N_h + 1), W_h the
+			    * mid-rank sum of x within stratum h */
+	double expected;   /* E[w] under no difference: sum n_h / 2 */
+	double p;          /* two-sided p-value */
+	enum mwu_method method;   /* MWU_EXACT or MWU_NORMAL */
+	size_t nstrata;    /* strata with runs on both sides: the ones used */
+};
+
+/* Largest stratum (both sides together) for which the p is exact. */
+#define STATS_VE_EXACT_MAX 20
+
+/*
+ * stats_van_elteren - two-sided van Elteren test: the Wilcoxon rank-sum
+ * test of x against y stratified by a blocking factor (here the lab host),
+ * ranks taken only within each stratum (van Elteren 1960, "On the
+ * combination of independent two-sample tests of Wilcoxon", Bull. Inst.
+ * Internat. Statist. 37:351-361; Lehmann, Nonparametrics, 1975, ch. 3).
+ *
+ * x[i] is in stratum sx[i], y[j] in stratum sy[j], strata 0 .. nstrata-1.
+ * With n_h values of x and m_h of y in stratum h (N_h = n_h + m_h), the
+ * statistic is w = sum_h W_h / (N_h + 1), W_h the sum of x's mid-ranks in
+ * h: van Elteren's locally most powerful weights, 1 / (N_h + 1). A stratum
+ * with no x or no y carries no information and is left out (nstrata
+ * counts the others). Units: whatever x and y share; only order matters.
+ *
+ * When every used stratum has N_h <= STATS_VE_EXACT_MAX the p is exact:
+ * the permutation distribution of w under all within-stratum splits, the
+ * convolution of each stratum's exact rank-sum distribution (as
+ * stats_mwu, on mid-ranks, so ties are exact), on an integer scale
+ * (doubled ranks times lcm(N_h + 1) / (N_h + 1)), so that equal values of
+ * w compare equal; p = P(|w* - E| >= |w - E|). Otherwise (or when the
+ * convolution would exceed 4e6 terms) the normal approximation with tie
+ * correction, no continuity correction: Var = sum_h n_h m_h / (12
+ * (N_h + 1)^2) * ((N_h + 1) - T_h / (N_h (N_h - 1))), T_h = sum(t^3 - t)
+ * over h's tie groups: the sum of the strata's variances of W_h (the
+ * tie-corrected rank-sum variance of stats_mwu) times the weights
+ * squared. With one stratum the exact p equals stats_mwu()'s.
+ *
+ * Returns 0, or -EINVAL when no stratum has values on both sides or a
+ * stratum index is out of range; out is then untouched.
+ */
+int stats_van_elteren(struct ve_result *out, const double *x, const size_t *sx, size_t nx,
+		      const double *y, const size_t *sy, size_t ny, size_t nstrata);
+
 /*
  * stats_mwu_min_p - the smallest two-sided p any outcome can give with nx
  * against ny runs (complete separation): 2 / C(nx+ny, nx), capped at 1.

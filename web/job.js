@@ -2,8 +2,9 @@
  * default): the cover-letter table (copied exactly as `kcanary report`
  * prints it), CSV/JSON export links, the statistics with a
  * plain-language line, a strip plot and an ECDF of the per-run value,
- * every run's curve on one chart, coloured by the axis value, the table
- * of runs, the revision x patch-prefix grid of a series job, and a
+ * every run's curve on one chart, coloured by the axis value, each lab
+ * host's progress when the runs span hosts, the table of runs (with the
+ * host that ran each), the revision x patch-prefix grid of a series job, and a
  * filter for each matrix dimension. Polls while the job is live. */
 "use strict";
 
@@ -49,7 +50,10 @@
 			KC.api(base + "/samples?metric=" + encodeURIComponent(curveMetric) +
 				"&max_points=240").catch(() => null),
 		]);
-		Object.assign(S, { job, runs, samples, curveMetric });
+		/* the lab's hosts (state, slots) for the per-host progress; the page
+		 * works without them */
+		const lab = runHosts(runs).length > 1 ? await KC.api("api/v1/lab").catch(() => null) : null;
+		Object.assign(S, { job, runs, samples, curveMetric, lab });
 		if (!KC.param("by"))
 			S.by = storedBy();
 		if (job.kind === "bisect")
@@ -291,7 +295,8 @@
 					el("th", { class: "num" }, "per run"), el("th", { class: "num" }, "n"),
 					el("th", { class: "num" }, "median"),
 					el("th", { class: "num" }, "change"),
-					el("th", { class: "num" }, "p (Mann-Whitney U)"),
+					el("th", { class: "num p-head" }, groups.some((v) => v.stratified_by_host) ?
+						"p (van Elteren, by lab host)" : "p (Mann-Whitney U)"),
 					el("th", { class: "num" }, rep.threshold !== null && rep.threshold !== undefined ?
 						`${rep.better === "higher" ? "below" : "over"} ${KC.fmt(rep.threshold, unit)}` :
 						"k of n"))),
@@ -513,8 +518,53 @@
 		return S.report ? m : null;
 	}
 
+	/* The lab hosts the job's runs were placed on, in order of first run. */
+	function runHosts(runs) {
+		return [...new Set(runs.runs.map((r) => r.lab_host).filter((h) => h))];
+	}
+
+	/* A job whose runs span lab hosts: each host's progress (runs done,
+	 * running, its share of the planned runs; state and slots from
+	 * GET /api/v1/lab when the host is stored) and the runs no host has
+	 * taken yet. Hidden on one host. */
+	function renderLab() {
+		const sec = $("lab"), hosts = runHosts(S.runs);
+		sec.hidden = hosts.length < 2;
+		if (sec.hidden) {
+			$("lab-body").replaceChildren();
+			return;
+		}
+		const all = S.runs.runs, stored = new Map(((S.lab && S.lab.hosts) || []).map((h) => [h.name, h]));
+		const ended = (r) => r.status !== "pending" && r.status !== "running";
+		const unplaced = all.filter((r) => !r.lab_host && !ended(r)).length;
+		const rows = hosts.map((h) => {
+			const mine = all.filter((r) => r.lab_host === h), info = stored.get(h);
+			const done = mine.filter(ended).length, running = mine.filter((r) => r.status === "running").length;
+			const infra = mine.filter((r) => r.status === "infra").length;
+			return el("tr", { "data-host": h },
+				el("td", {}, h),
+				el("td", {}, info ? KC.statusBadge(info.state) : el("span", { class: "muted", text: "–" })),
+				el("td", { class: "num" }, info ? String(info.slots) : "–"),
+				el("td", { class: "num done" }, String(done)),
+				el("td", { class: "num running" }, String(running)),
+				el("td", { class: "num planned" }, `${done + running}/${all.length}`),
+				el("td", { class: "num" }, infra ? `${infra} infra` : "–"));
+		});
+		KC.fill($("lab-body"),
+			el("table", { class: "runs", id: "lab-hosts" },
+				el("thead", {}, el("tr", {}, el("th", {}, "host"), el("th", {}, "state"),
+					el("th", { class: "num" }, "slots"), el("th", { class: "num" }, "done"),
+					el("th", { class: "num" }, "running"), el("th", { class: "num" }, "taken/planned"),
+					el("th", { class: "num" }, "host faults"))),
+				el("tbody", {}, rows)),
+			el("div", { id: "lab-unplaced", class: "muted" },
+				`${all.length} runs planned; ${unplaced} not placed yet (a free host takes a whole` +
+				" block, one run of every variant × cell, so host differences fall on every variant alike)"));
+	}
+
 	/* One row per run: its page, its value on the axis, cell, status,
-	 * headline value, probe counts and a link to its raw console log. */
+	 * the lab host that ran it, headline value, probe counts and a link
+	 * to its raw console log. */
 	function renderRuns() {
 		const box = $("runs");
 		const vals = axisValues();
@@ -532,6 +582,7 @@
 					i >= 0 ? vals[i].name : String(axisValueOf(r))),
 				el("td", {}, r.cell || "–"),
 				el("td", {}, KC.statusBadge(r.status)),
+				el("td", { class: "host" }, r.lab_host || "–"),
 				el("td", { class: "num" }, KC.fmt(r.value, unit) + (r.value_source === "samples" ? "*" : "")),
 				el("td", { class: "probes" }, ptxt),
 				el("td", { class: "num overhead" }, runOverhead(r.overhead)),
@@ -540,7 +591,8 @@
 		});
 		box.replaceChildren(el("table", { class: "runs", id: "runs-table" },
 			el("thead", {}, el("tr", {}, el("th", { class: "num" }, "run"), el("th", {}, S.by),
-				el("th", {}, "cell"), el("th", {}, "status"), el("th", { class: "num" }, S.runs.metric),
+				el("th", {}, "cell"), el("th", {}, "status"), el("th", {}, "host"),
+				el("th", { class: "num" }, S.runs.metric),
 				el("th", {}, "probe counts"), el("th", { class: "num" }, "overhead"), el("th", {}, "raw"))),
 			el("tbody", {}, rows)));
 	}
@@ -595,6 +647,7 @@
 		renderStrip();
 		renderEcdf();
 		renderCurves();
+		renderLab();
 		renderRuns();
 		renderExport();
 		renderGrid();

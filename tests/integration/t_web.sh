@@ -74,6 +74,26 @@ sqlite3 "$KCANARY_HOME/kcanary.db" \
 [ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT id FROM jobs WHERE name = 'stored-by'")" = 6 ] ||
 	{ echo "FAIL: the stored-by fixture job is not job 6"; exit 1; }
 
+# a job on two lab hosts (job 7): kvm1 (stored by `lab add`, never
+# checked) ran 4 runs of each variant, the default host local 4 of each;
+# the runs' hosts go in through `ingest --lab-host`. One of kvm1's runs
+# is then running (no writer, so nothing reaps it): 3 + 4 on kvm1.
+"$KC" lab add kvm1 qemu+tcp://127.0.0.1:18201/system --slots 2 >/dev/null
+for pair in kvm1:85.3:30.5 kvm1:52.1:22.0 kvm1:46.9:1.2 kvm1:41.7:1.0 \
+	    local:1.2:0.8 local:1.1:0.9 local:1.2:0.9 local:1.1:0.8; do
+	h=${pair%%:*} rest=${pair#*:}
+	b=${rest%%:*} p=${rest##*:}
+	for vp in "base $b" "patched $p"; do
+		set -- $vp
+		"$KC" ingest --job two-hosts --variant $1 --lab-host "$h" --param workload=wb-handover \
+			"$tmp/streams/lag-$2.jsonl" >/dev/null
+	done
+done
+[ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT id FROM jobs WHERE name = 'two-hosts'")" = 7 ] ||
+	{ echo "FAIL: the two-hosts fixture job is not job 7"; exit 1; }
+sqlite3 "$KCANARY_HOME/kcanary.db" "UPDATE runs SET status = 'running', writer = NULL
+	WHERE id = (SELECT max(id) FROM runs WHERE job_id = 7 AND lab_host = 'kvm1')"
+
 cat >"$tmp/expect.json" <<JSON
 {"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
@@ -96,6 +116,10 @@ cat >"$tmp/expect.json" <<JSON
   {"job_id": 4, "log": "$tmp/bisect/bisect fixture no difference.log",
    "cands": "$tmp/bisect/bisect fixture no difference.cands", "wall": "2 h 13 min 42 s",
    "shot": "bisect-none.png"}],
+ "lab": {"job_id": 7, "hosts": ["kvm1", "local"],
+   "p_line": "p: van Elteren, stratified by lab host (kvm1: 4+3 runs, local: 4+4)",
+   "progress": {"kvm1": {"done": 7, "running": 1, "state": "unknown", "slots": "2"},
+                "local": {"done": 8, "running": 0, "state": "–", "slots": "–"}}},
  "kcanary": "$KC", "db": "$KCANARY_HOME/kcanary.db",
  "live": {"cmd": ["$KC", "ingest", "--job", "web-fixture", "--variant", "+ v6 2/3",
    "--fs", "xfs", "--param", "workload=wb-handover", "--param", "rate_mbps=250",

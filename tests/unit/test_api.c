@@ -22,6 +22,7 @@
 #include "db.h"
 #include "api.h"
 #include "db_api.h"
+#include "db_lab.h"
 #include "downsample.h"
 #include "error.h"
 #include "http.h"
@@ -693,6 +694,72 @@ static void test_report_golden(void **state)
 	assert_float_equal(json_real_value(jpath(patched, "change_pct")),
 			   100.0 * (median[1] - median[0]) / median[0], 1e-6);
 	assert_float_equal(json_real_value(jpath(patched, "p")), 2.0 / 20.0, 1e-9);
+	reply_release(&r);
+}
+
+/* Replace the value of each "KEY": "…Z" time of day in s (ISO 8601 UTC,
+ * checked here) with "TIME", so that a golden can hold a stamp of now. */
+static void mask_times(char *s)
+{
+	static const char *const keys[] = { "\"checked_at\": \"", "\"last_run_at\": \"" };
+	for (size_t k = 0; k < 2; k++)
+		for (char *p = strstr(s, keys[k]); p; p = strstr(p + 1, keys[k])) {
+			char *v = p + strlen(keys[k]);
+			/* 2026-12-02T15:47:19Z: 20 characters */
+			assert_true(strlen(v) > 20 && v[4] == '-' && v[10] == 'T' && v[19] == 'Z' &&
+				    v[20] == '"');
+			memcpy(v, "TIME\"", 5);
+			memmove(v + 5, v + 21, strlen(v + 21) + 1);
+		}
+}
+
+/* GET /api/v1/lab: the stored lab hosts with what `lab check` found and
+ * their runs. kvm1 checked (kvm, 8 CPUs), ran runs 1-4 of the fixture job
+ * and runs 5 now; kvm2 never checked, no runs. On the old code the route
+ * was a 404. */
+static void test_lab_hosts(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+	struct db *db = NULL;
+	struct db_lab_check c = { .ok = true, .accel = "kvm", .libvirt_version = "9.0.0",
+				  .qemu_version = "7.2.0", .cpus = 8, .memory_mib = 16384,
+				  .free_mib = 12000 };
+
+	get(&r, f, "/api/v1/lab");
+	assert_int_equal(r.status, 200);
+	assert_int_equal(json_array_size(jpath(r.json, "hosts")), 0);
+	reply_release(&r);
+
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
+	assert_int_equal(db_lab_host_add(db, "kvm1", "qemu+ssh://root@kvm1/system", 2,
+					 "{\"cpu\":\"epyc\"}", NULL), 0);
+	assert_int_equal(db_lab_host_add(db, "kvm2", "qemu+tls://kvm2/system", 1, NULL, NULL), 0);
+	assert_int_equal(db_lab_host_checked(db, "kvm1", &c, NULL), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(db_run_set_lab_host(db, f->runs[i], "kvm1", NULL), 0);
+	assert_int_equal(db_run_set_status(db, f->runs[4], "running", NULL, NULL), 0);
+	assert_int_equal(db_lab_host_run_ended(db, "kvm1", false, 3, NULL, NULL, NULL), 0);
+	db_close(db);
+
+	get(&r, f, "/api/v1/lab");
+	assert_int_equal(r.status, 200);
+	json_t *h = json_array_get(jpath(r.json, "hosts"), 0);
+	assert_string_equal(json_string_value(jpath(h, "name")), "kvm1");
+	assert_string_equal(json_string_value(jpath(h, "state")), "up");
+	assert_int_equal(json_integer_value(jpath(h, "runs_done")), 4);
+	assert_int_equal(json_integer_value(jpath(h, "runs_running")), 1);
+	assert_int_equal(json_integer_value(jpath(h, "last_run_id")), f->runs[4]);
+	char *body = json_dumps(r.json, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	mask_times(body);
+	check_golden("lab.json", body);
+	free(body);
+	reply_release(&r);
+	/* each run names its host in the job's runs (the web page's host column) */
+	get(&r, f, "/api/v1/jobs/1/runs");
+	assert_string_equal(json_string_value(jpath(json_array_get(jpath(r.json, "runs"), 0),
+						    "lab_host")), "kvm1");
+	assert_true(json_is_null(jpath(json_array_get(jpath(r.json, "runs"), 5), "lab_host")));
 	reply_release(&r);
 }
 
@@ -1394,6 +1461,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_console_and_build_log, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_report_same_as_cli, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_report_golden, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_lab_hosts, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_ids_and_paths, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_token_check, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_token_scopes, fx_setup, fx_teardown),

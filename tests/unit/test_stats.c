@@ -300,6 +300,173 @@ static void test_interaction_perm(void **state)
 	assert_int_equal(stats_interaction_perm(&p, &t, x, empty, 100, STATS_SEED), -EINVAL);
 }
 
+/* Brute force for the van Elteren tests, independent of stats.c: every
+ * within-stratum split of the pooled values (bit masks), mid-ranks from
+ * counting, w summed in doubles. */
+struct bstrat {
+	double v[16];   /* x's values first, then y's */
+	size_t n, m;
+};
+
+static double brute_rank(const struct bstrat *b, size_t i)
+{
+	double less = 0, eq = 0;
+	for (size_t j = 0; j < b->n + b->m; j++) {
+		less += b->v[j] < b->v[i];
+		eq += b->v[j] == b->v[i];
+	}
+	return less + (eq + 1) / 2;
+}
+
+static void brute_walk(const struct bstrat *b, size_t k, size_t h, double w, double e,
+		       double dev, double *hit, double *all)
+{
+	if (h == k) {
+		*all += 1;
+		*hit += fabs(w - e) >= dev - 1e-9;
+		return;
+	}
+	size_t N = b[h].n + b[h].m;
+	for (unsigned mask = 0; mask < 1u << N; mask++) {
+		if ((size_t)__builtin_popcount(mask) != b[h].n)
+			continue;
+		double ws = 0;
+		for (size_t i = 0; i < N; i++)
+			if (mask & 1u << i)
+				ws += brute_rank(&b[h], i);
+		brute_walk(b, k, h + 1, w + ws / (double)(N + 1), e, dev, hit, all);
+	}
+}
+
+static double brute_ve(const struct bstrat *b, size_t k)
+{
+	double w = 0, e = 0, hit = 0, all = 0;
+	for (size_t h = 0; h < k; h++) {
+		double ws = 0;
+		for (size_t i = 0; i < b[h].n; i++)
+			ws += brute_rank(&b[h], i);
+		w += ws / (double)(b[h].n + b[h].m + 1);
+		e += (double)b[h].n / 2;
+	}
+	brute_walk(b, k, 0, 0, e, fabs(w - e), &hit, &all);
+	return hit / all;
+}
+
+/* Flatten strata into stats_van_elteren()'s arrays and run it. */
+static int run_ve(struct ve_result *r, const struct bstrat *b, size_t k)
+{
+	double x[64], y[64];
+	size_t sx[64], sy[64], nx = 0, ny = 0;
+	for (size_t h = 0; h < k; h++) {
+		for (size_t i = 0; i < b[h].n; i++) {
+			x[nx] = b[h].v[i];
+			sx[nx++] = h;
+		}
+		for (size_t j = 0; j < b[h].m; j++) {
+			y[ny] = b[h].v[b[h].n + j];
+			sy[ny++] = h;
+		}
+	}
+	return stats_van_elteren(r, x, sx, nx, y, sy, ny, k);
+}
+
+/* By hand: two hosts, 2 against 2 on each, x lowest on both. Each host's
+ * rank sum of x is 3, 4, 5, 5, 6 or 7 (1/6 each), w = (s1 + s2) / 5, E =
+ * 2; only (3, 3) and (7, 7) are as far from E: p = 2/36. */
+static void test_van_elteren_hand(void **state)
+{
+	(void)state;
+	const struct bstrat b[] = { { { 1, 2, 3, 4 }, 2, 2 }, { { 10, 20, 30, 40 }, 2, 2 } };
+	struct ve_result r;
+
+	assert_int_equal(run_ve(&r, b, 2), 0);
+	assert_int_equal(r.method, MWU_EXACT);
+	assert_int_equal(r.nstrata, 2);
+	assert_float_equal(r.w, 6.0 / 5, 1e-12);
+	assert_float_equal(r.expected, 2, 1e-12);
+	assert_float_equal(r.p, 2.0 / 36, 1e-12);
+	/* a host effect hiding a variant effect: the patched runs are lower
+	 * on each host, but kvm1 is ten times slower than local. Within each
+	 * host 4 against 4 separate completely (1/70 each way), so p = 2 *
+	 * (1/70)^2; pooled, the plain test sees little. */
+	const struct bstrat h[] = { { { 101, 102, 103, 104, 97, 98, 99, 100 }, 4, 4 },
+				    { { 11, 12, 13, 14, 7, 8, 9, 10 }, 4, 4 } };
+	assert_int_equal(run_ve(&r, h, 2), 0);
+	assert_float_equal(r.p, 2.0 / 4900, 1e-12);
+	double px[] = { 101, 102, 103, 104, 11, 12, 13, 14 }, py[] = { 97, 98, 99, 100, 7, 8, 9, 10 };
+	struct mwu_result m;
+	assert_int_equal(stats_mwu(&m, px, 8, py, 8), 0);
+	assert_true(m.p > 0.1);
+}
+
+/* Ties within and across sides, unbalanced hosts, a third host with
+ * another N (so another weight): the exact p against brute force. */
+static void test_van_elteren_brute(void **state)
+{
+	(void)state;
+	const struct bstrat b[] = {
+		{ { 3, 5, 5, 8, 5, 9, 10, 12 }, 4, 4 },   /* kvm1: 4 + 4, a tie of three */
+		{ { 1, 2, 2, 4, 6 }, 2, 3 },              /* local: 2 + 3, a tie across sides */
+		{ { 7, 7, 7, 7, 9, 1 }, 3, 3 },           /* kvm2: 3 + 3, four tied */
+	};
+	struct ve_result r;
+
+	for (size_t k = 1; k <= 3; k++) {
+		assert_int_equal(run_ve(&r, b, k), 0);
+		assert_int_equal(r.method, MWU_EXACT);
+		assert_int_equal(r.nstrata, k);
+		assert_float_equal(r.p, brute_ve(b, k), 1e-12);
+	}
+	/* one host: the plain exact Mann-Whitney p */
+	struct mwu_result m;
+	assert_int_equal(stats_mwu(&m, b[0].v, 4, b[0].v + 4, 4), 0);
+	assert_int_equal(run_ve(&r, b, 1), 0);
+	assert_float_equal(r.p, m.p, 1e-12);
+	/* a host with runs on one side only carries nothing */
+	const struct bstrat c[] = { b[0], { { 50, 60, 70 }, 3, 0 }, b[1] };
+	struct ve_result r2;
+	assert_int_equal(run_ve(&r2, c, 3), 0);
+	assert_int_equal(r2.nstrata, 2);
+	assert_int_equal(run_ve(&r, b, 2), 0);
+	assert_float_equal(r2.p, r.p, 1e-12);
+	/* nothing on both sides, or a stratum out of range */
+	const struct bstrat d[] = { { { 1, 2 }, 2, 0 }, { { 3, 4 }, 0, 2 } };
+	assert_int_equal(run_ve(&r, d, 2), -EINVAL);
+	double x[] = { 1 }, y[] = { 2 };
+	size_t s0[] = { 0 }, s5[] = { 5 };
+	assert_int_equal(stats_van_elteren(&r, x, s0, 1, y, s5, 1, 2), -EINVAL);
+}
+
+/* Above 20 runs on a host: the normal approximation, by hand. Host A: 11
+ * against 11, x = 1..11 below y = 12..22: W = 66, E[W] = 11 * 23 / 2 =
+ * 126.5, Var W = 11 * 11 * 23 / 12. Host B: 11 against 11 on two values,
+ * x six 1s and five 2s, y five 1s and six 2s: mid-ranks 6 and 17, W = 36
+ * + 85 = 121, ties 2 * (11^3 - 11) = 2640, Var W = 121 / 12 * (23 - 2640 /
+ * (22 * 21)). w = W_A / 23 + W_B / 23, so the deviation is (66 + 121 -
+ * 253) / 23 and the variance (Var W_A + Var W_B) / 23^2. */
+static void test_van_elteren_normal(void **state)
+{
+	(void)state;
+	struct ve_result r;
+	double x[22], y[22];
+	size_t sx[22], sy[22];
+	for (size_t i = 0; i < 11; i++) {
+		x[i] = (double)i + 1;
+		y[i] = (double)i + 12;
+		x[11 + i] = i < 6 ? 1 : 2;
+		y[11 + i] = i < 5 ? 1 : 2;
+		sx[i] = sy[i] = 0;
+		sx[11 + i] = sy[11 + i] = 1;
+	}
+	assert_int_equal(stats_van_elteren(&r, x, sx, 22, y, sy, 22, 2), 0);
+	assert_int_equal(r.method, MWU_NORMAL);
+	double dev = (66.0 + 121 - 253) / 23;
+	double var = (121.0 * 23 / 12 + 121.0 / 12 * (23 - 2640.0 / (22 * 21))) / (23.0 * 23);
+	assert_float_equal(r.w, (66.0 + 121) / 23, 1e-12);
+	assert_float_equal(r.expected, 11, 1e-12);
+	assert_float_equal(r.p, erfc(fabs(dev) / sqrt(var) / sqrt(2)), 1e-12);
+	assert_true(r.p > 1e-4 && r.p < 0.01);   /* z = 3.27 */
+}
 
 /* bisect.c's endpoint_evalue() as it was before it moved to stats.c
  * (commit b99d813), the reference the shared one must equal exactly. */
@@ -449,6 +616,9 @@ int main(void)
 		cmocka_unit_test(test_hl_select_and_budget),
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_interaction_perm),
+		cmocka_unit_test(test_van_elteren_hand),
+		cmocka_unit_test(test_van_elteren_brute),
+		cmocka_unit_test(test_van_elteren_normal),
 		cmocka_unit_test(test_seq_evalue_is_bisects),
 		cmocka_unit_test(test_seq_cs_inverts_evalue),
 		cmocka_unit_test(test_seq_decide),

@@ -7,6 +7,8 @@
 //   "numbers": ["85.3s", …], "filter": {"dim": "fs", "value": "xfs", "runs": N},
 //   "run_id": N, "pending_id": N, "live": {"cmd": [argv…]},
 //   "stored_by": {"job_id": N, "by": AXIS, "runs": N, "legend": "a|b", "sysctl_legend": "a|b"},
+//   "lab": {"job_id": N, "hosts": [first, second], "p_line": "p: van Elteren, …",
+//           "progress": {HOST: {"done": N, "running": N, "state": S, "slots": S}}},
 //   "bisect": [{"job_id": N, "log": stored log, "cands": "IDX SHA TIME SUBJECT"
 //               lines, "wall": "2 h 13 min 42 s", "shot": "bisect.png"}, …]}
 // The bisection pages are checked against the stored log read here with
@@ -192,15 +194,16 @@ async function checkRuns(page, by) {
 		const a = api.runs.find((x) => x.id === r.id);
 		const axisText = by === "variant" ? a.variant : `${by}=${a[by]}`;
 		const counts = Object.values(probes.get(r.id) || {}).flatMap((k) => Object.values(k)).join(" ");
-		const shown = r.cells[5].split(" ").filter((t) => /^\d+$/.test(t)).join(" ");
+		const shown = r.cells[6].split(" ").filter((t) => /^\d+$/.test(t)).join(" ");
 		check(r.cells[0] === String(r.id) && r.cells[1].endsWith(axisText) && r.cells[2] === a.cell &&
-			r.cells[3] === a.status && r.cells[4] === (+a.value).toFixed(1) + "s" && shown === counts,
-			`by ${by}: run ${r.id}: ${r.cells.slice(1, 6).join(" | ")}`);
+			r.cells[3] === a.status && r.cells[4] === (a.lab_host || "–") &&
+			r.cells[5] === (+a.value).toFixed(1) + "s" && shown === counts,
+			`by ${by}: run ${r.id}: ${r.cells.slice(1, 7).join(" | ")}`);
 		const run = r.links.find((l) => l.cls === "run-link");
 		check(run && new URL(run.href).pathname.endsWith("/run.html") && new URL(run.href).searchParams.get("id") === String(r.id),
 			`by ${by}: run ${r.id} links its page`);
-		check(r.cells[6] === want.run_overhead && a.overhead && a.overhead.phases_ms.boot === 30000,
-			`by ${by}: run ${r.id}'s overhead cell is '${r.cells[6]}'`);
+		check(r.cells[7] === want.run_overhead && a.overhead && a.overhead.phases_ms.boot === 30000,
+			`by ${by}: run ${r.id}'s overhead cell is '${r.cells[7]}'`);
 		check(!!r.links.find((l) => l.cls === "console-link") === a.has_console,
 			`by ${by}: run ${r.id} links a console exactly when one is stored (${a.has_console})`);
 		if (by !== "variant")
@@ -324,6 +327,9 @@ async function checkGrid(page) {
 			`one colour per variant on the chart (${vBlue} base, ${vOrange} + v6 2/3, ${vGreen} of a third colour)`);
 		await checkEcdf(page, want.variants, "variant");
 		await checkRuns(page, "variant");
+		check(await page.locator("#lab").isHidden() &&
+			await page.locator("table.stats th.p-head").first().innerText() === "p (Mann-Whitney U)",
+			"a job on one host shows no per-host progress, and its p is Mann-Whitney's");
 		await checkExport(page, "variant", "cell,variant,repeat,run_id,status,metric,value,derived");
 		await checkGrid(page);
 		await page.locator("#copy").click();
@@ -444,6 +450,50 @@ async function checkGrid(page) {
 			check(await page.locator("#report-text").textContent() === report("--by", "variant"),
 				"along the variants the cover letter is `kcanary report JOB --by variant`");
 			await page.screenshot({ path: path.join(outdir, "job-stored-by.png"), fullPage: true });
+		}
+
+		// a job whose runs span two lab hosts: the runs table names each
+		// run's host, and each host's progress is shown, counted here from
+		// the API's runs; the cover letter is stratified by host
+		{
+			const lj = want.lab;
+			await page.goto(`${base}/job.html?id=${lj.job_id}`);
+			await page.waitForSelector("#runs-table");
+			await page.waitForSelector("#lab-hosts");
+			const api = await (await page.request.get(`${base}/api/v1/jobs/${lj.job_id}/runs`)).json();
+			const hostCol = await page.$$eval("#runs-table tbody tr", (trs) => trs.map((tr) =>
+				[+tr.getAttribute("data-run-id"), tr.querySelector("td.host").innerText.trim()]));
+			const head = await page.locator("#runs-table thead th").allInnerTexts();
+			check(head[4] === "host" && hostCol.length === api.runs.length &&
+				hostCol.every(([rid, h], i) => rid === api.runs[i].id && h === api.runs[i].lab_host),
+				`the runs table's host column names each run's lab host (${hostCol.map((x) => x[1]).join(" ")})`);
+			check(new Set(hostCol.map((x) => x[1])).size === 2 && hostCol.every((x) => lj.hosts.includes(x[1])),
+				`the runs ran on ${lj.hosts.join(" and ")}`);
+			const rows = await page.$$eval("#lab-hosts tbody tr", (trs) => trs.map((tr) => ({
+				host: tr.getAttribute("data-host"),
+				cells: [...tr.querySelectorAll("td")].map((td) => td.innerText.trim()) })));
+			check(rows.map((r) => r.host).join(",") === lj.hosts.join(","),
+				`one progress row per host, in order of first run (${rows.map((r) => r.host).join(", ")})`);
+			for (const r of rows) {
+				const mine = api.runs.filter((x) => x.lab_host === r.host);
+				const running = mine.filter((x) => x.status === "running").length;
+				const done = mine.length - running - mine.filter((x) => x.status === "pending").length;
+				const w = lj.progress[r.host];
+				check(r.cells[3] === String(done) && r.cells[4] === String(running) &&
+					r.cells[5] === `${done + running}/${api.runs.length}` &&
+					done === w.done && running === w.running && r.cells[1] === w.state && r.cells[2] === w.slots,
+					`${r.host}: ${r.cells.join(" | ")} (want ${w.done} done, ${w.running} running, state ${w.state})`);
+			}
+			const unplaced = await page.locator("#lab-unplaced").innerText();
+			check(unplaced.startsWith(`${api.runs.length} runs planned; 0 not placed yet`),
+				`the planned runs are counted ('${unplaced.slice(0, 40)}…')`);
+			await page.waitForSelector("table.stats");
+			const ph = await page.locator("table.stats th.p-head").innerText();
+			check(ph === "p (van Elteren, by lab host)", `the statistics name the stratified test ('${ph}')`);
+			const text = await page.locator("#report-text").textContent();
+			check(text.includes(lj.p_line) && text === execFileSync(want.kcanary, ["report", String(lj.job_id)],
+				{ env: process.env }).toString(), `the cover letter says '${lj.p_line}'`);
+			await page.screenshot({ path: path.join(outdir, "job-lab.png"), fullPage: true });
 		}
 
 		// 3. the run page draws a curve
