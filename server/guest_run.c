@@ -363,6 +363,8 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 			.uri = g->o.uri, .home = g->o.home, .kernel = rq->kernel,
 			.initrd = g->img_path, .cmdline = cmdline, .accel = g->ai.accel,
 			.rootfs = j->rootfs && !rootfs_is_host(j->rootfs) ? g->rfs.path : NULL,
+			.rootfs_key = j->rootfs && !rootfs_is_host(j->rootfs) && g->rfs.volume_key[0] ?
+				      g->rfs.volume_key : NULL,
 			.hostfs = rootfs_is_host(j->rootfs),
 			.vcpus = j->vcpus, .memory_mib = j->memory_mib, .disk_bytes = j->disk_bytes,
 			.watchdog_s = watchdog_s, .console = g->o.console, .host = g->o.host,
