@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"usage: kcanary bisect (--repo DIR --good REV --bad REV [--first-parent] |\n"
 		"                       --kernels OLD[,...] ... NEW) [--find-fix]\n"
 		"                      [--workload W] [--set K=V]... [--sysctl K=V]... [--fs FS]\n"
-		"                      [--config FRAG]... [--metric M] [--higher-is-better]\n"
+		"                      [--config FRAG]... [--distcc HOSTS] [--metric M]\n"
+		"                      [--higher-is-better]\n"
 		"                      [--strategy prob|adaptive|fixed] [--repeats K]\n"
 		"                      [--confidence C] [--max-runs N] [--endpoint-runs MIN,MAX]\n"
 		"                      [--step-max-runs N] [--check-runs N] [--name NAME]\n"
@@ -48,7 +49,8 @@ static void usage(FILE *f)
 		"culprit's position, then a culprit check against its parent.\n"
 		"\n"
 		"The range: --repo with --good and --bad takes every commit between them\n"
-		"(libgit2 revwalk, topological order). A range with merges is walked on\n"
+		"(libgit2 revwalk, topological order). --distcc HOSTS builds the\n"
+		"candidates on a distcc farm (kcanary build --help). A range with merges is walked on\n"
 		"the bad end's first-parent chain, a merge standing for its branch, as\n"
 		"git bisect --first-parent does (the engine needs a linear history; a\n"
 		"warning says so and how to bisect a culprit merge's branch);\n"
@@ -696,7 +698,7 @@ static void run_args_release(struct run_args *a)
 enum { O_REPO = 256, O_GOOD, O_BAD, O_FP, O_KERNELS, O_FIX, O_WORKLOAD, O_SET, O_SYSCTL,
        O_FS, O_CONFIG, O_METRIC, O_HIB, O_STRATEGY, O_REPEATS, O_CONF, O_MAXRUNS,
        O_EPRUNS, O_STEPMAX, O_CHECK, O_NAME, O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT,
-       O_ACCEL, O_CONSOLE };
+       O_ACCEL, O_CONSOLE, O_DISTCC };
 
 static const struct option run_lopts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
@@ -710,6 +712,7 @@ static const struct option run_lopts[] = {
 	{ "sysctl", required_argument, NULL, O_SYSCTL },
 	{ "fs", required_argument, NULL, O_FS },
 	{ "config", required_argument, NULL, O_CONFIG },
+	{ "distcc", required_argument, NULL, O_DISTCC },
 	{ "metric", required_argument, NULL, O_METRIC },
 	{ "higher-is-better", no_argument, NULL, O_HIB },
 	{ "strategy", required_argument, NULL, O_STRATEGY },
@@ -759,6 +762,7 @@ static int job_opt(struct run_args *a, int c, const char *arg, struct buf *err)
 	switch (c) {
 	case O_WORKLOAD: return job_spec_set(a->spec, "workload", "type", arg, err);
 	case O_CONFIG: return job_spec_set(a->spec, "job", "config", arg, err);
+	case O_DISTCC: return job_spec_set(a->spec, "job", "distcc", arg, err);
 	case O_WATCHDOG: return job_spec_set(a->spec, "job", "watchdog_s", arg, err);
 	case O_VCPUS: return job_spec_set(a->spec, "job", "vcpus", arg, err);
 	case O_MEM: return job_spec_set(a->spec, "job", "memory_mb", arg, err);
@@ -861,7 +865,7 @@ static int run_opt(struct run_args *a, int c, const char *arg)
 			return OPT_BAD_VALUE;
 		a->o.accel = arg;
 		break;
-	case O_WORKLOAD: case O_SET: case O_SYSCTL: case O_FS: case O_CONFIG:
+	case O_WORKLOAD: case O_SET: case O_SYSCTL: case O_FS: case O_CONFIG: case O_DISTCC:
 	case O_WATCHDOG: case O_VCPUS: case O_MEM:
 		if (job_opt(a, c, arg, &err)) {
 			fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
