@@ -784,11 +784,10 @@ int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 
 	memset(out, 0, sizeof(*out));
 	b.k.build_s = -1;
-	if ((ret = checkout(&b, out, commit_hex, err)) ||
+	if ((ret = distcc_check(spec, err)) ||
+	    (ret = checkout(&b, out, commit_hex, err)) ||
 	    (ret = config_request_key(&b, err)) ||
 	    (ret = prepare_dirs(&b, out, err)))
-		goto out;
-	if ((ret = distcc_check(spec, err)))
 		goto out;
 	snprintf(b.jobs, sizeof(b.jobs), "-j%ld", spec->jobs > 0 ? (long)spec->jobs : spec->distcc ?
 		 (long)build_distcc_jobs(spec->distcc, sysconf(_SC_NPROCESSORS_ONLN)) :

@@ -265,6 +265,7 @@ static void test_build_distcc(void **state)
 	char *envf, *env = NULL, *log = NULL, *want_j;
 	char *dd = xasprintf("%s/distcc-dir", fx->td.path);
 
+	assert_int_equal(mkdir_p(dd, 0755), 0);
 	setenv("DISTCC_DIR", dd, 1);
 	setenv("DISTCC_HOSTS", "caller.invalid", 1);    /* the caller's, replaced */
 	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec, &gitmsg), 0);
