@@ -392,7 +392,7 @@ static bool probe(struct worker *w, struct db *db, struct guest_ctx *g, struct b
 	w->hs->warned = true;
 	pthread_mutex_unlock(&s->lock);
 	if (warn)
-		say(s, "warning: lab host %s: %s (%s)", w->hs->h->name, vm_tcg_warning, g->ai.why);
+		say(s, "warning: %s (lab host %s: %s)", vm_tcg_warning, w->hs->h->name, g->ai.why);
 	if (w->hs->stored && !s->lj->o->accel)
 		db_lab_host_set_accel(db, w->hs->h->name, vm_accel_name(g->ai.accel), NULL);
 	return true;
