@@ -270,6 +270,8 @@ static void print_dry_run(const struct job_spec *spec)
 	}
 	if (spec->rootfs)
 		printf("  root filesystem: %s\n", spec->rootfs);
+	if (spec->distcc)
+		printf("  kernels built on distcc hosts: %s\n", spec->distcc);
 	for (size_t i = 0; i < spec->nfiles; i++)
 		printf("  file: %s\n", spec->files[i]);
 	printf("  report: compared along %s%s%s\n", spec->by ? spec->by : "variant",
