@@ -36,11 +36,13 @@ export KCANARY_HOME="$T/home" CCACHE_DIR="$T/ccache" DISTCC_DIR="$T/distcc-clien
 unset DISTCC_HOSTS CCACHE_PREFIX
 
 # distccd, started as root, runs as user distccd: its log and pid file go
-# to a directory it can write
-mkdir -p "$T/d" "$DISTCC_DIR" && chmod 1777 "$T/d"
+# to a directory it can reach and write
+mkdir -p "$T/d" "$DISTCC_DIR" && chmod 755 "$T" && chmod 1777 "$T/d"
 nice -n 10 timeout 1500 distccd --daemon --no-detach --listen 127.0.0.1 --port "$PORT" --allow 127.0.0.1 \
 	--jobs 2 --pid-file "$T/d/pid" --log-file "$T/d/distccd.log" --log-level info &
 DPID=$!
+sleep 0.5
+grep -q "ERROR" "$T/d/distccd.log" 2>/dev/null && fail "distccd: $(cat "$T/d/distccd.log")"
 i=0
 until bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT" 2>/dev/null; do
 	kill -0 "$DPID" 2>/dev/null || fail "distccd did not start: $(cat "$T/d/distccd.log" 2>/dev/null)"
