@@ -135,10 +135,10 @@ static bool caps_host_feature(const char *caps, const char *name)
 
 bool vm_uri_is_local(const char *uri)
 {
-	const char *sep = uri ? strstr(uri, "://") : NULL;
+	const char *sep = strstr(uri ? uri : (uri = vm_default_uri()), "://");
 
 	/* no host between "://" and the path: a daemon on this machine's socket */
-	return !uri || (sep && sep[3] == '/');
+	return sep && sep[3] == '/';
 }
 
 void vm_accel_from_caps(struct vm_accel_info *out, const char *caps, bool local,

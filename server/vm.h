@@ -59,8 +59,8 @@ void vm_accel_from_caps(struct vm_accel_info *out, const char *caps, bool local,
 			const char *root);
 
 /* Does uri name a daemon on this machine (no host part: "qemu:///system",
- * "qemu+unix:///system?socket=...", "test:///default")? NULL (the default
- * URI) counts as local. */
+ * "qemu+unix:///system?socket=...", "test:///default")? NULL: the default
+ * URI's (vm_default_uri()) answer. */
 bool vm_uri_is_local(const char *uri);
 
 /* "kvm" or "tcg", as stored in runs.accel. */

@@ -269,7 +269,11 @@ static void test_accel_from_caps(void **state)
 
 	assert_true(vm_uri_is_local("qemu:///system"));
 	assert_true(vm_uri_is_local("qemu+unix:///system?socket=/run/x"));
-	assert_true(vm_uri_is_local(NULL));
+	unsetenv("KCANARY_LIBVIRT_URI");
+	assert_true(vm_uri_is_local(NULL));               /* qemu:///system */
+	setenv("KCANARY_LIBVIRT_URI", "qemu+ssh://root@kvm1/system", 1);
+	assert_false(vm_uri_is_local(NULL));
+	unsetenv("KCANARY_LIBVIRT_URI");
 	assert_false(vm_uri_is_local("qemu+tcp://127.0.0.1:18350/system"));
 	assert_false(vm_uri_is_local("qemu+ssh://root@kvm1/system"));
 	free(pvm);
