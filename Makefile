@@ -268,7 +268,7 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 	linux-image-6.12.107+deb12-cloud-amd64-unsigned \
 	linux-source-6.12 ccache flex bison bc dwarves libssl-dev tar git time \
 	mmdebstrap squashfs-tools fio bpftrace stress-ng libyaml-dev linux-perf \
-	public-inbox b4 python3
+	public-inbox b4 python3 distcc
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 

@@ -203,6 +203,7 @@ static int prepare(struct oracle *x, size_t i, struct buf *err)
 	struct variant_build_opts bo = {
 		.tree = x->spec->tree, .home = x->o->home, .progress = !x->o->quiet,
 		.fragments = (const char *const *)x->spec->config, .nfragments = x->spec->nconfig,
+		.distcc = x->spec->distcc,
 	};
 	struct variant_build *vb;
 	struct variant_build_result res;

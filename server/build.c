@@ -56,7 +56,8 @@ static bool ours(const char *var)
 {
 	static const char *const names[] = { "KBUILD_BUILD_", "CCACHE_BASEDIR=",
 					     "CCACHE_NOHASHDIR=", "CCACHE_HASHDIR=",
-					     "CCACHE_SLOPPINESS=", NULL };
+					     "CCACHE_SLOPPINESS=", "CCACHE_PREFIX=",
+					     "DISTCC_HOSTS=", NULL };
 
 	for (size_t i = 0; names[i]; i++)
 		if (!strncmp(var, names[i], strlen(names[i])))
@@ -83,24 +84,38 @@ static bool have_program(const char *name)
 }
 
 /* The environment of a build step: ours over the caller's, with
- * CCACHE_BASEDIR at tree (*basedir: the string, freed by the caller). */
-static char **make_envp(const char *tree, char **basedir)
+ * CCACHE_BASEDIR at tree, and for a build through distcc (hosts not NULL)
+ * CCACHE_PREFIX=distcc and DISTCC_HOSTS=hosts (ccache(1), "prefix_command":
+ * a cache miss is compiled by "distcc gcc ..."); the caller's
+ * CCACHE_PREFIX and DISTCC_HOSTS never reach a build that did not ask, so
+ * the kernels row says truly whether distcc built it. own[3]: the strings
+ * made here, freed by the caller. */
+static char **make_envp(const char *tree, const char *hosts, char *own[3])
 {
 	size_t n = 0, k = 0;
 	char **envp;
 
 	while (environ[n])
 		n++;
-	envp = xcalloc(n + 8, sizeof(*envp));
+	envp = xcalloc(n + 10, sizeof(*envp));
 	for (size_t i = 0; i < n; i++)
 		if (!ours(environ[i]))
 			envp[k++] = environ[i];
 	for (size_t i = 0; build_env[i]; i++)
 		envp[k++] = (char *)build_env[i];
-	*basedir = tree ? xasprintf("CCACHE_BASEDIR=%s", tree) : NULL;
-	if (*basedir)
-		envp[k++] = *basedir;
+	own[0] = tree ? xasprintf("CCACHE_BASEDIR=%s", tree) : NULL;
+	own[1] = hosts ? xstrdup("CCACHE_PREFIX=distcc") : NULL;
+	own[2] = hosts ? xasprintf("DISTCC_HOSTS=%s", hosts) : NULL;
+	for (int i = 0; i < 3; i++)
+		if (own[i])
+			envp[k++] = own[i];
 	return envp;
+}
+
+static void own_free(char *own[3])
+{
+	for (int i = 0; i < 3; i++)
+		free(own[i]);
 }
 
 /* A make run being watched: files compiled ("  CC" lines), the expected
@@ -167,15 +182,15 @@ static int run(char *const argv[], const char *dir, const char *tree, int log_fd
 {
 	posix_spawn_file_actions_t fa;
 	int pfd[2] = { -1, -1 };
-	char *basedir = NULL;
-	char **envp = make_envp(tree, &basedir);
+	char *own[3];
+	char **envp = make_envp(tree, ctx ? ctx->spec->distcc : NULL, own);
 	pid_t pid;
 	int st, rc;
 
 	if (pipe(pfd) < 0) {
 		rc = -errno;
 		free(envp);
-		free(basedir);
+		own_free(own);
 		return rc;
 	}
 	posix_spawn_file_actions_init(&fa);
@@ -188,7 +203,7 @@ static int run(char *const argv[], const char *dir, const char *tree, int log_fd
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	free(envp);
-	free(basedir);
+	own_free(own);
 	close(pfd[1]);
 	if (rc) {
 		close(pfd[0]);
@@ -750,7 +765,9 @@ static int run_make(struct build_job *b, struct build_result *out, int *make_rc,
 
 		log_info("make %s %s bzImage in %s (log: %s)", o_arg, b->jobs, b->src,
 			 b->k.build_log_path);
-		dprintf(log_fd, "# kcanary: make -C %s %s %s %s LOCALVERSION= bzImage\n",
+		dprintf(log_fd, "# kcanary: %s%s%smake -C %s %s %s %s LOCALVERSION= bzImage\n",
+			spec->distcc ? "CCACHE_PREFIX=distcc DISTCC_HOSTS='" : "",
+			spec->distcc ? spec->distcc : "", spec->distcc ? "' " : "",
 			b->src, o_arg, b->jobs, b->cc_arg);
 		*make_rc = run(mv, NULL, b->src, log_fd, &ctx);
 		out->build_s = clock_mono_s() - ctx.t0;
@@ -844,6 +861,43 @@ static int store_artefacts(struct build_job *b, struct build_result *out, struct
 	return 0;
 }
 
+int build_distcc_jobs(const char *hosts, long ncpu)
+{
+	char *copy = xstrdup(hosts), *save = NULL;
+	long jobs = ncpu > 0 ? ncpu : 1;
+
+	for (char *t = strtok_r(copy, " \t\n", &save); t; t = strtok_r(NULL, " \t\n", &save)) {
+		char *slash, *end;
+		long limit;
+
+		if (!strncmp(t, "--", 2))
+			continue;                      /* --randomize, --localslots=N */
+		t[strcspn(t, ",")] = '\0';             /* ,lzo ,cpp options */
+		slash = strchr(t, '/');
+		limit = !strncmp(t, "localhost", 9) ? 2 : 4;
+		if (slash && (limit = strtol(slash + 1, &end, 10)) < 1)
+			limit = 1;
+		jobs += limit;
+	}
+	free(copy);
+	return jobs > 1024 ? 1024 : (int)jobs;
+}
+
+/* --distcc: distcc must be installed here (the hosts need distccd and the
+ * same compiler). */
+static int distcc_check(const struct build_spec *spec, struct buf *err)
+{
+	if (!spec->distcc)
+		return 0;
+	if (!*spec->distcc || strspn(spec->distcc, " \t") == strlen(spec->distcc))
+		return err_setf(err, -EINVAL, "--distcc: expected hosts (\"HOST[:PORT][/LIMIT] ...\","
+				" distcc(1)), got an empty list");
+	if (!have_program("distcc"))
+		return err_setf(err, -ENOENT, "--distcc %s: no distcc on this machine's PATH"
+				" (make deps installs it)", spec->distcc);
+	return 0;
+}
+
 int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 		 const char *commit_hex, const struct build_spec *spec, struct buf *err)
 {
@@ -854,13 +908,18 @@ int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 
 	memset(out, 0, sizeof(*out));
 	b.k.build_s = -1;
-	if ((ret = checkout(&b, out, commit_hex, err)) ||
+	if ((ret = distcc_check(spec, err)) ||
+	    (ret = checkout(&b, out, commit_hex, err)) ||
 	    (ret = config_request_key(&b, err)) ||
 	    (ret = prepare_dirs(&b, out, err)))
 		goto out;
-	snprintf(b.jobs, sizeof(b.jobs), "-j%ld", spec->jobs > 0 ? (long)spec->jobs
-		 : sysconf(_SC_NPROCESSORS_ONLN));
-	b.cc_arg = have_program("ccache") ? xstrdup("CC=ccache gcc") : xstrdup("CC=gcc");
+	snprintf(b.jobs, sizeof(b.jobs), "-j%ld", spec->jobs > 0 ? (long)spec->jobs : spec->distcc ?
+		 (long)build_distcc_jobs(spec->distcc, sysconf(_SC_NPROCESSORS_ONLN)) :
+		 sysconf(_SC_NPROCESSORS_ONLN));
+	/* through ccache, distcc is its prefix command (make_envp()) */
+	b.cc_arg = have_program("ccache") ? xstrdup("CC=ccache gcc") :
+		   xstrdup(spec->distcc ? "CC=distcc gcc" : "CC=gcc");
+	b.k.distcc_hosts = spec->distcc ? xstrdup(spec->distcc) : NULL;
 	if ((ret = stage_config(&b, out, &config, err)) || !config)
 		goto out;
 	if (cache_lookup(&b, out))

@@ -30,6 +30,12 @@ struct build_spec {
 	bool progress;                 /* a progress line on stderr when it is a TTY */
 	const char *label;             /* what the progress line calls the build */
 	const char *make;              /* the make program; NULL: "make" */
+	const char *distcc;            /* DISTCC_HOSTS to compile on ("10.0.0.2/8
+					* 10.0.0.3:3632"); NULL: this machine alone.
+					* With ccache, distcc is its prefix command
+					* (CCACHE_PREFIX=distcc), else CC="distcc gcc";
+					* jobs <= 0 then sizes -j to the farm
+					* (build_distcc_jobs()) */
 };
 
 /*
@@ -88,6 +94,15 @@ struct build_result {
 int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 		 const char *commit_hex, const struct build_spec *spec, struct buf *err);
 void build_result_release(struct build_result *res);
+
+/*
+ * build_distcc_jobs - make -j for a build on the distcc hosts list hosts
+ * (DISTCC_HOSTS syntax, distcc(1) "HOST SPECIFICATIONS"): ncpu (this
+ * machine preprocesses and links) plus each host's job limit, HOST/LIMIT,
+ * by default 4 a host and 2 for localhost (distcc(1): "the default is 4
+ * ... except for localhost"); "--" options are skipped. At most 1024.
+ */
+int build_distcc_jobs(const char *hosts, long ncpu);
 
 /*
  * build_first_error - the first error of a build log: the first compiler or

@@ -29,7 +29,8 @@ static void usage(FILE *f)
 		"usage: kcanary bisect (--repo DIR --good REV --bad REV [--first-parent] |\n"
 		"                       --kernels OLD[,...] ... NEW) [--find-fix]\n"
 		"                      [--workload W] [--set K=V]... [--sysctl K=V]... [--fs FS]\n"
-		"                      [--config FRAG]... [--metric M] [--higher-is-better]\n"
+		"                      [--config FRAG]... [--distcc HOSTS] [--metric M]\n"
+		"                      [--higher-is-better]\n"
 		"                      [--strategy prob|adaptive|fixed] [--repeats K]\n"
 		"                      [--confidence C] [--max-runs N] [--endpoint-runs MIN,MAX]\n"
 		"                      [--step-max-runs N] [--check-runs N] [--name NAME]\n"
@@ -54,7 +55,8 @@ static void usage(FILE *f)
 		"warning says so and how to bisect a culprit merge's branch);\n"
 		"--first-parent asks for that always. --kernels takes\n"
 		"prebuilt images in history order, old first, separated by commas or\n"
-		"as the arguments after it (nothing is built).\n"
+		"as the arguments after it (nothing is built). --distcc HOSTS builds\n"
+		"the commits on a distcc farm (kcanary build --help).\n"
 		"--find-fix: the old end is bad and the new end good; the culprit is the\n"
 		"fix (with --repo: --bad names the older commit).\n"
 		"Each run boots the candidate's kernel with the workload and knobs\n"
@@ -757,7 +759,7 @@ static void run_args_release(struct run_args *a)
 enum { O_REPO = 256, O_GOOD, O_BAD, O_FP, O_KERNELS, O_FIX, O_WORKLOAD, O_SET, O_SYSCTL,
        O_FS, O_CONFIG, O_METRIC, O_HIB, O_STRATEGY, O_REPEATS, O_CONF, O_MAXRUNS,
        O_EPRUNS, O_STEPMAX, O_CHECK, O_NAME, O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT,
-       O_ACCEL, O_CONSOLE };
+       O_ACCEL, O_CONSOLE, O_DISTCC };
 
 static const struct option run_lopts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
@@ -771,6 +773,7 @@ static const struct option run_lopts[] = {
 	{ "sysctl", required_argument, NULL, O_SYSCTL },
 	{ "fs", required_argument, NULL, O_FS },
 	{ "config", required_argument, NULL, O_CONFIG },
+	{ "distcc", required_argument, NULL, O_DISTCC },
 	{ "metric", required_argument, NULL, O_METRIC },
 	{ "higher-is-better", no_argument, NULL, O_HIB },
 	{ "strategy", required_argument, NULL, O_STRATEGY },
@@ -820,6 +823,7 @@ static int job_opt(struct run_args *a, int c, const char *arg, struct buf *err)
 	switch (c) {
 	case O_WORKLOAD: return job_spec_set(a->spec, "workload", "type", arg, err);
 	case O_CONFIG: return job_spec_set(a->spec, "job", "config", arg, err);
+	case O_DISTCC: return job_spec_set(a->spec, "job", "distcc", arg, err);
 	case O_WATCHDOG: return job_spec_set(a->spec, "job", "watchdog_s", arg, err);
 	case O_VCPUS: return job_spec_set(a->spec, "job", "vcpus", arg, err);
 	case O_MEM: return job_spec_set(a->spec, "job", "memory_mb", arg, err);
@@ -922,7 +926,7 @@ static int run_opt(struct run_args *a, int c, const char *arg)
 			return OPT_BAD_VALUE;
 		a->o.accel = arg;
 		break;
-	case O_WORKLOAD: case O_SET: case O_SYSCTL: case O_FS: case O_CONFIG:
+	case O_WORKLOAD: case O_SET: case O_SYSCTL: case O_FS: case O_CONFIG: case O_DISTCC:
 	case O_WATCHDOG: case O_VCPUS: case O_MEM:
 		if (job_opt(a, c, arg, &err)) {
 			fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));

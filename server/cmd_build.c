@@ -22,7 +22,7 @@ static void usage(FILE *f)
 		"usage: kcanary build --repo DIR --base REV|auto [--series SERIES... [-v N]\n"
 		"                     [--patches K]]\n"
 		"                     [--config FILE] [--config-fragment NAME...]\n"
-		"                     [--no-default-fragments] [--jobs N]\n"
+		"                     [--no-default-fragments] [--jobs N] [--distcc HOSTS]\n"
 		"\n"
 		"Build one kernel per variant: the base REV, and REV plus each revision\n"
 		"of the series in the mail FILEs (mbox, .eml, .patch; only patches K\n"
@@ -53,14 +53,20 @@ static void usage(FILE *f)
 		"  --config-fragment NAME  one more fragment (repeatable), e.g.\n"
 		"                          debug-lockdep, debug-kasan\n"
 		"  --no-default-fragments  only the fragments given\n"
-		"  --jobs N                make -jN (default: online CPUs)\n"
+		"  --jobs N                make -jN (default: online CPUs; with --distcc,\n"
+		"                          those plus each host's job limit)\n"
+		"  --distcc HOSTS          compile on a distcc farm: HOSTS as DISTCC_HOSTS\n"
+		"                          ('10.0.0.2/8 10.0.0.3:3632', distcc(1)); each\n"
+		"                          host runs distccd with this machine's gcc.\n"
+		"                          ccache calls distcc for a miss (CCACHE_PREFIX);\n"
+		"                          the kernel's row records the hosts\n"
 		"\n"
 		"Exit 0 when every variant has a kernel, 1 otherwise, 2 on usage.\n");
 }
 
 /* The flags. */
 struct build_args {
-	const char *repo, *base, *subset, *config;
+	const char *repo, *base, *subset, *config, *distcc;
 	char **files;                   /* --series FILE... */
 	size_t nfiles;
 	const char **frags;             /* --config-fragment NAME... */
@@ -85,6 +91,8 @@ static int parse_args(struct build_args *a, int argc, char **argv)
 			a->config = argv[++i];
 		else if (!strcmp(o, "--jobs") && i + 1 < argc)
 			a->jobs = atoi(argv[++i]);
+		else if (!strcmp(o, "--distcc") && i + 1 < argc)
+			a->distcc = argv[++i];
 		else if (!strcmp(o, "-v") && i + 1 < argc && atoi(argv[i + 1]) > 0)
 			a->version = atoi(argv[++i]);
 		else if (!strcmp(o, "--no-default-fragments"))
@@ -199,7 +207,7 @@ int cmd_build(int argc, char **argv)
 	bo = (struct variant_build_opts){
 		.tree = a.repo, .home = home, .base_config = a.config,
 		.fragments = a.frags, .nfragments = a.nfrags, .no_default_fragments = a.no_defaults,
-		.jobs = a.jobs, .progress = true, .version = a.version,
+		.jobs = a.jobs, .progress = true, .version = a.version, .distcc = a.distcc,
 	};
 	dbp = cmd_db_path();
 	if (db_open(&db, dbp, &err)) {

@@ -46,6 +46,10 @@ static const char compare_usage[] =
 	"  --kernels IMG[,IMG]   prebuilt kernel images instead of a tree\n"
 	"  --aa                  a second copy of the first variant (noise floor)\n"
 	"  --config-fragment N   extra kernels/N.config (repeatable)\n"
+	"  --distcc HOSTS        build the kernels on a distcc farm ([job] distcc):\n"
+	"                        DISTCC_HOSTS ('10.0.0.2/8 10.0.0.3'), through ccache\n"
+	"                        (CCACHE_PREFIX=distcc), make -j sized to the farm;\n"
+	"                        recorded with each kernel (kcanary build --help)\n"
 	"Workload and matrix:\n"
 	"  --workload NAME       agent workload (default wb-handover)\n"
 	"  --set KEY=V[,V...]    a knob; a list becomes a matrix dimension\n"
@@ -181,7 +185,7 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
        O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_MARGIN, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
 	O_WATCHDOG, O_ROOTFS, O_FILES, O_VCPUS, O_MEM, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY,
-	O_ALLREV };
+	O_ALLREV, O_DISTCC };
 static const struct option compare_opts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
 	{ "base", required_argument, NULL, O_BASE },
@@ -192,6 +196,7 @@ static const struct option compare_opts[] = {
 	{ "kernels", required_argument, NULL, O_KERNELS },
 	{ "aa", no_argument, NULL, O_AA },
 	{ "config-fragment", required_argument, NULL, O_FRAG },
+	{ "distcc", required_argument, NULL, O_DISTCC },
 	{ "workload", required_argument, NULL, O_WORKLOAD },
 	{ "set", required_argument, NULL, O_SET },
 	{ "sysctl", required_argument, NULL, O_SYSCTL },
@@ -285,6 +290,8 @@ static void print_dry_run(const struct job_spec *spec)
 	}
 	if (spec->rootfs)
 		printf("  root filesystem: %s\n", spec->rootfs);
+	if (spec->distcc)
+		printf("  kernels built on distcc hosts: %s\n", spec->distcc);
 	for (size_t i = 0; i < spec->nfiles; i++)
 		printf("  file: %s\n", spec->files[i]);
 	printf("  report: compared along %s%s%s\n", spec->by ? spec->by : "variant",
@@ -427,6 +434,7 @@ int cmd_compare(int argc, char **argv)
 		case O_BASELINE: r = job_spec_set(spec, "job", "baseline", optarg, &err); break;
 		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
 		case O_ROOTFS: r = job_spec_set(spec, "job", "rootfs", optarg, &err); break;
+		case O_DISTCC: r = job_spec_set(spec, "job", "distcc", optarg, &err); break;
 		case O_FILES:   /* the first --files replaces the job file's list */
 			r = files_given ? 0 : job_spec_set(spec, "job", "files", "", &err);
 			if (!r)

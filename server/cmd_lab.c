@@ -29,11 +29,14 @@ static void usage(FILE *f)
 		"\n"
 		"  add NAME URI   store a host (qemu+ssh://root@kvm1/system, qemu+tls://...);\n"
 		"                 --slots N guests at once (default 1: perf runs should not\n"
-		"                 share a host), --labels K=V,... to select it by\n"
+		"                 share a host), --labels K=V,... to select it by; asks the\n"
+		"                 host for its accelerator when it answers\n"
 		"  list           each host: state, accelerator, CPUs, memory, libvirt and\n"
 		"                 QEMU versions, last run\n"
 		"  remove NAME    forget a host (its runs keep its name)\n"
-		"  check NAME     ask the host over its connection: accelerator, versions,\n"
+		"  check NAME     ask the host over its connection: accelerator (its own:\n"
+		"                 kvm only with kvm domains and a vmx/svm CPU, so a PVM\n"
+		"                 /dev/kvm is tcg; its runs' guests use it), versions,\n"
 		"                 the storage pool '" VM_POOL_NAME "' (made when missing), free\n"
 		"                 memory; a host that passes is up again\n");
 }
@@ -71,6 +74,7 @@ static int do_add(struct db *db, int argc, char **argv)
 {
 	const char *name = NULL, *uri = NULL;
 	char *labels = NULL, *end;
+	struct vm_accel_info ai;
 	struct buf err = BUF_INIT;
 	long slots = 1;
 	int ret = 1;
@@ -107,6 +111,11 @@ static int do_add(struct db *db, int argc, char **argv)
 	}
 	printf("lab host %s: %s, %ld slot%s%s%s (kcanary lab check %s asks it)\n", name, uri, slots,
 	       slots > 1 ? "s" : "", labels ? ", labels " : "", labels ? labels : "", name);
+	buf_reset(&err);
+	if (lab_probe_accel(db, name, &ai, &err) == 0)
+		printf("accelerator: %s (%s)\n", vm_accel_name(ai.accel), ai.why);
+	else
+		printf("accelerator: not known yet: %s\n", buf_str(&err));
 	ret = 0;
 out:
 	free(labels);
@@ -174,13 +183,14 @@ static int do_remove(struct db *db, int argc, char **argv)
 static int do_check(struct db *db, int argc, char **argv)
 {
 	struct vm_host_info info;
+	struct vm_accel_info ai;
 	struct buf err = BUF_INIT;
 	bool ok = false;
 	int r;
 
 	if (argc != 2)
 		return bad_usage();
-	r = lab_check(db, argv[1], &info, &ok, &err);
+	r = lab_check(db, argv[1], &info, &ai, &ok, &err);
 	if (r) {
 		fprintf(stderr, "kcanary lab check: %s\n", buf_str(&err));
 		buf_release(&err);
@@ -188,7 +198,7 @@ static int do_check(struct db *db, int argc, char **argv)
 	}
 	if (info.driver[0]) {
 		printf("host:        %s (%s driver)\n", or_dash(info.hostname), info.driver);
-		printf("accelerator: %s\n", info.has_kvm ? "kvm offered" : "tcg only (no kvm domains)");
+		printf("accelerator: %s (%s)\n", vm_accel_name(ai.accel), ai.why);
 		printf("versions:    libvirt %s, QEMU %s\n", or_dash(info.libvirt_version),
 		       or_dash(info.hv_version));
 		printf("cpus:        %u\nmemory:      %llu MiB, %llu MiB free\n", info.cpus,

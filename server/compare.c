@@ -50,6 +50,7 @@ static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec 
 	struct variant_build_opts bo = {
 		.tree = spec->tree, .home = o->home, .progress = !o->quiet,
 		.fragments = (const char *const *)spec->config, .nfragments = spec->nconfig,
+		.distcc = spec->distcc,
 	};
 	struct variant_build *vb = NULL;
 	struct db_variant_row *v = NULL;

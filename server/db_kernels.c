@@ -25,7 +25,8 @@ int db_kernel_find(struct db *db, struct db_kernel *out, const char *tree_oid,
 	if ((r = db_prepare(db, &st,
 			    "SELECT id, tree_oid, config_hash, release, image_path, config_path,"
 			    " system_map_path, build_log_path, build_status, build_error,"
-			    " coalesce(build_s, -1) FROM kernels WHERE tree_oid = ? AND config_hash = ?", err)))
+			    " coalesce(build_s, -1), distcc_hosts FROM kernels"
+			    " WHERE tree_oid = ? AND config_hash = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, tree_oid, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, config_hash, -1, SQLITE_TRANSIENT);
@@ -43,6 +44,7 @@ int db_kernel_find(struct db *db, struct db_kernel *out, const char *tree_oid,
 		out->build_status = col_text(st, 8);
 		out->build_error = col_text(st, 9);
 		out->build_s = sqlite3_column_double(st, 10);
+		out->distcc_hosts = col_text(st, 11);
 		r = 0;
 	} else if (rc == SQLITE_DONE) {
 		r = err_setf(err, -ENOENT, "no kernel built from tree %.12s with config %.12s",
@@ -89,7 +91,7 @@ int db_kernel_finish(struct db *db, int64_t id, const char *status,
 	if ((r = db_prepare(db, &st,
 			    "UPDATE kernels SET build_status = ?, release = ?, image_path = ?,"
 			    " config_path = ?, system_map_path = ?, build_log_path = ?,"
-			    " build_error = ?, build_s = ? WHERE id = ?", err)))
+			    " build_error = ?, build_s = ?, distcc_hosts = ?10 WHERE id = ?9", err)))
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	db_bind_text_or_null(st, 2, k->release);
@@ -103,6 +105,7 @@ int db_kernel_finish(struct db *db, int64_t id, const char *status,
 	else
 		sqlite3_bind_null(st, 8);
 	sqlite3_bind_int64(st, 9, id);
+	db_bind_text_or_null(st, 10, k->distcc_hosts);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		r = db_fail(db, 0, err, "cannot store kernel %lld's build", (long long)id);
 	} else if (sqlite3_changes(db->h) == 0) {
@@ -125,6 +128,7 @@ void db_kernel_release(struct db_kernel *k)
 	free(k->build_log_path);
 	free(k->build_status);
 	free(k->build_error);
+	free(k->distcc_hosts);
 	memset(k, 0, sizeof(*k));
 }
 

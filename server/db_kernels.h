@@ -15,6 +15,7 @@ struct db_kernel {
 	char *image_path, *config_path, *system_map_path, *build_log_path;
 	char *build_status;            /* pending, building, ok, failed */
 	char *build_error;             /* first error line, "file:line: message" */
+	char *distcc_hosts;            /* DISTCC_HOSTS of a build through distcc; NULL: none */
 	double build_s;                /* < 0 when not recorded */
 };
 

@@ -195,6 +195,23 @@ int db_lab_host_run_ended(struct db *db, const char *name, bool infra, int down_
 	return r;
 }
 
+int db_lab_host_set_accel(struct db *db, const char *name, const char *accel,
+			  struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "UPDATE lab_hosts SET accel = ?2 WHERE name = ?1", err)))
+		return r;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	db_bind_text_or_null(st, 2, accel);
+	r = db_step_done(db, st, err, "cannot store the accelerator of lab host '%s'", name);
+	sqlite3_finalize(st);
+	if (!r && sqlite3_changes(db->h) == 0)
+		r = err_setf(err, -ENOENT, "no lab host '%s'", name);
+	return r;
+}
+
 int db_run_set_lab_host(struct db *db, int64_t run_id, const char *host, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;

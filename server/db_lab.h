@@ -57,6 +57,11 @@ int db_lab_host_checked(struct db *db, const char *name, const struct db_lab_che
 int db_lab_host_run_ended(struct db *db, const char *name, bool infra, int down_after,
 			  const char *why, bool *now_down, struct buf *err);
 
+/* db_lab_host_set_accel - the accelerator ("kvm", "tcg") a probe of host
+ * name found (before placing runs there); -ENOENT when no such host. */
+int db_lab_host_set_accel(struct db *db, const char *name, const char *accel,
+			  struct buf *err);
+
 /* db_run_set_lab_host - the lab host a run was placed on. */
 int db_run_set_lab_host(struct db *db, int64_t run_id, const char *host, struct buf *err);
 

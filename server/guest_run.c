@@ -29,13 +29,41 @@ void guest_ctx_init(struct guest_ctx *g, struct db *db, const struct guest_opts 
 	g->o = *o;
 	g->agent = o->agent ? xstrdup(o->agent) : image_default_agent();
 	g->db_path = xasprintf("%s/kcanary.db", o->home);
-	vm_accel_probe(&g->ai, NULL);
 	if (o->accel) {
 		g->ai.accel = strcmp(o->accel, "kvm") ? VM_ACCEL_TCG : VM_ACCEL_KVM;
 		snprintf(g->ai.why, sizeof(g->ai.why), "--accel %s", o->accel);
+	} else {
+		guest_ctx_probe_host(g, NULL);
 	}
 	if (g->ai.accel == VM_ACCEL_TCG && warn_tcg)
 		progress_say(o->quiet, "warning: %s (%s)", vm_tcg_warning, g->ai.why);
+}
+
+void guest_ctx_probe_host(struct guest_ctx *g, struct vm_conn *c)
+{
+	struct vm_conn *own = NULL;
+	struct buf e = BUF_INIT;
+
+	if (g->o.accel)
+		return;   /* --accel: forced for every host */
+	if (!c && vm_conn_open(&own, g->o.uri, &e) == 0)
+		c = own;
+	if (!c || vm_accel_probe_host(&g->ai, c, &e)) {
+		/* the run finds out about the host itself; until then, this
+		 * machine's accelerator when the host is this machine */
+		if (vm_uri_is_local(g->o.uri))
+			vm_accel_probe(&g->ai, NULL);
+		else
+			vm_accel_from_caps(&g->ai, NULL, false, NULL);
+		char msg[128];
+		size_t n = strlen(g->ai.why);
+
+		snprintf(msg, sizeof(msg), "%s", buf_str(&e));
+		msg[strcspn(msg, "\n")] = '\0';
+		snprintf(g->ai.why + n, sizeof(g->ai.why) - n, " (host not asked: %s)", msg);
+	}
+	vm_conn_close(own);
+	buf_release(&e);
 }
 
 void guest_ctx_release(struct guest_ctx *g)
@@ -357,6 +385,8 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 			.uri = g->o.uri, .home = g->o.home, .kernel = rq->kernel, .kernel_pvh = pvh,
 			.initrd = g->img_path, .cmdline = cmdline, .accel = g->ai.accel,
 			.rootfs = j->rootfs && !rootfs_is_host(j->rootfs) ? g->rfs.path : NULL,
+			.rootfs_key = j->rootfs && !rootfs_is_host(j->rootfs) && g->rfs.volume_key[0] ?
+				      g->rfs.volume_key : NULL,
 			.hostfs = rootfs_is_host(j->rootfs),
 			.vcpus = j->vcpus, .memory_mib = j->memory_mib, .disk_bytes = j->disk_bytes,
 			.watchdog_s = watchdog_s, .console = g->o.console, .host = g->o.host,

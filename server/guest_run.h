@@ -67,13 +67,23 @@ struct guest_ctx {
 };
 
 /*
- * guest_ctx_init - probe the accelerator (o->accel forces it, and says so
- * in ai.why) and resolve the agent. With warn_tcg, a TCG accelerator gets
+ * guest_ctx_init - probe the accelerator of o->uri's host
+ * (guest_ctx_probe_host(); o->accel forces it, and says so in ai.why) and
+ * resolve the agent. With warn_tcg, a TCG accelerator gets
  * its one-line warning (progress_say, unless o->quiet). db is borrowed.
  * Release with guest_ctx_release() (accepts a zeroed ctx).
  */
 void guest_ctx_init(struct guest_ctx *g, struct db *db, const struct guest_opts *o,
 		    bool warn_tcg);
+
+/*
+ * guest_ctx_probe_host - g->ai from the host g's runs go to (o.uri), asked
+ * over c (NULL: a connection of its own; vm_accel_probe_host()): each lab
+ * host's own accelerator, not the coordinator's. Nothing when o.accel
+ * forces one. A host that does not answer gets TCG (this machine's probe
+ * when the URI is local) and why says so.
+ */
+void guest_ctx_probe_host(struct guest_ctx *g, struct vm_conn *c);
 void guest_ctx_release(struct guest_ctx *g);
 
 /* What every run of one job shares. Zero fields take the defaults. */

@@ -74,6 +74,7 @@ void job_spec_free(struct job_spec *s)
 	strv_free(s->config, s->nconfig);
 	free(s->metric);
 	free(s->rootfs);
+	free(s->distcc);
 	strv_free(s->files, s->nfiles);
 	free(s->by);
 	free(s->baseline);
@@ -306,6 +307,13 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		set_str(&s->baseline, value);
 	} else if (!strcmp(key, "rootfs")) {
 		set_str(&s->rootfs, value);
+	} else if (!strcmp(key, "distcc")) {
+		if (!*value || strspn(value, " \t") == strlen(value)) {
+			buf_puts(err, "'distcc' must name hosts (\"HOST[:PORT][/LIMIT] ...\", as"
+				 " DISTCC_HOSTS), not be empty");
+			return -EINVAL;
+		}
+		set_str(&s->distcc, value);
 	} else if (!strcmp(key, "files")) {
 		char **v = NULL;
 		size_t n = split_list(&v, value);
@@ -325,7 +333,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else {
 		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series version"
 			   " all_revisions patches prefixes aa kernels config repeat margin jobs vcpus memory_mb seed metric"
-			   " by baseline watchdog_s rootfs files)", key);
+			   " by baseline watchdog_s rootfs files distcc)", key);
 		return -EINVAL;
 	}
 	return 0;
@@ -823,6 +831,8 @@ char *job_spec_to_json(const struct job_spec *s)
 		"sysctl", kv_json(s->sysctls, s->nsysctls), "matrix", dims);
 	if (s->rootfs)
 		json_object_set_new(o, "rootfs", json_string(s->rootfs));
+	if (s->distcc)
+		json_object_set_new(o, "distcc", json_string(s->distcc));
 	if (s->repeat_auto) {
 		char *rep = xasprintf("auto:%d", s->repeat);
 		json_object_set_new(o, "repeat", json_string(rep));

@@ -73,6 +73,8 @@ struct job_spec {
 	int memory_mb;          /* default 2048 */
 	double watchdog_s;      /* 0: measure_s + setup allowance */
 	char *rootfs;           /* NULL: the initramfs; "debian[:PKG,...]" (rootfs.h) */
+	char *distcc;           /* --distcc, [job] distcc: DISTCC_HOSTS the kernels
+				 * are built on (build.h); NULL: this machine */
 	char **files;           /* "PATH[:GUEST_PATH]" copied into the root filesystem
 				 * (rootfs.h), PATH absolute; NULL-ended (NULL when
 				 * nfiles is 0) so it passes as guest_job.files */

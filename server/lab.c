@@ -115,8 +115,8 @@ int lab_select(struct lab_pool *out, struct db *db, const char *spec, const char
 
 /* ---- checking one ---- */
 
-int lab_check(struct db *db, const char *name, struct vm_host_info *info, bool *ok,
-	      struct buf *err)
+int lab_check(struct db *db, const char *name, struct vm_host_info *info,
+	      struct vm_accel_info *ai, bool *ok, struct buf *err)
 {
 	struct db_lab_host *h = NULL;
 	const struct db_lab_host *me;
@@ -128,6 +128,7 @@ int lab_check(struct db *db, const char *name, struct vm_host_info *info, bool *
 
 	*ok = false;
 	memset(info, 0, sizeof(*info));
+	vm_accel_from_caps(ai, NULL, false, NULL);
 	if ((r = db_lab_hosts(db, &h, &n, err)))
 		return r;
 	if (!(me = stored(h, n, name))) {
@@ -140,14 +141,10 @@ int lab_check(struct db *db, const char *name, struct vm_host_info *info, bool *
 		c.free_mib = (int64_t)info->free_mib;
 		c.libvirt_version = info->libvirt_version;
 		c.qemu_version = info->hv_version;
-		c.accel = info->has_kvm ? "kvm" : "tcg";
-		if (info->has_kvm && strstr(me->uri, ":///")) {
-			/* a local daemon: the same probe as the runs' (PVM offers
-			 * kvm domains that cannot boot a stock kernel) */
-			struct vm_accel_info ai;
-			vm_accel_probe(&ai, NULL);
-			c.accel = vm_accel_name(ai.accel);
-		}
+		/* the host's own: PVM offers kvm domains that cannot boot a
+		 * stock kernel (vm_accel_from_caps()) */
+		vm_accel_probe_host(ai, conn, NULL);
+		c.accel = vm_accel_name(ai->accel);
 		c.ok = info->has_qemu && info->pool_ok;
 		if (!info->has_qemu)
 			err_setf(&why, -ENODEV, "the host's libvirt (%s driver) cannot run QEMU guests",
@@ -169,6 +166,28 @@ out:
 	return r;
 }
 
+int lab_probe_accel(struct db *db, const char *name, struct vm_accel_info *ai, struct buf *err)
+{
+	struct db_lab_host *h = NULL;
+	const struct db_lab_host *me;
+	struct vm_conn *conn = NULL;
+	size_t n = 0;
+	int r;
+
+	vm_accel_from_caps(ai, NULL, false, NULL);
+	if ((r = db_lab_hosts(db, &h, &n, err)))
+		return r;
+	if (!(me = stored(h, n, name)))
+		r = err_setf(err, -ENOENT, "no lab host '%s' (kcanary lab add NAME URI adds one)", name);
+	else if ((r = vm_conn_open(&conn, me->uri, err)) || (r = vm_accel_probe_host(ai, conn, err)))
+		r = -EHOSTUNREACH;
+	else
+		r = db_lab_host_set_accel(db, name, vm_accel_name(ai->accel), err);
+	vm_conn_close(conn);
+	db_lab_hosts_free(h, n);
+	return r;
+}
+
 /* ---- placing runs ---- */
 
 /* A block: runs to go to one host in this order. */
@@ -180,6 +199,8 @@ struct block {
 
 struct host_state {
 	const struct lab_host *h;
+	struct vm_accel_info ai;       /* the host's, from its last probe (under lock) */
+	bool warned;                   /* its TCG warning said */
 	int fails;                     /* consecutive infra runs or failed probes */
 	bool down;
 	bool stored;                   /* a row in lab_hosts */
@@ -350,13 +371,31 @@ static void block_done(struct sched *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static bool probe(const struct lab_host *h, struct buf *why)
+/* Ask w's host, before a block goes there: does it answer, and which
+ * accelerator does it have (its own, vm_accel_probe_host(): what g's runs
+ * there use and record; stored on its row, and its TCG warning said once)? */
+static bool probe(struct worker *w, struct db *db, struct guest_ctx *g, struct buf *why)
 {
+	struct sched *s = w->s;
 	struct vm_conn *c = NULL;
-	int r = vm_conn_open(&c, h->uri, why);
+	bool warn;
+	int r = vm_conn_open(&c, w->hs->h->uri, why);
 
+	if (r == 0)
+		guest_ctx_probe_host(g, c);
 	vm_conn_close(c);
-	return r == 0;
+	if (r)
+		return false;
+	pthread_mutex_lock(&s->lock);
+	w->hs->ai = g->ai;
+	warn = g->ai.accel == VM_ACCEL_TCG && !w->hs->warned;
+	w->hs->warned = true;
+	pthread_mutex_unlock(&s->lock);
+	if (warn)
+		say(s, "warning: %s (lab host %s: %s)", vm_tcg_warning, w->hs->h->name, g->ai.why);
+	if (w->hs->stored && !s->lj->o->accel)
+		db_lab_host_set_accel(db, w->hs->h->name, vm_accel_name(g->ai.accel), NULL);
+	return true;
 }
 
 static bool cancelled(struct db *db, int64_t job_id)
@@ -462,7 +501,7 @@ static void *worker_main(void *arg)
 		if (!b)
 			break;
 		buf_reset(&err);
-		if (!probe(w->hs->h, &err)) {
+		if (!probe(w, db, &g, &err)) {
 			pthread_mutex_lock(&s->lock);
 			s->busy--;
 			give_back(s, b);
@@ -495,7 +534,6 @@ int lab_run_pending(struct db *db, int64_t job_id, const struct lab_pool *pool,
 	struct sched s;
 	size_t n = 0, nstored = 0, nw = 0;
 	int total = 0, done = 0, r;
-	struct guest_ctx probe_ctx;
 
 	memset(&s, 0, sizeof(s));
 	if ((r = db_job_pending_runs(db, job_id, &runs, &n, &total, &done, err)))
@@ -508,12 +546,12 @@ int lab_run_pending(struct db *db, int64_t job_id, const struct lab_pool *pool,
 		r = err_setf(err, r, "cannot catch signals: %s", strerror(-r));
 		goto out;
 	}
-	/* the TCG warning, once */
-	guest_ctx_init(&probe_ctx, db, lj->o, true);
-	guest_ctx_release(&probe_ctx);
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.cond, NULL);
 	s.lj = lj;
+	/* the TCG warning: once per host, from its own probe (probe()) */
+	if (lj->o->accel && strcmp(lj->o->accel, "kvm"))
+		say(&s, "warning: %s (--accel %s)", vm_tcg_warning, lj->o->accel);
 	s.job_id = job_id;
 	s.total = total;
 	s.done = done;

@@ -57,13 +57,24 @@ void lab_pool_release(struct lab_pool *p);
 
 /*
  * lab_check - the doctor for one host, over its connection (vm_host_info():
- * accelerator, versions, the pool, free memory), stored on its row (up, or
- * down with why). *info is filled when the host answered. Returns 0 when
+ * versions, the pool, free memory; vm_accel_probe_host(): its own
+ * accelerator, *ai, kvm only for hardware KVM), stored on its row (up, or
+ * down with why). *info and *ai are filled when the host answered (*ai
+ * TCG otherwise). Returns 0 when
  * the check ran and was stored (info->pool_ok and *ok say how it went),
  * -ENOENT when no such host is stored, or a store error.
  */
-int lab_check(struct db *db, const char *name, struct vm_host_info *info, bool *ok,
-	      struct buf *err);
+int lab_check(struct db *db, const char *name, struct vm_host_info *info,
+	      struct vm_accel_info *ai, bool *ok, struct buf *err);
+
+/*
+ * lab_probe_accel - the accelerator of stored host name, asked over its
+ * connection (vm_accel_probe_host()) and stored on its row; its state is
+ * left alone (lab add does this: a host not reachable yet is not down).
+ * -ENOENT no such host, -EHOSTUNREACH it did not answer (err says why;
+ * *ai TCG), or a store error.
+ */
+int lab_probe_accel(struct db *db, const char *name, struct vm_accel_info *ai, struct buf *err);
 
 /* What a job's runs share, for lab_run_pending(). */
 struct lab_job {

@@ -659,6 +659,8 @@ int rootfs_get(struct rootfs_image *out, const struct rootfs_spec *s, struct buf
 	img.files_json = files_to_json(f, nf);
 	if (stat(img.path, &st) == 0)
 		img.size_bytes = (int64_t)st.st_size;
+	if ((r = rootfs_volume_key(img.volume_key, sizeof(img.volume_key), img.path, err)))
+		goto out;
 	*out = img;
 	memset(&img, 0, sizeof(img));
 out:
@@ -670,6 +672,47 @@ out:
 	free(base);
 	free(pkgs_path);
 	free(log);
+	free(text);
+	return r;
+}
+
+int rootfs_volume_key(char *out, size_t size, const char *image_path, struct buf *err)
+{
+	char *side = xasprintf("%s.sha256", image_path), *tmp = NULL, *text = NULL;
+	char hex[65] = "";
+	unsigned long long stored = 0;
+	struct stat st;
+	FILE *f;
+	int r = 0;
+
+	if (stat(image_path, &st)) {
+		r = err_setf(err, -errno, "cannot stat '%s': %s", image_path, strerror(errno));
+		goto out;
+	}
+	/* the content hash kept beside the image: the image itself is not read */
+	if (read_file(&text, NULL, side, 4096) == 0 &&
+	    sscanf(text, "%64[0-9a-f] %llu", hex, &stored) == 2 && strlen(hex) == 64 &&
+	    stored == (unsigned long long)st.st_size)
+		goto done;
+	if ((r = file_sha256(hex, image_path, err)))
+		goto out;
+	tmp = xasprintf("%s.tmp.%d", side, (int)getpid());
+	if (!(f = fopen(tmp, "w")) || fprintf(f, "%s %llu\n", hex, (unsigned long long)st.st_size) < 0 ||
+	    fclose(f)) {
+		r = err_setf(err, -EIO, "cannot write '%s': %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, side)) {
+		r = err_setf(err, -errno, "cannot rename '%s' to '%s': %s", tmp, side, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+done:
+	snprintf(out, size, "kc-sha256-%s-%llu.rootfs", hex, (unsigned long long)st.st_size);
+out:
+	free(side);
+	free(tmp);
 	free(text);
 	return r;
 }

@@ -15,7 +15,8 @@
  * build uses those same lists (mmdebstrap --skip=update with the host's
  * /var/lib/apt/lists copied in) and the host's apt sources, so the key
  * names what gets installed; a second job with the same set builds
- * nothing. Beside each image: <hash>.pkgs ("name version" lines, as
+ * nothing. Beside each image: <hash>.sqfs.sha256 (its content's sha256
+ * and size, rootfs_volume_key()), <hash>.pkgs ("name version" lines, as
  * installed, from dpkg-query), <hash>.files.json, <hash>.log (the build's
  * output).
  *
@@ -62,6 +63,7 @@ struct rootfs_image {
 	char *packages;            /* "name version\n" lines as installed, sorted */
 	char *files_json;          /* [{"src","dst","sha256"}] */
 	int64_t size_bytes;
+	char volume_key[96];       /* its volume's name on a host (rootfs_volume_key()) */
 	bool built;                /* false: it was in the cache */
 	double build_s;            /* wall time of the build; 0 when cached */
 };
@@ -86,6 +88,17 @@ int rootfs_parse_spec(char ***out, const char *spec, struct buf *err);
 int rootfs_get(struct rootfs_image *out, const struct rootfs_spec *s, struct buf *err);
 
 void rootfs_image_release(struct rootfs_image *img);
+
+/*
+ * rootfs_volume_key - the name of image_path's volume on a lab host
+ * (vm_volume_upload()): "kc-sha256-<sha256 of its bytes>-<size>.rootfs".
+ * The hash is computed once (sha256sum) and kept beside the image in
+ * image_path.sha256 ("<hex> <size>"); later calls read only that (a stored
+ * size other than the image's means it is stale: computed again), so a
+ * run on a cached image reads none of it. out: at least 96 bytes. -errno
+ * when the image cannot be read or the hash not stored (err says which).
+ */
+int rootfs_volume_key(char *out, size_t size, const char *image_path, struct buf *err);
 
 /* --rootfs host: the guest runs the host's own userland, its / shared
  * read-only over virtiofs (hostfs.h) under a tmpfs overlay. Not

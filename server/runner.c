@@ -372,7 +372,13 @@ static void run_stage(struct run *x)
 
 		if (!files[i] || !*files[i])
 			continue;   /* no rootfs image */
-		r = vm_file_key(key, sizeof(key), files[i], suffix[i]);
+		if (i == 2 && o->rootfs_key) {
+			/* hashed once, when the image was built or found */
+			snprintf(key, sizeof(key), "%s", o->rootfs_key);
+			r = 0;
+		} else {
+			r = vm_file_key(key, sizeof(key), files[i], suffix[i]);
+		}
 
 		if (r) {
 			run_failf(x, "cannot read '%s': %s", files[i], strerror(-r));

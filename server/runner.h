@@ -37,6 +37,9 @@ struct runner_opts {
 	const char *cmdline;         /* image_cmdline() */
 	const char *rootfs;          /* NULL: none; else a root filesystem image (rootfs.h),
 				    * the guest's read-only vdb */
+	const char *rootfs_key;      /* its volume's name (rootfs_volume_key(): hashed
+				      * once, beside the image); NULL: vm_file_key()
+				      * reads it */
 	bool hostfs;                 /* --rootfs host: share this machine's / read-only
 				      * over virtiofs (hostfs.h); the run fails when uri
 				      * is not a daemon on this machine */

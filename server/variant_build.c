@@ -292,7 +292,7 @@ static int build_commit(struct variant_build *vb, struct variant_build_result *o
 	struct build_spec bs = {
 		.home = vb->o.home, .base_hex = dir_hex, .base_config = vb->o.base_config,
 		.fragments = (const char *const *)vb->frags, .nfragments = vb->nfrags,
-		.jobs = vb->o.jobs, .progress = vb->o.progress,
+		.jobs = vb->o.jobs, .progress = vb->o.progress, .distcc = vb->o.distcc,
 		.label = v->name ? v->name : v->base,
 	};
 	struct build_result br;

@@ -49,7 +49,10 @@ struct variant_build_opts {
 					 * kernels/NAME.config names or paths */
 	size_t nfragments;
 	bool no_default_fragments;      /* leave out build_default_fragments */
-	int jobs;                       /* make -jN; <= 0: the online CPUs */
+	int jobs;                       /* make -jN; <= 0: the online CPUs (or the
+					 * distcc farm's size) */
+	const char *distcc;             /* DISTCC_HOSTS to build on (build.h);
+					 * NULL: this machine alone */
 	bool progress;                  /* the build's progress line on stderr */
 	bool allow_missing;             /* apply a revision some of whose patches
 					 * are not in the mail (series.h missing[]);

@@ -41,6 +41,8 @@ struct vm_conn {
 	int cb_id;
 	bool close_cb;
 	bool test;                /* libvirt's test driver (test:///...): no streams, no upload */
+	pthread_mutex_t *host_lock; /* the storage lock of this URI's host (host_lock_for()) */
+	char *uri;                /* as opened */
 	pthread_mutex_t lock;     /* guards doms (the event thread reads it) */
 	struct vm_domain *doms;
 };
@@ -117,6 +119,51 @@ void vm_accel_probe(struct vm_accel_info *out, const char *root)
 	}
 	free(kvm);
 	free(pvm);
+}
+
+/* Does the <host> section of a capabilities XML list CPU feature name
+ * (libvirt writes them as <feature name='vmx'/>)? */
+static bool caps_host_feature(const char *caps, const char *name)
+{
+	const char *h = strstr(caps, "<host>"), *end = h ? strstr(h, "</host>") : NULL;
+	char *want = xasprintf("<feature name='%s'/>", name);
+	const char *f = h ? strstr(h, want) : NULL;
+
+	free(want);
+	return f && (!end || f < end);
+}
+
+bool vm_uri_is_local(const char *uri)
+{
+	const char *sep = strstr(uri ? uri : (uri = vm_default_uri()), "://");
+
+	/* no host between "://" and the path: a daemon on this machine's socket */
+	return sep && sep[3] == '/';
+}
+
+void vm_accel_from_caps(struct vm_accel_info *out, const char *caps, bool local,
+			const char *root)
+{
+	const char *force = getenv("KCANARY_ACCEL");
+
+	memset(out, 0, sizeof(*out));
+	out->accel = VM_ACCEL_TCG;
+	if (force && (!strcmp(force, "kvm") || !strcmp(force, "tcg"))) {
+		vm_accel_probe(out, root);
+	} else if (!caps || !strstr(caps, "<domain type='kvm'")) {
+		snprintf(out->why, sizeof(out->why), "the host's libvirt offers no kvm domain type");
+	} else if (!caps_host_feature(caps, "vmx") && !caps_host_feature(caps, "svm")) {
+		snprintf(out->why, sizeof(out->why),
+			 "the host offers kvm domains but its CPU has no vmx or svm flag: its"
+			 " /dev/kvm is not hardware KVM (PVM, a software hypervisor, cannot run"
+			 " a stock kernel)");
+	} else if (local) {
+		/* this machine: the /dev/kvm, kvm_pvm and cpuinfo probe too */
+		vm_accel_probe(out, root);
+	} else {
+		out->accel = VM_ACCEL_KVM;
+		snprintf(out->why, sizeof(out->why), "hardware KVM (kvm domains, a vmx/svm host CPU)");
+	}
 }
 
 /* ---- domain XML ---- */
@@ -340,8 +387,40 @@ static void conn_unref(struct vm_conn *c)
 {
 	if (__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0) {
 		pthread_mutex_destroy(&c->lock);
+		free(c->uri);
 		free(c);
 	}
+}
+
+/* One storage lock per host URI: what the pool and its volumes are changed
+ * under (a lookup-then-create of one volume name must not race another
+ * thread's), so a host that hangs mid-upload holds up only its own runs.
+ * The table only grows: one entry per host a process ever talked to. */
+struct host_lock {
+	char *uri;
+	pthread_mutex_t m;
+	struct host_lock *next;
+};
+
+static pthread_mutex_t host_locks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct host_lock *host_locks;
+
+static pthread_mutex_t *host_lock_for(const char *uri)
+{
+	struct host_lock *h;
+
+	pthread_mutex_lock(&host_locks_lock);
+	for (h = host_locks; h && strcmp(h->uri, uri); h = h->next)
+		;
+	if (!h) {
+		h = xcalloc(1, sizeof(*h));
+		h->uri = xstrdup(uri);
+		pthread_mutex_init(&h->m, NULL);
+		h->next = host_locks;
+		host_locks = h;
+	}
+	pthread_mutex_unlock(&host_locks_lock);
+	return &h->m;
 }
 
 static void cb_free(void *opaque)
@@ -363,6 +442,8 @@ int vm_conn_open(struct vm_conn **out, const char *uri, struct buf *err)
 	pthread_mutex_init(&c->lock, NULL);
 	c->refs = 1;
 	c->cb_id = -1;
+	c->host_lock = host_lock_for(uri);
+	c->uri = xstrdup(uri);
 	c->c = virConnectOpen(uri);
 	if (!c->c) {
 		virErrorPtr e = virGetLastError();
@@ -372,6 +453,7 @@ int vm_conn_open(struct vm_conn **out, const char *uri, struct buf *err)
 			     refused ? "\nhint: start a daemon with 'sudo tools/libvirtd-up.sh' "
 				       "(README.md, \"Guests and libvirt\")" : "");
 		pthread_mutex_destroy(&c->lock);
+		free(c->uri);
 		free(c);
 		return r;
 	}
@@ -426,6 +508,20 @@ int vm_conn_driver(struct vm_conn *c, char *name, size_t name_size,
 	*has_qemu = strstr(caps, "<domain type='qemu'") != NULL ||
 		    strstr(caps, "<domain type='test'") != NULL;
 	*has_kvm = strstr(caps, "<domain type='kvm'") != NULL;
+	free(caps);
+	return 0;
+}
+
+int vm_accel_probe_host(struct vm_accel_info *out, struct vm_conn *c, struct buf *err)
+{
+	char *caps = virConnectGetCapabilities(c->c);
+
+	if (!caps) {
+		vm_accel_from_caps(out, NULL, false, NULL);
+		return err_setf(err, -EIO, "cannot read the capabilities of '%s': %s", c->uri,
+				virt_msg());
+	}
+	vm_accel_from_caps(out, caps, vm_uri_is_local(c->uri), NULL);
 	free(caps);
 	return 0;
 }
@@ -709,7 +805,6 @@ void vm_stream_close(struct vm_stream *s)
 
 /* ---- storage ---- */
 
-static pthread_mutex_t upload_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t uploaded_total;
 
 uint64_t vm_bytes_uploaded(void)
@@ -756,7 +851,7 @@ int vm_pool_ensure(struct vm_conn *c, struct buf *err)
 	virStoragePoolPtr p;
 	int r = 0;
 
-	pthread_mutex_lock(&upload_lock);
+	pthread_mutex_lock(c->host_lock);
 	p = virStoragePoolLookupByName(c->c, VM_POOL_NAME);
 	if (!p) {
 		const char *xml = "<pool type='dir'><name>" VM_POOL_NAME "</name>"
@@ -779,7 +874,7 @@ int vm_pool_ensure(struct vm_conn *c, struct buf *err)
 out:
 	if (p)
 		virStoragePoolFree(p);
-	pthread_mutex_unlock(&upload_lock);
+	pthread_mutex_unlock(c->host_lock);
 	return r;
 }
 
@@ -829,17 +924,14 @@ static int send_file(virStreamPtr st, char *data, size_t nbytes, void *opaque)
 	return n < 0 ? -1 : (int)n;
 }
 
-/* Send the file to the new volume v over a stream. */
-static int upload_into(virStorageVolPtr v, const char *local_path, uint64_t size,
+/* Send the open file fd (local_path, for messages) to the new volume v
+ * over a stream. */
+static int upload_into(virStorageVolPtr v, int fd, const char *local_path, uint64_t size,
 		       struct vm_conn *c, struct buf *err)
 {
 	virStreamPtr st = virStreamNew(c->c, 0);
-	int fd = open(local_path, O_RDONLY | O_CLOEXEC), r = 0;
+	int r = 0;
 
-	if (fd < 0) {
-		r = err_setf(err, -errno, "cannot open '%s': %s", local_path, strerror(errno));
-		goto out;
-	}
 	if (!st || virStorageVolUpload(v, st, 0, size, 0) < 0 ||
 	    virStreamSendAll(st, send_file, &fd) < 0 || virStreamFinish(st) < 0) {
 		r = err_setf(err, -EIO, "cannot upload '%s' to volume '%s' on the host: %s",
@@ -847,9 +939,6 @@ static int upload_into(virStorageVolPtr v, const char *local_path, uint64_t size
 		if (st)
 			virStreamAbort(st);
 	}
-out:
-	if (fd >= 0)
-		close(fd);
 	if (st)
 		virStreamFree(st);
 	return r;
@@ -862,13 +951,13 @@ int vm_volume_upload(struct vm_conn *c, const char *name, const char *local_path
 	virStorageVolPtr v = NULL, part = NULL;
 	char *part_name = xasprintf("%s.part", name);
 	struct stat sb;
-	int r = 0;
+	int r = 0, fd = -1;
 
 	if (sent_bytes)
 		*sent_bytes = 0;
 	if (stat(local_path, &sb))
 		return err_setf(err, -ENOENT, "cannot upload '%s': %s", local_path, strerror(errno));
-	pthread_mutex_lock(&upload_lock);
+	pthread_mutex_lock(c->host_lock);
 	if (!(p = pool_get(c, err))) {
 		r = -EIO;
 		goto out;
@@ -877,6 +966,12 @@ int vm_volume_upload(struct vm_conn *c, const char *name, const char *local_path
 	if ((v = virStorageVolLookupByName(p, name)))
 		goto found;
 	vol_delete_name(p, part_name);
+	/* opened on the test driver too: a file that cannot be read fails there
+	 * as it would on a real host */
+	if ((fd = open(local_path, O_RDONLY | O_CLOEXEC)) < 0) {
+		r = err_setf(err, -errno, "cannot open '%s': %s", local_path, strerror(errno));
+		goto out;
+	}
 	part = vol_create(p, part_name, (uint64_t)sb.st_size, (uint64_t)sb.st_size, NULL);
 	if (!part) {
 		r = err_setf(err, -EIO, "cannot create volume '%s' on the host: %s", part_name,
@@ -885,7 +980,7 @@ int vm_volume_upload(struct vm_conn *c, const char *name, const char *local_path
 	}
 	if (c->test) {
 		log_debug("test driver: volume '%s' made without its bytes", name);
-	} else if ((r = upload_into(part, local_path, (uint64_t)sb.st_size, c, err))) {
+	} else if ((r = upload_into(part, fd, local_path, (uint64_t)sb.st_size, c, err))) {
 		goto out;
 	} else {
 		__atomic_add_fetch(&uploaded_total, (uint64_t)sb.st_size, __ATOMIC_RELAXED);
@@ -911,7 +1006,9 @@ out:
 		virStorageVolFree(v);
 	if (p)
 		virStoragePoolFree(p);
-	pthread_mutex_unlock(&upload_lock);
+	if (fd >= 0)
+		close(fd);
+	pthread_mutex_unlock(c->host_lock);
 	free(part_name);
 	return r;
 }

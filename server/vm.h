@@ -45,6 +45,24 @@ struct vm_accel_info {
  */
 void vm_accel_probe(struct vm_accel_info *out, const char *root);
 
+/*
+ * vm_accel_from_caps - the accelerator of a host from its libvirt
+ * capabilities XML (virConnectGetCapabilities; NULL: unknown, TCG): KVM
+ * needs a kvm domain type offered and a vmx or svm flag on the host's CPU
+ * (<host><cpu><feature name='vmx'/>: the remote form of the cpuinfo test,
+ * which tells a PVM host, whose /dev/kvm libvirt offers as kvm, from
+ * hardware KVM); with local (the daemon runs on this machine) the
+ * vm_accel_probe(root) test must pass too (it sees kvm_pvm).
+ * $KCANARY_ACCEL=kvm|tcg overrides. Always succeeds; why says what decided.
+ */
+void vm_accel_from_caps(struct vm_accel_info *out, const char *caps, bool local,
+			const char *root);
+
+/* Does uri name a daemon on this machine (no host part: "qemu:///system",
+ * "qemu+unix:///system?socket=...", "test:///default")? NULL: the default
+ * URI's (vm_default_uri()) answer. */
+bool vm_uri_is_local(const char *uri);
+
 /* "kvm" or "tcg", as stored in runs.accel. */
 const char *vm_accel_name(enum vm_accel accel);
 
@@ -107,6 +125,14 @@ void vm_conn_close(struct vm_conn *c);
  * domain type qemu (TCG) or kvm, from the capabilities XML. */
 int vm_conn_driver(struct vm_conn *c, char *name, size_t name_size,
 		   bool *has_qemu, bool *has_kvm, struct buf *err);
+
+/*
+ * vm_accel_probe_host - the accelerator of the host behind c, asked over
+ * the connection (vm_accel_from_caps() on its capabilities; local when c's
+ * URI is, vm_uri_is_local()). What that host's domains get and its runs
+ * record. -EIO with err (and *out TCG) when the capabilities cannot be read.
+ */
+int vm_accel_probe_host(struct vm_accel_info *out, struct vm_conn *c, struct buf *err);
 
 enum vm_event_kind {
 	VM_EV_STARTED,
@@ -219,8 +245,11 @@ int vm_pool_ensure(struct vm_conn *c, struct buf *err);
  * (virStorageVolCreateXMLFrom) and deleted: a volume by its final name is
  * always complete, even after a coordinator that died mid-upload.
  * *sent_bytes (may be NULL) is what crossed the connection (0 when the
- * volume was there). Uploads on one process are serialized. libvirt's test
- * driver has no upload: there the volume is made empty. -EIO, -ENOENT
+ * volume was there). Uploads (and vm_pool_ensure()) to one host URI are
+ * serialized within the process, those to different URIs run at once: a
+ * host that hangs mid-upload holds up only its own runs. libvirt's test
+ * driver has no upload: there the file is opened, not read, and the
+ * volume made empty. -EIO, -ENOENT
  * (no local file) with err.
  */
 int vm_volume_upload(struct vm_conn *c, const char *name, const char *local_path,

@@ -53,6 +53,14 @@ q "SELECT packages FROM rootfs_images WHERE hash = '$fhash'" | grep -q "^fio 3\.
 q "SELECT packages FROM rootfs_images WHERE hash = '$fhash'" | grep -q "^bpftrace " || fail "image: no bpftrace in its package list"
 grep -a -q "root filesystem /dev/vdb mounted" "$(q "SELECT console_log_path FROM runs WHERE id = $run")" ||
 	fail "run $run: the console does not show the root filesystem mounted"
+# the image's volume on the host is named by its content, hashed once and
+# kept beside the image (so a later run reads nothing of it)
+img="$HOME_DIR/rootfs/$fhash.sqfs"
+vol=$(awk '{ printf "kc-sha256-%s-%s.rootfs", $1, $2 }' "$img.sha256" 2>/dev/null)
+[ "$vol" = "kc-sha256-$(sha256sum "$img" | cut -d' ' -f1)-$(stat -c %s "$img").rootfs" ] ||
+	fail "the image's kept hash: '$(cat "$img.sha256" 2>&1)'"
+virsh -q -c qemu:///system vol-list kcanary | grep -q " $vol " ||
+	fail "no volume $vol in pool kcanary: $(virsh -q -c qemu:///system vol-list kcanary | grep rootfs)"
 
 # fio's figures, each direction, with unit and direction known to the store
 for dir in read write; do

@@ -21,6 +21,12 @@ $KCQ lab check h2 >"$HOME_DIR/check" || fail "lab check h2: $(cat "$HOME_DIR/che
 grep -q "^pool: *kcanary (/var/lib/libvirt/kcanary) active" "$HOME_DIR/check" ||
 	fail "lab check h2 did not report the pool: $(cat "$HOME_DIR/check")"
 grep -q "^versions: *libvirt [0-9]" "$HOME_DIR/check" || fail "lab check h2: no versions"
+# h2's own accelerator, asked over its connection: it offers kvm domains
+# (this machine's /dev/kvm is PVM) but its CPU has no vmx/svm, so tcg
+grep -q "^accelerator: *tcg (the host offers kvm domains but its CPU has no vmx or svm" \
+	"$HOME_DIR/check" || fail "lab check h2, accelerator: $(cat "$HOME_DIR/check")"
+[ "$(q "SELECT accel FROM lab_hosts WHERE name = 'h2'")" = tcg ] ||
+	fail "h2's accelerator stored as $(q "SELECT accel FROM lab_hosts WHERE name = 'h2'")"
 # the second daemon cannot see this test's store (nor, later, its images)
 inner=$(pgrep -P "$(cat "$H2DIR/pid")" | head -n 1)
 [ -n "$inner" ] && [ -e "$HOME_DIR/kcanary.db" ] || fail "no namespace or no store"
@@ -91,6 +97,11 @@ bad=$(q "SELECT repeat_idx FROM runs WHERE $J AND repeat_idx <= 4 GROUP BY repea
 	fail "uploads to h2: $(q "SELECT id, json_extract(guest_json, '$.uploaded_bytes') FROM runs WHERE lab_host = 'h2'")"
 [ "$(q "SELECT count(*) FROM runs WHERE lab_host = 'local'
 	AND json_extract(guest_json, '$.uploaded_bytes') > 0")" -le 1 ] || fail "local got the same files twice"
+# each run records its host's accelerator, and each host's TCG warning is said
+[ "$(q "SELECT count(*) FROM runs WHERE $J AND guest_json IS NOT NULL AND accel != 'tcg'")" = 0 ] ||
+	fail "runs not on tcg: $(q "SELECT id, lab_host, accel FROM runs WHERE $J")"
+grep -q "warning: guests run under TCG.* (lab host h2: .*no vmx or svm" "$HOME_DIR/err.1" ||
+	fail "no TCG warning for h2: $(grep warning "$HOME_DIR/err.1")"
 grep -q "lab host h2 is down" "$HOME_DIR/err.1" || fail "h2 not said to be down: $(tail -5 "$HOME_DIR/err.1")"
 $KCQ lab list >"$HOME_DIR/list"
 grep -q "^h2 *down" "$HOME_DIR/list" || fail "lab list: $(cat "$HOME_DIR/list")"

@@ -48,7 +48,7 @@ static const char fk_makefile[] =
 	" if (!(k in v)) o[n++] = k; v[k] = $$0 } END { for (i = 0; i < n; i++) print v[o[i]] }'"
 	" $(O)/.config > $(O)/.config.tmp && mv $(O)/.config.tmp $(O)/.config\n"
 	"bzImage: $(OBJS)\n"
-	"\t@env | grep -E '^(CCACHE_|KBUILD_BUILD_)' | sort > $(O)/.fake-env\n"
+	"\t@env | grep -E '^(CCACHE_|KBUILD_BUILD_|DISTCC_)' | sort > $(O)/.fake-env\n"
 	"\t@mkdir -p $(O)/arch/x86/boot\n"
 	"\t@cat $(OBJS) > $(O)/arch/x86/boot/bzImage\n"
 	"\t@echo 'ffffffff81000000 T _text' > $(O)/System.map\n"

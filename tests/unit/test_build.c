@@ -249,6 +249,82 @@ static void test_first_error_parse(void **state)
 	assert_null(build_first_error("all good\n", NULL, &where));
 }
 
+/* --distcc: the make step gets CCACHE_PREFIX=distcc and DISTCC_HOSTS, -j
+ * sized to the farm, and the kernels row records the hosts; a build that
+ * did not ask gets neither, whatever the caller's environment holds. The
+ * host does not answer (port 1): distcc compiles here instead (its
+ * fallback), so this needs distcc installed but no distccd; the real farm
+ * is tests/integration/t_build_distcc.sh. */
+static void test_build_distcc(void **state)
+{
+	struct fx *fx = *state;
+	const char *frags[] = { fx->frag };
+	struct build_spec spec = { .home = fx->home, .base_hex = fx->base, .fragments = frags,
+				   .nfragments = 1, .label = "base", .distcc = "127.0.0.1:1/3" };
+	struct build_result res;
+	char *envf, *env = NULL, *log = NULL, *want_j;
+	char *dd = xasprintf("%s/distcc-dir", fx->td.path);
+
+	assert_int_equal(mkdir_p(dd, 0755), 0);
+	setenv("DISTCC_DIR", dd, 1);
+	setenv("DISTCC_HOSTS", "caller.invalid", 1);    /* the caller's, replaced */
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec, &gitmsg), 0);
+	if (!res.ok)
+		fail_msg("build: %s", res.error);
+	assert_string_equal(res.kernel.distcc_hosts, "127.0.0.1:1/3");
+	envf = xasprintf("%s/.fake-env", res.build_dir);
+	assert_int_equal(read_file(&env, NULL, envf, 1 << 16), 0);
+	assert_non_null(strstr(env, "DISTCC_HOSTS=127.0.0.1:1/3\n"));
+	if (access("/usr/bin/ccache", X_OK) == 0)
+		assert_non_null(strstr(env, "CCACHE_PREFIX=distcc\n"));
+	assert_int_equal(read_file(&log, NULL, res.kernel.build_log_path, 1 << 20), 0);
+	want_j = xasprintf(" -j%ld ", sysconf(_SC_NPROCESSORS_ONLN) + 3);
+	assert_non_null(strstr(log, want_j));
+	assert_non_null(strstr(log, "DISTCC_HOSTS='127.0.0.1:1/3'"));
+	free(env);
+	free(log);
+	build_result_release(&res);
+
+	/* no --distcc: neither variable reaches make, the row says none */
+	setenv("CCACHE_PREFIX", "distcc", 1);
+	char *v = patch_commit(fx, "src/mm.c", 60, "int v60 = 60;", "int v61 = 61;");
+	spec.distcc = NULL;
+	spec.jobs = 1;
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, v, &spec, &gitmsg), 0);
+	unsetenv("CCACHE_PREFIX");
+	unsetenv("DISTCC_HOSTS");
+	unsetenv("DISTCC_DIR");
+	assert_true(res.ok);
+	assert_false(res.cache_hit);
+	assert_null(res.kernel.distcc_hosts);
+	assert_int_equal(read_file(&env, NULL, envf, 1 << 16), 0);
+	assert_null(strstr(env, "DISTCC_HOSTS="));
+	assert_null(strstr(env, "CCACHE_PREFIX="));
+	free(env);
+	build_result_release(&res);
+	/* an empty list is refused before anything runs */
+	spec.distcc = " ";
+	buf_reset(&gitmsg);
+	assert_int_equal(build_kernel(&res, fx->r, fx->db, fx->base, &spec, &gitmsg), -EINVAL);
+	assert_non_null(strstr(buf_str(&gitmsg), "--distcc"));
+	build_result_release(&res);
+	free(v);
+	free(envf);
+	free(want_j);
+	free(dd);
+}
+
+/* make -j for a farm: local CPUs plus each host's limit (distcc(1): 4 a
+ * host, 2 for localhost, or HOST/LIMIT); options and ",opts" skipped. */
+static void test_distcc_jobs(void **state)
+{
+	(void)state;
+	assert_int_equal(build_distcc_jobs("127.0.0.1:18410", 2), 6);
+	assert_int_equal(build_distcc_jobs("a/8 b:3632/3 localhost", 2), 2 + 8 + 3 + 2);
+	assert_int_equal(build_distcc_jobs("--randomize a,lzo b/6,cpp,lzo", 4), 4 + 4 + 6);
+	assert_int_equal(build_distcc_jobs("", 2), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +332,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_build_failure_shows_first_error, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_option_is_named, fx_setup, fx_teardown),
 		cmocka_unit_test(test_first_error_parse),
+		cmocka_unit_test_setup_teardown(test_build_distcc, fx_setup, fx_teardown),
+		cmocka_unit_test(test_distcc_jobs),
 	};
 	return cmocka_run_group_tests_name("build", tests, NULL, NULL);
 }

@@ -330,6 +330,16 @@ static void test_json_round_trip(void **state)
 	assert_int_equal(job_spec_from_json(t, a, &err), 0);
 	assert_string_equal(t->rootfs, "debian:fio,bpftrace");
 	free(a);
+	/* and [job] distcc (--distcc): the kernels of a resumed job build there too */
+	assert_int_equal(job_spec_set(s, "job", "distcc", "10.0.0.2/8 10.0.0.3:3632", &err), 0);
+	assert_int_equal(job_spec_set(s, "job", "distcc", " ", &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "'distcc' must name hosts"));
+	a = job_spec_to_json(s);
+	job_spec_free(t);
+	t = job_spec_new();
+	assert_int_equal(job_spec_from_json(t, a, &err), 0);
+	assert_string_equal(t->distcc, "10.0.0.2/8 10.0.0.3:3632");
+	free(a);
 	job_spec_free(s);
 	job_spec_free(t);
 	job_spec_free(d);

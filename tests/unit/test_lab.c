@@ -98,6 +98,7 @@ static void test_check(void **state)
 	struct db *db = open_store(*state);
 	struct buf err = BUF_INIT;
 	struct vm_host_info info;
+	struct vm_accel_info ai;
 	struct db_lab_host *h = NULL;
 	size_t n = 0;
 	bool ok = false;
@@ -105,22 +106,55 @@ static void test_check(void **state)
 	assert_int_equal(db_lab_host_add(db, "t", "test:///default", 1, NULL, &err), 0);
 	assert_int_equal(db_lab_host_add(db, "gone", "qemu+unix:///system?socket=/nonexistent/s",
 					 1, NULL, &err), 0);
-	assert_int_equal(lab_check(db, "t", &info, &ok, &err), 0);
+	assert_int_equal(lab_check(db, "t", &info, &ai, &ok, &err), 0);
 	assert_true(ok);
 	assert_string_equal(info.driver, "TEST");
 	assert_true(info.pool_ok);
-	assert_int_equal(lab_check(db, "gone", &info, &ok, &err), 0);
+	/* the host's own accelerator: the test driver offers no kvm domains */
+	assert_int_equal(ai.accel, VM_ACCEL_TCG);
+	assert_non_null(strstr(ai.why, "no kvm domain type"));
+	assert_int_equal(lab_check(db, "gone", &info, &ai, &ok, &err), 0);
 	assert_false(ok);
 	assert_non_null(strstr(buf_str(&err), "cannot connect to libvirt"));
-	assert_int_equal(lab_check(db, "nope", &info, &ok, &err), -ENOENT);
+	assert_int_equal(lab_check(db, "nope", &info, &ai, &ok, &err), -ENOENT);
 	assert_int_equal(db_lab_hosts(db, &h, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(h[0].name, "gone");
 	assert_string_equal(h[0].state, "down");
 	assert_null(strchr(h[0].state_why, '\n'));
 	assert_string_equal(h[1].state, "up");
+	assert_string_equal(h[1].accel, "tcg");
 	assert_true(h[1].cpus > 0);
 	assert_non_null(h[1].libvirt_version);
+	db_lab_hosts_free(h, n);
+	db_close(db);
+	buf_release(&err);
+}
+
+/* lab add's probe: the accelerator stored, the state left alone */
+static void test_probe_accel(void **state)
+{
+	struct db *db = open_store(*state);
+	struct buf err = BUF_INIT;
+	struct vm_accel_info ai;
+	struct db_lab_host *h = NULL;
+	size_t n = 0;
+
+	unsetenv("KCANARY_ACCEL");
+	assert_int_equal(db_lab_host_add(db, "gone", "qemu+unix:///system?socket=/nonexistent/s",
+					 1, NULL, &err), 0);
+	assert_int_equal(db_lab_host_add(db, "t", "test:///default", 1, NULL, &err), 0);
+	assert_int_equal(lab_probe_accel(db, "t", &ai, &err), 0);
+	assert_int_equal(ai.accel, VM_ACCEL_TCG);
+	assert_int_equal(lab_probe_accel(db, "gone", &ai, &err), -EHOSTUNREACH);
+	assert_non_null(strstr(buf_str(&err), "cannot connect to libvirt"));
+	assert_int_equal(lab_probe_accel(db, "nope", &ai, &err), -ENOENT);
+	assert_int_equal(db_lab_hosts(db, &h, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(h[0].state, "unknown");   /* not reached: not down either */
+	assert_null(h[0].accel);
+	assert_string_equal(h[1].state, "unknown");
+	assert_string_equal(h[1].accel, "tcg");
 	db_lab_hosts_free(h, n);
 	db_close(db);
 	buf_release(&err);
@@ -131,6 +165,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_select, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_check, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_probe_accel, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

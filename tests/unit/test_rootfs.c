@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "image.h"
 #include "rootfs.h"
+#include "testutil.h"
 #include "util.h"
 
 static void test_spec_packages(void **state)
@@ -101,6 +103,45 @@ static void test_host_record(void **state)
 	buf_release(&err);
 }
 
+/* The volume name of an image: its sha256 and size, hashed once and kept
+ * beside it; a later call reads the kept hash, not the image (shown by
+ * changing the image's bytes behind its back: the name stays), and a kept
+ * hash whose size does not match is computed again. */
+static void test_volume_key(void **state)
+{
+	struct tmpdir *td = *state;
+	char *img = xasprintf("%s/abc.sqfs", td->path), *side = xasprintf("%s.sha256", img);
+	char key[96], again[96], *text = NULL;
+	struct buf err = BUF_INIT;
+	FILE *f = fopen(img, "w");
+
+	assert_non_null(f);
+	fputs("abc", f);
+	fclose(f);
+	assert_int_equal(rootfs_volume_key(key, sizeof(key), img, &err), 0);
+	/* sha256("abc"), FIPS 180-2 appendix B.1 */
+	assert_string_equal(key, "kc-sha256-ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad-3.rootfs");
+	assert_int_equal(read_file(&text, NULL, side, 4096), 0);
+	assert_string_equal(text, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad 3\n");
+	free(text);
+	f = fopen(img, "w");
+	fputs("abd", f);
+	fclose(f);
+	assert_int_equal(rootfs_volume_key(again, sizeof(again), img, &err), 0);
+	assert_string_equal(again, key);
+	/* another size: the kept hash is stale */
+	f = fopen(img, "w");
+	fputs("abcd", f);
+	fclose(f);
+	assert_int_equal(rootfs_volume_key(again, sizeof(again), img, &err), 0);
+	assert_string_equal(again, "kc-sha256-88d4266fd4e6338d13b845fcf289579d209c897823b9217da3e161936f031589-4.rootfs");
+	unlink(img);
+	assert_int_equal(rootfs_volume_key(again, sizeof(again), img, &err), -ENOENT);
+	free(img);
+	free(side);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_spec_refused),
 		cmocka_unit_test(test_cmdline_word),
 		cmocka_unit_test(test_host_record),
+		cmocka_unit_test_setup_teardown(test_volume_key, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

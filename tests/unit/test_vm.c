@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -212,6 +213,90 @@ static void test_accel_probe(void **state)
 	free(pvm);
 }
 
+/* ---- the accelerator of a host, from its capabilities ---- */
+
+static char *caps_fixture(const char *name)
+{
+	char *path = xasprintf("%s/%s", GOLDEN_DIR, name), *text = NULL;
+
+	assert_int_equal(read_file(&text, NULL, path, 1 << 20), 0);
+	free(path);
+	return text;
+}
+
+/* caps-pvm.xml is `virsh capabilities` of this project's machines (PVM:
+ * kvm domains offered, no vmx/svm on the host CPU); caps-kvm.xml the same
+ * with the AMD-V flag a hardware-KVM host lists. */
+static void test_accel_from_caps(void **state)
+{
+	struct tmpdir *td = *state;
+	char *pvm = caps_fixture("caps-pvm.xml"), *kvm = caps_fixture("caps-kvm.xml");
+	struct vm_accel_info ai;
+
+	unsetenv("KCANARY_ACCEL");
+	vm_accel_from_caps(&ai, pvm, false, NULL);
+	assert_int_equal(ai.accel, VM_ACCEL_TCG);
+	assert_non_null(strstr(ai.why, "no vmx or svm"));
+	vm_accel_from_caps(&ai, kvm, false, NULL);
+	assert_int_equal(ai.accel, VM_ACCEL_KVM);
+	vm_accel_from_caps(&ai, NULL, false, NULL);
+	assert_int_equal(ai.accel, VM_ACCEL_TCG);
+	vm_accel_from_caps(&ai, "<capabilities><host><cpu><feature name='svm'/></cpu></host>"
+			   "<guest><arch name='x86_64'><domain type='qemu'/></arch></guest>"
+			   "</capabilities>", false, NULL);
+	assert_int_equal(ai.accel, VM_ACCEL_TCG);
+	assert_non_null(strstr(ai.why, "no kvm domain type"));
+	/* a flag outside <host> is not the host CPU's */
+	vm_accel_from_caps(&ai, "<capabilities><host><cpu><feature name='vme'/></cpu></host>"
+			   "<guest><cpu><feature name='svm'/></cpu><arch name='x86_64'>"
+			   "<domain type='kvm'/></arch></guest></capabilities>", false, NULL);
+	assert_int_equal(ai.accel, VM_ACCEL_TCG);
+	assert_non_null(strstr(ai.why, "no vmx or svm"));
+	/* a local daemon: this machine's probe too (the fixture tree has
+	 * kvm_pvm loaded although the CPU says svm) */
+	put(td->path, "/dev/kvm", "");
+	put(td->path, "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu svm sse4_2 avx2\n");
+	vm_accel_from_caps(&ai, kvm, true, td->path);
+	assert_int_equal(ai.accel, VM_ACCEL_KVM);
+	put(td->path, "/sys/module/kvm_pvm/refcnt", "1\n");
+	vm_accel_from_caps(&ai, kvm, true, td->path);
+	assert_int_equal(ai.accel, VM_ACCEL_TCG);
+	assert_non_null(strstr(ai.why, "PVM"));
+	setenv("KCANARY_ACCEL", "kvm", 1);
+	vm_accel_from_caps(&ai, pvm, false, NULL);
+	assert_int_equal(ai.accel, VM_ACCEL_KVM);
+	unsetenv("KCANARY_ACCEL");
+
+	assert_true(vm_uri_is_local("qemu:///system"));
+	assert_true(vm_uri_is_local("qemu+unix:///system?socket=/run/x"));
+	unsetenv("KCANARY_LIBVIRT_URI");
+	assert_true(vm_uri_is_local(NULL));               /* qemu:///system */
+	setenv("KCANARY_LIBVIRT_URI", "qemu+ssh://root@kvm1/system", 1);
+	assert_false(vm_uri_is_local(NULL));
+	unsetenv("KCANARY_LIBVIRT_URI");
+	assert_false(vm_uri_is_local("qemu+tcp://127.0.0.1:18350/system"));
+	assert_false(vm_uri_is_local("qemu+ssh://root@kvm1/system"));
+	free(pvm);
+	free(kvm);
+}
+
+/* Over a connection: the test driver offers no kvm domain type. */
+static void test_accel_probe_host(void **state)
+{
+	struct vm_conn *c = NULL;
+	struct vm_accel_info ai;
+	struct buf err = BUF_INIT;
+
+	(void)state;
+	unsetenv("KCANARY_ACCEL");
+	assert_int_equal(vm_conn_open(&c, "test:///default", &err), 0);
+	assert_int_equal(vm_accel_probe_host(&ai, c, &err), 0);
+	assert_int_equal(ai.accel, VM_ACCEL_TCG);
+	assert_non_null(strstr(ai.why, "no kvm domain type"));
+	vm_conn_close(c);
+	buf_release(&err);
+}
+
 /* ---- lifecycle on test:///default ---- */
 
 static int wait_event(struct vm_domain *d, struct vm_event *ev, enum vm_event_kind want)
@@ -323,6 +408,96 @@ static void test_volumes(void **state)
 	buf_release(&err);
 }
 
+/* An upload that hangs on one host (the local file is a FIFO nobody writes
+ * yet: open() blocks inside vm_volume_upload(), as a stalled stream would)
+ * holds up uploads to that host's URI only: one to another host goes
+ * through at once, and a second one to the same host waits. */
+struct upload {
+	struct vm_conn *c;
+	const char *name, *path;
+	int rc;
+	bool done;
+	pthread_t t;
+};
+
+static void *upload_main(void *arg)
+{
+	struct upload *u = arg;
+	char *p = NULL;
+
+	u->rc = vm_volume_upload(u->c, u->name, u->path, &p, NULL, NULL);
+	free(p);
+	__atomic_store_n(&u->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool done_within(struct upload *u, double s)
+{
+	double until = clock_mono_s() + s;
+
+	while (!__atomic_load_n(&u->done, __ATOMIC_ACQUIRE) && clock_mono_s() < until)
+		usleep(10000);
+	return __atomic_load_n(&u->done, __ATOMIC_ACQUIRE);
+}
+
+static void test_upload_lock_per_host(void **state)
+{
+	struct tmpdir *td = *state;
+	char *node = xasprintf("%s/node.xml", td->path), *uri_b = xasprintf("test://%s", node);
+	char *fifo = xasprintf("%s/fifo", td->path), *file = xasprintf("%s/kernel", td->path);
+	struct vm_conn *a = NULL, *a2 = NULL, *b = NULL;
+	struct upload hung = { .name = "kc-hung.kernel" }, other = { .name = "kc-other.kernel" };
+	struct upload same = { .name = "kc-same.kernel" };
+	struct buf err = BUF_INIT;
+	bool other_done, same_done;
+	int wfd;
+
+	put(td->path, "/node.xml", "<node/>\n");   /* a second, empty test host */
+	put(td->path, "/kernel", "abc");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(vm_conn_open(&a, "test:///default", &err), 0);
+	assert_int_equal(vm_conn_open(&a2, "test:///default", &err), 0);
+	assert_int_equal(vm_conn_open(&b, uri_b, &err), 0);
+	assert_int_equal(vm_pool_ensure(a, &err), 0);
+	assert_int_equal(vm_pool_ensure(b, &err), 0);
+	vm_volume_delete(a, hung.name, NULL);
+	vm_volume_delete(a2, same.name, NULL);
+	vm_volume_delete(b, other.name, NULL);
+
+	hung.c = a, hung.path = fifo;
+	assert_int_equal(pthread_create(&hung.t, NULL, upload_main, &hung), 0);
+	usleep(300000);                       /* it is in open() now */
+	assert_false(__atomic_load_n(&hung.done, __ATOMIC_ACQUIRE));
+	other.c = b, other.path = file;
+	assert_int_equal(pthread_create(&other.t, NULL, upload_main, &other), 0);
+	same.c = a2, same.path = file;
+	assert_int_equal(pthread_create(&same.t, NULL, upload_main, &same), 0);
+	other_done = done_within(&other, 5);
+	same_done = done_within(&same, 0.5);
+	/* let the hung one go: a writer opens and closes the FIFO */
+	wfd = open(fifo, O_WRONLY);
+	assert_true(wfd >= 0);
+	close(wfd);
+	pthread_join(hung.t, NULL);
+	pthread_join(other.t, NULL);
+	pthread_join(same.t, NULL);
+	assert_true(other_done);              /* another host: not held up */
+	assert_false(same_done);              /* the same host: waited its turn */
+	assert_int_equal(hung.rc, 0);
+	assert_int_equal(other.rc, 0);
+	assert_int_equal(same.rc, 0);
+	assert_true(vm_volume_exists(b, other.name));
+	assert_false(vm_volume_exists(a, other.name));
+	vm_conn_close(a);
+	vm_conn_close(a2);
+	vm_conn_close(b);
+	free(node);
+	free(uri_b);
+	free(fifo);
+	free(file);
+	buf_release(&err);
+}
+
 static void test_conn_refused_says_how(void **state)
 {
 	struct vm_conn *c = NULL;
@@ -350,6 +525,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lifecycle_events, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_volumes, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(test_conn_refused_says_how),
+		cmocka_unit_test_setup_teardown(test_accel_from_caps, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(test_accel_probe_host),
+		cmocka_unit_test_setup_teardown(test_upload_lock_per_host, tmpdir_setup,
+						tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
