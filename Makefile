@@ -49,7 +49,7 @@ TEST_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS))
 TEST_LIBS     := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
 # Files shared by both binaries (logging, memory, buffers, clock).
-COMMON_SRCS := server/log.c server/util.c server/error.c
+COMMON_SRCS := server/log.c server/util.c server/error.c server/json_num.c
 
 SERVER_SRCS := $(filter-out server/main.c $(COMMON_SRCS),$(wildcard server/*.c))
 SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o $(B)/gen/init_script.o
