@@ -6,8 +6,7 @@
 
 #define JSON_NUM_MAX_DEPTH 64
 
-/* Digits (15..17) that write d back as itself. */
-static int real_digits(double d)
+int json_num_digits(double d)
 {
 	char s[40];
 
@@ -29,7 +28,7 @@ static int digits_at(const json_t *v, int depth)
 	if (depth > JSON_NUM_MAX_DEPTH)
 		return 17;
 	if (json_is_real(v))
-		return real_digits(json_real_value(v));
+		return json_num_digits(json_real_value(v));
 	if (json_is_object(v)) {
 		json_object_foreach((json_t *)v, k, x) {
 			if ((d = digits_at(x, depth + 1)) > most)

@@ -19,6 +19,9 @@
  */
 int json_real_digits(const json_t *v);
 
+/* json_num_digits - the same for one double d: 15, 16 or 17, for "%.*g". */
+int json_num_digits(double d);
+
 /*
  * json_dumps_exact - json_dumps(v, flags) with every real written in
  * json_real_digits(v) digits (flags must not hold JSON_REAL_PRECISION).
