@@ -202,6 +202,12 @@ $(B)/bench/fleet_load: $(B)/bench/fleet_load.o $(B)/libkcagent.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(shell $(PKG_CONFIG) --libs sqlite3) -lpthread
 
+# The server's side of fleet batches without a socket, for callgrind's
+# instruction count (bench/fleet_cg.c).
+$(B)/bench/fleet_cg: $(B)/bench/fleet_cg.o $(B)/libkcanary.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(SERVER_LIBS)
+
 # The bisection simulator alone (also part of make bench).
 bench-bisect: all
 	$(Q)B=$(B) sh bench/b_bisect.sh
