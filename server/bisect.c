@@ -136,73 +136,40 @@ static double tf(double x)
 /*
  * Endpoints that stop early (issue 19): an anytime-valid test of "the ends
  * differ", looked at after every pair of endpoint runs from EARLY_RUNS a
- * side on. It is the two-sample Bayes factor of Gonen, Johnson, Lu and
- * Westfall (2005, "The Bayesian two-sample t test", The American
- * Statistician 59(3):252-257, eq. 3) on t(x) values: a normal prior of
- * variance g on the standardized difference delta, the right-Haar prior
- * 1/sigma on the common scale and a flat one on the common mean,
- *
- *   BF = (1 + nd g)^-1/2 ((1 + T^2/nu) / (1 + T^2/(nu (1 + nd g))))^((nu+1)/2)
- *
- * with T the pooled two-sample t statistic, nu = n + m - 2, nd = nm/(n+m).
- * A Bayes factor whose nuisance priors are the right-Haar measure of the
- * group the null is invariant under (here location and scale) is an
- * e-process: a test martingale on the invariant reduction of the data, so
- * by Ville's inequality P(BF_k >= 1/alpha for some k) <= alpha under "no
- * difference" however often it is looked at (Perez-Ortiz, Lardy, de Heide
- * and Grunwald 2024, "E-statistics, group invariance and anytime-valid
- * testing", Ann. Statist. 52(4):1410-1432; the "safe t-test" of Grunwald,
- * de Heide and Koolen 2024, JRSS B 86(5)). It assumes normal t(x) values
- * with one variance; the Mann-Whitney rule below (from endpoint_min_runs
- * on) stays as it was for ends this test does not separate, so the early
- * exit adds at most ALPHA_DIFFERENT to that rule's false "different".
- * g = 50 puts the prior's mass on large effects, several standard
- * deviations, which is what ends worth bisecting look like (1 s against
- * 12-90 s: d ~ 7 on the t scale); on the simulator's histories
- * (bisect_sim.h) it stops clean ends at 3.5 runs a side on average and
- * flaky ones at about 6, and A/A ends in 0.1% of 10-run trials.
+ * side on: the two-sample Bayes factor of Gonen, Johnson, Lu and Westfall
+ * used as an e-process, stats_seq_evalue() (stats.h has the formula and its
+ * sources; compare --repeat auto uses the same one). It assumes normal t(x)
+ * values with one variance; the Mann-Whitney rule below (from
+ * endpoint_min_runs on) stays as it was for ends this test does not
+ * separate, so the early exit adds at most ALPHA_DIFFERENT to that rule's
+ * false "different". g = STATS_SEQ_G = 50 puts the prior's mass on large
+ * effects, several standard deviations, which is what ends worth bisecting
+ * look like (1 s against 12-90 s: d ~ 7 on the t scale); on the simulator's
+ * histories (bisect_sim.h) it stops clean ends at 3.5 runs a side on
+ * average and flaky ones at about 6, and A/A ends in 0.1% of 10-run trials.
  */
 #define EARLY_RUNS 3
-#define EVALUE_G 50.0
+#define EVALUE_G STATS_SEQ_G
 
 static double endpoint_evalue(const double *x, size_t n, const double *y, size_t m)
 {
-	double mx = 0, my = 0, ss = 0, nu = (double)(n + m) - 2;
-	double nd = (double)n * (double)m / (double)(n + m), t2;
-
-	if (n < 2 || m < 2)
-		return 1;
-	for (size_t i = 0; i < n; i++)
-		mx += tf(x[i]) / (double)n;
-	for (size_t i = 0; i < m; i++)
-		my += tf(y[i]) / (double)m;
-	for (size_t i = 0; i < n; i++)
-		ss += (tf(x[i]) - mx) * (tf(x[i]) - mx);
-	for (size_t i = 0; i < m; i++)
-		ss += (tf(y[i]) - my) * (tf(y[i]) - my);
-	if (ss <= 0)	/* both sides constant: all or nothing */
-		return mx == my ? 1 : pow(1 + nd * EVALUE_G, nu / 2);
-	t2 = (my - mx) * (my - mx) / (ss / nu * (1 / (double)n + 1 / (double)m));
-	return pow(1 + nd * EVALUE_G, -0.5) *
-	       pow((1 + t2 / nu) / (1 + t2 / (nu * (1 + nd * EVALUE_G))), (nu + 1) / 2);
+	return stats_seq_evalue(x, n, y, m, 0, EVALUE_G);
 }
 
 /*
  * Whether n against n endpoint runs can show a difference at all (no pass
  * without power, issue 19): the Mann-Whitney floor 2 / C(2n, n)
  * (stats_mwu_min_p) at or below ALPHA_DIFFERENT, or, from EARLY_RUNS on,
- * the e-value's ceiling (1 + nd g)^(nu/2) (T -> infinity in the formula
- * above) at or above 1 / ALPHA_DIFFERENT. 3 a side can (ceiling 5776), 2
- * cannot (51, and the floor 0.33).
+ * the e-value's ceiling (1 + nd g)^(nu/2) (stats_seq_evalue_max) at or
+ * above 1 / ALPHA_DIFFERENT. 3 a side can (ceiling 5776), 2 cannot (51,
+ * and the floor 0.33).
  */
 static bool endpoints_can_differ(size_t n)
 {
-	double nd = (double)n / 2, nu = 2 * (double)n - 2;
-
 	if (n < 2)
 		return false;
 	return stats_mwu_min_p(n, n) <= ALPHA_DIFFERENT ||
-	       (n >= EARLY_RUNS && pow(1 + nd * EVALUE_G, nu / 2) >= 1 / ALPHA_DIFFERENT);
+	       (n >= EARLY_RUNS && stats_seq_evalue_max(n, n, EVALUE_G) >= 1 / ALPHA_DIFFERENT);
 }
 
 struct kde {

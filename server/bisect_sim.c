@@ -9,10 +9,6 @@
 
 /* xoshiro256** with splitmix64 seeding (Blackman and Vigna 2018,
  * https://prng.di.unimi.it/): small, fast, and the same on every machine. */
-struct rng {
-	uint64_t s[4];
-};
-
 static uint64_t splitmix64(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
@@ -22,7 +18,7 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-static void rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
+static void rng_seed(struct bisect_sim_rng *r, uint64_t seed, uint64_t stream)
 {
 	uint64_t x = seed ^ (stream * 0xd1342543de82ef95ULL);
 
@@ -35,7 +31,7 @@ static uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-static uint64_t rng_next(struct rng *r)
+static uint64_t rng_next(struct bisect_sim_rng *r)
 {
 	uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
 
@@ -49,14 +45,24 @@ static uint64_t rng_next(struct rng *r)
 }
 
 /* Uniform in [0, 1). */
-static double rng_unit(struct rng *r)
+static double rng_unit(struct bisect_sim_rng *r)
 {
 	return (double)(rng_next(r) >> 11) * 0x1.0p-53;
 }
 
-static double rng_uniform(struct rng *r, double a, double b)
+static double rng_uniform(struct bisect_sim_rng *r, double a, double b)
 {
 	return a + (b - a) * rng_unit(r);
+}
+
+void bisect_sim_rng_seed(struct bisect_sim_rng *r, uint64_t seed, uint64_t stream)
+{
+	rng_seed(r, seed, stream);
+}
+
+double bisect_sim_unit(struct bisect_sim_rng *r)
+{
+	return rng_unit(r);
 }
 
 const char *bisect_sim_history_name(enum bisect_sim_history h)
@@ -78,18 +84,18 @@ int bisect_sim_history_parse(enum bisect_sim_history *out, const char *s)
 }
 
 struct trial {
-	struct rng rng;
+	struct bisect_sim_rng rng;
 	size_t culprit;		/* first commit in the new state */
 	bool flaky, find_fix;
 	const unsigned char *broken;	/* commits that never build */
 };
 
-static double draw_good(struct rng *r)
+static double draw_good(struct bisect_sim_rng *r)
 {
 	return rng_unit(r) < 0.85 ? rng_uniform(r, 1.0, 1.6) : rng_uniform(r, 1.6, 2.4);
 }
 
-static double draw_bad(struct rng *r, bool flaky)
+static double draw_bad(struct bisect_sim_rng *r, bool flaky)
 {
 	if (flaky)
 		return rng_unit(r) < 7.0 / 9.0 ? rng_uniform(r, 19, 26) : rng_uniform(r, 1.3, 1.7);
@@ -108,6 +114,16 @@ static int sim_measure(void *ctx, size_t idx, double *value_out)
 	return 0;
 }
 
+double bisect_sim_draw_good(struct bisect_sim_rng *r)
+{
+	return draw_good(r);
+}
+
+double bisect_sim_draw_bad(struct bisect_sim_rng *r, bool flaky)
+{
+	return draw_bad(r, flaky);
+}
+
 int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *so,
 		   const struct bisect_opts *bo)
 {
@@ -121,7 +137,7 @@ int bisect_sim_run(struct bisect_sim_stats *out, const struct bisect_sim_opts *s
 	for (unsigned i = 0; i < so->trials; i++) {
 		struct trial t = { .find_fix = so->find_fix };
 		struct bisect_result r;
-		struct rng hist;
+		struct bisect_sim_rng hist;
 		int rc;
 
 		/* The history of trial i is the same for every strategy. */

@@ -23,6 +23,17 @@
  */
 enum bisect_sim_history { SIM_CLEAN = 0, SIM_FLAKY, SIM_MIXED };
 
+/* The generator and the calibrated draws above, for other simulators
+ * (compare_sim.h): xoshiro256** seeded by splitmix64 from (seed, stream);
+ * a good run's worst lag; a bad one's, clean or flaky. */
+struct bisect_sim_rng {
+	uint64_t s[4];
+};
+void bisect_sim_rng_seed(struct bisect_sim_rng *r, uint64_t seed, uint64_t stream);
+double bisect_sim_unit(struct bisect_sim_rng *r);	/* uniform in [0, 1) */
+double bisect_sim_draw_good(struct bisect_sim_rng *r);
+double bisect_sim_draw_bad(struct bisect_sim_rng *r, bool flaky);
+
 /* "clean", "flaky", "mixed"; parse returns 0 or -EINVAL. */
 const char *bisect_sim_history_name(enum bisect_sim_history h);
 int bisect_sim_history_parse(enum bisect_sim_history *out, const char *s);

@@ -44,8 +44,14 @@ int canary_sim_run(struct canary_sim_stats *out, enum canary_sim_scenario s,
 	int r = 0;
 
 	for (unsigned t = 0; t < o->trials; t++) {
-		uint64_t rs = o->seed * 0x2545f4914f6cdd1dULL + (uint64_t)s * 0x100000001b3ULL +
-			      (uint64_t)t * 0x9e3779b97f4a7c15ULL;
+		/* trial t's own generator: a splitmix64 output of (seed,
+		 * scenario, t), not the key itself. The key steps by splitmix's
+		 * own increment per trial, so as a state it made trial t + 1 the
+		 * stream of trial t shifted by one draw (shared values); mixed,
+		 * the trials' states are unrelated (Steele, Lea & Flood 2014). */
+		uint64_t key = o->seed * 0x2545f4914f6cdd1dULL + (uint64_t)s * 0x100000001b3ULL +
+			       (uint64_t)t * 0x9e3779b97f4a7c15ULL;
+		uint64_t rs = stats_rand64(&key);
 		if (s == CANARY_SIM_AA) {
 			/* one cohort of 2n hosts on the same kernel, split at random */
 			for (size_t i = 0; i < 2 * n; i++)

@@ -10,6 +10,7 @@
 #include "agent_check.h"
 #include "cmd.h"
 #include "compare.h"
+#include "compare_sim.h"
 #include "db.h"
 #include "job.h"
 #include "log.h"
@@ -19,6 +20,8 @@
 
 static const char compare_usage[] =
 	"usage: kcanary compare [JOB.ini] [options]\n"
+	"       kcanary compare simulate [--trials N] [--seed S] [--max-blocks N]\n"
+	"                        [--margin PCT]   (--repeat auto on simulated jobs)\n"
 	"\n"
 	"Compare kernels on a workload: build (or take) one kernel per variant,\n"
 	"boot each in fresh guests, run the workload on each filesystem and\n"
@@ -49,6 +52,15 @@ static const char compare_usage[] =
 	"  --sysctl KEY=V[,V..]  a sysctl in the guest; a list is a dimension\n"
 	"  --fs FS[,FS...]       filesystems (default ext4)\n"
 	"  --repeat N            runs per variant and cell (default 3)\n"
+	"  --repeat auto[:MAX]   whole blocks (one run of every variant x cell) until\n"
+	"                        every comparison with the baseline is decided on the\n"
+	"                        metric, at most MAX blocks (default 10, at least 3):\n"
+	"                        a difference (anytime-valid e-value >= 20, valid\n"
+	"                        however often it looks; from block 3 on) or no\n"
+	"                        difference within --margin; the report says why\n"
+	"                        each stopped ([job] repeat = auto:8)\n"
+	"  --margin PCT          repeat auto's equivalence margin, in % of the\n"
+	"                        baseline median (default 5%; [job] margin = 5%)\n"
 	"Execution:\n"
 	"  --name NAME           job name (default 'compare')\n"
 	"  --seed N              run-order seed (default: from the clock, stored)\n"
@@ -167,7 +179,7 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 }
 
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
-       O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
+       O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_MARGIN, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
 	O_WATCHDOG, O_ROOTFS, O_FILES, O_VCPUS, O_MEM, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY,
 	O_ALLREV };
 static const struct option compare_opts[] = {
@@ -185,6 +197,7 @@ static const struct option compare_opts[] = {
 	{ "sysctl", required_argument, NULL, O_SYSCTL },
 	{ "fs", required_argument, NULL, O_FS },
 	{ "repeat", required_argument, NULL, O_REPEAT },
+	{ "margin", required_argument, NULL, O_MARGIN },
 	{ "name", required_argument, NULL, O_NAME },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "metric", required_argument, NULL, O_METRIC },
@@ -251,10 +264,17 @@ static void print_dry_run(const struct job_spec *spec)
 	struct variant *v = NULL;
 	size_t nv = job_variants(spec, &v), nc = job_ncells(spec);
 
-	printf("job '%s': %zu variant%s x %zu cell%s x %d repeat%s = %zu runs (seed %llu)\n",
-	       spec->name, nv, nv == 1 ? "" : "s", nc, nc == 1 ? "" : "s", spec->repeat,
-	       spec->repeat == 1 ? "" : "s", nv * nc * (size_t)spec->repeat,
-	       (unsigned long long)spec->seed);
+	if (spec->repeat_auto)
+		printf("job '%s': %zu variant%s x %zu cell%s x repeat auto: blocks of %zu runs until"
+		       " every comparison is decided (difference, or none within ±%g%%), at most"
+		       " %d blocks = %zu runs (seed %llu)\n", spec->name, nv, nv == 1 ? "" : "s", nc,
+		       nc == 1 ? "" : "s", nv * nc, spec->margin_pct, spec->repeat,
+		       nv * nc * (size_t)spec->repeat, (unsigned long long)spec->seed);
+	else
+		printf("job '%s': %zu variant%s x %zu cell%s x %d repeat%s = %zu runs (seed %llu)\n",
+		       spec->name, nv, nv == 1 ? "" : "s", nc, nc == 1 ? "" : "s", spec->repeat,
+		       spec->repeat == 1 ? "" : "s", nv * nc * (size_t)spec->repeat,
+		       (unsigned long long)spec->seed);
 	for (size_t i = 0; i < nv; i++)
 		printf("  variant %zu: %s\n", i, v[i].name);
 	for (size_t i = 0; i < nc; i++) {
@@ -272,6 +292,89 @@ static void print_dry_run(const struct job_spec *spec)
 	job_variants_free(v, nv);
 }
 
+/* A / b as a percentage, "-" when b is 0. */
+static double pct(unsigned a, unsigned b)
+{
+	return b ? 100.0 * a / b : 0;
+}
+
+/* `kcanary compare simulate`: --repeat auto on simulated jobs
+ * (compare_sim.h), with the targets bench/b_compare_auto.sh reports. */
+static int cmd_compare_simulate(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "trials", required_argument, NULL, 't' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "max-blocks", required_argument, NULL, 'b' },
+		{ "margin", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct compare_sim_opts o = { .trials = 3000, .seed = 1, .max_blocks = JOB_REPEAT_AUTO_MAX,
+				      .margin_pct = JOB_MARGIN_PCT };
+	struct compare_sim_stats st;
+	int c;
+
+	while ((c = cmd_getopt(argc, argv, "kcanary compare simulate", "", lopts)) != -1) {
+		char *end = NULL;
+		double v = c == '?' || c == 'h' ? 0 : strtod(optarg, &end);
+		if (c == '?' || c == 'h' || end == optarg || (*end && strcmp(end, "%")) || v <= 0) {
+			fprintf(stderr, "%s", compare_usage);
+			return 2;
+		}
+		if (c == 't')
+			o.trials = (unsigned)v;
+		else if (c == 's')
+			o.seed = (uint64_t)v;
+		else if (c == 'b')
+			o.max_blocks = (int)v;
+		else
+			o.margin_pct = v;
+	}
+	if (compare_sim_run(&st, &o)) {
+		fprintf(stderr, "kcanary compare simulate: --max-blocks must be 3 to 1000 and --trials"
+			" at least 1\n");
+		return 2;
+	}
+	printf("compare --repeat auto:%d --margin %g%% on simulated jobs (seed %llu): one variant"
+	       " against the baseline, one cell; worst lag from the seed's stall model"
+	       " (server/bisect_sim.h); a look after every block, e >= %g stops\n",
+	       o.max_blocks, o.margin_pct, (unsigned long long)o.seed, 1 / REPORT_SEQ_ALPHA);
+	printf("A/A (good/good, clean/clean, flaky/flaky in turn): %u jobs: difference %u (%.2f%%:"
+	       " %u, %u, %u), no difference within %g%% %u, cap %u; %.1f runs a job\n", st.aa_trials,
+	       st.aa_different, pct(st.aa_different, st.aa_trials), st.aa_different_kind[0],
+	       st.aa_different_kind[1], st.aa_different_kind[2], o.margin_pct, st.aa_equivalent,
+	       st.aa_capped, st.aa_runs_sum / st.aa_trials);
+	double power = (double)st.ab_different / st.ab_trials, runs = st.ab_runs_sum / st.ab_trials;
+	printf("A/B (good against bad, clean or flaky 1/2 each): %u jobs: difference %u (%.1f%%),"
+	       " %.2f runs a job (%.2f blocks)\n", st.ab_trials, st.ab_different, 100 * power, runs,
+	       runs / 2);
+	size_t need = 0;
+	printf("fixed repeats (Mann-Whitney p < 0.05), power / A/A rate:");
+	for (size_t n = 2; n <= COMPARE_SIM_MAX_FIXED; n++) {
+		if (n <= 12 || n % 4 == 0)
+			printf(" %zu: %.1f%%/%.1f%%", n, pct(st.fixed_power[n], o.trials),
+			       pct(st.fixed_aa[n], o.trials));
+		if (!need && (double)st.fixed_power[n] / o.trials >= power)
+			need = n;
+	}
+	printf("\n");
+	double aa = (double)st.aa_different / st.aa_trials;
+	printf("target: A/A false-positive rate of --repeat auto over %u jobs <= 5%%: %.2f%%: %s\n",
+	       st.aa_trials, 100 * aa, aa <= 0.05 ? "met" : "NOT met");
+	if (need)
+		printf("target: mean runs of --repeat auto / runs of the fewest fixed repeats with its"
+		       " power (%.1f%%: %zu repeats, %zu runs) < 1.0: %.2f / %zu = %.2f: %s\n",
+		       100 * power, need, 2 * need, runs, 2 * need, runs / (double)(2 * need),
+		       runs / (double)(2 * need) < 1 ? "met" : "NOT met");
+	else
+		printf("target: mean runs of --repeat auto / runs of the fewest fixed repeats with its"
+		       " power (%.1f%%) < 1.0: no fixed count up to %d reaches it; %.2f / %d = %.2f: %s\n",
+		       100 * power, COMPARE_SIM_MAX_FIXED, runs, 2 * COMPARE_SIM_MAX_FIXED,
+		       runs / (2 * COMPARE_SIM_MAX_FIXED), runs / (2 * COMPARE_SIM_MAX_FIXED) < 1 ?
+		       "met (against the largest simulated)" : "NOT met");
+	return 0;
+}
+
 /* reason: one case per flag of compare (the job file's keys as options),
  * then the spec's check and one call of the executor (compare.c). */
 int cmd_compare(int argc, char **argv)
@@ -284,6 +387,10 @@ int cmd_compare(int argc, char **argv)
 	int c, ret = 2;
 	int64_t job_id;
 
+	if (argc > 1 && !strcmp(argv[1], "simulate")) {
+		job_spec_free(spec);
+		return cmd_compare_simulate(argc - 1, argv + 1);
+	}
 	/* the job file first, so that flags override it */
 	if (load_job_file(spec, argc, argv, &fs_given, &err))
 		goto out;
@@ -312,6 +419,7 @@ int cmd_compare(int argc, char **argv)
 			fs_given = true;
 			break;
 		case O_REPEAT: r = job_spec_set(spec, "job", "repeat", optarg, &err); break;
+		case O_MARGIN: r = job_spec_set(spec, "job", "margin", optarg, &err); break;
 		case O_NAME: r = job_spec_set(spec, "job", "name", optarg, &err); break;
 		case O_SEED: r = job_spec_set(spec, "job", "seed", optarg, &err); break;
 		case O_METRIC: r = job_spec_set(spec, "job", "metric", optarg, &err); break;

@@ -185,6 +185,57 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 	return r;
 }
 
+/* repeat auto (report.h): look at the complete blocks, and store the next
+ * block unless every comparison is decided or the cap is spent. *more
+ * says whether a block was stored. The look is report_build()'s replay,
+ * so a coordinator killed anywhere here looks the same way on resume. */
+static int seq_look(struct db *db, int64_t job_id, const struct job_spec *spec,
+		    const struct guest_opts *o, bool *more, struct buf *err)
+{
+	struct report *rep = NULL;
+	struct report_seq_state st;
+	size_t n = 0;
+	int r;
+
+	*more = false;
+	if ((r = report_build(&rep, db, job_id, NULL, err)))
+		return r;
+	report_seq_state(rep, &st);
+	report_free(rep);
+	if (st.done) {
+		say(o, "repeat auto: %zu of %zu comparison%s decided after %d block%s%s",
+		    st.ndecided, st.ncomparisons, st.ncomparisons == 1 ? "" : "s", st.blocks,
+		    st.blocks == 1 ? "" : "s", st.ndecided < st.ncomparisons ? " (the cap)" : "");
+		return 0;
+	}
+	if ((r = job_store_block(db, spec, job_id, st.blocks + 1, &n, err)))
+		return r;
+	say(o, "repeat auto: %zu of %zu comparison%s decided after %d block%s: block %d (%zu runs)",
+	    st.ndecided, st.ncomparisons, st.ncomparisons == 1 ? "" : "s", st.blocks,
+	    st.blocks == 1 ? "" : "s", st.blocks + 1, n);
+	*more = n > 0;
+	return 0;
+}
+
+/* The pending runs, and with repeat auto a block at a time until its
+ * looks stop. */
+static int run_blocks(struct db *db, int64_t job_id, const struct job_spec *spec,
+		      const struct guest_opts *o, struct buf *err)
+{
+	bool more = true;
+	int r;
+
+	while (more) {
+		if ((r = run_all(db, job_id, spec, o, err)))
+			return r;
+		if (!spec->repeat_auto || job_cancelled(db, job_id))
+			return 0;
+		if ((r = seq_look(db, job_id, spec, o, &more, err)))
+			return r;
+	}
+	return 0;
+}
+
 int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 		    struct buf *err)
 {
@@ -216,7 +267,7 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 	    (r = resolve_kernels(db, job_id, spec, o, err)) ||
 	    (r = db_job_set_status(db, job_id, "running", NULL, err)))
 		goto fail;
-	r = run_all(db, job_id, spec, o, err);
+	r = run_blocks(db, job_id, spec, o, err);
 	if (r == -EINTR) {
 		db_job_set_status(db, job_id, "interrupted", buf_str(err), NULL);
 		goto done;

@@ -21,7 +21,11 @@
 #include "util.h"
 
 /*
- * compare_execute - carry job_id through its kernels and pending runs.
+ * compare_execute - carry job_id through its kernels and pending runs;
+ * with repeat auto (job.h) a block at a time: after each, the report's
+ * replayed looks (report.h, report_seq_state()) say whether every
+ * comparison is decided or the cap is spent, else the next block is
+ * stored (job_store_block()) and run.
  * Variants whose patch does not apply or whose kernel does not build are
  * stored as such (with the reason) and the others go on. Progress goes to
  * stderr (progress.h): one line per event, plus a live line on a TTY.

@@ -43,6 +43,7 @@ struct job_spec *job_spec_new(void)
 
 	s->name = xstrdup("compare");
 	s->repeat = 3;
+	s->margin_pct = JOB_MARGIN_PCT;
 	s->jobs = 1;
 	s->metric = xstrdup("worst_lag_s");
 	s->vcpus = 2;
@@ -122,6 +123,52 @@ static int set_int(int *field, const char *key, const char *value, int min, stru
 		return -EINVAL;
 	}
 	*field = (int)v;
+	return 0;
+}
+
+/* repeat = N, auto or auto:MAX (MAX >= 3 blocks: the first look that
+ * may decide, report.h's REPORT_SEQ_MIN_BLOCKS). */
+static int set_repeat(struct job_spec *s, const char *value, struct buf *err)
+{
+	const char *cap;
+	char *end;
+	long v;
+
+	if (strncmp(value, "auto", 4)) {
+		s->repeat_auto = false;
+		return set_int(&s->repeat, "repeat", value, 1, err);
+	}
+	cap = value + 4;
+	if (!*cap) {
+		s->repeat_auto = true;
+		s->repeat = JOB_REPEAT_AUTO_MAX;
+		return 0;
+	}
+	v = *cap == ':' && cap[1] ? strtol(cap + 1, &end, 10) : 0;
+	if (*cap != ':' || !cap[1] || *end || v < 3 || v > 1000) {
+		buf_printf(err, "'repeat' must be a whole number >= 1, auto or auto:MAX with a cap"
+			   " MAX of 3 to 1000 blocks, not '%s'", value);
+		return -EINVAL;
+	}
+	s->repeat_auto = true;
+	s->repeat = (int)v;
+	return 0;
+}
+
+/* margin = 5% (or 5): above 0, below 100. */
+static int set_margin(struct job_spec *s, const char *value, struct buf *err)
+{
+	char *end;
+	double v = strtod(value, &end);
+
+	if (end != value && *end == '%')
+		end++;
+	if (end == value || *end || !(v > 0) || !(v < 100)) {
+		buf_printf(err, "'margin' must be a percentage above 0 and below 100, such as 5%%,"
+			   " not '%s'", value);
+		return -EINVAL;
+	}
+	s->margin_pct = v;
 	return 0;
 }
 
@@ -234,7 +281,9 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		strv_free(s->config, s->nconfig);
 		s->nconfig = split_list(&s->config, value);
 	} else if (!strcmp(key, "repeat")) {
-		return set_int(&s->repeat, key, value, 1, err);
+		return set_repeat(s, value, err);
+	} else if (!strcmp(key, "margin")) {
+		return set_margin(s, value, err);
 	} else if (!strcmp(key, "jobs")) {
 		return set_int(&s->jobs, key, value, 1, err);
 	} else if (!strcmp(key, "vcpus")) {
@@ -275,7 +324,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		}
 	} else {
 		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series version"
-			   " all_revisions patches prefixes aa kernels config repeat jobs vcpus memory_mb seed metric"
+			   " all_revisions patches prefixes aa kernels config repeat margin jobs vcpus memory_mb seed metric"
 			   " by baseline watchdog_s rootfs files)", key);
 		return -EINVAL;
 	}
@@ -698,6 +747,11 @@ int job_spec_check(const struct job_spec *s, struct buf *err)
 		if (bad)
 			goto out;
 	}
+	if (s->repeat_auto && nv < 2 && !s->by) {
+		buf_puts(err, "repeat auto stops when every comparison is decided: give two variants"
+			 " or more, or compare along an axis of the matrix (by, --by)");
+		goto out;
+	}
 	if (ncells == SIZE_MAX || ncells * nv * (size_t)s->repeat > JOB_MAX_RUNS) {
 		buf_printf(err, "the job has %zu variants x %zu matrix cells x %d repeats, over"
 			   " %d runs: shrink the [matrix]", nv, ncells, s->repeat, JOB_MAX_RUNS);
@@ -769,6 +823,16 @@ char *job_spec_to_json(const struct job_spec *s)
 		"sysctl", kv_json(s->sysctls, s->nsysctls), "matrix", dims);
 	if (s->rootfs)
 		json_object_set_new(o, "rootfs", json_string(s->rootfs));
+	if (s->repeat_auto) {
+		char *rep = xasprintf("auto:%d", s->repeat);
+		json_object_set_new(o, "repeat", json_string(rep));
+		free(rep);
+	}
+	if (s->repeat_auto || s->margin_pct != JOB_MARGIN_PCT) {
+		char *m = xasprintf("%.17g%%", s->margin_pct);
+		json_object_set_new(o, "margin", json_string(m));
+		free(m);
+	}
 	if (s->nfiles)
 		json_object_set_new(o, "files", strv_json(s->files, s->nfiles));
 	if (s->series_version) {
@@ -872,6 +936,44 @@ out:
 	return r;
 }
 
+/* The next repeat's cells: a fresh Fisher-Yates shuffle from *rng. */
+static void cell_order(size_t *order, size_t ncells, uint64_t *rng)
+{
+	for (size_t i = 0; i < ncells; i++)
+		order[i] = i;
+	for (size_t i = ncells; i > 1; i--) {
+		size_t j = stats_rand64(rng) % i;
+		size_t t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+/* One repeat's runs: each cell in order, each of the nv variants vids[]
+ * (0: left out); rep 0 takes each one's next free repeat index. */
+static int store_repeat(struct db *db, const struct job_spec *s, int64_t job,
+			const int64_t *vids, size_t nv, const size_t *order, size_t ncells,
+			int rep, struct buf *err)
+{
+	int r = 0;
+
+	for (size_t c = 0; c < ncells && !r; c++) {
+		char *cell = job_cell_text(s, order[c]);
+		char *params = job_cell_params(s, order[c]);
+		json_t *pj = json_loads(params, 0, NULL);
+		const char *fs = json_string_value(json_object_get(pj, "fs"));
+		for (size_t i = 0; i < nv && !r; i++) {
+			int64_t run;
+			if (vids[i])
+				r = db_run_create(db, &run, job, vids[i], cell, rep, fs, params, err);
+		}
+		json_decref(pj);
+		free(cell);
+		free(params);
+	}
+	return r;
+}
+
 int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct buf *err)
 {
 	struct variant *v = NULL;
@@ -897,31 +999,10 @@ int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct 
 		if (r)
 			goto fail;
 	}
-	for (int rep = 1; rep <= s->repeat; rep++) {
-		/* a fresh Fisher-Yates shuffle of the cells for each repeat */
-		for (size_t i = 0; i < ncells; i++)
-			order[i] = i;
-		for (size_t i = ncells; i > 1; i--) {
-			size_t j = stats_rand64(&rng) % i;
-			size_t t = order[i - 1];
-			order[i - 1] = order[j];
-			order[j] = t;
-		}
-		for (size_t c = 0; c < ncells; c++) {
-			char *cell = job_cell_text(s, order[c]);
-			char *params = job_cell_params(s, order[c]);
-			json_t *pj = json_loads(params, 0, NULL);
-			const char *fs = json_string_value(json_object_get(pj, "fs"));
-			for (size_t i = 0; i < nv && !r; i++) {
-				int64_t run;
-				r = db_run_create(db, &run, job, vids[i], cell, rep, fs, params, err);
-			}
-			json_decref(pj);
-			free(cell);
-			free(params);
-			if (r)
-				goto fail;
-		}
+	for (int rep = 1; rep <= (s->repeat_auto ? 1 : s->repeat); rep++) {
+		cell_order(order, ncells, &rng);
+		if ((r = store_repeat(db, s, job, vids, nv, order, ncells, rep, err)))
+			goto fail;
 	}
 	if ((r = db_commit(db, err)))
 		goto fail;
@@ -935,6 +1016,51 @@ out:
 	free(vids);
 	free(order);
 	free(spec_json);
+	return r;
+}
+
+int job_store_block(struct db *db, const struct job_spec *s, int64_t job_id, int block,
+		    size_t *n_out, struct buf *err)
+{
+	struct db_variant_row *v = NULL;
+	size_t nv = 0, ncells = job_ncells(s), n = 0;
+	size_t *order = xcalloc(ncells, sizeof(*order));
+	int64_t *vids = NULL, maxrep = 0;
+	uint64_t rng = s->seed;
+	char id[24];
+	int r;
+
+	if ((r = db_job_variants(db, job_id, &v, &nv, err)))
+		goto out;
+	vids = xcalloc(nv ? nv : 1, sizeof(*vids));
+	for (size_t i = 0; i < nv; i++)
+		if (!strcmp(v[i].status, "ok")) {
+			vids[i] = v[i].id;
+			n += ncells;
+		}
+	/* the order job_store() gives repeat `block`: the same generator */
+	for (int rep = 1; rep <= block; rep++)
+		cell_order(order, ncells, &rng);
+	if ((r = db_begin(db, err)))
+		goto out;
+	/* one repeat index above every stored one for the whole block, so
+	 * that the lab places it as one block (lab.h) even when a fresh
+	 * repeat took an earlier block's next index */
+	snprintf(id, sizeof(id), "%lld", (long long)job_id);
+	if ((r = db_query_int64(db, &maxrep, "SELECT coalesce(max(repeat_idx), 0) FROM runs"
+				" WHERE job_id = ?", id, err)) ||
+	    (r = store_repeat(db, s, job_id, vids, nv, order, ncells, (int)maxrep + 1, err)) ||
+	    (r = db_commit(db, err))) {
+		db_rollback(db);
+		err_wrapf(err, r, "cannot store block %d of job %lld", block, (long long)job_id);
+		goto out;
+	}
+	if (n_out)
+		*n_out = n;
+out:
+	db_variant_rows_free(v, nv);
+	free(vids);
+	free(order);
 	return r;
 }
 

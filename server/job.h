@@ -18,6 +18,12 @@
 #include "util.h"
 #include "variant.h"
 
+/* repeat = auto's cap when none is given, in blocks (one run of every
+ * variant x cell each). */
+#define JOB_REPEAT_AUTO_MAX 10
+/* margin's default, in % of the baseline median. */
+#define JOB_MARGIN_PCT 5.0
+
 /* More runs than this in one job is a mistake, not a plan. */
 #define JOB_MAX_RUNS 10000
 
@@ -52,7 +58,11 @@ struct job_spec {
 	size_t nkernels;
 	char **config;          /* kernels/<name>.config fragments */
 	size_t nconfig;
-	int repeat;             /* default 3 */
+	int repeat;             /* default 3; with repeat_auto the cap in blocks */
+	bool repeat_auto;       /* repeat = auto[:MAX]: blocks until every
+				 * comparison is decided (report.h, sequential) */
+	double margin_pct;      /* margin = 5%: equivalence within +-this % of the
+				 * baseline median (repeat auto); default 5 */
 	int jobs;               /* guests at once, default 1 */
 	uint64_t seed;          /* run-order shuffle; default from the clock, stored */
 	char *metric;           /* headline metric, default worst_lag_s */
@@ -118,7 +128,8 @@ int job_spec_set(struct job_spec *spec, const char *section, const char *key,
 /*
  * job_spec_check - whole-spec checks after parsing: a tree and base when
  * series are given, at least one variant, repeat >= 1, at most
- * JOB_MAX_RUNS runs. -EINVAL with err filled.
+ * JOB_MAX_RUNS runs (repeat auto: at its cap), two variants or axis
+ * values to compare for repeat auto. -EINVAL with err filled.
  */
 int job_spec_check(const struct job_spec *spec, struct buf *err);
 
@@ -178,9 +189,22 @@ char *job_cell_params(const struct job_spec *spec, size_t i);
  * job_store - store the job, its variants and every run, in the
  * interleaved run order: for each repeat, for each cell (shuffled with
  * spec->seed), each variant — so drift hits all variants alike. One
- * transaction. *out_job gets the job id.
+ * transaction. *out_job gets the job id. With repeat_auto only the first
+ * block (repeat) is stored; job_store_block() appends the others.
  */
 int job_store(struct db *db, const struct job_spec *spec, int64_t *out_job,
 	      struct buf *err);
+
+/*
+ * job_store_block - append block `block` (1-based: the block-th repeat) of
+ * a repeat_auto job: one pending run of every variant whose kernel is ok
+ * (db_job_variants' status) in every cell, cells in the order job_store()
+ * would have given that repeat, all at one repeat index above every
+ * stored one (a whole block for the lab, lab.h). One transaction, so a coordinator killed here leaves the
+ * block stored whole or not at all. *n_out (may be NULL) gets the runs
+ * stored. Store errors as db.h, with err.
+ */
+int job_store_block(struct db *db, const struct job_spec *spec, int64_t job_id, int block,
+		    size_t *n_out, struct buf *err);
 
 #endif

@@ -14,6 +14,10 @@
 #include "error.h"
 #include "stats.h"
 
+
+
+
+
 /* Bootstrap resamples for the Hodges-Lehmann CI. */
 #define REPORT_BOOTSTRAP 2000
 /* Permutations for the interaction test (stats_interaction_perm): the
@@ -42,6 +46,10 @@ struct rep_group {
 	double change_pct;       /* (median - base median) / base median * 100 */
 	struct mwu_result mwu;
 	double hl, hl_lo, hl_hi;
+	/* repeat auto (report_seq_state): the comparison's sequential facts */
+	bool has_seq;            /* a comparison the job's looks decide */
+	int seq_blocks;          /* the block it was decided at, else the last look */
+	struct stats_seq_look seq;  /* that look */
 };
 
 /* --by A,B: does A's effect depend on B? For values a_i (i > 0) and b_j
@@ -85,6 +93,15 @@ struct report {
 				      * (borrowed from d); NULL: no run used the host's / */
 	bool hostfs_mixed;           /* such runs saw different host package lists */
 	struct overhead_summary ov;  /* the finished runs' overhead (db_overhead.h) */
+	struct {
+		bool on;             /* the job is repeat auto */
+		bool own;            /* this report's metric and axis are the job's */
+		int max_blocks;
+		double margin_pct;
+		int blocks;          /* complete blocks: the looks so far */
+		size_t ncmp, ndecided;
+	} seq;
+	int *run_block;          /* repeat auto: per run its block (1-based), 0 none */
 };
 /* Human labels for the metrics the workloads emit. */
 static const struct {
@@ -510,6 +527,238 @@ out:
 	return ret;
 }
 
+/* ---- repeat auto: the sequential looks ---- */
+
+static json_t *num_or_null(double v);
+
+/* A run that counts in its block: every stored run but one a fresh repeat
+ * replaced (interrupted, or failed by its host: infra). */
+static bool run_in_block(const struct db_report_run *run)
+{
+	return strcmp(run->status, "interrupted") && strcmp(run->status, "infra");
+}
+
+static bool run_finished(const struct db_report_run *run)
+{
+	return strcmp(run->status, "pending") && strcmp(run->status, "running");
+}
+
+/* Each run's block: the j-th counted run (by run order) of its variant and
+ * cell is in block j, so a fresh repeat takes its interrupted run's place.
+ * Returns the complete blocks: those whose every run has finished. */
+static int assign_blocks(struct report *r)
+{
+	int nblocks = 0, incomplete = INT32_MAX;
+
+	r->run_block = xcalloc(r->d.nruns ? r->d.nruns : 1, sizeof(*r->run_block));
+	for (size_t i = 0; i < r->d.nruns; i++) {
+		const struct db_report_run *a = &r->d.runs[i];
+		const struct db_report_variant *v = variant_of(r, a);
+		int k = 1;
+		/* a variant without a kernel never runs: its runs are in no block */
+		if (!run_in_block(a) || !v || strcmp(v->status, "ok"))
+			continue;
+		for (size_t j = 0; j < r->d.nruns; j++) {
+			const struct db_report_run *b = &r->d.runs[j];
+			k += b->seq < a->seq && b->variant_id == a->variant_id && run_in_block(b) &&
+			     !strcmp(b->cell ? b->cell : "", a->cell ? a->cell : "");
+		}
+		r->run_block[i] = k;
+		if (k > nblocks)
+			nblocks = k;
+		if (!run_finished(a) && k < incomplete)
+			incomplete = k;
+	}
+	return incomplete <= nblocks ? incomplete - 1 : nblocks;
+}
+
+/* The values of g's runs in blocks 1..k, into v (room for g->nruns). */
+static size_t values_upto(const struct report *r, const struct rep_group *g, int k, double *v)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g->nruns; i++) {
+		const struct db_report_run *run = g->runs[i].run;
+		size_t idx = (size_t)(run - r->d.runs);
+		if (r->run_block[idx] && r->run_block[idx] <= k && run->has_value && run_usable(run))
+			v[n++] = run->value;
+	}
+	return n;
+}
+
+/* Whether g has a run in a block (a variant without a kernel has none). */
+static bool in_blocks(const struct report *r, const struct rep_group *g)
+{
+	for (size_t i = 0; i < g->nruns; i++)
+		if (r->run_block[(size_t)(g->runs[i].run - r->d.runs)])
+			return true;
+	return false;
+}
+
+/* The job's looks again, one per complete block: each comparison (every
+ * group against its cell's baseline) is decided at the first look whose
+ * stats_seq_decide() decides it, and stays so (a stopping time per
+ * comparison keeps each one's anytime-valid guarantee); the others keep
+ * their last look. The same function the executor stops on. */
+static void seq_looks(struct report *r)
+{
+	for (int k = 1; k <= r->seq.blocks; k++)
+		for (size_t c = 0; c < r->ncells; c++) {
+			struct rep_cell *cell = &r->cells[c];
+			const struct rep_group *base = &cell->groups[0];
+			double *x = xcalloc(base->nruns + 1, sizeof(*x));
+			size_t nx = values_upto(r, base, k, x);
+			for (size_t j = 1; j < r->ngroups && in_blocks(r, base); j++) {
+				struct rep_group *g = &cell->groups[j];
+				if (!in_blocks(r, g) ||
+				    (g->has_seq && g->seq.decision != STATS_SEQ_UNDECIDED))
+					continue;
+				double *y = xcalloc(g->nruns + 1, sizeof(*y));
+				size_t ny = values_upto(r, g, k, y);
+				g->has_seq = true;
+				g->seq_blocks = k;
+				stats_seq_decide(&g->seq, x, nx, y, ny, STATS_SEQ_G, REPORT_SEQ_ALPHA,
+						 r->seq.margin_pct / 100);
+				if (k < REPORT_SEQ_MIN_BLOCKS)
+					g->seq.decision = STATS_SEQ_UNDECIDED;
+				free(y);
+			}
+			free(x);
+		}
+	for (size_t c = 0; c < r->ncells; c++)
+		for (size_t j = 1; j < r->ngroups; j++) {
+			const struct rep_group *g = &r->cells[c].groups[j];
+			r->seq.ncmp += g->has_seq;
+			r->seq.ndecided += g->has_seq && g->seq.decision != STATS_SEQ_UNDECIDED;
+		}
+}
+
+/* repeat = "auto:MAX" in the stored spec: replay the looks. Only for the
+ * job's own metric and axis, the ones its looks used. */
+static void seq_replay(struct report *r, const struct report_opts *opts, const char *by)
+{
+	json_t *spec = r->d.spec_json ? json_loads(r->d.spec_json, 0, NULL) : NULL;
+	const char *rep = json_string_value(json_object_get(spec, "repeat"));
+	const char *margin = json_string_value(json_object_get(spec, "margin"));
+	const char *sb = json_string_value(json_object_get(spec, "by"));
+
+	if (rep && !strncmp(rep, "auto:", 5)) {
+		r->seq.on = true;
+		r->seq.max_blocks = atoi(rep + 5);
+		r->seq.margin_pct = margin ? strtod(margin, NULL) : 5;
+		r->seq.own = (!opts || !opts->metric || !strcmp(opts->metric, r->d.job_metric ?
+			      r->d.job_metric : "")) && !strcmp(by, sb && *sb ? sb : "variant");
+		r->seq.blocks = assign_blocks(r);
+		if (r->seq.own)
+			seq_looks(r);
+	}
+	json_decref(spec);
+}
+
+void report_seq_state(const struct report *r, struct report_seq_state *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sequential = r->seq.on;
+	out->max_blocks = r->seq.max_blocks;
+	out->blocks = r->seq.blocks;
+	out->ncomparisons = r->seq.ncmp;
+	out->ndecided = r->seq.ndecided;
+	out->done = r->seq.on && (out->ndecided == out->ncomparisons || out->blocks >= out->max_blocks);
+}
+
+/* An e-value as the stop line says it: 3 digits below 1000, else "1.8e3". */
+static void fmt_evalue(char *out, size_t size, double e)
+{
+	int x;
+
+	if (!isfinite(e) || e < 1000) {
+		snprintf(out, size, "%.3g", e);
+		return;
+	}
+	x = (int)floor(log10(e));
+	if (round(e / pow(10, x) * 10) >= 100)   /* 9.96e3 rounds to 10.0e3 */
+		x++;
+	snprintf(out, size, "%.1fe%d", e / pow(10, x), x);
+}
+
+/* "stop: difference after 3 blocks (e=1.8e3 >= 20)" and the others. */
+static void fmt_seq_stop(char *out, size_t size, const struct report *r, const struct rep_group *g)
+{
+	const struct stats_seq_look *l = &g->seq;
+	int k = g->seq_blocks;
+	const char *bl = k == 1 ? "block" : "blocks";
+
+	char e[32];
+
+	fmt_evalue(e, sizeof(e), l->evalue);
+	if (l->decision == STATS_SEQ_DIFFERENT)
+		snprintf(out, size, "stop: difference after %d %s (e=%s >= %g)", k, bl, e, l->threshold);
+	else if (l->decision == STATS_SEQ_EQUIVALENT)
+		snprintf(out, size, "stop: no difference within ±%g%% after %d %s", r->seq.margin_pct,
+			 k, bl);
+	else if (r->seq.blocks >= r->seq.max_blocks)
+		snprintf(out, size, "stop: cap of %d blocks reached, undecided", r->seq.max_blocks);
+	else
+		snprintf(out, size, "undecided after %d of at most %d blocks", k, r->seq.max_blocks);
+}
+
+/* The text report's sequential lines of one cell: why each comparison
+ * stopped, and the anytime-valid interval of its shift when bounded. */
+static void text_seq(struct buf *b, const struct report *r, const struct rep_cell *cell,
+		     bool markdown)
+{
+	char stop[160];
+
+	for (size_t j = 1; j < r->ngroups; j++) {
+		const struct rep_group *g = &cell->groups[j];
+		if (!g->has_seq)
+			continue;
+		fmt_seq_stop(stop, sizeof(stop), r, g);
+		/* 80 columns when it fits, as the shift lines */
+		if (markdown || strlen(g->say) + strlen(cell->groups[0].say) + strlen(stop) + 6 <= 80)
+			buf_printf(b, "%s vs %s: %s\n", g->say, cell->groups[0].say, stop);
+		else
+			buf_printf(b, "%s vs %s:\n      %s\n", g->say, cell->groups[0].say, stop);
+		if (isfinite(g->seq.lo_pct) && isfinite(g->seq.hi_pct))
+			buf_printf(b, "  anytime-valid 95%% CI of the median shift: %+.1f%% to %+.1f%%\n",
+				   g->seq.lo_pct, g->seq.hi_pct);
+		if (markdown)
+			buf_puts(b, "\n");
+	}
+}
+
+/* The report's "sequential" object: null for a job of fixed repeats. */
+static json_t *json_seq(const struct report *r)
+{
+	json_t *cmp = json_array(), *o;
+	char stop[160];
+
+	if (!r->seq.on) {
+		json_decref(cmp);
+		return json_null();
+	}
+	for (size_t c = 0; c < r->ncells; c++)
+		for (size_t j = 1; j < r->ngroups; j++) {
+			const struct rep_group *g = &r->cells[c].groups[j];
+			const struct stats_seq_look *l = &g->seq;
+			if (!g->has_seq)
+				continue;
+			fmt_seq_stop(stop, sizeof(stop), r, g);
+			json_array_append_new(cmp, json_pack("{s:s,s:s,s:s,s:s,s:i,s:f,s:f,s:[o,o],s:s}",
+				"cell", r->cells[c].cell, "value", g->value,
+				"baseline", r->cells[c].groups[0].value,
+				"decision", l->decision == STATS_SEQ_DIFFERENT ? "difference" :
+					    l->decision == STATS_SEQ_EQUIVALENT ? "equivalent" :
+					    r->seq.blocks >= r->seq.max_blocks ? "cap" : "undecided",
+				"blocks", g->seq_blocks, "evalue", l->evalue, "threshold", l->threshold,
+				"ci_pct", num_or_null(l->lo_pct), num_or_null(l->hi_pct), "text", stop));
+		}
+	o = json_pack("{s:i,s:f,s:f,s:i,s:b,s:o}", "max_blocks", r->seq.max_blocks,
+		      "margin_pct", r->seq.margin_pct, "alpha", REPORT_SEQ_ALPHA,
+		      "blocks", r->seq.blocks, "own_metric_and_axis", r->seq.own, "comparisons", cmp);
+	return o;
+}
+
 int report_build(struct report **out, struct db *db, int64_t job_id,
 		 const struct report_opts *opts, struct buf *err)
 {
@@ -548,6 +797,7 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 		goto out;
 	}
 	compute(r);
+	seq_replay(r, opts, by);
 	*out = r;
 out:
 	free(by);
@@ -573,6 +823,7 @@ void report_free(struct report *r)
 	for (size_t i = 0; r->run_cell && i < r->d.nruns; i++)
 		free(r->run_cell[i]);
 	free(r->run_cell);
+	free(r->run_block);
 	free(r->cells);
 	for (size_t i = 0; r->labels2d && i < r->ngroups; i++) {
 		free(r->labels2d[i]);
@@ -1022,6 +1273,7 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 		if (markdown)
 			buf_puts(b, "\n");
 	}
+	text_seq(b, r, cell, markdown);
 	size_t nx, ny;
 	if (nvar > 1 && cell->groups[0].nvalues) {
 		min_pair(cell, nvar, &nx, &ny);
@@ -1511,6 +1763,7 @@ static json_t *json_report(const struct report *r)
 	else
 		json_decref(values2);
 	json_object_set_new(root, "overhead", overhead_json(&r->ov));
+	json_object_set_new(root, "sequential", json_seq(r));
 	return root;
 }
 

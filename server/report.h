@@ -64,6 +64,42 @@ int report_format(struct buf *out, const struct report *r, enum report_format fm
  * not among the job's results, or no run has finished). */
 size_t report_nvalues(const struct report *r);
 
+/*
+ * compare --repeat auto[:MAX] (job.h): the job runs whole blocks (one run
+ * of every variant x cell) and looks after each. A look decides each
+ * comparison (every value of the compared axis against the baseline in
+ * each cell, on the job's metric) with stats_seq_decide() (stats.h: the
+ * anytime-valid e-value for a difference, its confidence sequence for
+ * equivalence within +-margin), at level 0.05, from block
+ * REPORT_SEQ_MIN_BLOCKS on; a comparison once decided
+ * stays decided at that block. report_build() replays the looks from the
+ * stored runs (the j-th counted run of a variant and cell, by run order,
+ * is in block j; interrupted and infra runs are replaced by their fresh
+ * repeat), so the executor and every report see the same facts; the text
+ * report says per comparison why it stopped ("stop: difference after 3
+ * blocks (e=1.8e3 >= 20)", "stop: no difference within ±5% after 6
+ * blocks", "stop: cap of 10 blocks reached, undecided") and the JSON has
+ * a "sequential" object. Only a report of the job's own metric and axis
+ * has the per-comparison facts.
+ */
+/* repeat auto's level: a look stops at e >= 1/alpha = 20. */
+#define REPORT_SEQ_ALPHA 0.05
+/* The first look that may decide: two runs a side is where the normal
+ * model of the e-value is least to be trusted; on the seed's bimodal
+ * (flaky) stall data A/A jobs stopped "different" 6.9% of the time with
+ * looks from block 2 and 1.9% from block 3, at a cost of 0.8 blocks a
+ * real difference (kcanary compare simulate, 3,000 jobs each). */
+#define REPORT_SEQ_MIN_BLOCKS 3
+
+struct report_seq_state {
+	bool sequential;         /* the job is repeat auto */
+	int max_blocks;          /* its cap */
+	int blocks;              /* complete blocks (looks so far) */
+	size_t ncomparisons, ndecided;
+	bool done;               /* every comparison decided, or the cap spent */
+};
+void report_seq_state(const struct report *r, struct report_seq_state *out);
+
 /* Parse "text", "markdown", "csv", "json"; -EINVAL otherwise. */
 int report_format_parse(enum report_format *out, const char *name);
 

@@ -138,4 +138,96 @@ double stats_rand01(uint64_t *state);
 /* Standard normal upper tail P(Z > z). */
 double stats_norm_sf(double z);
 
+/* ---- sequential (anytime-valid) two-sample tests: bisect's endpoints and
+ * compare --repeat auto share them ---- */
+
+/* The prior variance g of the standardized shift in stats_seq_evalue():
+ * large effects (several standard deviations), what a regression worth a
+ * bisection or a cover letter looks like (1 s against 12-90 s worst lag is
+ * d ~ 7 on the log1p scale). */
+#define STATS_SEQ_G 50.0
+
+/* stats_seq_tf - the scale the sequential tests work on: sign(x) log1p(|x|)
+ * (worst lag 1-90 s, probe counts 0-1e4 become roughly normal), and its
+ * inverse. */
+double stats_seq_tf(double x);
+double stats_seq_tf_inv(double t);
+
+/*
+ * stats_seq_evalue - the two-sample Bayes factor of Gonen, Johnson, Lu and
+ * Westfall (2005, "The Bayesian two-sample t test", The American
+ * Statistician 59(3):252-257, eq. 3) for "t(y) - shift has the mean of
+ * t(x)" (t = stats_seq_tf) against a shift of the standardized mean: a
+ * normal prior of variance g on the standardized difference delta, the
+ * right-Haar prior 1/sigma on the common scale and a flat one on the
+ * common mean,
+ *
+ *   BF = (1 + nd g)^-1/2 ((1 + T^2/nu) / (1 + T^2/(nu (1 + nd g))))^((nu+1)/2)
+ *
+ * with T the pooled two-sample t statistic, nu = n + m - 2, nd = nm/(n+m).
+ * Its nuisance priors are the right-Haar measure of the group the null is
+ * invariant under (location and scale), so it is an e-process: a test
+ * martingale on the invariant reduction of the data, and by Ville's
+ * inequality P(BF_k >= 1/alpha for some look k) <= alpha under the null
+ * however often it is looked at (Perez-Ortiz, Lardy, de Heide and Grunwald
+ * 2024, "E-statistics, group invariance and anytime-valid testing", Ann.
+ * Statist. 52(4):1410-1432; the "safe t-test" of Grunwald, de Heide and
+ * Koolen 2024, JRSS B 86(5)). It assumes normal t(x) values with one
+ * variance. 1 (no evidence) when a side has fewer than 2 values; both
+ * sides constant give 1 when equal, else the ceiling (1 + nd g)^(nu/2).
+ * bisect.c's endpoints use shift 0 and g STATS_SEQ_G.
+ */
+double stats_seq_evalue(const double *x, size_t n, const double *y, size_t m,
+			double shift, double g);
+
+/* stats_seq_evalue_max - the largest e-value n against m values can give
+ * (T -> infinity above): (1 + nd g)^(nu/2); 1 below 2 a side. */
+double stats_seq_evalue_max(size_t n, size_t m, double g);
+
+/*
+ * stats_seq_cs - the anytime-valid (1 - alpha) confidence sequence for the
+ * shift of t(y) against t(x) (t = stats_seq_tf), by inverting the e-value:
+ * {shift : stats_seq_evalue(x, y, shift) < 1/alpha}, the duality of
+ * Howard, Ramdas, McAuliffe and Sekhon (2021, "Time-uniform, nonparametric,
+ * nonasymptotic confidence sequences", Ann. Statist. 49(2):1055-1080, §2:
+ * a family of level-alpha sequential tests gives a confidence sequence that
+ * holds at every look at once, P(exists k: true shift outside CS_k) <=
+ * alpha). The shift enters only through T, and BF grows with T^2, so the
+ * set is the interval d +- t* se: d the difference of means, se the pooled
+ * standard error, t*^2 = nu u with u = (K - 1) / (1 - K / A), A = 1 + nd g,
+ * K = (A^(1/2) / alpha)^(2 / (nu + 1)). *lo = -INFINITY, *hi = INFINITY
+ * when no shift can be excluded (fewer than 2 a side, or K >= A: the
+ * ceiling is below 1/alpha).
+ */
+void stats_seq_cs(double *lo, double *hi, const double *x, size_t n, const double *y,
+		  size_t m, double g, double alpha);
+
+enum stats_seq_decision {
+	STATS_SEQ_UNDECIDED = 0,
+	STATS_SEQ_DIFFERENT,     /* e-value of shift 0 >= 1/alpha */
+	STATS_SEQ_EQUIVALENT,    /* the CS lies within +-margin of x's median */
+};
+
+struct stats_seq_look {
+	enum stats_seq_decision decision;
+	double evalue;           /* stats_seq_evalue(x, y, 0) */
+	double threshold;        /* 1 / alpha */
+	/* the CS as y's median shift against x's median M, in % of |M|:
+	 * (t^-1(t(M) + lo) - M) / |M| * 100; +-INFINITY when unbounded, NAN
+	 * when M is 0 and the CS is not {0} */
+	double lo_pct, hi_pct;
+};
+
+/*
+ * stats_seq_decide - one look at x (the baseline) against y: DIFFERENT when
+ * the e-value of no shift reaches 1/alpha, else EQUIVALENT when the whole
+ * confidence sequence (stats_seq_cs) maps into [-margin, +margin] of the
+ * baseline median M on the raw scale (t^-1(t(M) + lo) >= M - margin |M|
+ * and t^-1(t(M) + hi) <= M + margin |M|), else UNDECIDED. Both come from
+ * one CS (DIFFERENT is 0 outside it), so stopping on either is wrong with
+ * probability <= alpha at any look. margin is a fraction (0.05 for 5%).
+ */
+void stats_seq_decide(struct stats_seq_look *out, const double *x, size_t n,
+		      const double *y, size_t m, double g, double alpha, double margin);
+
 #endif

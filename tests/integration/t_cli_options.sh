@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export KCANARY_HOME=$tmp/home
 fails=0
-for c in compare bisect "bisect simulate" canary "canary simulate" report serve \
+for c in compare "compare simulate" bisect "bisect simulate" canary "canary simulate" report serve \
 	 "tree import" build boot "series apply" "series show" status ingest doctor; do
 	# shellcheck disable=SC2086 # c is a command and its subcommand
 	rc=0; $KC $c --bogus >/dev/null 2>$tmp/err || rc=$?
@@ -43,6 +43,15 @@ want "kcanary compare: $tmp/job.ini:8: [matrix] mode: knob 'mode': 'dead' is not
 	$tmp/job.ini --set nfiles=4
 want "kcanary compare: --set nfiles: knob 'nfiles': '-1' is not a whole number (expected 0, 1, 2, ...)" \
 	$tmp/job.ini --set nfiles=-1
+# --repeat auto[:MAX] and --margin: a bad cap or margin, or nothing to compare
+want "kcanary compare: 'repeat' must be a whole number >= 1, auto or auto:MAX with a cap MAX of 3 to 1000 blocks, not 'auto:0'" \
+	--kernels "$tmp/bzImage" --aa --repeat auto:0
+want "kcanary compare: 'repeat' must be a whole number >= 1, auto or auto:MAX with a cap MAX of 3 to 1000 blocks, not 'auto:x'" \
+	--kernels "$tmp/bzImage" --aa --repeat auto:x
+want "kcanary compare: 'margin' must be a percentage above 0 and below 100, such as 5%, not '-3%'" \
+	--kernels "$tmp/bzImage" --aa --repeat auto --margin -3%
+want "kcanary compare: repeat auto stops when every comparison is decided: give two variants or more, or compare along an axis of the matrix (by, --by)" \
+	--kernels "$tmp/bzImage" --repeat auto
 [ ! -e "$KCANARY_HOME/kcanary.db" ] || { echo "FAIL: a refused job was stored"; fails=$((fails + 1)); }
 [ $fails = 0 ] || exit 1
 echo "ok: unknown options, missing values and bad knobs are named the same way by every command"

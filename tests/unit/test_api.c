@@ -1082,6 +1082,23 @@ static void test_submit_ini_and_bad_jobs(void **state)
 	reply_release(&r);
 	free(again);
 
+	/* repeat auto: one block stored, the spec keeps the cap and margin */
+	call(&r, f, "POST", "/api/v1/jobs", SECRET,
+	     "{\"name\": \"auto\", \"tree\": \"/src/linux\", \"base\": \"v6.12.117\", \"aa\": true,"
+	     " \"repeat\": \"auto:8\", \"margin\": \"3%\"}", "application/json", 0);
+	assert_int_equal(r.status, 201);
+	assert_int_equal(json_integer_value(jpath(r.json, "runs_total")), 2);
+	assert_string_equal(json_string_value(jpath(jpath(r.json, "spec"), "repeat")), "auto:8");
+	assert_string_equal(json_string_value(jpath(jpath(r.json, "spec"), "margin")), "3%");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = x\nbase = v1\nrepeat = auto:0\n",
+	     NULL, 0);
+	assert_json_error(&r, 400, "job:4: 'repeat' must be a whole number >= 1, auto or auto:MAX");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = x\nbase = v1\nmargin = -3%\n",
+	     NULL, 0);
+	assert_json_error(&r, 400, "job:4: 'margin' must be a percentage above 0 and below 100");
+	reply_release(&r);
 	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = x\nbase = v1\nrate = 1\n", NULL, 0);
 	assert_json_error(&r, 400, "job:4: unknown key 'rate' in [job]");
 	reply_release(&r);

@@ -487,6 +487,138 @@ static void test_store_interleaved(void **state)
 	buf_release(&err);
 }
 
+
+/* repeat = auto[:MAX] and margin (compare --repeat auto): parsed, said
+ * plainly when wrong, and kept through the stored JSON. */
+static void test_repeat_auto_and_margin(void **state)
+{
+	(void)state;
+	struct job_spec *s = job_spec_new(), *back = job_spec_new();
+	struct buf err = BUF_INIT;
+	char *json;
+
+	assert_false(s->repeat_auto);
+	assert_true(s->margin_pct == 5.0);
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nrepeat = auto:8\nmargin = 3%\n", "j.ini",
+					    &err), 0);
+	assert_true(s->repeat_auto);
+	assert_int_equal(s->repeat, 8);
+	assert_true(s->margin_pct == 3.0);
+	json = job_spec_to_json(s);
+	assert_non_null(strstr(json, "\"repeat\":\"auto:8\""));
+	assert_int_equal(job_spec_from_json(back, json, &err), 0);
+	assert_true(back->repeat_auto);
+	assert_int_equal(back->repeat, 8);
+	assert_true(back->margin_pct == 3.0);
+	free(json);
+	/* auto alone: the cap of JOB_REPEAT_AUTO_MAX blocks; margin without % */
+	assert_int_equal(job_spec_set(s, "job", "repeat", "auto", &err), 0);
+	assert_int_equal(s->repeat, JOB_REPEAT_AUTO_MAX);
+	assert_int_equal(s->repeat, 10);
+	assert_int_equal(job_spec_set(s, "job", "margin", "2.5", &err), 0);
+	assert_true(s->margin_pct == 2.5);
+	/* a number again is fixed repeats */
+	assert_int_equal(job_spec_set(s, "job", "repeat", "4", &err), 0);
+	assert_false(s->repeat_auto);
+	assert_int_equal(s->repeat, 4);
+	json = job_spec_to_json(s);
+	assert_non_null(strstr(json, "\"repeat\":4"));
+	free(json);
+
+	static const char *const bad_repeat[] = { "auto:0", "auto:1", "auto:2", "auto:x", "auto:", "auto8",
+						  "auto:8x", "automatic", "auto:1001" };
+	for (size_t i = 0; i < sizeof(bad_repeat) / sizeof(bad_repeat[0]); i++) {
+		char *ini = xasprintf("[job]\nrepeat = %s\n", bad_repeat[i]);
+		buf_reset(&err);
+		assert_int_equal(job_spec_parse_ini(s, ini, "j.ini", &err), -EINVAL);
+		char *want = xasprintf("j.ini:2: 'repeat' must be a whole number >= 1, auto or"
+				       " auto:MAX with a cap MAX of 3 to 1000 blocks, not '%s'",
+				       bad_repeat[i]);
+		assert_string_equal(buf_str(&err), want);
+		free(want);
+		free(ini);
+	}
+	static const char *const bad_margin[] = { "-3%", "0", "0%", "100%", "x", "5%%", "" , "5 %" };
+	for (size_t i = 0; i < sizeof(bad_margin) / sizeof(bad_margin[0]); i++) {
+		buf_reset(&err);
+		assert_int_equal(job_spec_set(s, "job", "margin", bad_margin[i], &err), -EINVAL);
+		char *want = xasprintf("'margin' must be a percentage above 0 and below 100, such as"
+				       " 5%%, not '%s'", bad_margin[i]);
+		assert_string_equal(buf_str(&err), want);
+		free(want);
+	}
+	/* the failed sets changed nothing */
+	assert_true(s->margin_pct == 2.5);
+	job_spec_free(s);
+	job_spec_free(back);
+	buf_release(&err);
+}
+
+/* repeat auto stores one block, and job_store_block() appends each next
+ * one in the order job_store() gives that repeat with fixed repeats. */
+static void test_store_blocks(void **state)
+{
+	struct tmpdir *td = *state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	int64_t fixed, aut, n;
+	size_t stored = 0;
+	char *path = xasprintf("%s/kc.db", td->path);
+
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
+	s->seed = 11;
+	assert_int_equal(job_store(db, s, &fixed, &err), 0);
+	assert_int_equal(job_spec_set(s, "job", "repeat", "auto:5", &err), 0);
+	assert_int_equal(job_spec_check(s, &err), 0);
+	assert_int_equal(job_store(db, s, &aut, &err), 0);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs WHERE job_id = 2",
+					NULL, NULL), 0);
+	assert_int_equal(n, 3 * 4);
+	/* variants without a kernel get no runs in later blocks */
+	assert_int_equal(db_exec(db, "UPDATE variants SET status = 'ok' WHERE job_id = 2", NULL), 0);
+	for (int b = 2; b <= 3; b++) {
+		assert_int_equal(job_store_block(db, s, aut, b, &stored, &err), 0);
+		assert_int_equal(stored, 3 * 4);
+	}
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs WHERE job_id = 2",
+					NULL, NULL), 0);
+	assert_int_equal(n, 3 * 3 * 4);
+	/* the same run order as the fixed job's three repeats */
+	assert_int_equal(db_query_int64(db, &n,
+		"SELECT count(*) FROM runs a JOIN runs b ON a.job_id = 1 AND b.job_id = 2"
+		" AND a.seq - (SELECT min(seq) FROM runs WHERE job_id = 1)"
+		"   = b.seq - (SELECT min(seq) FROM runs WHERE job_id = 2)"
+		" AND a.cell = b.cell AND a.repeat_idx = b.repeat_idx", NULL, NULL), 0);
+	assert_int_equal(n, 36);
+	assert_int_equal(db_exec(db, "UPDATE variants SET status = 'build-failed'"
+				 " WHERE job_id = 2 AND idx = 2", NULL), 0);
+	/* a fresh repeat (as for an interrupted run) took repeat 4 of one
+	 * variant and cell: block 4 is still one repeat index, 5 */
+	assert_int_equal(db_exec(db, "INSERT INTO runs (job_id, variant_id, cell, repeat_idx, seq,"
+				 " status) SELECT job_id, variant_id, cell, 4, (SELECT max(seq) + 1"
+				 " FROM runs), 'pending' FROM runs WHERE job_id = 2 AND repeat_idx = 3"
+				 " LIMIT 1", NULL), 0);
+	assert_int_equal(job_store_block(db, s, aut, 4, &stored, &err), 0);
+	assert_int_equal(stored, 2 * 4);
+	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs WHERE job_id = 2"
+					" AND repeat_idx = 5", NULL, NULL), 0);
+	assert_int_equal(n, 2 * 4);
+	/* repeat auto needs something to compare */
+	struct job_spec *one = job_spec_new();
+	assert_int_equal(job_spec_parse_ini(one, "[job]\nbase = v1\ntree = /nonexistent\nrepeat = auto\n",
+					    "one.ini", &err), 0);
+	buf_reset(&err);
+	assert_int_equal(job_spec_check(one, &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "repeat auto stops when every comparison is decided"));
+	job_spec_free(one);
+	db_close(db);
+	free(path);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +631,8 @@ int main(void)
 		cmocka_unit_test(test_by_and_baseline),
 		cmocka_unit_test_setup_teardown(test_files_round_trip, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_store_interleaved, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(test_repeat_auto_and_margin),
+		cmocka_unit_test_setup_teardown(test_store_blocks, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("job", tests, NULL, NULL);
 }

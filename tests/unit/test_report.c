@@ -502,9 +502,200 @@ static void test_overhead_footer(void **state)
 	db_close(db);
 }
 
+
+/* A run of variant (status ok in the store) with one summary value. */
+static int64_t add_value_run(struct db *db, int64_t job, const char *variant, double value,
+			     const char *status)
+{
+	struct db_writer *w = NULL;
+	int64_t v, run;
+
+	assert_int_equal(db_variant_get(db, &v, job, variant, NULL), 0);
+	assert_int_equal(db_variant_set_result(db, v, "ok", NULL, NULL, 0, NULL), 0);
+	assert_int_equal(db_run_create(db, &run, job, v, "", 0, "ext4", NULL, NULL), 0);
+	if (!strcmp(status, "pending"))
+		return run;
+	assert_int_equal(db_writer_open(&w, db, run, NULL), 0);
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	assert_int_equal(db_writer_summary(w, "worst_lag_s", value, NULL), 0);
+	assert_int_equal(db_writer_finish(w, status, NULL, 1, 0, NULL), 0);
+	assert_int_equal(db_writer_commit(w, NULL), 0);
+	db_writer_close(w);
+	return run;
+}
+
+static int64_t seq_job(struct db *db, const char *repeat, const double *a, const double *b,
+		       size_t nblocks)
+{
+	int64_t job;
+	char *spec = xasprintf("{\"repeat\":\"%s\",\"margin\":\"5%%\"}", repeat);
+
+	assert_int_equal(db_job_create(db, &job, "seq", "compare", spec, NULL), 0);
+	assert_int_equal(db_job_set_meta(db, job, 1, "worst_lag_s", NULL), 0);
+	for (size_t k = 0; k < nblocks; k++) {
+		add_value_run(db, job, "base", a[k], "ok");
+		add_value_run(db, job, "patched", b[k], "ok");
+	}
+	free(spec);
+	return job;
+}
+
+static void seq_state(struct db *db, int64_t job, struct report_seq_state *st)
+{
+	struct report *rep = NULL;
+	assert_int_equal(report_build(&rep, db, job, NULL, NULL), 0);
+	report_seq_state(rep, st);
+	report_free(rep);
+}
+
+/* compare --repeat auto: the looks replayed from the store, one per
+ * complete block; the comparison stops at its first decided look and the
+ * report says why; an interrupted run's fresh repeat takes its place in its
+ * block; a block with a run not yet run is no look. */
+static void test_sequential(void **state)
+{
+	struct db *db = open_db(*state);
+	struct report_seq_state st;
+	const double base[] = { 1.0, 1.1, 1.2, 1.0 }, bad[] = { 40, 50, 45, 60 };
+	int64_t job = seq_job(db, "auto:4", base, bad, 1);
+	char *text;
+
+	seq_state(db, job, &st);
+	assert_true(st.sequential);
+	assert_int_equal(st.max_blocks, 4);
+	assert_int_equal(st.blocks, 1);
+	assert_int_equal(st.ncomparisons, 1);
+	assert_int_equal(st.ndecided, 0);
+	assert_false(st.done);
+	/* block 2: the patched run is interrupted and its fresh repeat runs */
+	add_value_run(db, job, "base", base[1], "ok");
+	add_value_run(db, job, "patched", 2.0, "interrupted");
+	int64_t fresh = add_value_run(db, job, "patched", bad[1], "pending");
+	seq_state(db, job, &st);
+	assert_int_equal(st.blocks, 1);   /* block 2 is not complete */
+	assert_false(st.done);
+	struct db_writer *w = NULL;
+	assert_int_equal(db_writer_open(&w, db, fresh, NULL), 0);
+	assert_int_equal(db_writer_begin(w, NULL), 0);
+	assert_int_equal(db_writer_summary(w, "worst_lag_s", bad[1], NULL), 0);
+	assert_int_equal(db_writer_finish(w, "ok", NULL, 1, 0, NULL), 0);
+	assert_int_equal(db_writer_commit(w, NULL), 0);
+	db_writer_close(w);
+	seq_state(db, job, &st);
+	assert_int_equal(st.blocks, 2);
+	/* e = 42 >= 20 at 2 a side, but no look decides before block 3 */
+	assert_int_equal(REPORT_SEQ_MIN_BLOCKS, 3);
+	assert_int_equal(st.ndecided, 0);
+	assert_false(st.done);
+	add_value_run(db, job, "base", base[2], "ok");
+	add_value_run(db, job, "patched", bad[2], "ok");
+	seq_state(db, job, &st);
+	assert_int_equal(st.blocks, 3);
+	assert_int_equal(st.ndecided, 1);
+	assert_true(st.done);
+	text = report_text(db, job, NULL);
+	if (!strstr(text, "patched vs base: stop: difference after 3 blocks (e=4.1e3 >= 20)"))
+		fprintf(stderr, "%s", text);
+	assert_non_null(strstr(text, "patched vs base: stop: difference after 3 blocks"
+				     " (e=4.1e3 >= 20)"));
+	free(text);
+	/* a fourth block later (another comparison's sake) keeps it at 3 */
+	add_value_run(db, job, "base", base[3], "ok");
+	add_value_run(db, job, "patched", 1.0, "ok");
+	{
+		struct report *rep = NULL;
+		struct buf out = BUF_INIT;
+		assert_int_equal(report_build(&rep, db, job, NULL, NULL), 0);
+		assert_int_equal(report_format(&out, rep, REPORT_JSON), 0);
+		json_t *root = json_loads(buf_str(&out), 0, NULL), *seq, *c;
+		assert_non_null(root);
+		seq = json_object_get(root, "sequential");
+		assert_true(json_is_object(seq));
+		assert_int_equal(json_integer_value(json_object_get(seq, "blocks")), 4);
+		assert_int_equal(json_integer_value(json_object_get(seq, "max_blocks")), 4);
+		c = json_array_get(json_object_get(seq, "comparisons"), 0);
+		assert_string_equal(json_string_value(json_object_get(c, "decision")), "difference");
+		assert_int_equal(json_integer_value(json_object_get(c, "blocks")), 3);
+		assert_string_equal(json_string_value(json_object_get(c, "value")), "patched");
+		assert_string_equal(json_string_value(json_object_get(c, "baseline")), "base");
+		json_decref(root);
+		report_free(rep);
+		buf_release(&out);
+	}
+	/* A/A with noise up to the cap: undecided, said so */
+	const double n1[] = { 1.0, 2.2, 1.1, 1.5 }, n2[] = { 1.3, 1.0, 2.0, 1.2 };
+	job = seq_job(db, "auto:3", n1, n2, 3);
+	seq_state(db, job, &st);
+	assert_true(st.done);
+	assert_int_equal(st.ndecided, 0);
+	text = report_text(db, job, NULL);
+	assert_non_null(strstr(text, "stop: cap of 3 blocks reached, undecided"));
+	free(text);
+	/* long names (the demo's kernels): the stop line wraps at 80 columns */
+	{
+		int64_t j2;
+		const char *ka = "6.12.107+deb12-cloud-amd64", *kb = "6.12.117+deb12-cloud-amd64";
+		assert_int_equal(db_job_create(db, &j2, "long", "compare", "{\"repeat\":\"auto:3\"}",
+					       NULL), 0);
+		assert_int_equal(db_job_set_meta(db, j2, 1, "worst_lag_s", NULL), 0);
+		for (size_t k = 0; k < 3; k++) {
+			add_value_run(db, j2, ka, n1[k], "ok");
+			add_value_run(db, j2, kb, n2[k], "ok");
+		}
+		text = report_text(db, j2, NULL);
+		char *want = xasprintf("%s vs %s:\n      stop: cap of 3 blocks reached, undecided\n", kb, ka);
+		assert_non_null(strstr(text, want));
+		for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			size_t len = nl ? (size_t)(nl - line) : strlen(line);
+			if (strstr(line, "stop:") && strstr(line, "stop:") < line + len)
+				assert_true(len <= 80);
+		}
+		free(want);
+		free(text);
+	}
+	/* tight equal runs: no difference within 5% */
+	const double t1[] = { 100.0, 100.2, 99.9, 100.1, 99.8, 100.0, 100.3, 99.7 };
+	const double t2[] = { 100.1, 99.9, 100.0, 100.2, 99.8, 100.1, 99.9, 100.0 };
+	job = seq_job(db, "auto:10", t1, t2, 8);
+	/* a variant whose kernel did not build: its pending runs are in no
+	 * block and it is no comparison to wait for */
+	{
+		int64_t v, run;
+		assert_int_equal(db_variant_get(db, &v, job, "broken", NULL), 0);
+		assert_int_equal(db_variant_set_result(db, v, "build-failed", "no", NULL, 0, NULL), 0);
+		assert_int_equal(db_run_create(db, &run, job, v, "", 0, "ext4", NULL, NULL), 0);
+	}
+	seq_state(db, job, &st);
+	assert_int_equal(st.ncomparisons, 1);
+	assert_int_equal(st.blocks, 8);
+	assert_true(st.done);
+	assert_int_equal(st.ndecided, 1);
+	text = report_text(db, job, NULL);
+	if (!strstr(text, "stop: no difference within ±5% after 3 blocks"))
+		fprintf(stderr, "%s", text);
+	assert_non_null(strstr(text, "stop: no difference within ±5% after 3 blocks"));
+	free(text);
+	/* a job of fixed repeats has "sequential": null */
+	job = seed_job(db);
+	{
+		struct report *rep = NULL;
+		struct buf out = BUF_INIT;
+		assert_int_equal(report_build(&rep, db, job, NULL, NULL), 0);
+		report_seq_state(rep, &st);
+		assert_false(st.sequential);
+		assert_int_equal(report_format(&out, rep, REPORT_JSON), 0);
+		assert_non_null(strstr(buf_str(&out), "\"sequential\": null"));
+		report_free(rep);
+		buf_release(&out);
+	}
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sequential, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_cover_letter_formats, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failures_and_partial_runs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_by_knob, tmpdir_setup, tmpdir_teardown),

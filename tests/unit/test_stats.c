@@ -300,6 +300,141 @@ static void test_interaction_perm(void **state)
 	assert_int_equal(stats_interaction_perm(&p, &t, x, empty, 100, STATS_SEED), -EINVAL);
 }
 
+
+/* bisect.c's endpoint_evalue() as it was before it moved to stats.c
+ * (commit b99d813), the reference the shared one must equal exactly. */
+static double old_tf(double x)
+{
+	return x < 0 ? -log1p(-x) : log1p(x);
+}
+
+static double old_endpoint_evalue(const double *x, size_t n, const double *y, size_t m)
+{
+	double mx = 0, my = 0, ss = 0, nu = (double)(n + m) - 2;
+	double nd = (double)n * (double)m / (double)(n + m), t2;
+
+	if (n < 2 || m < 2)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		mx += old_tf(x[i]) / (double)n;
+	for (size_t i = 0; i < m; i++)
+		my += old_tf(y[i]) / (double)m;
+	for (size_t i = 0; i < n; i++)
+		ss += (old_tf(x[i]) - mx) * (old_tf(x[i]) - mx);
+	for (size_t i = 0; i < m; i++)
+		ss += (old_tf(y[i]) - my) * (old_tf(y[i]) - my);
+	if (ss <= 0)
+		return mx == my ? 1 : pow(1 + nd * 50.0, nu / 2);
+	t2 = (my - mx) * (my - mx) / (ss / nu * (1 / (double)n + 1 / (double)m));
+	return pow(1 + nd * 50.0, -0.5) *
+	       pow((1 + t2 / nu) / (1 + t2 / (nu * (1 + nd * 50.0))), (nu + 1) / 2);
+}
+
+static void test_seq_evalue_is_bisects(void **state)
+{
+	(void)state;
+	/* the seed's good and bad endpoints, a flaky bad, A/A, constants */
+	double good[] = { 1.0, 2.2, 1.1, 1.0, 1.0, 1.3 };
+	double bad[] = { 12.9, 85.3, 46.9, 52.1, 15, 28 };
+	double flaky[] = { 19, 26, 1.2, 22, 24, 1.4 };
+	double good2[] = { 1.2, 1.1, 2.0, 1.0, 1.4, 1.05 };
+	double c1[] = { 0, 0, 0 }, c2[] = { 3, 3, 3 };
+	const double *sides[] = { good, bad, flaky, good2 };
+
+	for (size_t a = 0; a < 4; a++)
+		for (size_t b = 0; b < 4; b++)
+			for (size_t n = 0; n <= 6; n++)
+				for (size_t m = 0; m <= 6; m++)
+					assert_true(stats_seq_evalue(sides[a], n, sides[b], m, 0,
+								     STATS_SEQ_G) ==
+						    old_endpoint_evalue(sides[a], n, sides[b], m));
+	assert_true(stats_seq_evalue(c1, 3, c2, 3, 0, STATS_SEQ_G) == old_endpoint_evalue(c1, 3, c2, 3));
+	assert_true(stats_seq_evalue(c1, 3, c1, 3, 0, STATS_SEQ_G) == 1);
+	/* known values: the ceiling (1 + nd g)^(nu/2) is 5776 at 3 a side, 51 at 2 */
+	assert_float_equal(stats_seq_evalue_max(3, 3, STATS_SEQ_G), 5776, 1e-9);
+	assert_float_equal(stats_seq_evalue_max(2, 2, STATS_SEQ_G), 51, 1e-9);
+	assert_float_equal(stats_seq_evalue_max(1, 5, STATS_SEQ_G), 1, 0);
+	/* x = {0, 2}, y = {4, 6} on the t scale: T^2 = 8, nu = 2, nd = 1:
+	 * 51^-1/2 (5 / (1 + 4/51))^(3/2), about 1.4000 */
+	double tx[] = { stats_seq_tf_inv(0), stats_seq_tf_inv(2) };
+	double ty[] = { stats_seq_tf_inv(4), stats_seq_tf_inv(6) };
+	assert_float_equal(stats_seq_evalue(tx, 2, ty, 2, 0, 50),
+			   pow(51, -0.5) * pow(5 / (1 + 4.0 / 51), 1.5), 1e-9);
+	/* a shift of 4 makes them equal in mean: no evidence beyond the prior's */
+	assert_float_equal(stats_seq_evalue(tx, 2, ty, 2, 4, 50), pow(51, -0.5), 1e-9);
+	assert_float_equal(stats_seq_tf_inv(stats_seq_tf(-7.5)), -7.5, 1e-12);
+}
+
+/* The confidence sequence is the set the e-value does not reject: at its
+ * ends the e-value is 1/alpha, inside below, outside above. */
+static void test_seq_cs_inverts_evalue(void **state)
+{
+	(void)state;
+	double x[] = { 1.0, 1.3, 1.1, 1.6, 1.2, 1.4, 1.05, 1.5 };
+	double y[] = { 1.4, 1.9, 1.5, 2.2, 1.7, 1.6, 1.8, 2.0 };
+	double lo, hi;
+
+	stats_seq_cs(&lo, &hi, x, 8, y, 8, STATS_SEQ_G, 0.05);
+	assert_true(lo < hi);
+	assert_float_equal(stats_seq_evalue(x, 8, y, 8, lo, STATS_SEQ_G), 20, 1e-6);
+	assert_float_equal(stats_seq_evalue(x, 8, y, 8, hi, STATS_SEQ_G), 20, 1e-6);
+	assert_true(stats_seq_evalue(x, 8, y, 8, (lo + hi) / 2, STATS_SEQ_G) < 20);
+	assert_true(stats_seq_evalue(x, 8, y, 8, hi + 0.01, STATS_SEQ_G) > 20);
+	/* 2 a side: the ceiling 51 >= 20, so the interval is finite; with
+	 * g = 10 the ceiling 11 < 20 and no shift can be excluded */
+	stats_seq_cs(&lo, &hi, x, 2, y, 2, STATS_SEQ_G, 0.05);
+	assert_true(isfinite(lo) && isfinite(hi));
+	stats_seq_cs(&lo, &hi, x, 2, y, 2, 10, 0.05);
+	assert_true(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
+	stats_seq_cs(&lo, &hi, x, 1, y, 8, STATS_SEQ_G, 0.05);
+	assert_true(isinf(lo) && isinf(hi));
+}
+
+/* Decisions: identical samples never show a difference; tight equal ones
+ * are equivalent within 5%; the seed's good against bad is a difference. */
+static void test_seq_decide(void **state)
+{
+	(void)state;
+	struct stats_seq_look l;
+	double good[] = { 1.0, 2.2, 1.1, 1.0, 1.0, 1.3, 1.2, 1.6, 1.1, 1.4 };
+	double bad[] = { 12.9, 85.3, 46.9, 52.1, 15, 28, 16, 29, 19, 24 };
+	double tight_a[] = { 100.0, 100.2, 99.9, 100.1, 99.8, 100.0, 100.3, 99.7 };
+	double tight_b[] = { 100.1, 99.9, 100.0, 100.2, 99.8, 100.1, 99.9, 100.0 };
+
+	for (size_t n = 0; n <= 10; n++) {
+		stats_seq_decide(&l, good, n, good, n, STATS_SEQ_G, 0.05, 0.05);
+		assert_int_not_equal(l.decision, STATS_SEQ_DIFFERENT);
+		/* identical: T = 0, BF = (1 + nd g)^-1/2; 1 below 2 a side */
+		assert_true(n < 2 ? l.evalue == 1 : l.evalue < 1);
+		stats_seq_decide(&l, bad, n, bad, n, STATS_SEQ_G, 0.05, 0.05);
+		assert_int_not_equal(l.decision, STATS_SEQ_DIFFERENT);
+	}
+	stats_seq_decide(&l, tight_a, 8, tight_b, 8, STATS_SEQ_G, 0.05, 0.05);
+	assert_int_equal(l.decision, STATS_SEQ_EQUIVALENT);
+	assert_true(l.lo_pct > -5 && l.hi_pct < 5 && l.lo_pct < 0 && l.hi_pct > 0);
+	assert_float_equal(l.threshold, 20, 0);
+	/* but not within 0.01% */
+	stats_seq_decide(&l, tight_a, 8, tight_b, 8, STATS_SEQ_G, 0.05, 0.0001);
+	assert_int_equal(l.decision, STATS_SEQ_UNDECIDED);
+	/* the seed's endpoints: 3 a side is not yet enough (T^2 = 25, e = 13),
+	 * 4 is */
+	stats_seq_decide(&l, good, 3, bad, 3, STATS_SEQ_G, 0.05, 0.05);
+	assert_int_equal(l.decision, STATS_SEQ_UNDECIDED);
+	assert_true(l.evalue > 10 && l.evalue < 20);
+	stats_seq_decide(&l, good, 4, bad, 4, STATS_SEQ_G, 0.05, 0.05);
+	assert_int_equal(l.decision, STATS_SEQ_DIFFERENT);
+	assert_true(l.evalue >= 20);
+	assert_true(l.lo_pct > 100);   /* the bad side's median is many times the good's */
+	/* one run a side says nothing */
+	stats_seq_decide(&l, good, 1, bad, 1, STATS_SEQ_G, 0.05, 0.05);
+	assert_int_equal(l.decision, STATS_SEQ_UNDECIDED);
+	assert_float_equal(l.evalue, 1, 0);
+	/* equal constant sides: the CS is {0}, equivalent at any margin */
+	double z[] = { 0, 0, 0 };
+	stats_seq_decide(&l, z, 3, z, 3, STATS_SEQ_G, 0.05, 0.05);
+	assert_int_equal(l.decision, STATS_SEQ_EQUIVALENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +449,9 @@ int main(void)
 		cmocka_unit_test(test_hl_select_and_budget),
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_interaction_perm),
+		cmocka_unit_test(test_seq_evalue_is_bisects),
+		cmocka_unit_test(test_seq_cs_inverts_evalue),
+		cmocka_unit_test(test_seq_decide),
 	};
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
 }
