@@ -49,7 +49,7 @@ TEST_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS))
 TEST_LIBS     := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
 # Files shared by both binaries (logging, memory, buffers, clock).
-COMMON_SRCS := server/log.c server/util.c server/error.c
+COMMON_SRCS := server/log.c server/util.c server/error.c server/json_num.c
 
 SERVER_SRCS := $(filter-out server/main.c $(COMMON_SRCS),$(wildcard server/*.c))
 SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o $(B)/gen/init_script.o
@@ -201,6 +201,12 @@ bench: all $(B)/bench/fleet_load
 $(B)/bench/fleet_load: $(B)/bench/fleet_load.o $(B)/libkcagent.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(shell $(PKG_CONFIG) --libs sqlite3) -lpthread
+
+# The server's side of fleet batches without a socket, for callgrind's
+# instruction count (bench/fleet_cg.c).
+$(B)/bench/fleet_cg: $(B)/bench/fleet_cg.o $(B)/libkcanary.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(SERVER_LIBS)
 
 # The bisection simulator alone (also part of make bench).
 bench-bisect: all

@@ -12,6 +12,7 @@
 #define LOG_MODULE "record"
 #include "log.h"
 #include "error.h"
+#include "json_num.h"
 #include "record.h"
 #include "util.h"
 
@@ -118,8 +119,10 @@ void rec_close(struct rec_out *r)
 
 int rec_emit(struct rec_out *r, json_t *obj)
 {
-	/* 9 significant digits: "0.1" stays "0.1", ms over a day are kept */
-	char *s = json_dumps(obj, JSON_PRESERVE_ORDER | JSON_COMPACT | JSON_REAL_PRECISION(9));
+	/* every real with the digits that read back as the same double (15 to
+	 * 17, json_num.h): "0.1" stays "0.1", 2435016766 stays itself (9
+	 * digits made it 2.43501677e9) */
+	char *s = json_dumps_exact(obj, JSON_PRESERVE_ORDER | JSON_COMPACT);
 	size_t len;
 	int ret;
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #define LOG_MODULE "spool"
+#include "json_num.h"
 #include "log.h"
 #include "spool.h"
 #include "util.h"
@@ -21,6 +22,7 @@ struct entry {
 	char *line;
 	size_t len;        /* of line */
 	size_t env_len;    /* of its envelope text */
+	bool as_record;    /* line is a JSON object: sent as "record" (form 2) */
 };
 
 struct spool {
@@ -37,16 +39,71 @@ struct spool {
 	uint64_t load_dropped_bytes;
 };
 
-/* How envelope() text starts (jansson keeps the packing order). */
+/* How envelope() text starts (either form). */
 #define ENV_START "{\"seq\":"
+/* Deepest record sent as an object; the server's parser stops at 2048
+ * levels (jansson's JSON_PARSER_MAX_DEPTH), the envelope adds one. */
+#define RECORD_MAX_DEPTH 64
 
-static char *envelope(const struct entry *e, size_t *len)
+static bool shallow(const json_t *v, int depth)
 {
-	json_t *o = json_pack("{s:I, s:s, s:s%}", "seq", (json_int_t)e->seq, "run", e->run,
-			      "line", e->line, e->len);
-	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (depth > RECORD_MAX_DEPTH)
+		return false;
+	if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, k, x)
+			if (!shallow(x, depth + 1))
+				return false;
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (!shallow(x, depth + 1))
+				return false;
+	}
+	return true;
+}
+
+/* Whether line (len bytes) can travel as form 2's "record": a JSON object,
+ * no key twice, not deep, as the server's parser of the envelope takes it. */
+static bool line_is_record(const char *line, size_t len)
+{
+	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+	bool ok = json_is_object(o) && shallow(o, 0);
 
 	json_decref(o);
+	return ok;
+}
+
+/*
+ * The envelope of e (docs/api.md, "Batches"): form 2, {"seq": N, "run":
+ * "KEY", "record": RECORD} with the record's own text in place (it is a
+ * JSON object, line_is_record()), so the server parses each record once;
+ * a line that is not one goes in the first form, as the string "line",
+ * which the server keeps raw.
+ */
+static char *envelope(const struct entry *e, size_t *len)
+{
+	json_t *o = NULL;
+	char *s = NULL, *run;
+
+	if (!e->as_record) {
+		o = json_pack("{s:I, s:s, s:s%}", "seq", (json_int_t)e->seq, "run", e->run,
+			      "line", e->line, e->len);
+		s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		json_decref(o);
+	} else if ((o = json_string(e->run)) && (run = json_dumps(o, JSON_ENCODE_ANY))) {
+		struct buf b = BUF_INIT;
+		buf_printf(&b, "{\"seq\":%" PRId64 ",\"run\":%s,\"record\":", e->seq, run);
+		buf_append(&b, e->line, e->len);
+		buf_append(&b, "}", 1);
+		s = buf_detach(&b);
+		free(run);
+		json_decref(o);
+	} else {
+		json_decref(o);
+	}
 	if (s && len)
 		*len = strlen(s);
 	return s;
@@ -194,21 +251,34 @@ static int load(struct spool *s)
 				continue;
 			}
 		}
-		if (!o || json_unpack(o, "{s:I, s:s, s:s%}", "seq", &seq, "run", &run, "line", &line,
-				      &llen) || seq < 1 ||
-		    (s->n > s->head && seq <= s->v[s->n - 1].seq)) {
+		json_t *rec = json_object_get(o, "record");
+		char *rtext = NULL;
+		line = NULL;
+		llen = 0;
+		if (o && json_is_object(rec) && !json_unpack(o, "{s:I, s:s}", "seq", &seq, "run", &run)) {
+			line = rtext = json_dumps_exact(rec, JSON_COMPACT);
+			llen = line ? strlen(line) : 0;
+		} else if (!o || json_unpack(o, "{s:I, s:s, s:s%}", "seq", &seq, "run", &run, "line",
+					     &line, &llen)) {
+			line = NULL;   /* neither form */
+		}
+		if (!line || seq < 1 || (s->n > s->head && seq <= s->v[s->n - 1].seq)) {
 			s->load_dropped_lines++;
 			s->load_dropped_bytes += (uint64_t)(nl - p) + 1;
+			free(rtext);
 			json_decref(o);
 			continue;
 		}
 		if (seq <= s->acked_seq) {   /* stored already: its ack came before we stopped */
+			free(rtext);
 			json_decref(o);
 			continue;
 		}
 		struct entry e = { .seq = seq, .run = xstrdup(run), .line = xstrndup(line, llen),
-				   .len = llen, .env_len = (size_t)(nl - p) };
+				   .len = llen, .as_record = rtext || line_is_record(line, llen) };
+		free(envelope(&e, &e.env_len));
 		enqueue(s, &e);
+		free(rtext);
 		json_decref(o);
 	}
 	free(text);
@@ -284,7 +354,8 @@ void spool_close(struct spool *s)
 
 int spool_push(struct spool *s, const char *run, const char *line, size_t len)
 {
-	struct entry e = { .seq = s->next_seq, .run = (char *)run, .line = (char *)line, .len = len };
+	struct entry e = { .seq = s->next_seq, .run = (char *)run, .line = (char *)line, .len = len,
+			   .as_record = line_is_record(line, len) };
 	char *env;
 	int r;
 

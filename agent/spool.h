@@ -4,9 +4,11 @@
  * unreachable or the agent restarts, and nothing is stored twice (the
  * server drops sequence numbers it already has).
  *
- * Each queued record is an envelope {"seq": N, "run": "KEY", "line":
- * "RECORD"}: the wire format of POST /api/v1/agents/{host}/records
- * (docs/api.md). The spool file holds the envelopes of the queue, one per
+ * Each queued record is an envelope {"seq": N, "run": "KEY", "record":
+ * RECORD} (form 2: the record, a JSON object, in place; a line that is not
+ * one goes as the first form's string, "line": "TEXT"): the wire format of
+ * POST /api/v1/agents/{host}/records (docs/api.md). spool_open() reads
+ * either form back (a spool an older agent wrote). The spool file holds the envelopes of the queue, one per
  * line, appended as records are queued and rewritten when acknowledged
  * ones make up half of it (truncated when all are). Next to it,
  * PATH.seq holds "<reserved> <acked>": a reservation of sequence numbers

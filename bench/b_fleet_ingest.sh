@@ -15,7 +15,9 @@
 # the figure that noise does not inflate much.
 #
 #   B=build sh bench/b_fleet_ingest.sh   (AGENTS= HOSTS= BATCHES= RECORDS=
-#                                         THREADS= PORT= to change the load)
+#                                         THREADS= PORT= to change the load;
+#                                         FLEET_FORM=line: records as strings,
+#                                         the envelope of agents before form 2)
 set -eu
 B=${B:-build}
 AGENTS=${AGENTS:-64}
@@ -76,8 +78,8 @@ vars=$(head -n 1 "$tmp/load.out" | tr ' ' '\n' | sed 's/^/-v /' | tr '\n' ' ')
 awk $vars -v hwm="$hwm_kb" -v cpu="$srv_cpu" -v cw="$1" -v cu="$2" -v cs="$3" -v n="$n" \
 	-v thr="$THREADS" -v once="$(sed -n 's/.*stored_once=\([A-Za-z]*\).*/\1/p' "$tmp/load.out")" 'BEGIN {
 	cli = n / cw
-	printf "fleet: %d records from %d agents (%d hosts, %d batches of %d) in %.2f s = %.0f records/s stored (serve --threads %d)\n",
-		records, agents, hosts, batches, records / batches, wall_s, rate, thr
+	printf "fleet: %d records from %d agents (%d hosts, %d batches of %d, envelope form %d) in %.2f s = %.0f records/s stored (serve --threads %d)\n",
+		records, agents, hosts, batches, records / batches, form, wall_s, rate, thr
 	printf "fleet: request latency p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", p50_ms, p99_ms, max_ms
 	printf "fleet: server peak RSS %.1f MiB (VmHWM), server CPU %.2f s = %.2f s per 100k records\n",
 		hwm / 1024, cpu, cpu / records * 100000

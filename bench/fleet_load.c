@@ -9,6 +9,7 @@
  * Each host registers, then sends BATCHES batches of RECORDS records (its
  * first record a hello, then samples t = 1, 2, 3, …), round robin over the
  * thread's hosts, as a fleet whose hosts each send a batch every interval.
+ * FLEET_FORM=line sends the first envelope form (records as strings).
  * Prints one line "key=value …" on stdout for the script: records sent,
  * wall seconds of the posting phase, records/s, p50/p99/max request
  * latency (ms), and the store check. Exit 1 when a request failed or the
@@ -29,6 +30,7 @@
 struct load {
 	const char *url, *token;
 	int agents, hosts, batches, records;
+	int form;            /* envelope form: 2 "record" object, 1 "line" string */
 };
 
 struct agent {
@@ -49,13 +51,24 @@ static double now_s(void)
 }
 
 /* Host h's batch b as envelope lines: seq 1 + b * records, …; record 0 of
- * batch 0 is the stream's hello, the others samples. */
-static void batch_text(struct buf *out, int h, int b, int records)
+ * batch 0 is the stream's hello, the others samples. form 2 (the default,
+ * what agents send since issue 19 item 3) carries each record as an object
+ * ("record"), form 1 (FLEET_FORM=line: agents deployed before) as a
+ * string ("line"). */
+static void batch_text(struct buf *out, int h, int b, int records, int form)
 {
 	buf_reset(out);
 	for (int i = 0; i < records; i++) {
 		int64_t seq = (int64_t)b * records + i + 1;
-		if (seq == 1)
+		if (seq == 1 && form == 2)
+			buf_printf(out, "{\"seq\":1,\"run\":\"passive:boot-%d\",\"record\":"
+				   "{\"type\":\"hello\",\"agent_version\":\"bench\"}}\n", h);
+		else if (form == 2)
+			buf_printf(out, "{\"seq\":%" PRId64 ",\"run\":\"passive:boot-%d\",\"record\":"
+				   "{\"type\":\"sample\",\"t\":%" PRId64 ".0,"
+				   "\"metric\":\"dirty_pages\",\"value\":%d}}\n",
+				   seq, h, seq - 1, (int)((seq * 7919) % 100000));
+		else if (seq == 1)
 			buf_printf(out, "{\"seq\":1,\"run\":\"passive:boot-%d\",\"line\":"
 				   "\"{\\\"type\\\":\\\"hello\\\",\\\"agent_version\\\":\\\"bench\\\"}\"}\n", h);
 		else
@@ -98,7 +111,7 @@ static void *agent_main(void *p)
 	for (int b = 0; b < ld->batches && !a->failed; b++) {
 		for (int h = a->index; h < ld->hosts; h += ld->agents) {
 			double t0;
-			batch_text(&body, h, b, ld->records);
+			batch_text(&body, h, b, ld->records, ld->form);
 			snprintf(path, sizeof(path), "/api/v1/agents/bench-%d/records", h);
 			t0 = now_s();
 			if (post(ho, path, body.ptr, body.len, 1)) {
@@ -202,7 +215,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ld = (struct load){ .url = argv[1], .token = argv[2], .agents = atoi(argv[4]),
-			    .hosts = atoi(argv[5]), .batches = atoi(argv[6]), .records = atoi(argv[7]) };
+			    .hosts = atoi(argv[5]), .batches = atoi(argv[6]), .records = atoi(argv[7]),
+			    .form = getenv("FLEET_FORM") && !strcmp(getenv("FLEET_FORM"), "line") ? 1 : 2 };
 	if (ld.agents < 1 || ld.hosts < ld.agents || ld.batches < 1 || ld.records < 1) {
 		fprintf(stderr, "fleet_load: need 1 <= AGENTS <= HOSTS, BATCHES >= 1, RECORDS >= 1\n");
 		return 2;
@@ -230,8 +244,8 @@ int main(int argc, char **argv)
 	}
 	qsort(all, nall, sizeof(double), cmp_double);
 	sent = (int64_t)ld.batches * ld.records * ld.hosts;
-	printf("agents=%d hosts=%d batches=%zu records=%" PRId64 " wall_s=%.3f rate=%.0f"
-	       " p50_ms=%.1f p99_ms=%.1f max_ms=%.1f failed=%d\n", ld.agents, ld.hosts, nall, sent,
+	printf("form=%d agents=%d hosts=%d batches=%zu records=%" PRId64 " wall_s=%.3f rate=%.0f"
+	       " p50_ms=%.1f p99_ms=%.1f max_ms=%.1f failed=%d\n", ld.form, ld.agents, ld.hosts, nall, sent,
 	       wall, (double)sent / wall, nall ? all[nall / 2] : 0.0,
 	       nall ? all[(size_t)((double)(nall - 1) * 0.99)] : 0.0, nall ? all[nall - 1] : 0.0,
 	       failed);

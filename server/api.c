@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "api.h"
+#include "json_num.h"
 #include "db.h"
 #include "db_api.h"
 #include "error.h"
@@ -59,9 +60,10 @@ static const struct api_route {
 	{ "POST", "/api/v1/agents/{host}/records",   AGENT, api_agent_records },
 };
 
-void api_json(struct http_resp *resp, int status, json_t *v)
+static void answer_json(struct http_resp *resp, int status, json_t *v, bool exact)
 {
-	char *s = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	char *s = exact ? json_dumps_exact(v, JSON_COMPACT) :
+			  json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(10));
 
 	json_decref(v);
 	buf_reset(&resp->body);
@@ -70,6 +72,16 @@ void api_json(struct http_resp *resp, int status, json_t *v)
 	buf_puts(&resp->body, s ? s : "{\"error\":\"cannot encode the answer\",\"status\":500}");
 	buf_puts(&resp->body, "\n");
 	free(s);
+}
+
+void api_json(struct http_resp *resp, int status, json_t *v)
+{
+	answer_json(resp, status, v, false);
+}
+
+void api_json_exact(struct http_resp *resp, int status, json_t *v)
+{
+	answer_json(resp, status, v, true);
 }
 
 /* Length of the valid UTF-8 sequence (RFC 3629: no overlong forms, no

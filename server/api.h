@@ -93,8 +93,13 @@ struct http_handler api_http_handler(struct api_shared *sh);
  */
 void api_handle(struct api *api, struct http_req *req, struct http_resp *resp);
 
-/* api_json - answer status with the JSON value v (reference stolen). */
+/* api_json - answer status with the JSON value v (reference stolen);
+ * reals with 10 significant digits (statistics, times). */
 void api_json(struct http_resp *resp, int status, json_t *v);
+/* api_json_exact - the same, every real with the digits that read back as
+ * the same double (json_num.h): for stored data (samples, probe counts),
+ * which 10 digits would change (12345678901 -> 1.23456789e10). */
+void api_json_exact(struct http_resp *resp, int status, json_t *v);
 /* api_error - answer status with {"error": "<message>", "status": N}; bytes
  * of the message that are not valid UTF-8 become '?' (it quotes clients). */
 void api_error(struct http_resp *resp, int status, const char *fmt, ...)

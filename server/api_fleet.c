@@ -186,111 +186,86 @@ void api_agent_heartbeat(struct api *api, struct http_req *req, struct http_resp
 	buf_release(&err);
 }
 
-/* One line of a batch: {"seq": N, "run": "KEY", "line": "RECORD"}. */
-struct batch_line {
-	int64_t seq;
-	const char *run;     /* borrowed from the batch's pool (parse_batch) */
-	const char *line;
+/*
+ * One line of a batch, as parsed: {"seq": N, "run": "KEY", "record": {…}}
+ * (the record as an object: agents since issue 19 item 3), or the first
+ * form, {"seq": N, "run": "KEY", "line": "RECORD"} (the record as a string,
+ * which deployed agents still send). Everything is borrowed from the
+ * line's parsed object.
+ */
+struct envelope {
+	json_int_t seq;
+	const char *run;
+	json_t *record;      /* the record, form 2; NULL in form 1 */
+	const char *line;    /* the record's text, form 1 */
 	size_t len;
 };
 
 /* A stream of the batch being stored. */
 struct batch_run {
-	const char *key;
+	char *key;
 	int64_t run_id, line_no;
 	struct ingest *in;
 };
 
-/* Parse the batch envelope: every line an object with an integer seq >= 1
- * (each one more than the one before), a stream key and the record text.
- * The keys and records are copied, NUL-terminated, into *pool (the caller
- * frees it with *out): each line's object is parsed in ingest's scratch
- * arena and dropped at once, since malloc and free of jansson's objects
- * were about a fifth of the server's time per batch (issue 19 item 3).
- * Both copies fit in the line they came from (it holds both quoted),
- * hence a pool of len + 1 bytes. 0, or -EINVAL with msg. */
-static int parse_batch(struct batch_line **out, size_t *n, char **pool, const char *text,
-		       size_t len, char *msg, size_t msglen)
+/* What one batch's storing has come to. */
+struct batch {
+	struct db_host h;
+	struct batch_run *runs;
+	size_t nruns;
+	int64_t next, stored, dups;
+};
+
+/* Line lineno (p, l bytes) of a batch as an envelope: *o gets its parsed
+ * object (the caller decrefs it, also after an error), e what it says.
+ * prev_seq is the line before's seq, 0 for the first. 0, or -EINVAL with
+ * msg naming the line and the field. One jansson parse for envelope and
+ * record: parsing each record a second time from a string was about 56%
+ * of the server's instructions per batch (issue 19 item 3). */
+static int parse_envelope(struct envelope *e, json_t **o, const char *p, size_t l, size_t lineno,
+			  json_int_t prev_seq, char *msg, size_t msglen)
 {
-	struct batch_line *v = NULL;
-	size_t nv = 0, cap = 0, lineno = 0;
-	const char *p = text, *end = text + len;
-	char *store = xmalloc(len + 1), *sp = store;
-	int r = 0;
+	json_error_t jerr;
+	json_t *seq, *run, *line, *rec;
 
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		json_error_t jerr;
-		json_t *o, *seq, *run, *line;
-
-		lineno++;
-		if (l && p[l - 1] == '\r')
-			l--;
-		if (!l) {
-			p = nl ? nl + 1 : end;
-			continue;
-		}
-		ingest_scratch_begin();
-		o = json_loadb(p, l, JSON_REJECT_DUPLICATES, &jerr);
-		seq = json_object_get(o, "seq");
-		run = json_object_get(o, "run");
-		line = json_object_get(o, "line");
-		if (!o) {
-			snprintf(msg, msglen, "batch line %zu is not JSON: %s at column %d", lineno,
-				 jerr.text, jerr.column);
-		} else if (!json_is_integer(seq) || json_integer_value(seq) < 1) {
-			snprintf(msg, msglen, "batch line %zu: \"seq\" must be an integer >= 1", lineno);
-		} else if (!json_is_string(run) || !name_ok(json_string_value(run), ":")) {
-			snprintf(msg, msglen, "batch line %zu: \"run\" must be a stream key of 1-%d letters,"
-				 " digits, '_', '-', '.' or ':'", lineno, FLEET_MAX_NAME);
-		} else if (!json_is_string(line)) {
-			snprintf(msg, msglen, "batch line %zu: \"line\" must be the record as a string",
-				 lineno);
-		} else if (nv && json_integer_value(seq) != v[nv - 1].seq + 1) {
-			snprintf(msg, msglen, "batch line %zu: seq %" JSON_INTEGER_FORMAT " follows %" PRId64
-				 ": a batch holds consecutive sequence numbers", lineno,
-				 json_integer_value(seq), v[nv - 1].seq);
-		} else {
-			size_t rl = strlen(json_string_value(run)), ll = json_string_length(line);
-			if (nv == cap) {
-				cap = cap ? 2 * cap : 128;
-				v = xrealloc(v, cap * sizeof(*v));
-			}
-			v[nv] = (struct batch_line){ .seq = json_integer_value(seq), .run = sp,
-						     .line = sp + rl + 1, .len = ll };
-			memcpy(sp, json_string_value(run), rl + 1);
-			memcpy(sp + rl + 1, json_string_value(line), ll);
-			sp[rl + 1 + ll] = '\0';
-			sp += rl + ll + 2;
-			nv++;
-			json_decref(o);
-			ingest_scratch_end();
-			p = nl ? nl + 1 : end;
-			continue;
-		}
-		json_decref(o);
-		ingest_scratch_end();
-		r = -EINVAL;
-		break;
+	*o = json_loadb(p, l, JSON_REJECT_DUPLICATES, &jerr);
+	seq = json_object_get(*o, "seq");
+	run = json_object_get(*o, "run");
+	line = json_object_get(*o, "line");
+	rec = json_object_get(*o, "record");
+	if (!*o)
+		snprintf(msg, msglen, "batch line %zu is not JSON: %s at column %d", lineno,
+			 jerr.text, jerr.column);
+	else if (!json_is_integer(seq) || json_integer_value(seq) < 1)
+		snprintf(msg, msglen, "batch line %zu: \"seq\" must be an integer >= 1", lineno);
+	else if (!json_is_string(run) || !name_ok(json_string_value(run), ":"))
+		snprintf(msg, msglen, "batch line %zu: \"run\" must be a stream key of 1-%d letters,"
+			 " digits, '_', '-', '.' or ':'", lineno, FLEET_MAX_NAME);
+	else if (rec && (line || !json_is_object(rec)))
+		snprintf(msg, msglen, "batch line %zu: \"record\" must be the record as a JSON object,"
+			 " without a \"line\" beside it", lineno);
+	else if (!rec && !json_is_string(line))
+		snprintf(msg, msglen, "batch line %zu: needs \"record\", the record as an object (or"
+			 " \"line\", the record as a string)", lineno);
+	else if (prev_seq && json_integer_value(seq) != prev_seq + 1)
+		snprintf(msg, msglen, "batch line %zu: seq %" JSON_INTEGER_FORMAT " follows %"
+			 JSON_INTEGER_FORMAT ": a batch holds consecutive sequence numbers", lineno,
+			 json_integer_value(seq), prev_seq);
+	else {
+		*e = (struct envelope){ .seq = json_integer_value(seq), .run = json_string_value(run),
+					.record = rec, .line = json_string_value(line),
+					.len = json_string_length(line) };
+		return 0;
 	}
-	if (r) {
-		free(v);
-		free(store);
-		return r;
-	}
-	*out = v;
-	*n = nv;
-	*pool = store;
-	return 0;
+	return -EINVAL;
 }
 
 /* What a new run of the stream is: the workload and the params of its
  * first record when that is a hello, plus the host's labels. */
 static void run_meta(char **workload, char **params, const struct db_host *h,
-		     const struct batch_line *bl)
+		     const struct envelope *e)
 {
-	json_t *rec = json_loadb(bl->line, bl->len, 0, NULL);
+	json_t *rec = e->record ? json_incref(e->record) : json_loadb(e->line, e->len, 0, NULL);
 	json_t *p = json_loads(h->labels_json ? h->labels_json : "{}", 0, NULL);
 	const char *w = NULL, *type = json_string_value(json_object_get(rec, "type"));
 
@@ -305,7 +280,7 @@ static void run_meta(char **workload, char **params, const struct db_host *h,
 			json_object_update_missing(p, kn);
 	}
 	if (!w || !name_ok(w, NULL))
-		w = !strncmp(bl->run, "passive", 7) ? "passive" : "unknown";
+		w = !strncmp(e->run, "passive", 7) ? "passive" : "unknown";
 	*workload = xstrdup(w);
 	json_object_set_new(p, "workload", json_string(w));
 	*params = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
@@ -313,50 +288,138 @@ static void run_meta(char **workload, char **params, const struct db_host *h,
 	json_decref(rec);
 }
 
-/* reason: one batch is one transaction: the envelope, the host, each stream's ingest and
- * the commit share one rollback path (out:), so they stay in one function. */
-void api_agent_records(struct api *api, struct http_req *req, struct http_resp *resp)
+/* The batch's stream e->run: found in b, else found or made in the store
+ * and opened for ingest (inside the caller's transaction). Runs outside
+ * the scratch arena: what it builds outlives the line. 0 or the store's
+ * error with err. */
+static int batch_run(struct batch_run **out, struct api *api, struct batch *b,
+		     const struct envelope *e, struct buf *err)
+{
+	struct batch_run *br;
+	bool was;
+	int r;
+
+	for (size_t k = 0; k < b->nruns; k++)
+		if (!strcmp(b->runs[k].key, e->run)) {
+			*out = &b->runs[k];
+			return 0;
+		}
+	was = ingest_scratch_pause();
+	b->runs = xrealloc(b->runs, (b->nruns + 1) * sizeof(*b->runs));
+	br = &b->runs[b->nruns++];
+	memset(br, 0, sizeof(*br));
+	br->key = xstrdup(e->run);
+	r = db_host_run_find(api->db, &br->run_id, &br->line_no, b->h.id, br->key, err);
+	if (r == -ENOENT) {
+		char *w = NULL, *params = NULL;
+		run_meta(&w, &params, &b->h, e);
+		r = db_host_run_create(api->db, &br->run_id, &b->h, br->key, w, params, err);
+		free(w);
+		free(params);
+	}
+	if (!r)
+		r = ingest_open_at(&br->in, api->db, br->run_id, br->line_no, err);
+	ingest_scratch_resume(was);
+	*out = br;
+	return r;
+}
+
+/* Store one envelope's record unless the host has it (a duplicate). 0 or
+ * the store's error with err. */
+static int store_envelope(struct api *api, struct batch *b, const struct envelope *e,
+			  struct buf *err)
+{
+	struct batch_run *br;
+	int r;
+
+	if (e->seq < b->next) {
+		b->dups++;
+		return 0;
+	}
+	if ((r = batch_run(&br, api, b, e, err)))
+		return r;
+	r = e->record ? ingest_record(br->in, e->record, err) : ingest_line(br->in, e->line, e->len, err);
+	if (r)
+		return r;
+	b->next = e->seq + 1;
+	b->stored++;
+	return 0;
+}
+
+/* Each stream's counters and status into the store. 0 or the store's error. */
+static int finish_runs(struct api *api, struct batch *b, int64_t *bad, struct buf *err)
+{
+	for (size_t k = 0; k < b->nruns; k++) {
+		struct ingest_stats st;
+		const char *status = NULL;
+		int r = ingest_detach(b->runs[k].in, &st, err);
+
+		b->runs[k].in = NULL;
+		if (!r) {
+			if (st.saw_error)
+				status = "failed";
+			else if (st.saw_done)
+				status = "ok";
+			*bad += st.bad_lines;
+			r = db_host_run_update(api->db, &b->h, b->runs[k].key, b->runs[k].run_id,
+					       b->runs[k].line_no + st.lines, st.records, st.bad_lines,
+					       status, st.saw_error ? st.error : NULL, err);
+		}
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* Inflate a gzip'd body into plain (413/400 answered on failure): 0 or -1. */
+static int batch_text(const char **text, size_t *len, struct buf *plain, struct http_resp *resp,
+		      const struct http_req *req)
 {
 	struct buf err = BUF_INIT;
 	const char *enc = http_header(req, "Content-Encoding");
-	struct buf plain = BUF_INIT;
-	struct batch_line *lines = NULL;
-	char *pool = NULL;
-	struct batch_run *runs = NULL;
-	size_t nlines = 0, nruns = 0;
-	struct db_host h = { 0 };
-	char msg[512];
-	const char *text = req->body;
-	size_t len = req->body_len;
-	int64_t stored = 0, dups = 0, bad = 0, next;
-	bool in_tx = false, locked = false;
-	int r;
+	int r = 0;
 
-	if (token_allows_host(resp, req, req->name))
-		return;
+	*text = req->body;
+	*len = req->body_len;
 	if (enc && !strcasecmp(enc, "gzip")) {
-		r = gzip_inflate(&plain, req->body, req->body_len, FLEET_MAX_BATCH_BYTES, &err);
-		if (r == -EFBIG) {
+		r = gzip_inflate(plain, req->body, req->body_len, FLEET_MAX_BATCH_BYTES, &err);
+		if (r == -EFBIG)
 			api_error(resp, 413, "record batch %s (limit %u bytes inflated)", buf_str(&err),
 				  FLEET_MAX_BATCH_BYTES);
-			goto out;
-		}
-		if (r) {
+		else if (r)
 			api_error(resp, 400, "record batch: %s", buf_str(&err));
-			goto out;
-		}
-		text = buf_str(&plain);
-		len = plain.len;
+		*text = buf_str(plain);
+		*len = plain->len;
 	} else if (enc && strcasecmp(enc, "identity")) {
 		api_error(resp, 400, "Content-Encoding '%s' is not supported: send gzip or identity", enc);
-		goto out;
+		r = -EINVAL;
 	}
-	if (parse_batch(&lines, &nlines, &pool, text, len, msg, sizeof(msg))) {
-		api_error(resp, 400, "%s; nothing of this batch was stored", msg);
-		goto out;
-	}
+	buf_release(&err);
+	return r ? -1 : 0;
+}
 
-	/* inflate and envelope above run in parallel; the store, one at a time */
+/* reason: one batch is one transaction: the host, each line's envelope and
+ * record, each stream's counters and the commit share one rollback path
+ * (out:), so that a malformed envelope on any line, a gap or a store error
+ * leaves nothing of the batch stored. Each line is parsed (envelope and
+ * record at once) and stored in turn, so a batch needs no more memory than
+ * one line's objects beside its text. */
+void api_agent_records(struct api *api, struct http_req *req, struct http_resp *resp)
+{
+	struct buf err = BUF_INIT, plain = BUF_INIT;
+	struct batch b = { 0 };
+	char msg[512];
+	const char *text, *p, *end;
+	size_t len, lineno = 0;
+	json_int_t prev = 0, first = 0;
+	int64_t bad = 0;
+	bool in_tx = false, locked = false, envelope_bad = false, gap = false;
+	int r;
+
+	if (token_allows_host(resp, req, req->name) || batch_text(&text, &len, &plain, resp, req))
+		goto out;
+
+	/* inflating runs in parallel; parsing and storing, one batch at a time */
 	if (api->shared) {
 		pthread_mutex_lock(&api->shared->fleet_write);
 		locked = true;
@@ -366,7 +429,7 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 		goto out;
 	}
 	in_tx = true;
-	r = db_host_get(api->db, &h, req->name, &err);
+	r = db_host_get(api->db, &b.h, req->name, &err);
 	if (r == -ENOENT) {
 		api_error(resp, 404, "no host '%s': register first (POST /api/v1/agents/register)",
 			  req->name);
@@ -376,98 +439,71 @@ void api_agent_records(struct api *api, struct http_req *req, struct http_resp *
 		api_db_error(resp, r, "cannot read the host", &err);
 		goto out;
 	}
-	if (nlines && lines[0].seq > h.next_seq) {
-		char gap[256];
-		snprintf(gap, sizeof(gap), "sequence gap: the next record of host '%s' is seq %" PRId64
-			 ", this batch starts at %" PRId64 "; nothing of it was stored (resend from %"
-			 PRId64 ")", h.name, h.next_seq, lines[0].seq, h.next_seq);
-		json_t *e = json_pack("{s:s, s:i, s:I, s:I}", "error", gap, "status", 409,
-				      "expected_seq", (json_int_t)h.next_seq,
-				      "acked_seq", (json_int_t)(h.next_seq - 1));
-		api_json(resp, 409, e);
+	b.next = b.h.next_seq;
+	for (p = text, end = text + len; p < end && !r; ) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct envelope e;
+		json_t *o = NULL;
+
+		lineno++;
+		if (l && p[l - 1] == '\r')
+			l--;
+		if (l) {
+			ingest_scratch_begin();
+			r = parse_envelope(&e, &o, p, l, lineno, prev, msg, sizeof(msg));
+			envelope_bad = r != 0;
+			gap = !r && !prev && e.seq > b.h.next_seq;
+			if (!r && !prev)
+				first = e.seq;
+			if (!r && !gap)
+				r = store_envelope(api, &b, &e, &err);
+			if (!r)
+				prev = e.seq;
+			json_decref(o);
+			ingest_scratch_end();
+		}
+		p = nl ? nl + 1 : end;
+		if (gap)
+			break;
+	}
+	if (envelope_bad) {
+		api_error(resp, 400, "%s; nothing of this batch was stored", msg);
 		goto out;
 	}
-	next = h.next_seq;
-	for (size_t i = 0; i < nlines; i++) {
-		struct batch_line *bl = &lines[i];
-		struct batch_run *br = NULL;
-
-		if (bl->seq < next) {
-			dups++;
-			continue;
-		}
-		for (size_t k = 0; k < nruns && !br; k++)
-			if (!strcmp(runs[k].key, bl->run))
-				br = &runs[k];
-		if (!br) {
-			runs = xrealloc(runs, (nruns + 1) * sizeof(*runs));
-			br = &runs[nruns++];
-			memset(br, 0, sizeof(*br));
-			br->key = bl->run;
-			r = db_host_run_find(api->db, &br->run_id, &br->line_no, h.id, bl->run, &err);
-			if (r == -ENOENT) {
-				char *w = NULL, *params = NULL;
-				run_meta(&w, &params, &h, bl);
-				r = db_host_run_create(api->db, &br->run_id, &h, bl->run, w, params, &err);
-				free(w);
-				free(params);
-			}
-			if (!r)
-				r = ingest_open_at(&br->in, api->db, br->run_id, br->line_no, &err);
-			if (r) {
-				api_db_error(resp, r, "cannot find the run of the stream", &err);
-				goto out;
-			}
-		}
-		if ((r = ingest_line(br->in, bl->line, bl->len, &err))) {
-			api_db_error(resp, r, "cannot store a record", &err);
-			goto out;
-		}
-		next = bl->seq + 1;
-		stored++;
+	if (gap) {
+		char gmsg[256];
+		snprintf(gmsg, sizeof(gmsg), "sequence gap: the next record of host '%s' is seq %" PRId64
+			 ", this batch starts at %" JSON_INTEGER_FORMAT "; nothing of it was stored"
+			 " (resend from %" PRId64 ")", b.h.name, b.h.next_seq, first, b.h.next_seq);
+		api_json(resp, 409, json_pack("{s:s, s:i, s:I, s:I}", "error", gmsg, "status", 409,
+					      "expected_seq", (json_int_t)b.h.next_seq,
+					      "acked_seq", (json_int_t)(b.h.next_seq - 1)));
+		goto out;
 	}
-	for (size_t k = 0; k < nruns; k++) {
-		struct ingest_stats st;
-		const char *status = NULL;
-
-		r = ingest_detach(runs[k].in, &st, &err);
-		runs[k].in = NULL;
-		if (!r) {
-			if (st.saw_error)
-				status = "failed";
-			else if (st.saw_done)
-				status = "ok";
-			bad += st.bad_lines;
-			r = db_host_run_update(api->db, &h, runs[k].key, runs[k].run_id,
-					       runs[k].line_no + st.lines, st.records, st.bad_lines,
-					       status, st.saw_error ? st.error : NULL, &err);
-		}
-		if (r) {
-			api_db_error(resp, r, "cannot store the batch", &err);
-			goto out;
-		}
-	}
-	if ((r = db_host_advance(api->db, h.id, next, stored, dups, &err)) || (r = db_commit(api->db, &err))) {
+	if (r || (r = finish_runs(api, &b, &bad, &err)) ||
+	    (r = db_host_advance(api->db, b.h.id, b.next, b.stored, b.dups, &err)) ||
+	    (r = db_commit(api->db, &err))) {
 		api_db_error(resp, r, "cannot store the batch", &err);
 		goto out;
 	}
 	in_tx = false;
-	api_json(resp, 200, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "host", h.name,
-				      "acked_seq", (json_int_t)(next - 1),
-				      "next_seq", (json_int_t)next, "stored", (json_int_t)stored,
-				      "duplicates", (json_int_t)dups, "bad_lines", (json_int_t)bad));
+	api_json(resp, 200, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I}", "host", b.h.name,
+				      "acked_seq", (json_int_t)(b.next - 1),
+				      "next_seq", (json_int_t)b.next, "stored", (json_int_t)b.stored,
+				      "duplicates", (json_int_t)b.dups, "bad_lines", (json_int_t)bad));
 out:
-	for (size_t k = 0; k < nruns; k++)
-		if (runs[k].in)
-			ingest_detach(runs[k].in, NULL, NULL);
+	for (size_t k = 0; k < b.nruns; k++) {
+		if (b.runs[k].in)
+			ingest_detach(b.runs[k].in, NULL, NULL);
+		free(b.runs[k].key);
+	}
 	if (in_tx)
 		db_rollback(api->db);
 	if (locked)
 		pthread_mutex_unlock(&api->shared->fleet_write);
-	free(pool);
-	free(lines);
-	free(runs);
-	db_host_release(&h);
+	free(b.runs);
+	db_host_release(&b.h);
 	buf_release(&plain);
 	buf_release(&err);
 }

@@ -140,7 +140,7 @@ void api_samples(struct api *api, struct http_req *req, struct http_resp *resp,
 		json_object_set_new(v, "run_id", json_integer(run_id));
 	else
 		json_object_set_new(v, "job_id", json_integer(job_id));
-	api_json(resp, 200, v);
+	api_json_exact(resp, 200, v);
 }
 
 void api_job_samples(struct api *api, struct http_req *req, struct http_resp *resp)

@@ -54,7 +54,7 @@ void api_run_probes(struct api *api, struct http_req *req, struct http_resp *res
 
 	if ((r = db_api_run_probes(api->db, &v, req->id, &err)))
 		return api_db_error(resp, r, "no such run", &err);
-	api_json(resp, 200, v);
+	api_json_exact(resp, 200, v);
 }
 
 /* Answer with the last max_bytes of the file at path (or of fallback when

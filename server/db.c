@@ -179,6 +179,41 @@ int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *e
 	return 0;
 }
 
+int db_prepare_kept(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *err)
+{
+	struct db_kept *k = NULL;
+	int r;
+
+	for (size_t i = 0; i < db->nkept && !k; i++)
+		if (db->kept[i].sql == sql)
+			k = &db->kept[i];
+	if (k && !k->busy) {
+		k->busy = 1;
+		*out = k->st;
+		return 0;
+	}
+	if (k || db->nkept == DB_KEPT_MAX)
+		return db_prepare(db, out, sql, err);
+	if ((r = db_prepare(db, out, sql, err)))
+		return r;
+	db->kept[db->nkept++] = (struct db_kept){ .sql = sql, .st = *out, .busy = 1 };
+	return 0;
+}
+
+void db_stmt_done(struct db *db, sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < db->nkept; i++)
+		if (db->kept[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			db->kept[i].busy = 0;
+			return;
+		}
+	sqlite3_finalize(st);
+}
+
 int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg,
 		   struct buf *err)
 {
@@ -383,6 +418,8 @@ void db_close(struct db *db)
 	if (!db)
 		return;
 	db_writer_spare_free(db);
+	for (size_t i = 0; i < db->nkept; i++)
+		sqlite3_finalize(db->kept[i].st);
 	sqlite3_close_v2(db->h);
 	free(db->path);
 	free(db);

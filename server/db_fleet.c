@@ -33,7 +33,7 @@ void db_host_release(struct db_host *h)
 static int step_done(struct db *db, sqlite3_stmt *st, const char *what, struct buf *err)
 {
 	int r = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot %s", what);
-	sqlite3_finalize(st);
+	db_stmt_done(db, st);   /* finalizes one that is not kept */
 	return r;
 }
 
@@ -42,7 +42,7 @@ int db_host_get(struct db *db, struct db_host *out, const char *name, struct buf
 	sqlite3_stmt *st = NULL;
 	int r, rc;
 
-	if ((r = db_prepare(db, &st,
+	if ((r = db_prepare_kept(db, &st,
 			    "SELECT id, name, kernel_release, boot_id, labels_json, next_seq,"
 			    " records, duplicates FROM hosts WHERE name = ?", err)))
 		return r;
@@ -63,7 +63,7 @@ int db_host_get(struct db *db, struct db_host *out, const char *name, struct buf
 	} else {
 		r = db_fail(db, 0, err, "cannot read host '%s'", name);
 	}
-	sqlite3_finalize(st);
+	db_stmt_done(db, st);
 	return r;
 }
 
@@ -117,7 +117,7 @@ int db_host_advance(struct db *db, int64_t host_id, int64_t next_seq, int64_t st
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st,
+	if ((r = db_prepare_kept(db, &st,
 			    "UPDATE hosts SET next_seq = ?2, records = records + ?3,"
 			    " duplicates = duplicates + ?4, last_seen = " NOW_SQL " WHERE id = ?1", err)))
 		return r;
@@ -134,7 +134,7 @@ int db_host_run_find(struct db *db, int64_t *run_id, int64_t *line_no, int64_t h
 	sqlite3_stmt *st = NULL;
 	int r, rc;
 
-	if ((r = db_prepare(db, &st,
+	if ((r = db_prepare_kept(db, &st,
 			    "SELECT run_id, line_no FROM host_runs WHERE host_id = ? AND run_key = ?", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, host_id);
@@ -147,7 +147,7 @@ int db_host_run_find(struct db *db, int64_t *run_id, int64_t *line_no, int64_t h
 		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no run for stream '%s' of host %lld", key, (long long)host_id) :
 		    db_fail(db, 0, err, "cannot find the run of stream '%s'", key);
 	}
-	sqlite3_finalize(st);
+	db_stmt_done(db, st);
 	return r;
 }
 
@@ -218,7 +218,7 @@ int db_host_run_update(struct db *db, const struct db_host *h, const char *key,
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "UPDATE host_runs SET line_no = ?3"
+	if ((r = db_prepare_kept(db, &st, "UPDATE host_runs SET line_no = ?3"
 			    " WHERE host_id = ?1 AND run_key = ?2", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, h->id);
@@ -226,7 +226,7 @@ int db_host_run_update(struct db *db, const struct db_host *h, const char *key,
 	sqlite3_bind_int64(st, 3, line_no);
 	if ((r = step_done(db, st, "update a host's run", err)))
 		return r;
-	if ((r = db_prepare(db, &st, "UPDATE runs SET records = records + ?2,"
+	if ((r = db_prepare_kept(db, &st, "UPDATE runs SET records = records + ?2,"
 			    " bad_lines = bad_lines + ?3, host = ?4, kernel_release = ?5"
 			    " WHERE id = ?1", err)))
 		return r;

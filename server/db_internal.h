@@ -7,12 +7,22 @@
 #include "error.h"
 #include "util.h"
 
+/* Statements one connection keeps prepared (db_prepare_kept). */
+#define DB_KEPT_MAX 16
+
 struct db {
 	sqlite3 *h;
 	char *path;        /* the store's file, for messages */
 	/* a closed db_writer kept with its prepared statements for the next
 	 * db_writer_open() on this connection (db_writer.c); owned */
 	struct db_writer *spare_writer;
+	/* statements kept prepared for db_prepare_kept(); owned */
+	struct db_kept {
+		const char *sql;   /* a string literal: matched by address */
+		sqlite3_stmt *st;
+		int busy;          /* handed out, not yet db_stmt_done() */
+	} kept[DB_KEPT_MAX];
+	size_t nkept;
 };
 
 /* Free db's spare writer (db_close()). */
@@ -37,6 +47,23 @@ int db_fail(struct db *db, int rc, struct buf *err, const char *fmt, ...)
 
 /* sqlite3_prepare_v2; a failure through db_fail ("cannot prepare '<sql>…'"). */
 int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *err);
+
+/*
+ * db_prepare_kept - db_prepare() for a statement a hot path runs again and
+ * again (each fleet batch reads its host and token, finds its streams,
+ * advances the sequence): the statement for sql, a string literal (matched
+ * by its address), is prepared once per connection and kept (at most
+ * DB_KEPT_MAX; beyond, prepared each time). End each use with
+ * db_stmt_done(), never sqlite3_finalize(). A second use of the same sql
+ * before the first is done gets a statement of its own. Preparing them was
+ * about 6% of the server's instructions per 100-record batch (callgrind,
+ * bench/fleet_cg.c; issue 19 item 3).
+ */
+int db_prepare_kept(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *err);
+
+/* db_stmt_done - end a use of st: a kept statement is reset and its
+ * bindings cleared for the next use, any other finalized. NULL is fine. */
+void db_stmt_done(struct db *db, sqlite3_stmt *st);
 
 /*
  * db_step_done - step st once expecting SQLITE_DONE; a failure through

@@ -36,7 +36,7 @@ int db_token_find(struct db *db, char *name, size_t size, char *scopes, size_t s
 	sqlite3_stmt *st = NULL;
 	int r, rc;
 
-	if ((r = db_prepare(db, &st, "SELECT name, scopes FROM tokens WHERE hash = ?", err)))
+	if ((r = db_prepare_kept(db, &st, "SELECT name, scopes FROM tokens WHERE hash = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, hash_hex, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(st);
@@ -48,7 +48,7 @@ int db_token_find(struct db *db, char *name, size_t size, char *scopes, size_t s
 	} else
 		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no such token") :
 		    db_fail(db, 0, err, "cannot look up a token");
-	sqlite3_finalize(st);
+	db_stmt_done(db, st);
 	return r;
 }
 

@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "ingest.h"
+#include "json_num.h"
 #include "util.h"
 
 #define XSTR_(x) #x
@@ -71,34 +72,48 @@ static void arena_install(void)
 		json_set_alloc_funcs(arena_malloc, arena_free);
 }
 
-/* Start a line: allocations go to this thread's arena until arena_end(). */
-static void arena_begin(void)
+/* Start a scope: allocations go to this thread's arena, after what an
+ * enclosing scope holds, until arena_leave() with what this returned; so
+ * scopes nest (api_fleet.c's envelope around the record ingest_record()
+ * stores), and leaving one gives back only the bytes it took. */
+struct arena_mark {
+	size_t used;
+	bool active;
+};
+
+static struct arena_mark arena_enter(void)
 {
 	struct arena *a = &line_arena;
+	struct arena_mark m;
 
 	pthread_once(&arena_once, arena_install);
 	if (!a->base) {
 		a->base = xmalloc(ARENA_BYTES);
 		pthread_setspecific(arena_key, a->base);
 	}
-	a->used = 0;
+	m = (struct arena_mark){ .used = a->active ? a->used : 0, .active = a->active };
+	if (!a->active)
+		a->used = 0;
 	a->active = true;
+	return m;
 }
 
-static void arena_end(void)
+static void arena_leave(struct arena_mark m)
 {
-	line_arena.active = false;
-	line_arena.used = 0;
+	line_arena.active = m.active;
+	line_arena.used = m.used;
 }
+
+static __thread struct arena_mark scratch_mark;
 
 void ingest_scratch_begin(void)
 {
-	arena_begin();
+	scratch_mark = arena_enter();
 }
 
 void ingest_scratch_end(void)
 {
-	arena_end();
+	arena_leave(scratch_mark);
 }
 
 /* Allocations that outlive the line (the order checks' map, in->series)
@@ -114,6 +129,16 @@ static bool arena_pause(void)
 static void arena_resume(bool was)
 {
 	line_arena.active = was;
+}
+
+bool ingest_scratch_pause(void)
+{
+	return arena_pause();
+}
+
+void ingest_scratch_resume(bool was)
+{
+	arena_resume(was);
 }
 
 struct ingest {
@@ -358,9 +383,27 @@ static int store_summary(struct ingest *in, json_t *rec, struct buf *why)
 	return why->len ? 1 : 0;
 }
 
+/* The record's text, owned by the caller (free()): the line it came in
+ * as, or (a record that came parsed, ingest_record) jansson's compact
+ * writing of it, every real as the same double (json_num.h). Allocated
+ * with malloc even inside the arena, so that free() may take it. */
+static char *record_text(json_t *rec, const char *line, size_t len)
+{
+	char *s;
+	bool was;
+
+	if (line)
+		return xstrndup(line, len);
+	was = arena_pause();
+	s = json_dumps_exact(rec, JSON_COMPACT | JSON_ENCODE_ANY);
+	arena_resume(was);
+	return s ? s : xstrdup("(a record jansson cannot write)");
+}
+
 /*
  * Store one parsed record. Returns 0 (stored), 1 (contract broken: why
  * says how; the caller keeps the line raw) or a negative store error.
+ * line (len bytes) is its text, or NULL for a record that came parsed.
  * reason: one branch per record type of docs/records.md, each with the
  * order checks that type has (hello once, t not going back, nothing after
  * done), which read best side by side.
@@ -386,11 +429,13 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 			buf_puts(why, "sample needs a number t, a string metric and a finite number value");
 			return 1;
 		}
-		char *key = xasprintf("s:%s", name);
-		int bad = check_series(in, key, t, 0, false, why);
-		free(key);
-		if (bad)
-			return 1;
+		if (in->check_order) {   /* the key costs a malloc: only when checked */
+			char *key = xasprintf("s:%s", name);
+			int bad = check_series(in, key, t, 0, false, why);
+			free(key);
+			if (bad)
+				return 1;
+		}
 		in->st.samples++;
 		return db_writer_sample(in->w, t, name, value, &in->store_err);
 	}
@@ -411,11 +456,13 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 			buf_puts(why, "probe needs a number t, a string name and an integer count");
 			return 1;
 		}
-		char *skey = xasprintf("p:%s' key '%s", name, keystr);
-		int bad = check_series(in, skey, t, json_integer_value(count), true, why);
-		free(skey);
-		if (bad)
-			return 1;
+		if (in->check_order) {
+			char *skey = xasprintf("p:%s' key '%s", name, keystr);
+			int bad = check_series(in, skey, t, json_integer_value(count), true, why);
+			free(skey);
+			if (bad)
+				return 1;
+		}
 		in->st.probes++;
 		return db_writer_probe(in->w, t, name, keystr, json_integer_value(count), &in->store_err);
 	}
@@ -433,7 +480,7 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 	}
 	if (!strcmp(type, "hello")) {
 		in->hello_line = line_no(in);
-		char *js = xstrndup(line, len);
+		char *js = record_text(rec, line, len);
 		int r = db_writer_hello(in->w, get_str(rec, "kernel_release"),
 					get_str(rec, "agent_version"), get_str(rec, "host"), js, &in->store_err);
 		free(js);
@@ -478,7 +525,7 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 		const char *msg = get_str(rec, "message");
 		char *js = NULL;
 		if (!msg)
-			msg = js = xstrndup(line, len);
+			msg = js = record_text(rec, line, len);
 		double tt = NAN;
 		get_num(rec, "t", &tt);
 		int r = db_writer_note(in->w, tt, type, msg, &in->store_err);
@@ -501,6 +548,8 @@ int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err
 	struct buf why = BUF_INIT;
 	json_error_t jerr;
 	json_t *rec = NULL;
+	struct arena_mark m = { 0 };
+	bool in_arena = false;
 	int r;
 
 	if (in->failed)
@@ -527,7 +576,8 @@ int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err
 			     " (its first 64 KiB kept)", line, len);
 		goto done;
 	}
-	arena_begin();
+	m = arena_enter();
+	in_arena = true;
 	rec = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!rec) {
 		buf_printf(&why, "not JSON: %s at column %d", jerr.text, jerr.column);
@@ -546,7 +596,51 @@ int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err
 	}
 done:
 	json_decref(rec);
-	arena_end();
+	if (in_arena)
+		arena_leave(m);
+	buf_release(&why);
+	if (r < 0)
+		goto store_error;
+	return maybe_commit(in, err);
+store_error:
+	err_wrapf(&in->store_err, r, "cannot store line %" PRId64, in->st.lines);
+	db_writer_rollback(in->w);
+	in->failed = true;
+	return err_setf(err, r, "%s", buf_str(&in->store_err));
+}
+
+int ingest_record(struct ingest *in, json_t *rec, struct buf *err)
+{
+	struct buf why = BUF_INIT;
+	struct arena_mark m;
+	char *text = NULL;
+	int r;
+
+	if (in->failed)
+		return stopped(in, err);
+	in->st.lines++;
+	if (in->st.refused) {   /* counted, not stored */
+		text = record_text(rec, NULL, 0);
+		in->st.refused_lines++;
+		in->st.refused_bytes += strlen(text) + 1;
+		free(text);
+		return 0;
+	}
+	if ((r = db_writer_begin(in->w, &in->store_err)))
+		goto store_error;
+	in->batch++;
+	m = arena_enter();
+	if (!json_is_object(rec)) {
+		text = record_text(rec, NULL, 0);
+		r = keep_raw(in, "not a JSON object", text, strlen(text));
+	} else if ((r = store_record(in, rec, NULL, 0, &why)) == 1) {
+		text = record_text(rec, NULL, 0);
+		r = keep_raw(in, buf_str(&why), text, strlen(text));
+	} else if (r == 0) {
+		in->st.records++;
+	}
+	arena_leave(m);
+	free(text);
 	buf_release(&why);
 	if (r < 0)
 		goto store_error;

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "db.h"
 
 #define INGEST_BATCH 20000
@@ -88,14 +90,37 @@ int ingest_feed(struct ingest *in, const char *data, size_t len, struct buf *err
  * (64 KiB; beyond it, malloc as usual) rather than malloc's: for a caller
  * that parses many small JSON texts (api_fleet.c: a batch's envelope
  * lines), one at a time. Decref every value made in between before
- * ingest_scratch_end(), and call ingest_line() only outside the pair (it
- * uses the same arena).
+ * ingest_scratch_end(). The pair does not nest with itself, but
+ * ingest_line() and ingest_record() may be called inside it: they take
+ * their room after the caller's and give back only their own.
  */
 void ingest_scratch_begin(void);
 void ingest_scratch_end(void);
 
+/*
+ * ingest_scratch_pause, ingest_scratch_resume - inside a scratch pair,
+ * for values that must outlive it or strings the caller will free()
+ * (json_dumps() allocates through the same functions): between the two,
+ * jansson allocates with malloc again; the arena's values stay as they
+ * are. Resume with what pause returned.
+ */
+bool ingest_scratch_pause(void);
+void ingest_scratch_resume(bool was);
+
 /* ingest_line - process one line (no trailing newline needed). */
 int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err);
+
+/*
+ * ingest_record - process one record that is parsed already (rec, borrowed;
+ * an object, else it is kept raw as "not a JSON object"): what
+ * ingest_line() does after its json_loadb(), so a caller that has the
+ * record inside a larger JSON text (a fleet batch's envelope, api_fleet.c)
+ * parses it once. Where the stored text of a record is needed (a hello's
+ * JSON, a note without a message, a raw line) it is jansson's compact
+ * writing of rec, reals with the digits that give the same double
+ * (json_num.h). Same errors as ingest_line().
+ */
+int ingest_record(struct ingest *in, json_t *rec, struct buf *err);
 
 /* ingest_flush - commit the batch in progress now (for a live view). */
 int ingest_flush(struct ingest *in, struct buf *err);

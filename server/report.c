@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_num.h"
 #include "report.h"
 #include "report_axis.h"
 #include "report_overhead.h"
@@ -1694,7 +1695,7 @@ static void csv_report(struct buf *b, const struct report *r)
 				buf_printf(b, ",%d,%lld,%s,%s,", run->repeat_idx, (long long)run->id,
 					   run->status, r->metric);
 				if (run->has_value)
-					buf_printf(b, "%.10g", run->value);
+					buf_printf(b, "%.*g", json_num_digits(run->value), run->value);
 				buf_printf(b, ",%d", run->derived);
 				if (r->two_d) {   /* both axes' values, bare */
 					buf_puts(b, ",");

@@ -42,7 +42,7 @@
 #   api       /api/v1/ (api.c, api_*.c) over http.h's request/response
 #   command   the kcanary subcommands and main.c
 LAYERS='
-1 base     shared util log error schema stats downsample patch_fit progress lkp_report
+1 base     shared util log error json_num schema stats downsample patch_fit progress lkp_report
 2 store    shared db db_*
 3 wrapper  shared git vm mbox http gzip fetch prometheus token
 3 engine   shared report report_* bisect bisect_log bisect_sim canary canary_format canary_sim

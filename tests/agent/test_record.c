@@ -64,6 +64,47 @@ static void test_golden_lines(void **state)
 	buf_release(&err);
 }
 
+/* Sample values written so that each reads back as the same double: an
+ * exact integer above 1e9 (a byte or page count) stays that integer, as
+ * do values that need 16 or 17 digits, and a short decimal stays short.
+ * The agent wrote 9 significant digits before (JSON_REAL_PRECISION(9)):
+ * 2435016766 went out as 2435016770.0. */
+static void test_values_round_trip(void **state)
+{
+	struct tmpdir *td = *state;
+	char *path = xasprintf("%s/out.jsonl", td->path);
+	const double v[] = { 2435016766.0, 9007199254740993.0 /* 2^53: rounds to 2^53 */,
+			     123456789012345678.0, 1.0 / 3.0, 0.1, 12345.678901234567, -7.25e-300,
+			     4.9e-324, 1.7976931348623157e308 };
+	const size_t n = sizeof(v) / sizeof(v[0]);
+	struct buf err = BUF_INIT;
+	struct rec_out *r;
+	char *got, *p;
+
+	assert_int_equal(rec_open(&r, path, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(rec_sample(r, (double)i, "x", v[i]), 0);
+	rec_close(r);
+	got = slurp(path);
+	p = got;
+	for (size_t i = 0; i < n; i++) {
+		char *nl = strchr(p, '\n');
+		json_t *o;
+		assert_non_null(nl);
+		o = json_loadb(p, (size_t)(nl - p), 0, NULL);
+		assert_non_null(o);
+		if (json_number_value(json_object_get(o, "value")) != v[i])
+			fail_msg("value %.17g written as %.*s", v[i], (int)(nl - p), p);
+		json_decref(o);
+		p = nl + 1;
+	}
+	assert_non_null(strstr(got, "\"value\":2435016766.0}"));
+	assert_non_null(strstr(got, "\"value\":0.1}"));
+	free(got);
+	free(path);
+	buf_release(&err);
+}
+
 static void test_reopen_truncates(void **state)
 {
 	struct tmpdir *td = *state;
@@ -158,6 +199,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_golden_lines, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_values_round_trip, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_reopen_truncates, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(test_unencodable),
 		cmocka_unit_test_setup_teardown(test_find_port, tmpdir_setup, tmpdir_teardown),

@@ -41,7 +41,9 @@ static size_t batch_range(struct spool *s, size_t max, int64_t *first, int64_t *
 		json_t *o = json_loadb(p, (size_t)(nl - p), 0, NULL);
 		assert_non_null(o);
 		int64_t seq = json_integer_value(json_object_get(o, "seq"));
-		assert_non_null(json_string_value(json_object_get(o, "line")));
+		/* records that are JSON objects travel as objects (form 2) */
+		assert_true(json_is_object(json_object_get(o, "record")));
+		assert_null(json_object_get(o, "line"));
 		if (i == 0)
 			*first = seq;
 		else
@@ -180,6 +182,55 @@ static void test_file_restart(void **state)
 }
 
 
+/* The envelope forms (docs/api.md, "Batches"): a record that is a JSON
+ * object is sent as one, its text unchanged ("record": form 2, one parse on
+ * the server); a line that is not (or repeats a key) goes as the first
+ * form's string "line". A spool an older agent wrote (form 1 lines only)
+ * is read back, its records sent as objects, their numbers kept. */
+static void test_envelope_forms(void **state)
+{
+	struct tmpdir *td = *state;
+	char *path = xasprintf("%s/spool", td->path);
+	const char *rec = "{\"type\":\"sample\",\"t\":1.5,\"metric\":\"m\",\"value\":2435016766}";
+	const char *bad[] = { "not json", "[1,2]", "{\"a\":1,\"a\":2}" };
+	char *text = NULL, *want;
+	size_t len, n;
+	struct spool *s;
+	FILE *f;
+
+	assert_int_equal(spool_open(&s, NULL, 1 << 20), 0);
+	assert_int_equal(spool_push(s, "wl:1", rec, strlen(rec)), 0);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(spool_push(s, "wl:1", bad[i], strlen(bad[i])), 0);
+	assert_int_equal(spool_batch(s, &text, &len, &n, 100, 1 << 20), 0);
+	assert_int_equal(n, 4);
+	want = xasprintf("{\"seq\":1,\"run\":\"wl:1\",\"record\":%s}\n"
+			 "{\"seq\":2,\"run\":\"wl:1\",\"line\":\"not json\"}\n"
+			 "{\"seq\":3,\"run\":\"wl:1\",\"line\":\"[1,2]\"}\n"
+			 "{\"seq\":4,\"run\":\"wl:1\",\"line\":\"{\\\"a\\\":1,\\\"a\\\":2}\"}\n", rec);
+	assert_string_equal(text, want);
+	free(want);
+	free(text);
+	spool_close(s);
+
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("{\"seq\":5,\"run\":\"passive:b\",\"line\":\"{\\\"type\\\":\\\"sample\\\",\\\"t\\\":1.25,"
+	      "\\\"metric\\\":\\\"m\\\",\\\"value\\\":0.1}\"}\n"
+	      "{\"seq\":6,\"run\":\"passive:b\",\"record\":{\"type\":\"done\",\"status\":\"ok\"}}\n", f);
+	fclose(f);
+	assert_int_equal(spool_open(&s, path, 1 << 20), 0);
+	assert_int_equal(spool_batch(s, &text, &len, &n, 100, 1 << 20), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(text,
+		"{\"seq\":5,\"run\":\"passive:b\",\"record\":{\"type\":\"sample\",\"t\":1.25,"
+		"\"metric\":\"m\",\"value\":0.1}}\n"
+		"{\"seq\":6,\"run\":\"passive:b\",\"record\":{\"type\":\"done\",\"status\":\"ok\"}}\n");
+	free(text);
+	spool_close(s);
+	free(path);
+}
+
 /* Garbage written over the middle of the spool (a bad sector, a stray
  * writer): every intact envelope after it is kept, the records it covered
  * are counted as dropped lines and bytes, and no batch spans the hole (a
@@ -248,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test_setup_teardown(test_file_restart, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_middle, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_envelope_forms, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

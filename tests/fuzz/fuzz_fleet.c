@@ -1,6 +1,8 @@
 /* fuzz_fleet.c - libFuzzer target: an agent's record batch (the envelope
- * of api_fleet.c: one {"seq","run","line"} object a line, each "line" a
- * record of the agent's stream) posted to POST /api/v1/agents/h1/records
+ * of api_fleet.c: one {"seq","run","record"} object a line, each "record"
+ * a record of the agent's stream as an object, or the first form's
+ * {"seq","run","line"} with the record as a string; the corpus has both,
+ * obj-* the second form) posted to POST /api/v1/agents/h1/records
  * through api_handle() against a real in-memory store, no socket.
  *
  * Each input is posted three ways: gzip'd (zlib here, the agent's way),

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <inttypes.h>
 #include <curl/curl.h>
 #include <jansson.h>
 #include <zlib.h>
@@ -443,6 +444,95 @@ static void test_batches(void **state)
 	reply_release(&r);
 }
 
+/* GET path; the body in out (caller releases). */
+static void get(struct buf *out, struct fx *f, const char *path)
+{
+	CURL *c = curl_easy_init();
+	char *url = xasprintf("%s%s", f->base, path);
+
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+	if (curl_easy_perform(c) != CURLE_OK)
+		fail_msg("GET %s failed", path);
+	curl_easy_cleanup(c);
+	free(url);
+}
+
+static int64_t count(struct fx *f, const char *sql)
+{
+	struct db *db = NULL;
+	int64_t n = -1;
+
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
+	assert_int_equal(db_query_int64(db, &n, sql, NULL, NULL), 0);
+	db_close(db);
+	return n;
+}
+
+/* Envelope form 2 (docs/api.md, "Batches"): each record an object in the
+ * envelope, parsed once; the first form (a string) in the same batch
+ * still works. Values arrive and are answered exactly: 2435016766 and
+ * 12345678901 stay themselves in the store and in GET .../samples (10
+ * digits made the latter 1.23456789e10). A form 2 record that breaks the
+ * record contract is kept raw as its JSON text; a "record" that is not an
+ * object, or one beside a "line", is a malformed envelope (400, nothing
+ * stored). The server before form 2 answered 400 to all of it. */
+static void test_record_objects(void **state)
+{
+	struct fx *f = *state;
+	struct reply r;
+	struct snap s0;
+	struct buf body = BUF_INIT;
+	int64_t run;
+	char *path;
+
+	do_register(f, "h1", SECRET);
+	post(&r, f, "/api/v1/agents/h1/records", SECRET,
+	     "{\"seq\":1,\"run\":\"wl:7\",\"record\":{\"type\":\"hello\",\"workload\":\"command\"}}\n"
+	     "{\"seq\":2,\"run\":\"wl:7\",\"record\":{\"type\":\"sample\",\"t\":1.0,\"metric\":\"b\",\"value\":2435016766}}\n"
+	     "{\"seq\":3,\"run\":\"wl:7\",\"line\":\"{\\\"type\\\":\\\"sample\\\",\\\"t\\\":2.0,\\\"metric\\\":\\\"b\\\",\\\"value\\\":12345678901}\"}\n"
+	     "{\"seq\":4,\"run\":\"wl:7\",\"record\":{\"type\":\"sample\",\"t\":3.0,\"metric\":\"b\",\"value\":0.1}}\n"
+	     "{\"seq\":5,\"run\":\"wl:7\",\"record\":{\"type\":\"sample\",\"t\":4.0,\"metric\":\"b\"}}\n"
+	     "{\"seq\":6,\"run\":\"wl:7\",\"record\":{\"type\":\"done\",\"status\":\"ok\"}}\n", true, 0);
+	expect(&r, 200, NULL);
+	assert_int_equal(jint(&r, "stored"), 6);
+	assert_int_equal(jint(&r, "bad_lines"), 1);
+	assert_int_equal(jint(&r, "acked_seq"), 6);
+	reply_release(&r);
+	assert_int_equal(count(f, "SELECT count(*) FROM samples WHERE value = 2435016766"), 1);
+	assert_int_equal(count(f, "SELECT count(*) FROM samples WHERE value = 12345678901"), 1);
+	assert_int_equal(count(f, "SELECT count(*) FROM samples WHERE value = 0.1"), 1);
+	assert_int_equal(count(f, "SELECT count(*) FROM raw_lines WHERE text ="
+			       " '{\"type\":\"sample\",\"t\":4.0,\"metric\":\"b\"}'"), 1);
+	assert_int_equal(count(f, "SELECT count(*) FROM runs WHERE status = 'ok' AND records = 5"
+			       " AND bad_lines = 1"), 1);
+	run = count(f, "SELECT run_id FROM host_runs WHERE run_key = 'wl:7'");
+	path = xasprintf("/api/v1/runs/%" PRId64 "/samples?metric=b", run);
+	get(&body, f, path);
+	if (!strstr(buf_str(&body), "2435016766") || !strstr(buf_str(&body), "12345678901") ||
+	    !strstr(buf_str(&body), "0.1"))
+		fail_msg("samples not exact: %s", buf_str(&body));
+	buf_release(&body);
+	free(path);
+
+	snap(f, &s0);
+	post(&r, f, "/api/v1/agents/h1/records", SECRET,
+	     "{\"seq\":7,\"run\":\"wl:7\",\"record\":{\"type\":\"done\"}}\n"
+	     "{\"seq\":8,\"run\":\"wl:7\",\"record\":\"{}\"}\n", true, 0);
+	expect(&r, 400, "batch line 2: \"record\" must be the record as a JSON object");
+	reply_release(&r);
+	post(&r, f, "/api/v1/agents/h1/records", SECRET,
+	     "{\"seq\":7,\"run\":\"wl:7\",\"record\":{},\"line\":\"{}\"}\n", true, 0);
+	expect(&r, 400, "without a \"line\" beside it");
+	reply_release(&r);
+	post(&r, f, "/api/v1/agents/h1/records", SECRET, "{\"seq\":7,\"run\":\"wl:7\"}\n", true, 0);
+	expect(&r, 400, "needs \"record\"");
+	reply_release(&r);
+	assert_unchanged(f, &s0);
+}
+
 static void test_hosts_list(void **state)
 {
 	struct fx *f = *state;
@@ -478,6 +568,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tokens, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_batches, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_hosts_list, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_record_objects, fx_setup, fx_teardown),
 	};
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
