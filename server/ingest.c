@@ -543,6 +543,22 @@ static int maybe_commit(struct ingest *in, struct buf *err)
 	return ingest_flush(in, err);
 }
 
+/*
+ * The end of storing one line (ingest_line, ingest_record): r >= 0 commits
+ * the batch once it is INGEST_BATCH lines; r < 0 rolls the open batch
+ * back, stops this ingest (in->failed) and says which line, keeping the
+ * text in in->store_err. Returns 0 or the negative errno.
+ */
+static int line_done(struct ingest *in, int r, struct buf *err)
+{
+	if (r >= 0)
+		return maybe_commit(in, err);
+	err_wrapf(&in->store_err, r, "cannot store line %" PRId64, in->st.lines);
+	db_writer_rollback(in->w);
+	in->failed = true;
+	return err_setf(err, r, "%s", buf_str(&in->store_err));
+}
+
 int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err)
 {
 	struct buf why = BUF_INIT;
@@ -569,7 +585,7 @@ int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err
 	if (i == len)
 		return 0;
 	if ((r = db_writer_begin(in->w, &in->store_err)))
-		goto store_error;
+		return line_done(in, r, err);
 	in->batch++;
 	if (len > INGEST_MAX_LINE) {
 		r = keep_raw(in, "line longer than the " XSTR(INGEST_MAX_LINE_TEXT) "-byte cap"
@@ -599,14 +615,7 @@ done:
 	if (in_arena)
 		arena_leave(m);
 	buf_release(&why);
-	if (r < 0)
-		goto store_error;
-	return maybe_commit(in, err);
-store_error:
-	err_wrapf(&in->store_err, r, "cannot store line %" PRId64, in->st.lines);
-	db_writer_rollback(in->w);
-	in->failed = true;
-	return err_setf(err, r, "%s", buf_str(&in->store_err));
+	return line_done(in, r, err);
 }
 
 int ingest_record(struct ingest *in, json_t *rec, struct buf *err)
@@ -627,7 +636,7 @@ int ingest_record(struct ingest *in, json_t *rec, struct buf *err)
 		return 0;
 	}
 	if ((r = db_writer_begin(in->w, &in->store_err)))
-		goto store_error;
+		return line_done(in, r, err);
 	in->batch++;
 	m = arena_enter();
 	if (!json_is_object(rec)) {
@@ -642,14 +651,7 @@ int ingest_record(struct ingest *in, json_t *rec, struct buf *err)
 	arena_leave(m);
 	free(text);
 	buf_release(&why);
-	if (r < 0)
-		goto store_error;
-	return maybe_commit(in, err);
-store_error:
-	err_wrapf(&in->store_err, r, "cannot store line %" PRId64, in->st.lines);
-	db_writer_rollback(in->w);
-	in->failed = true;
-	return err_setf(err, r, "%s", buf_str(&in->store_err));
+	return line_done(in, r, err);
 }
 
 int ingest_feed(struct ingest *in, const char *data, size_t len, struct buf *err)
