@@ -645,6 +645,18 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 			      .j = { .vcpus = (unsigned)spec->vcpus,
 				     .memory_mib = (uint64_t)spec->memory_mb,
 				     .watchdog_s = spec->watchdog_s } };
+	if (o->guest->hosts && *o->guest->hosts) {
+		/* every run through lab.c, whatever the pool's size; the hosts
+		 * chosen before anything is stored */
+		x->lab = true;
+		x->db_path = xasprintf("%s/kcanary.db", o->guest->home);
+		if ((r = lab_select(&x->pool, db, o->guest->hosts, o->guest->uri, err))) {
+			free(spec_json);
+			return r;
+		}
+		for (size_t i = 0; i < x->pool.n; i++)
+			x->slots += x->pool.v[i].slots;
+	}
 	if ((r = db_job_create(db, &out->job_id, o->name, "bisect", spec_json, err)) ||
 	    (r = db_job_set_meta(db, out->job_id, 0, o->metric, err)))
 		err_wrapf(err, r, "cannot store the bisection");
@@ -658,16 +670,8 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 	fs = json_string_value(json_object_get(pj, "fs"));
 	x->fs = xstrdup(fs ? fs : "ext4");
 	json_decref(pj);
-	if (o->guest->hosts && *o->guest->hosts) {
-		/* every run through lab.c, whatever the pool's size */
-		x->lab = true;
-		x->db_path = xasprintf("%s/kcanary.db", o->guest->home);
-		if ((r = lab_select(&x->pool, db, o->guest->hosts, o->guest->uri, err)))
-			return r;
-		for (size_t i = 0; i < x->pool.n; i++)
-			x->slots += x->pool.v[i].slots;
+	if (x->lab)
 		return 0;
-	}
 	guest_ctx_init(&x->g, db, o->guest, true);
 	return 0;
 }

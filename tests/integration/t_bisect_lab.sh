@@ -5,10 +5,13 @@
 # cloud kernels as in t_bisect_kernels.sh (107a 117a 117b, the `command`
 # workload printing the booted kernel's sublevel as the metric), fixed
 # strategy, 2 runs per endpoint, a culprit check of 2 (grown to 4) a side.
-# Checks: the culprit is the one the one-host bisection finds (117a), runs
-# went to both hosts, the endpoint round's runs overlapped in time (started
-# and finished in the store) on the two hosts, the check ran on both, each
-# progress line names its host, and the log replays to the same result.
+# Checks: the culprit is the one the one-host bisection with the same
+# options finds (117a) and the log is that one's byte for byte (answers in
+# the order the engine asked), runs went to both hosts, the endpoint
+# round's runs overlapped in time (started and finished in the store) on
+# the two hosts, the check ran on both, progress lines name the host, the
+# log replays to the same result; then a bisection during which the second
+# daemon is killed: its run is 'infra', run again on local, never an answer.
 set -u
 . tests/integration/guest-lib.sh
 
@@ -24,11 +27,14 @@ CMD='cmd=echo metric sublevel $(uname -r | cut -d. -f3 | cut -d+ -f1)'
 BIS="--workload command --metric sublevel --strategy fixed --watchdog 120s --vcpus 1"
 
 echo "-- one host: 107a 117a 117b"
+start=$(date +%s)
 # shellcheck disable=SC2086
-$KC bisect --kernels "$K/107a,$K/117a,$K/117b" --set "$CMD" $BIS --repeats 1 --check-runs 0 \
+$KC bisect --kernels "$K/107a,$K/117a,$K/117b" --set "$CMD" $BIS --repeats 2 --check-runs 2 \
 	>"$HOME_DIR/out.0" 2>"$HOME_DIR/err.0" || fail "one-host bisect: $(tail -5 "$HOME_DIR/err.0")"
+echo "   took $(( $(date +%s) - start )) s"
 grep -A1 "^culprit" "$HOME_DIR/out.0" | grep -q "$K/117a (candidate 1)" ||
 	fail "one host: culprit is not 117a: $(cat "$HOME_DIR/out.0")"
+$KC bisect log 1 >"$HOME_DIR/log.0" || fail "bisect log 1"
 
 PORT=${KCANARY_BISECT_LAB_PORT:-16500}
 H2DIR=$(mktemp -d /var/tmp/kcbl-h2.XXXXXX)
@@ -74,5 +80,43 @@ grep -q "^run [0-9]*/[0-9]* k[0-9] .* on h2$" "$HOME_DIR/err.1" || fail "no prog
 $KCQ bisect log "$(q "SELECT id FROM jobs WHERE name = 'lab'")" >"$HOME_DIR/log.1" || fail "bisect log"
 $KCQ bisect replay "$HOME_DIR/log.1" >"$HOME_DIR/replay.1" || fail "replay: $(cat "$HOME_DIR/replay.1")"
 grep -q "same result" "$HOME_DIR/replay.1" || fail "replay did not reach the same result"
+# answers logged in the order the engine asked: the one-host log, byte for byte
+cmp "$HOME_DIR/log.0" "$HOME_DIR/log.1" || fail "the two-host log differs from the one-host log:
+$(diff "$HOME_DIR/log.0" "$HOME_DIR/log.1" | head -20)"
+
+echo "-- a host that drops mid-run: its run is infra and is run again on local"
+# shellcheck disable=SC2086
+$KC bisect --kernels "$K/107a,$K/117a,$K/117b" --set "$CMD" $BIS --repeats 1 --check-runs 0 \
+	--hosts all --name drop >"$HOME_DIR/out.2" 2>"$HOME_DIR/err.2" &
+pid=$!
+D="job_id = (SELECT id FROM jobs WHERE name = 'drop')"
+i=0
+until [ "$(q "SELECT count(*) FROM runs WHERE $D AND lab_host = 'h2' AND status = 'running'
+	AND guest_json IS NOT NULL" 2>/dev/null)" = 1 ]; do
+	kill -0 $pid 2>/dev/null || fail "the bisection ended before a run on h2 got going: $(tail -5 "$HOME_DIR/err.2")"
+	i=$((i + 1))
+	[ $i -lt 600 ] || fail "no run on h2 got going"
+	sleep 0.5
+done
+dropped=$(q "SELECT id FROM runs WHERE $D AND lab_host = 'h2' AND status = 'running'")
+echo "   killing the second daemon during run $dropped"
+sh tools/libvirtd-tcp.sh stop "$H2DIR"
+wait $pid
+rc=$?
+cat "$HOME_DIR/out.2"
+[ $rc = 0 ] || fail "bisect with a dropped host exited $rc: $(tail -20 "$HOME_DIR/err.2")"
+grep -A1 "^culprit" "$HOME_DIR/out.2" | grep -q "$K/117a (candidate 1)" || fail "drop: culprit is not 117a"
+[ "$(q "SELECT status FROM runs WHERE id = $dropped")" = infra ] ||
+	fail "the dropped run is $(q "SELECT status, error FROM runs WHERE id = $dropped")"
+[ "$(q "SELECT count(*) FROM runs WHERE $D AND status = 'infra' AND lab_host != 'h2'")" = 0 ] ||
+	fail "infra runs off h2: $(q "SELECT id, lab_host, status FROM runs WHERE $D")"
+v=$(q "SELECT variant_id FROM runs WHERE id = $dropped")
+[ "$(q "SELECT count(*) FROM runs WHERE $D AND variant_id = $v AND id > $dropped AND status = 'ok'
+	AND lab_host = 'local'")" -ge 1 ] || fail "the dropped run was not run again on local: $(q "SELECT id,
+	variant_id, lab_host, status FROM runs WHERE $D")"
+# no answer came from the dropped run: the log has one run line per ok run the engine asked for
+grep -q "^totals: 3 builds (0 failed), [0-9]* boots, 3 runs with a value, 0 skips" "$HOME_DIR/out.2" ||
+	fail "drop: totals: $(grep totals "$HOME_DIR/out.2")"
 n=$(q "SELECT count(*) FROM runs WHERE $J")
-echo "ok: culprit 117a as on one host; $n runs on local and h2, endpoint runs overlapped; replay same"
+echo "ok: culprit 117a as on one host, same log; $n runs on local and h2, endpoint runs overlapped;"
+echo "    h2 dropped during run $dropped (infra), run again on local, same culprit"
