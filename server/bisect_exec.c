@@ -143,6 +143,7 @@ struct oracle {
 	struct lab_pool pool;
 	int slots;		/* the pool's slots, summed */
 	char *db_path;		/* the store's file, for lab.c's workers */
+	bool *warned;		/* per pool host: its TCG warning said (lab.h) */
 	struct answer { size_t idx; int rc; double v; } *ready;   /* measured, not yet asked */
 	size_t nready;
 };
@@ -435,7 +436,7 @@ static int measure_round(struct oracle *x, const size_t *items, size_t n, int *r
 			 bool *transient)
 {
 	struct lab_job lj = { .o = x->o, .j = x->j, .db_path = x->db_path,
-			      .seed = x->spec->seed, .metric = NULL };
+			      .seed = x->spec->seed, .metric = NULL, .warned = x->warned };
 	struct db_bisect_run *b = NULL;
 	size_t nb = 0;
 	bool *used = NULL;
@@ -656,6 +657,7 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 		}
 		for (size_t i = 0; i < x->pool.n; i++)
 			x->slots += x->pool.v[i].slots;
+		x->warned = xcalloc(x->pool.n, sizeof(*x->warned));
 	}
 	if ((r = db_job_create(db, &out->job_id, o->name, "bisect", spec_json, err)) ||
 	    (r = db_job_set_meta(db, out->job_id, 0, o->metric, err)))
@@ -681,6 +683,7 @@ static void oracle_release(struct oracle *x)
 	guest_ctx_release(&x->g);
 	lab_pool_release(&x->pool);
 	free(x->db_path);
+	free(x->warned);
 	free(x->ready);
 	free(x->params);
 	free(x->cell);

@@ -83,6 +83,8 @@ struct lab_job {
 	const char *db_path;       /* each worker opens its own connection */
 	uint64_t seed;             /* the job's: shuffles inside a block */
 	const char *metric;        /* for the progress lines; NULL none */
+	bool *warned;              /* per pool host: its TCG warning said, kept across
+				    * calls (a bisection's rounds); NULL: once a call */
 };
 
 /*
