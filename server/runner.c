@@ -548,18 +548,6 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 			return r;
 		*last_flush = now;
 	}
-	/* The agent's done record is its last one: once it is in and
-	 * committed, the guest is destroyed without waiting for /init's
-	 * power-off (issue 19 item 5: ~1 s of each run's teardown under TCG;
-	 * the scratch disk is deleted, so nothing there is lost). */
-	if (ingest_stats(x->in)->saw_done && !s->paused && !s->interrupted) {
-		if ((r = ingest_flush(x->in, err)))
-			return r;
-		log_info("run %lld: the agent's done record is stored: guest '%s' destroyed without"
-			 " waiting for its power-off", (long long)x->id, x->name);
-		*done = true;
-		return 0;
-	}
 	/* Stopped: read what is left; QEMU's exit ends the channel. */
 	if (s->paused || s->interrupted || s->conn_lost ||
 	    (s->stopped && (s->sock_eof || now - s->stopped_at > 2.0)))
