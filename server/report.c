@@ -796,6 +796,24 @@ static void text_seq(struct buf *b, const struct report *r, const struct rep_cel
 	}
 }
 
+/* Whether every comparison of cell that has a sequential look was decided
+ * (a difference or equivalence): its answer is the stop line, not the
+ * fixed-sample p. False when none has a look. */
+static bool cell_seq_decided(const struct report *r, const struct rep_cell *cell)
+{
+	size_t nseq = 0;
+
+	for (size_t j = 1; j < r->ngroups; j++) {
+		const struct rep_group *g = &cell->groups[j];
+		if (!g->has_seq)
+			continue;
+		if (g->seq.decision == STATS_SEQ_UNDECIDED)
+			return false;
+		nseq++;
+	}
+	return nseq > 0;
+}
+
 /* The report's "sequential" object: null for a job of fixed repeats. */
 static json_t *json_seq(const struct report *r)
 {
@@ -1383,7 +1401,14 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 	size_t nx, ny;
 	if (nvar > 1 && cell->groups[0].nvalues) {
 		min_pair(cell, nvar, &nx, &ny);
-		if (ny && stats_mwu_min_p(nx, ny) >= 0.05) {
+		if (ny && stats_mwu_min_p(nx, ny) >= 0.05 && cell_seq_decided(r, cell)) {
+			/* decided: the stop line is the answer; p is only the
+			 * fixed-sample test beside it */
+			buf_printf(b, "note: decided by the anytime-valid test (the stop line); the"
+				   " fixed-sample p\n      (Mann-Whitney U) is %.2f at best with %zu"
+				   " against %zu.\n%s", stats_mwu_min_p(nx, ny), nx, ny,
+				   markdown ? "\n" : "");
+		} else if (ny && stats_mwu_min_p(nx, ny) >= 0.05) {
 			size_t need = stats_runs_needed(0.05);
 			buf_printf(b, "note: %zu run%s against %zu cannot reach p < 0.05 (two-sided"
 				   " Mann-Whitney U;\n      without ties the smallest possible p is %.2f);"

@@ -716,6 +716,10 @@ static void test_sequential(void **state)
 		fprintf(stderr, "%s", text);
 	assert_non_null(strstr(text, "patched vs base: stop: difference after 3 blocks"
 				     " (e=4.1e3 >= 20)"));
+	/* decided: the answer is the stop line, not "3 against 3 cannot
+	 * reach p < 0.05" (issue 19: the demo's job must end with an answer) */
+	assert_null(strstr(text, "cannot reach p < 0.05"));
+	assert_non_null(strstr(text, "note: decided by the anytime-valid test (the stop line)"));
 	free(text);
 	/* a fourth block later (another comparison's sake) keeps it at 3 */
 	add_value_run(db, job, "base", base[3], "ok");
@@ -748,6 +752,8 @@ static void test_sequential(void **state)
 	assert_int_equal(st.ndecided, 0);
 	text = report_text(db, job, NULL);
 	assert_non_null(strstr(text, "stop: cap of 3 blocks reached, undecided"));
+	/* undecided: the fixed-sample note stays */
+	assert_non_null(strstr(text, "3 runs against 3 cannot reach p < 0.05"));
 	free(text);
 	/* long names (the demo's kernels): the stop line wraps at 80 columns */
 	{
