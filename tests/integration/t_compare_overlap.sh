@@ -11,8 +11,9 @@
 # in (a slow build, deterministic). Checks from the store that
 # the base's first run started before the patched kernel's build ended,
 # that every planned run (2 variants x 2 repeats) ran exactly once, and
-# that the report works. Before the overlap, every run started after
-# every build.
+# that the report works; then, on this machine (qemu:///system, the
+# default host), that auto does not overlap: the runs wait for the builds
+# and say so once. Before the overlap, every run started after every build.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/guest-lib.sh
 command -v tar >/dev/null && command -v gcc >/dev/null || fail "tar or gcc missing"
@@ -87,7 +88,25 @@ built=$(q "SELECT k.built_at FROM variants v JOIN kernels k ON k.id = v.kernel_i
 [ "$(q "SELECT '$first' < '$built'")" = 1 ] ||
 	fail "the base's first run started at $first, not before the second kernel's build ended ($built)"
 [ "$(q "SELECT count(*) FROM variants WHERE $J AND kernel_at IS NULL")" = 0 ] || fail "kernel_at not stored"
-grep -q "waits until the kernel builds end" "$HOME_DIR/err" && fail "h2 (not this machine) did not overlap"
+grep -q "wait until the kernel builds end" "$HOME_DIR/err" && fail "h2 (not this machine) did not overlap"
 $KCQ report ovl >"$HOME_DIR/report" 2>&1 || fail "report: $(cat "$HOME_DIR/report")"
 grep -q "^ *+ v1 *failed *failed" "$HOME_DIR/report" || fail "report has no row of the patched variant: $(cat "$HOME_DIR/report")"
 echo "ok: the base's first run started at $first, the patched kernel was built at $built; 4 runs once each on h2"
+
+# the same on this machine (the default host, qemu:///system) with a new
+# config (so both kernels build again): auto does not overlap there, and
+# says so once
+printf 'CONFIG_LOCAL=y\n' > "$HOME_DIR/local.config"
+$KCQ compare --name loc --repo "$HOME_DIR/linux" --base v1.2.3 --series "$HOME_DIR/slow.patch" \
+	--config-fragment "$HOME_DIR/local.config" --workload command --set cmd=true --metric x \
+	--repeat 1 --seed 1 --vcpus 1 --watchdog 120s >"$HOME_DIR/out.loc" 2>"$HOME_DIR/err.loc" ||
+	fail "compare on local: $(tail -20 "$HOME_DIR/err.loc")"
+J="job_id = (SELECT id FROM jobs WHERE name = 'loc')"
+[ "$(grep -c "lab host local (qemu:///system) is this machine, where the kernels build: its runs wait until the kernel builds end" \
+	"$HOME_DIR/err.loc")" = 1 ] || fail "local's wait not said once: $(grep -i wait "$HOME_DIR/err.loc")"
+first=$(q "SELECT min(started_at) FROM runs WHERE $J")
+built=$(q "SELECT max(k.built_at) FROM variants v JOIN kernels k ON k.id = v.kernel_id WHERE v.$J")
+[ "$(q "SELECT count(*) FROM runs WHERE $J AND finished_at IS NOT NULL")" = 2 ] || fail "not 2 runs on local"
+[ "$(q "SELECT '$first' >= '$built'")" = 1 ] ||
+	fail "a run on this machine started at $first, while a kernel built (until $built)"
+echo "ok: on this machine the runs waited for the builds (ended $built, first run $first)"
