@@ -124,8 +124,10 @@ static void *build_main(void *arg)
 	struct build_thread *bt = arg;
 	struct db *db = NULL;
 
-	if (!(bt->rc = db_open(&db, bt->db_path, &bt->err)))
-		bt->rc = resolve_kernels(db, bt->job_id, bt->spec, bt->o, &bt->lb, &bt->err);
+	if (!(bt->rc = db_open(&db, bt->db_path, &bt->err)) &&
+	    !(bt->rc = resolve_kernels(db, bt->job_id, bt->spec, bt->o, &bt->lb, &bt->err)))
+		/* the job is 'building' while a build goes (runs may go too) */
+		bt->rc = db_job_set_status(db, bt->job_id, "running", NULL, &bt->err);
 	db_close(db);
 	lab_builds_end(&bt->lb);
 	return NULL;
