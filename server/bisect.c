@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,7 @@ struct engine {
 	size_t n;
 	struct bisect_opts o;
 	bisect_measure_fn measure;
+	bisect_plan_fn plan;	/* NULL: no look ahead */
 	void *ctx;
 	struct buf *log;
 	struct commit_state *c;
@@ -410,6 +412,34 @@ static int measure(struct engine *e, size_t idx, const char *phase, double *valu
 	e->r->runs_total++;
 	elog(e, "run idx=%zu phase=%s value=%.17g\n", idx, phase, *value);
 	return 0;
+}
+
+/*
+ * Tell the oracle the next calls of an alternating round (a then b, the
+ * side with fewer runs first, ties to a, until both have want, at most
+ * max_calls calls): 0, or its abort code.
+ */
+static int plan_round(struct engine *e, size_t a, size_t b, size_t na, size_t nb,
+		      size_t want, size_t max_calls)
+{
+	size_t *idx, k = 0;
+	int rc;
+
+	if (!e->plan)
+		return 0;
+	idx = xmalloc((2 * want + 1) * sizeof(*idx));
+	while ((na < want || nb < want) && k < max_calls && k < 2 * want) {
+		if (na <= nb) {
+			idx[k++] = a;
+			na++;
+		} else {
+			idx[k++] = b;
+			nb++;
+		}
+	}
+	rc = k ? e->plan(e->ctx, idx, k) : 0;
+	free(idx);
+	return bisect_aborts(rc) ? rc : 0;
 }
 
 static void post_update(struct engine *e, size_t idx, double llr)
@@ -601,6 +631,8 @@ static int endpoints(struct engine *e, double **old_out, size_t *no_out,
 	int rc;
 
 	for (;;) {
+		if ((rc = plan_round(e, 0, e->n - 1, no, nn, want, SIZE_MAX)))
+			goto fail;
 		while (no < want || nn < want) {
 			double v;
 
@@ -834,6 +866,8 @@ static int culprit_check(struct engine *e, size_t parent, size_t culprit)
 	r->check_culprit = culprit;
 	/* Interleaved, parent first, so drift over time hits both sides. */
 	for (;;) {
+		if ((rc = plan_round(e, parent, culprit, np, nc, want, 4 * cap - tries)))
+			goto out;
 		while ((np < want || nc < want) && tries < 4 * cap) {
 			double v;
 			bool par = np <= nc;
@@ -962,11 +996,18 @@ static int check_opts(const struct bisect_opts *o, size_t n)
 	return 0;
 }
 
-/* reason: the steps (endpoints, search_binary/search_probabilistic, the culprit check) are
- * functions; what is left fills struct bisect_result from them in one place. */
 int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *opts,
 	       bisect_measure_fn measure_fn, void *ctx, struct buf *log,
 	       enum bisect_verdict *verdicts)
+{
+	return bisect_run_planned(out, n, opts, measure_fn, NULL, ctx, log, verdicts);
+}
+
+/* reason: the steps (endpoints, search_binary/search_probabilistic, the culprit check) are
+ * functions; what is left fills struct bisect_result from them in one place. */
+int bisect_run_planned(struct bisect_result *out, size_t n, const struct bisect_opts *opts,
+		       bisect_measure_fn measure_fn, bisect_plan_fn plan_fn, void *ctx,
+		       struct buf *log, enum bisect_verdict *verdicts)
 {
 	struct bisect_opts defaults;
 	struct bisect_result r;
@@ -987,6 +1028,7 @@ int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *op
 	e.n = n;
 	e.o = *opts;
 	e.measure = measure_fn;
+	e.plan = plan_fn;
 	e.ctx = ctx;
 	e.log = log;
 	e.r = &r;

@@ -121,6 +121,18 @@
  */
 typedef int (*bisect_measure_fn)(void *ctx, size_t idx, double *value_out);
 
+/*
+ * The oracle's look ahead (optional): the next n oracle calls will be for
+ * idx[0..n-1], in that order, and none of them depends on another's
+ * answer (the endpoint rounds, the culprit check's rounds). An oracle
+ * that can measure in parallel measures them now and answers the calls
+ * from what it measured; the calls, their order and the log are the same
+ * as without it. A skip among them may make the engine ask fewer (an
+ * endpoint skip ends the bisection) or more (a check run skipped is asked
+ * again). Returns 0, or -EINTR / -ECANCELED to abort as the oracle does.
+ */
+typedef int (*bisect_plan_fn)(void *ctx, const size_t *idx, size_t n);
+
 enum bisect_strategy {
 	BISECT_BINARY = 0,	/* binary search, fixed or adaptive repeats */
 	BISECT_PROBABILISTIC,	/* posterior median, one run at a time */
@@ -255,6 +267,15 @@ struct bisect_result {
 int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *opts,
 	       bisect_measure_fn measure, void *ctx, struct buf *log,
 	       enum bisect_verdict *verdicts);
+
+/*
+ * bisect_run_planned - bisect_run() with the oracle's look ahead plan
+ * (NULL: none; bisect_run() is this with NULL). Same steps, log and
+ * result for the same answers.
+ */
+int bisect_run_planned(struct bisect_result *out, size_t n, const struct bisect_opts *opts,
+		       bisect_measure_fn measure, bisect_plan_fn plan, void *ctx,
+		       struct buf *log, enum bisect_verdict *verdicts);
 
 /*
  * bisect_result_line - the canonical one-line summary of a result, as the

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "db_bisect.h"
 #include "error.h"
 #include "guest_run.h"
+#include "lab.h"
 #include "log.h"
 #include "progress.h"
 #include "runner.h"
@@ -136,6 +138,14 @@ struct oracle {
 	struct bisect_totals *t;
 	struct buf *abort_why;	/* why the oracle stopped the engine */
 	int fail;		/* the store's code when it stopped it for that */
+	/* --hosts: every run goes through lab.c's placement on pool */
+	bool lab;
+	struct lab_pool pool;
+	int slots;		/* the pool's slots, summed */
+	char *db_path;		/* the store's file, for lab.c's workers */
+	bool *warned;		/* per pool host: its TCG warning said (lab.h) */
+	struct answer { size_t idx; int rc; double v; } *ready;   /* measured, not yet asked */
+	size_t nready;
 };
 
 /* Stop the engine because the store failed: -ECANCELED (the engine's stop
@@ -323,6 +333,255 @@ out:
 	return ret;
 }
 
+/* ---- the oracle on a pool of lab hosts (--hosts) ---- */
+
+/* Take the first answer measured for candidate idx: true with *rc and *v,
+ * false when there is none. */
+static bool take_ready(struct oracle *x, size_t idx, int *rc, double *v)
+{
+	for (size_t i = 0; i < x->nready; i++) {
+		if (x->ready[i].idx != idx)
+			continue;
+		*rc = x->ready[i].rc;
+		*v = x->ready[i].v;
+		memmove(&x->ready[i], &x->ready[i + 1], (x->nready - i - 1) * sizeof(*x->ready));
+		x->nready--;
+		return true;
+	}
+	return false;
+}
+
+static void put_ready(struct oracle *x, size_t idx, int rc, double v)
+{
+	x->ready = xrealloc(x->ready, (x->nready + 1) * sizeof(*x->ready));
+	x->ready[x->nready++] = (struct answer){ idx, rc, v };
+}
+
+/* Create one pending run per item (candidate indexes), two candidates a
+ * block (one repeat: lab.h places a block whole on one host); *first_id
+ * is the first run's id. 0 or a store error (x->abort_why). */
+static int create_round(struct oracle *x, const size_t *items, size_t n, int64_t *first_id)
+{
+	int base, blk = 0, r;
+	size_t in_blk = 0, prev = SIZE_MAX;
+
+	if ((r = db_bisect_next_repeat(x->db, x->job_id, &base, x->abort_why)))
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		int64_t id;
+
+		if (in_blk == 2 || (in_blk == 1 && items[i] == prev)) {
+			blk++;
+			in_blk = 0;
+		}
+		if ((r = db_run_create(x->db, &id, x->job_id, x->cands->c[items[i]].variant_id,
+				       x->cell, base + blk, x->fs, x->params, x->abort_why)))
+			return err_wrapf(x->abort_why, r, "candidate %zu", items[i]);
+		if (i == 0)
+			*first_id = id;
+		prev = items[i];
+		in_blk++;
+	}
+	x->t->boots += (unsigned)n;
+	return 0;
+}
+
+/* The answer of stored run b of candidate idx, as measure_once() gives it:
+ * 0 with *v, -EAGAIN (a skip; *transient as there), -EINTR, or
+ * store_stop()'s -ECANCELED. */
+static int round_answer(struct oracle *x, size_t idx, const struct db_bisect_run *b,
+			double *v, bool *transient)
+{
+	struct bisect_cand *c = &x->cands->c[idx];
+	struct buf why = BUF_INIT;
+	int r;
+
+	*transient = false;
+	if (!strcmp(b->status, "interrupted"))
+		return err_setf(x->abort_why, -EINTR, "interrupted: the run in progress is stored"
+				" as 'interrupted'");
+	if (strcmp(b->status, "ok")) {
+		*transient = !strcmp(b->status, "timeout") || !strcmp(b->status, "paused");
+		progress(x, "  candidate %zu on %s: %s%s%s (skip: no evidence either way)", idx,
+			 b->lab_host, b->status, *b->error ? ": " : "", b->error);
+		if (!c->why)
+			c->why = xasprintf("run %s%s%.200s", b->status, *b->error ? ": " : "",
+					   b->error);
+		return -EAGAIN;
+	}
+	r = db_run_metric(x->db, b->id, x->metric, v, &why);
+	if (r && r != -ENOENT && r != -EINVAL) {
+		err_setf(x->abort_why, r, "candidate %zu: %s", idx, buf_str(&why));
+		buf_release(&why);
+		return store_stop(x, r);
+	}
+	buf_release(&why);
+	if (r) {
+		progress(x, "  candidate %zu on %s: ok, but the run has no '%s' (skip: no evidence"
+			 " either way)", idx, b->lab_host, x->metric);
+		if (!c->why)
+			c->why = xasprintf("a run without '%s'", x->metric);
+		*transient = true;
+		return -EAGAIN;
+	}
+	progress(x, "  candidate %zu on %s: ok, %s %.6g", idx, b->lab_host, x->metric, *v);
+	return 0;
+}
+
+/* Measure items (candidate indexes, kernels ready) on the pool at once
+ * (lab_run_pending(): a host that fails a run has it placed again on a
+ * live one) and put each one's answer in rc[]/v[]/transient[], in item
+ * order. 0, or -EINTR / -ECANCELED to stop the engine. */
+static int measure_round(struct oracle *x, const size_t *items, size_t n, int *rc, double *v,
+			 bool *transient)
+{
+	struct lab_job lj = { .o = x->o, .j = x->j, .db_path = x->db_path,
+			      .seed = x->spec->seed, .metric = NULL, .warned = x->warned };
+	struct db_bisect_run *b = NULL;
+	size_t nb = 0;
+	bool *used = NULL;
+	int64_t first = 0;
+	int r;
+
+	if ((r = create_round(x, items, n, &first)))
+		return store_stop(x, r);
+	r = lab_run_pending(x->db, x->job_id, &x->pool, &lj, x->abort_why);
+	if (r == -EINTR)
+		return r;
+	if (r)
+		return store_stop(x, r);
+	if ((r = db_bisect_runs_since(x->db, x->job_id, first, &b, &nb, x->abort_why)))
+		return store_stop(x, r);
+	used = xcalloc(nb ? nb : 1, sizeof(*used));
+	/* same candidate, same kernel: its results go to its items in run order */
+	for (size_t i = 0; i < n && r == 0; i++) {
+		size_t k = 0;
+
+		while (k < nb && (used[k] || b[k].variant_id != x->cands->c[items[i]].variant_id))
+			k++;
+		if (k == nb) {
+			r = err_setf(x->abort_why, -ECANCELED, "candidate %zu: its run did not end"
+				     " (the job was cancelled?)", items[i]);
+			break;
+		}
+		used[k] = true;
+		rc[i] = round_answer(x, items[i], &b[k], &v[i], &transient[i]);
+		if (rc[i] == -EINTR || rc[i] == -ECANCELED)
+			r = rc[i];
+	}
+	free(used);
+	db_bisect_runs_free(b, nb);
+	return r;
+}
+
+/* Measure items on the pool, a transient skip tried once more (as
+ * measure() does), and queue every answer for the engine's calls. */
+static int lab_round(struct oracle *x, const size_t *items, size_t n)
+{
+	int *rc = xcalloc(n, sizeof(*rc));
+	double *v = xcalloc(n, sizeof(*v));
+	bool *tr = xcalloc(n, sizeof(*tr));
+	size_t *again = xcalloc(n, sizeof(*again)), na = 0;
+	int r = measure_round(x, items, n, rc, v, tr);
+
+	for (size_t i = 0; !r && i < n; i++)
+		if (rc[i] == -EAGAIN && tr[i])
+			again[na++] = i;
+	if (!r && na) {
+		size_t *it = xcalloc(na, sizeof(*it));
+		int *rc2 = xcalloc(na, sizeof(*rc2));
+		double *v2 = xcalloc(na, sizeof(*v2));
+		bool *tr2 = xcalloc(na, sizeof(*tr2));
+
+		for (size_t i = 0; i < na; i++)
+			it[i] = items[again[i]];
+		progress(x, "  trying %zu run%s once more", na, na == 1 ? "" : "s");
+		r = measure_round(x, it, na, rc2, v2, tr2);
+		for (size_t i = 0; !r && i < na; i++) {
+			rc[again[i]] = rc2[i];
+			v[again[i]] = v2[i];
+		}
+		free(it);
+		free(rc2);
+		free(v2);
+		free(tr2);
+	}
+	for (size_t i = 0; !r && i < n; i++)
+		put_ready(x, items[i], rc[i], v[i]);
+	free(rc);
+	free(v);
+	free(tr);
+	free(again);
+	return r;
+}
+
+/* Prepare the kernels of items not tried yet: 0 or store_stop()'s code. */
+static int prepare_items(struct oracle *x, const size_t *items, size_t n)
+{
+	int r;
+
+	for (size_t i = 0; i < n; i++)
+		if (!x->cands->c[items[i]].state && (r = prepare(x, items[i], x->abort_why))) {
+			err_wrapf(x->abort_why, r, "candidate %zu", items[i]);
+			return store_stop(x, r);
+		}
+	return 0;
+}
+
+/* The engine's look ahead (bisect_plan_fn): the planned calls not yet
+ * answered by runs already measured, measured on the pool at once. A round
+ * of old/new pairs smaller than the pool is filled up with more pairs (one
+ * pair a block, a block a slot): the engine asks for them in the next
+ * rounds, or they are never asked (stored runs the log does not hold). */
+static int plan(void *ctx, const size_t *idx, size_t n)
+{
+	struct oracle *x = ctx;
+	size_t *todo, nt = 0, *have = xcalloc(x->cands->n, sizeof(*have));
+	int r;
+
+	if (runner_interrupted()) {
+		free(have);
+		return err_setf(x->abort_why, -EINTR, "interrupted");
+	}
+	if ((r = prepare_items(x, idx, n))) {
+		free(have);
+		return r;
+	}
+	for (size_t i = 0; i < x->nready; i++)
+		have[x->ready[i].idx]++;
+	todo = xcalloc(2 * n + 2 * (size_t)x->slots, sizeof(*todo));
+	for (size_t i = 0; i < n; i++) {
+		if (x->cands->c[idx[i]].state < 0)
+			continue;
+		if (have[idx[i]])
+			have[idx[i]]--;
+		else
+			todo[nt++] = idx[i];
+	}
+	if (nt == 2 && todo[0] != todo[1])
+		while (nt < 2 * (size_t)x->slots) {
+			todo[nt] = todo[nt - 2];
+			nt++;
+		}
+	r = nt ? lab_round(x, todo, nt) : 0;
+	free(todo);
+	free(have);
+	return r;
+}
+
+/* measure() on the pool: the answer measured ahead, else this one run. */
+static int lab_measure(struct oracle *x, size_t idx, double *value_out)
+{
+	int rc = -EAGAIN, r;
+
+	if (!take_ready(x, idx, &rc, value_out)) {
+		if ((r = lab_round(x, &idx, 1)))
+			return r;
+		take_ready(x, idx, &rc, value_out);
+	}
+	return rc;
+}
+
 /* The engine's oracle: one value of candidate idx (bisect.h's
  * bisect_measure_fn). A run that timed out, paused or lacks the metric is
  * tried once more before it is a skip: one such run at an endpoint would
@@ -343,7 +602,12 @@ static int measure(void *ctx, size_t idx, double *value_out)
 	}
 	if (c->state < 0)
 		goto skip;
-	for (int attempt = 0; attempt < 2; attempt++) {
+	if (x->lab) {
+		ret = lab_measure(x, idx, value_out);
+		if (ret == -EINTR || ret == -ECANCELED)
+			return ret;
+	}
+	for (int attempt = 0; !x->lab && attempt < 2; attempt++) {
 		ret = measure_once(x, idx, value_out, &transient);
 		if (ret != -EAGAIN || !transient)
 			break;
@@ -382,6 +646,19 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 			      .j = { .vcpus = (unsigned)spec->vcpus,
 				     .memory_mib = (uint64_t)spec->memory_mb,
 				     .watchdog_s = spec->watchdog_s } };
+	if (o->guest->hosts && *o->guest->hosts) {
+		/* every run through lab.c, whatever the pool's size; the hosts
+		 * chosen before anything is stored */
+		x->lab = true;
+		x->db_path = xasprintf("%s/kcanary.db", o->guest->home);
+		if ((r = lab_select(&x->pool, db, o->guest->hosts, o->guest->uri, err))) {
+			free(spec_json);
+			return r;
+		}
+		for (size_t i = 0; i < x->pool.n; i++)
+			x->slots += x->pool.v[i].slots;
+		x->warned = xcalloc(x->pool.n, sizeof(*x->warned));
+	}
 	if ((r = db_job_create(db, &out->job_id, o->name, "bisect", spec_json, err)) ||
 	    (r = db_job_set_meta(db, out->job_id, 0, o->metric, err)))
 		err_wrapf(err, r, "cannot store the bisection");
@@ -395,6 +672,8 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 	fs = json_string_value(json_object_get(pj, "fs"));
 	x->fs = xstrdup(fs ? fs : "ext4");
 	json_decref(pj);
+	if (x->lab)
+		return 0;
 	guest_ctx_init(&x->g, db, o->guest, true);
 	return 0;
 }
@@ -402,6 +681,10 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 static void oracle_release(struct oracle *x)
 {
 	guest_ctx_release(&x->g);
+	lab_pool_release(&x->pool);
+	free(x->db_path);
+	free(x->warned);
+	free(x->ready);
 	free(x->params);
 	free(x->cell);
 	free(x->fs);
@@ -429,7 +712,8 @@ int bisect_execute(struct db *db, struct bisect_cands *cands, const struct bisec
 	}
 	if ((r = db_job_set_status(db, out->job_id, "running", NULL, err)))
 		goto out;
-	r = bisect_run(&out->res, cands->n, o->engine, measure, &x, &log, verdicts);
+	r = bisect_run_planned(&out->res, cands->n, o->engine, measure, x.lab ? plan : NULL, &x,
+			       &log, verdicts);
 	out->totals.wall_s = clock_mono_s() - t0;
 	save_log(&x);
 	if (r == -ECANCELED && x.fail)

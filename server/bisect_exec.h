@@ -92,6 +92,15 @@ struct bisect_exec_out {
  * comment per candidate. Skips: a patch, build or boot failure, a run that
  * did not end 'ok', a run without the metric.
  *
+ * With o->guest->hosts (lab_select()'s spec, chosen before the job is
+ * stored) every run goes through lab_run_pending() on that pool: the
+ * engine's planned rounds (bisect_run_planned(): endpoint and check rounds)
+ * at once, an old/new pair a block, a one-pair round filled up to a pair
+ * a slot; other runs one at a time. A run its host failed ('infra') is
+ * placed again on a live host and is never an answer; answers reach the
+ * engine, and the log, in the order it asks. -EHOSTDOWN (the job 'failed')
+ * when every host went down with runs left.
+ *
  * On 0, *out and verdicts (cands->n entries, caller's) are filled.
  * Returns -EINVAL (more than one matrix cell), -EINTR when SIGINT/SIGTERM
  * stopped it (the job is 'interrupted'), -EIO when the store failed during

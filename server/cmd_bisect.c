@@ -35,7 +35,8 @@ static void usage(FILE *f)
 		"                      [--confidence C] [--max-runs N] [--endpoint-runs MIN,MAX]\n"
 		"                      [--step-max-runs N] [--check-runs N] [--name NAME]\n"
 		"                      [--watchdog S] [--vcpus N] [--memory MB]\n"
-		"                      [--connect URI] [--accel kvm|tcg] [--console] [-q]\n"
+		"                      [--connect URI] [--hosts SPEC] [--accel kvm|tcg]\n"
+		"                      [--console] [-q]\n"
 		"       kcanary bisect log JOB\n"
 		"       kcanary bisect replay LOG\n"
 		"       kcanary bisect simulate [--commits N] [--trials N] [--seed S]\n"
@@ -89,6 +90,14 @@ static void usage(FILE *f)
 		"built-in ones and every name a run has reported), probe:NAME:KEY, or\n"
 		"with --workload command any name its script prints. Workload, knobs\n"
 		"(the agent's check) and metric are checked before anything is stored.\n"
+		"--hosts all|NAME,NAME|KEY=VALUE runs on lab hosts (kcanary lab; as\n"
+		"compare --hosts; default: the --connect host alone, one run at a time):\n"
+		"the endpoint rounds and the culprit check's rounds, whose runs do not\n"
+		"depend on each other, run in parallel, an old/new pair a host slot (a\n"
+		"round smaller than the pool gets more pairs; the engine uses them in\n"
+		"its next rounds); search steps one at a time. A run a host failed\n"
+		"(infra) is run again on a live host, never a result. The log keeps the\n"
+		"order the engine asked in, so replay is the same.\n"
 		"Stored as a job of kind 'bisect' (one variant per tested candidate) with\n"
 		"its event log: 'kcanary bisect log JOB' prints it, 'replay' replays it.\n"
 		"Exit 0 when a culprit (or a range split only by skips) was found and\n"
@@ -759,7 +768,7 @@ static void run_args_release(struct run_args *a)
 enum { O_REPO = 256, O_GOOD, O_BAD, O_FP, O_KERNELS, O_FIX, O_WORKLOAD, O_SET, O_SYSCTL,
        O_FS, O_CONFIG, O_METRIC, O_HIB, O_STRATEGY, O_REPEATS, O_CONF, O_MAXRUNS,
        O_EPRUNS, O_STEPMAX, O_CHECK, O_NAME, O_WATCHDOG, O_VCPUS, O_MEM, O_CONNECT,
-       O_ACCEL, O_CONSOLE, O_DISTCC };
+       O_ACCEL, O_CONSOLE, O_DISTCC, O_HOSTS };
 
 static const struct option run_lopts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
@@ -788,6 +797,7 @@ static const struct option run_lopts[] = {
 	{ "vcpus", required_argument, NULL, O_VCPUS },
 	{ "memory", required_argument, NULL, O_MEM },
 	{ "connect", required_argument, NULL, O_CONNECT },
+	{ "hosts", required_argument, NULL, O_HOSTS },
 	{ "accel", required_argument, NULL, O_ACCEL },
 	{ "console", no_argument, NULL, O_CONSOLE },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -919,6 +929,7 @@ static int run_opt(struct run_args *a, int c, const char *arg)
 	case O_STRATEGY: a->strategy = arg; break;
 	case O_NAME: a->name = arg; break;
 	case O_CONNECT: a->o.uri = arg; break;
+	case O_HOSTS: a->o.hosts = arg; break;
 	case O_CONSOLE: a->o.console = true; break;
 	case 'q': a->o.quiet = true; break;
 	case O_ACCEL:

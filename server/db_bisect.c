@@ -126,3 +126,74 @@ int db_metric_higher_is_worse(struct db *db, const char *metric, bool *out, stru
 		*out = better_higher == 0;
 	return r == -ENOENT ? 0 : r;
 }
+
+int db_bisect_next_repeat(struct db *db, int64_t job_id, int *out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*out = 1;
+	if ((r = db_prepare(db, &st, "SELECT coalesce(max(repeat_idx), 0) + 1 FROM runs"
+			    " WHERE job_id = ?", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*out = sqlite3_column_int(st, 0);
+	else
+		r = db_fail(db, 0, err, "cannot read job %lld's repeats", (long long)job_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return xstrdup(t ? (const char *)t : "");
+}
+
+int db_bisect_runs_since(struct db *db, int64_t job_id, int64_t from_id,
+			 struct db_bisect_run **out, size_t *n, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = db_prepare(db, &st, "SELECT id, variant_id, status, error, lab_host FROM runs"
+			    " WHERE job_id = ? AND id >= ?"
+			    " AND status NOT IN ('pending', 'running', 'infra') ORDER BY id", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, from_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_bisect_run *b;
+
+		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		b = &(*out)[(*n)++];
+		b->id = sqlite3_column_int64(st, 0);
+		b->variant_id = sqlite3_column_int64(st, 1);
+		b->status = col_text(st, 2);
+		b->error = col_text(st, 3);
+		b->lab_host = col_text(st, 4);
+	}
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, 0, err, "cannot read job %lld's runs from run %lld",
+			    (long long)job_id, (long long)from_id);
+		db_bisect_runs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_bisect_runs_free(struct db_bisect_run *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].status);
+		free(v[i].error);
+		free(v[i].lab_host);
+	}
+	free(v);
+}

@@ -35,4 +35,27 @@ int db_run_metric(struct db *db, int64_t run_id, const char *metric, double *out
  * worse). Probe counts: higher is worse (more of the event). */
 int db_metric_higher_is_worse(struct db *db, const char *metric, bool *out, struct buf *err);
 
+/*
+ * db_bisect_next_repeat - one more than the largest repeat_idx of job_id's
+ * runs (1 when it has none): a repeat no variant of the job has used yet,
+ * so runs created with it in one round share it as a lab block (lab.h).
+ */
+int db_bisect_next_repeat(struct db *db, int64_t job_id, int *out, struct buf *err);
+
+/* A run of a lab round, as bisect_exec.c reads it back. */
+struct db_bisect_run {
+	int64_t id, variant_id;
+	char *status, *error, *lab_host;   /* error, lab_host: "" when none */
+};
+
+/*
+ * db_bisect_runs_since - job_id's runs with id >= from_id that ended with
+ * a result (not pending, running or 'infra': a run its host failed was
+ * placed again as a fresh run), in id order. *out has *n entries; free
+ * with db_bisect_runs_free().
+ */
+int db_bisect_runs_since(struct db *db, int64_t job_id, int64_t from_id,
+			 struct db_bisect_run **out, size_t *n, struct buf *err);
+void db_bisect_runs_free(struct db_bisect_run *v, size_t n);
+
 #endif

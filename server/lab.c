@@ -749,6 +749,7 @@ int lab_run_pending(struct db *db, int64_t job_id, const struct lab_pool *pool,
 	for (size_t i = 0; i < pool->n; i++) {
 		s.hosts[i].h = &pool->v[i];
 		s.hosts[i].stored = stored(stored_h, nstored, pool->v[i].name) != NULL;
+		s.hosts[i].warned = lj->warned && lj->warned[i];
 		for (int k = 0; k < pool->v[i].slots; k++) {
 			w = xrealloc(w, (nw + 1) * sizeof(*w));
 			w[nw++] = (struct worker){ .s = &s, .hs = &s.hosts[i], .slot = k };
@@ -775,6 +776,8 @@ int lab_run_pending(struct db *db, int64_t job_id, const struct lab_pool *pool,
 		}
 	for (size_t i = 0; i < nw; i++)
 		pthread_join(w[i].t, NULL);
+	for (size_t i = 0; lj->warned && i < pool->n; i++)
+		lj->warned[i] = s.hosts[i].warned;
 	if (!r && s.rc)
 		r = err_setf(err, s.rc, "%s", buf_str(&s.err));
 	else if (!r && runner_interrupted())

@@ -145,6 +145,8 @@ struct lab_job {
 	struct lab_builds *builds; /* NULL: every kernel is built; else the
 				    * planned runs of variants still to be
 				    * built are dispatched as they get one */
+	bool *warned;              /* per pool host: its TCG warning said, kept across
+				    * calls (a bisection's rounds); NULL: once a call */
 };
 
 /*

@@ -66,6 +66,7 @@ $KC bisect --help | grep -q -- '--kernels OLD\[,...\] ... NEW'
 $KC bisect --help | grep -q 'default K=3'
 $KC bisect --help | grep -q -- '--max-runs caps the search'
 $KC bisect --help | grep -q 'converged on an adjacent good/bad pair'
+$KC bisect --help | grep -q -- '--hosts all|NAME,NAME|KEY=VALUE runs on lab hosts'
 
 # swapped final verdicts (the result line untouched): the replay notices
 awk '/^verdict idx=[0-9]+ final=1 .*verdict=bad$/ && !done { sub(/verdict=bad$/, "verdict=good"); done=1 } { print }' \
@@ -111,6 +112,11 @@ if [ -e $h/kcanary.db ]; then
 	n=$(sqlite3 $h/kcanary.db 'SELECT count(*) FROM jobs')
 	[ "$n" = 0 ] || { echo "a refused bisection stored $n jobs"; exit 1; }
 fi
+# --hosts naming no lab host: an error naming it, and no job stored
+set +e; $KC --home $tmp/hosts bisect --kernels $tmp/img1 $tmp/img2 --hosts nosuch >/dev/null 2>$tmp/err
+rc=$?; set -e
+[ $rc = 1 ] && grep -q "no lab host 'nosuch'" $tmp/err || { echo "--hosts nosuch: exit $rc"; cat $tmp/err; exit 1; }
+[ "$(sqlite3 $tmp/hosts/kcanary.db 'SELECT count(*) FROM jobs')" = 0 ] || { echo "--hosts nosuch stored a job"; exit 1; }
 # --kernels twice appends: the second list's missing image is item 2
 if $KC --home $h bisect --kernels $tmp/img1 --kernels /nonexistent3 2>$tmp/err; then echo "missing kernel accepted"; exit 1; fi
 grep -q "cannot read kernel image '/nonexistent3' (--kernels item 2)" $tmp/err

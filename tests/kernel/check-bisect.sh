@@ -1,11 +1,11 @@
 #!/bin/sh
 # check-bisect.sh - the slow real bisection behind `make check-bisect` (not
 # part of `make test`; hours of kernel builds on a 2-core machine): import
-# Debian's linux-source-6.12 (6.12.117), make a linear history of real
+# Debian's linux-source-6.12 (6.12.117, now 6.12.118), make a linear history of real
 # commits from mailed series on it, with v6 2/3 of the seed series
 # ("writeback: let foreign flushes reach dying cgwbs") in the middle:
 #
-#   v6.12.117  (old end: foreign flushes to a dying cgwb go to id -2)
+#   the release (old end: foreign flushes to a dying cgwb go to id -2)
 #   + memcg clean-up v2 (A2, 4 patches)
 #   + seed v6 2/3       (the fix)
 #   + memcg/vmscan tracepoints v3 (A1, 2 patches)   (new end)
@@ -30,7 +30,6 @@ MAIL_DIR=${MAIL_DIR:-/work/shared/inputs/mail}
 [ -d "$MAIL_DIR/A2-memcg-cleanup-next-v2" ] || MAIL_DIR=tests/fixtures/mail
 V6=${V6_MBOX:-/work/shared/inputs/series/wb-dying-cgwb-flush-v6.mbox}
 [ -r "$V6" ] || V6=$MAIL_DIR/wb-dying-cgwb-flush-v6.mbox
-BASE=v6.12.117
 KNOBS=${KNOBS:---set rate_mbps=16 --set nfiles=64 --set pod_max=256M --set old_s=20 --set measure_s=30}
 
 [ -r "$TARBALL" ] || { echo "SKIP: $TARBALL missing (apt-get install linux-source-6.12)"; exit 77; }
@@ -38,7 +37,12 @@ KNOBS=${KNOBS:---set rate_mbps=16 --set nfiles=64 --set pod_max=256M --set old_s
 sh tools/libvirtd-up.sh -q || { echo "FAIL: no libvirt daemon"; exit 1; }
 
 echo "== import $TARBALL into $REPO"
-"$KC" tree import "$TARBALL" --repo "$REPO" || exit 1
+imp=$("$KC" tree import "$TARBALL" --repo "$REPO") || exit 1
+echo "$imp"
+# the point release the tarball holds (6.12.117 when this was written,
+# 6.12.118 since 2026-12); KERNEL_BASE overrides
+BASE=${KERNEL_BASE:-$(echo "$imp" | sed -n 's/^[a-z]* [0-9a-f]* tag \(v[0-9.]*\)$/\1/p')}
+[ -n "$BASE" ] || { echo "FAIL: no release tag in the import's output: $imp"; exit 1; }
 
 # apply BASE ARGS... : apply mails on BASE, print the new tip (the last
 # "applied <commit>" line); fail when any patch does not apply.

@@ -36,9 +36,13 @@ fi
 
 echo "== import $TARBALL into $REPO"
 t0=$(date +%s)
-"$KC" tree import "$TARBALL" --repo "$REPO" || exit 1
+imp=$("$KC" tree import "$TARBALL" --repo "$REPO") || exit 1
+echo "$imp"
 echo "import: $(( $(date +%s) - t0 ))s"
-BASE=v6.12.117
+# the point release the tarball holds (6.12.117 when INDEX.md's results were
+# written; Debian ships 6.12.118 since 2026-12); KERNEL_BASE overrides
+BASE=${KERNEL_BASE:-$(echo "$imp" | sed -n 's/^[a-z]* [0-9a-f]* tag \(v[0-9.]*\)$/\1/p')}
+[ -n "$BASE" ] || { echo "FAIL: no release tag in the import's output: $imp"; exit 1; }
 
 # expect CASE EXIT PATTERN...: `series apply` of the case's mails exits
 # EXIT and its output has each PATTERN (grep -E), one per line.

@@ -719,6 +719,76 @@ static void test_replay_final_verdicts_and_table(void **state)
 	buf_release(&named);
 }
 
+/* The look ahead (bisect_run_planned): an oracle that records each plan
+ * and checks that the calls after it are the planned ones, in order. */
+struct planned {
+	struct script s;
+	size_t q[64], nq, at;
+	unsigned plans, planned_calls;
+};
+
+static int planned_measure(void *ctx, size_t idx, double *value_out)
+{
+	struct planned *p = ctx;
+
+	if (p->at < p->nq) {
+		assert_int_equal(idx, p->q[p->at]);
+		p->at++;
+		p->planned_calls++;
+	}
+	return scripted(&p->s, idx, value_out);
+}
+
+static int planned_plan(void *ctx, const size_t *idx, size_t n)
+{
+	struct planned *p = ctx;
+
+	assert_int_equal(p->at, p->nq);   /* the last plan was used up */
+	assert_true(n > 0 && n <= 64);
+	memcpy(p->q, idx, n * sizeof(*idx));
+	p->nq = n;
+	p->at = 0;
+	p->plans++;
+	return 0;
+}
+
+static void test_plan_announces_independent_rounds(void **state)
+{
+	struct planned p;
+	struct bisect_opts o;
+	struct bisect_result r1, r2;
+	struct buf l1 = BUF_INIT, l2 = BUF_INIT;
+
+	(void)state;
+	bisect_opts_init(&o);
+	for (int strat = 0; strat < 2; strat++) {
+		o.strategy = strat ? BISECT_BINARY : BISECT_PROBABILISTIC;
+		memset(&p, 0, sizeof(p));
+		script_init(&p.s);
+		assert_int_equal(bisect_run(&r1, N, &o, scripted, &p.s, &l1, NULL), 0);
+		memset(&p, 0, sizeof(p));
+		script_init(&p.s);
+		assert_int_equal(bisect_run_planned(&r2, N, &o, planned_measure, planned_plan, &p,
+						    &l2, NULL), 0);
+		/* the same steps, log and result */
+		assert_string_equal(buf_str(&l1), buf_str(&l2));
+		assert_int_equal(r1.culprit_first, CULPRIT);
+		assert_int_equal(r2.culprit_first, CULPRIT);
+		assert_true(r2.check_done && r2.check_passed);
+		/* every endpoint and check run was announced, no search run was */
+		assert_int_equal(p.planned_calls, r2.endpoint_runs_old + r2.endpoint_runs_new +
+				 r2.runs_check);
+		/* the endpoint rounds (3 + 3, then a pair at a time) and the
+		 * check's (5 + 5, then a pair at a time while unsure) */
+		assert_true(p.plans >= 2);
+		assert_int_equal(p.at, p.nq);
+		buf_reset(&l1);
+		buf_reset(&l2);
+	}
+	buf_release(&l1);
+	buf_release(&l2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -739,6 +809,7 @@ int main(void)
 		cmocka_unit_test(test_budget_spent_without_a_likely_commit),
 		cmocka_unit_test(test_find_fix_no_difference_names_its_probability),
 		cmocka_unit_test(test_replay_final_verdicts_and_table),
+		cmocka_unit_test(test_plan_announces_independent_rounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

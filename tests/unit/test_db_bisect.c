@@ -13,6 +13,7 @@
 
 #include "db.h"
 #include "db_bisect.h"
+#include "db_lab.h"
 #include "util.h"
 #include "testutil.h"
 
@@ -101,10 +102,67 @@ static void test_metric_and_log(void **state)
 	free(path);
 }
 
+/* A lab round read back (bisect_exec.c): the next repeat of the job, and
+ * the runs from an id on that ended with a result, infra and pending
+ * ones left out, in id order, with their host. */
+static void test_lab_round_runs(void **state)
+{
+	struct tmpdir *td = *state;
+	char *path = xasprintf("%s/kc.db", td->path);
+	struct db *db = NULL;
+	struct db_bisect_run *b = NULL;
+	size_t n = 0;
+	int64_t job, v0, v1, r1, r2, r3, r4, fresh;
+	int rep = 0;
+
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "b", "bisect", NULL, NULL), 0);
+	assert_int_equal(db_bisect_next_repeat(db, job, &rep, NULL), 0);
+	assert_int_equal(rep, 1);
+	assert_int_equal(db_variant_get(db, &v0, job, "k0", NULL), 0);
+	assert_int_equal(db_variant_get(db, &v1, job, "k2", NULL), 0);
+	r1 = new_run(db, job, v0, 1);
+	r2 = new_run(db, job, v1, 1);
+	r3 = new_run(db, job, v0, 2);
+	r4 = new_run(db, job, v1, 2);
+	assert_int_equal(db_bisect_next_repeat(db, job, &rep, NULL), 0);
+	assert_int_equal(rep, 3);
+	assert_int_equal(db_run_set_lab_host(db, r1, "local", NULL), 0);
+	assert_int_equal(db_run_set_status(db, r1, "ok", NULL, NULL), 0);
+	assert_int_equal(db_run_set_lab_host(db, r2, "h2", NULL), 0);
+	assert_int_equal(db_run_set_status(db, r2, "infra", "the connection dropped", NULL), 0);
+	assert_int_equal(db_run_reschedule_id(db, r2, &fresh, NULL), 0);
+	assert_int_equal(db_run_set_status(db, r3, "timeout", "no end", NULL), 0);
+	/* r4 pending, fresh pending: not yet */
+	assert_int_equal(db_bisect_runs_since(db, job, r2, &b, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(b[0].id, r3);
+	assert_string_equal(b[0].status, "timeout");
+	assert_string_equal(b[0].error, "no end");
+	assert_string_equal(b[0].lab_host, "");
+	db_bisect_runs_free(b, n);
+	assert_int_equal(db_run_set_lab_host(db, fresh, "local", NULL), 0);
+	assert_int_equal(db_run_set_status(db, fresh, "ok", NULL, NULL), 0);
+	assert_int_equal(db_run_set_status(db, r4, "ok", NULL, NULL), 0);
+	assert_int_equal(db_bisect_runs_since(db, job, r1, &b, &n, NULL), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(b[0].id, r1);
+	assert_string_equal(b[0].lab_host, "local");
+	assert_int_equal(b[1].id, r3);
+	assert_int_equal(b[2].id, r4);
+	assert_int_equal(b[3].id, fresh);
+	assert_int_equal(b[3].variant_id, v1);
+	assert_string_equal(b[3].lab_host, "local");
+	db_bisect_runs_free(b, n);
+	db_close(db);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_metric_and_log, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_lab_round_runs, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
