@@ -50,6 +50,10 @@ static const char compare_usage[] =
 	"                        DISTCC_HOSTS ('10.0.0.2/8 10.0.0.3'), through ccache\n"
 	"                        (CCACHE_PREFIX=distcc), make -j sized to the farm;\n"
 	"                        recorded with each kernel (kcanary build --help)\n"
+	"  --overlap-builds W    runs start while later kernels build ([job]\n"
+	"                        overlap_builds): auto (default) on lab hosts other\n"
+	"                        than this machine, whose runs wait for the builds;\n"
+	"                        yes on every host; no: every run waits for them\n"
 	"Workload and matrix:\n"
 	"  --workload NAME       agent workload (default wb-handover)\n"
 	"  --set KEY=V[,V...]    a knob; a list becomes a matrix dimension\n"
@@ -185,7 +189,7 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
        O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_MARGIN, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
 	O_WATCHDOG, O_ROOTFS, O_FILES, O_VCPUS, O_MEM, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY,
-	O_ALLREV, O_DISTCC };
+	O_ALLREV, O_DISTCC, O_OVERLAP };
 static const struct option compare_opts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
 	{ "base", required_argument, NULL, O_BASE },
@@ -197,6 +201,7 @@ static const struct option compare_opts[] = {
 	{ "aa", no_argument, NULL, O_AA },
 	{ "config-fragment", required_argument, NULL, O_FRAG },
 	{ "distcc", required_argument, NULL, O_DISTCC },
+	{ "overlap-builds", required_argument, NULL, O_OVERLAP },
 	{ "workload", required_argument, NULL, O_WORKLOAD },
 	{ "set", required_argument, NULL, O_SET },
 	{ "sysctl", required_argument, NULL, O_SYSCTL },
@@ -435,6 +440,7 @@ int cmd_compare(int argc, char **argv)
 		case O_WATCHDOG: r = job_spec_set(spec, "job", "watchdog_s", optarg, &err); break;
 		case O_ROOTFS: r = job_spec_set(spec, "job", "rootfs", optarg, &err); break;
 		case O_DISTCC: r = job_spec_set(spec, "job", "distcc", optarg, &err); break;
+		case O_OVERLAP: r = job_spec_set(spec, "job", "overlap_builds", optarg, &err); break;
 		case O_FILES:   /* the first --files replaces the job file's list */
 			r = files_given ? 0 : job_spec_set(spec, "job", "files", "", &err);
 			if (!r)

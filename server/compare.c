@@ -43,9 +43,10 @@ static void say(const struct guest_opts *o, const char *fmt, ...)
 
 /* Each pending variant's kernel, through the build service (variant_build.h):
  * what became of it is stored on its row; a variant that fails does not
- * stop the others. */
+ * stop the others. Each variant with a kernel is published on lb (NULL:
+ * none) as soon as it has it, for the runs waiting for it (lab.h). */
 static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec *spec,
-			   const struct guest_opts *o, struct buf *err)
+			   const struct guest_opts *o, struct lab_builds *lb, struct buf *err)
 {
 	struct variant_build_opts bo = {
 		.tree = spec->tree, .home = o->home, .progress = !o->quiet,
@@ -66,6 +67,8 @@ static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec 
 
 		if (!strcmp(v[i].status, "ok")) {
 			nok++;
+			if (lb)
+				lab_builds_ready(lb, v[i].id);
 			continue;
 		}
 		if (strcmp(v[i].status, "pending")) {
@@ -82,9 +85,11 @@ static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec 
 		r = variant_build_for_job(vb, &res, v[i].id, &var, NULL, err);
 		if (r)
 			;       /* err says why; the variant stays as it was */
-		else if (res.status == VARIANT_BUILD_OK)
+		else if (res.status == VARIANT_BUILD_OK) {
 			nok++;
-		else
+			if (lb)
+				lab_builds_ready(lb, v[i].id);
+		} else
 			say(o, "  %s: %s", variant_build_status_name(res.status), res.reason);
 		variant_build_result_release(&res);
 		variant_release(&var);
@@ -98,6 +103,34 @@ out:
 	variant_build_free(vb);
 	db_variant_rows_free(v, n);
 	return r;
+}
+
+/* The build thread: resolve_kernels() on its own store connection while
+ * the dispatcher (lab_run_pending()) starts the runs whose kernels exist;
+ * lab_builds_end() whatever happens, so no run waits for ever. */
+struct build_thread {
+	pthread_t t;
+	const char *db_path;
+	int64_t job_id;
+	const struct job_spec *spec;
+	const struct guest_opts *o;
+	struct lab_builds lb;
+	int rc;
+	struct buf err;
+};
+
+static void *build_main(void *arg)
+{
+	struct build_thread *bt = arg;
+	struct db *db = NULL;
+
+	if (!(bt->rc = db_open(&db, bt->db_path, &bt->err)) &&
+	    !(bt->rc = resolve_kernels(db, bt->job_id, bt->spec, bt->o, &bt->lb, &bt->err)))
+		/* the job is 'building' while a build goes (runs may go too) */
+		bt->rc = db_job_set_status(db, bt->job_id, "running", NULL, &bt->err);
+	db_close(db);
+	lab_builds_end(&bt->lb);
+	return NULL;
 }
 
 /* ---- runs ---- */
@@ -159,11 +192,11 @@ bool compare_owner_alive(const char *owner)
 /* The pending runs, on the lab hosts o->hosts names (lab.h: whole blocks
  * per host, parallel across hosts, infra runs placed again). */
 static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
-		   const struct guest_opts *o, struct buf *err)
+		   const struct guest_opts *o, struct lab_builds *lb, struct buf *err)
 {
 	char *db_path = xasprintf("%s/kcanary.db", o->home);
 	struct lab_job lj = {
-		.o = o, .db_path = db_path, .seed = spec->seed, .metric = spec->metric,
+		.o = o, .db_path = db_path, .seed = spec->seed, .metric = spec->metric, .builds = lb,
 		.j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
 		       .memory_mib = (uint64_t)spec->memory_mb, .watchdog_s = spec->watchdog_s,
 		       .rootfs = spec->rootfs, .files = (const char *const *)spec->files },
@@ -221,15 +254,24 @@ static int seq_look(struct db *db, int64_t job_id, const struct job_spec *spec,
 }
 
 /* The pending runs, and with repeat auto a block at a time until its
- * looks stop. */
+ * looks stop. The first round overlaps bt's builds (joined before any
+ * look, so a look sees complete blocks only); a build error is the
+ * job's error once the runs that could go have gone. */
 static int run_blocks(struct db *db, int64_t job_id, const struct job_spec *spec,
-		      const struct guest_opts *o, struct buf *err)
+		      const struct guest_opts *o, struct build_thread *bt, struct buf *err)
 {
-	bool more = true;
+	bool more = true, first = true;
 	int r;
 
 	while (more) {
-		if ((r = run_all(db, job_id, spec, o, err)))
+		r = run_all(db, job_id, spec, o, first ? &bt->lb : NULL, err);
+		if (first) {
+			pthread_join(bt->t, NULL);
+			first = false;
+			if (!r && bt->rc)
+				r = err_setf(err, bt->rc, "%s", buf_str(&bt->err));
+		}
+		if (r)
 			return r;
 		if (!spec->repeat_auto || job_cancelled(db, job_id))
 			return 0;
@@ -244,7 +286,9 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 {
 	struct job_spec *spec = job_spec_new();
 	char *spec_json = NULL, *me = owner_id();
-	char *owner = NULL, *status = NULL;
+	char *owner = NULL, *status = NULL, *db_path = xasprintf("%s/kcanary.db", o->home);
+	struct build_thread bt = { .err = BUF_INIT };
+	bool have_bt = false;
 	int r;
 
 	if ((r = db_job_owner(db, job_id, &owner, &status, err)))
@@ -266,11 +310,20 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 		goto out;
 	if ((r = db_job_set_owner(db, job_id, me, err)))
 		goto out;
-	if ((r = db_job_set_status(db, job_id, "building", NULL, err)) ||
-	    (r = resolve_kernels(db, job_id, spec, o, err)) ||
-	    (r = db_job_set_status(db, job_id, "running", NULL, err)))
+	if ((r = db_job_set_status(db, job_id, "building", NULL, err)))
 		goto fail;
-	r = run_blocks(db, job_id, spec, o, err);
+	bt.db_path = db_path;
+	bt.job_id = job_id;
+	bt.spec = spec;
+	bt.o = o;
+	lab_builds_init(&bt.lb, true, lab_overlap_parse(spec->overlap_builds));
+	if ((r = -pthread_create(&bt.t, NULL, build_main, &bt))) {
+		r = err_setf(err, r, "cannot start the build thread: %s", strerror(-r));
+		lab_builds_release(&bt.lb);
+		goto fail;
+	}
+	have_bt = true;
+	r = run_blocks(db, job_id, spec, o, &bt, err);
 	if (r == -EINTR) {
 		db_job_set_status(db, job_id, "interrupted", buf_str(err), NULL);
 		goto done;
@@ -286,6 +339,11 @@ fail:
 done:
 	db_job_set_owner(db, job_id, NULL, NULL);
 out:
+	if (have_bt) {
+		lab_builds_release(&bt.lb);
+		buf_release(&bt.err);
+	}
+	free(db_path);
 	job_spec_free(spec);
 	free(spec_json);
 	free(me);

@@ -210,6 +210,21 @@ struct db_pending_run {
  */
 int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
 			size_t *n, int *total, int *done, struct buf *err);
+/*
+ * db_job_planned_runs - db_job_pending_runs() and also the pending runs of
+ * variants still to be built (status pending: image_path, modules_dir NULL
+ * and kernel_id 0 until db_run_kernel() fills them once the kernel exists),
+ * for a dispatcher that runs while the builds go (lab.h).
+ */
+int db_job_planned_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
+			size_t *n, int *total, int *done, struct buf *err);
+
+/*
+ * db_run_kernel - fill p's kernel_id, image_path and modules_dir (freed
+ * and replaced) from its variant's stored kernel. -ENOENT with err when
+ * the variant has none (not built, or failed), or a store error.
+ */
+int db_run_kernel(struct db *db, struct db_pending_run *p, struct buf *err);
 void db_pending_runs_free(struct db_pending_run *v, size_t n);
 
 /* A variant as stored: name, spec (JSON) and status. */

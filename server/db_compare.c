@@ -15,7 +15,7 @@ static char *col_text(sqlite3_stmt *st, int i)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
-int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
+static int pending_runs(struct db *db, int64_t job_id, bool unbuilt, struct db_pending_run **out,
 			size_t *n, int *total, int *done, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -34,11 +34,14 @@ int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **o
 			    "SELECT r.id, r.seq, r.variant_id, v.kernel_id, r.repeat_idx, v.name, r.cell,"
 			    " r.fs, r.params_json, k.image_path, k.modules_dir"
 			    " FROM runs r JOIN variants v ON v.id = r.variant_id"
-			    " JOIN kernels k ON k.id = v.kernel_id"
-			    " WHERE r.job_id = ? AND r.status = 'pending' AND v.status = 'ok'"
+			    " LEFT JOIN kernels k ON k.id = v.kernel_id"
+			    " WHERE r.job_id = ?1 AND r.status = 'pending'"
+			    " AND ((v.status = 'ok' AND k.id IS NOT NULL)"
+			    "      OR (?2 AND v.status = 'pending'))"
 			    " ORDER BY r.seq", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int(st, 2, unbuilt);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		v = xrealloc(v, (k + 1) * sizeof(*v));
 		struct db_pending_run *p = &v[k++];
@@ -63,6 +66,48 @@ int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **o
 		*n = k;
 		*total = (int)t;
 		*done = (int)d;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
+			size_t *n, int *total, int *done, struct buf *err)
+{
+	return pending_runs(db, job_id, false, out, n, total, done, err);
+}
+
+int db_job_planned_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
+			size_t *n, int *total, int *done, struct buf *err)
+{
+	return pending_runs(db, job_id, true, out, n, total, done, err);
+}
+
+int db_run_kernel(struct db *db, struct db_pending_run *p, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT k.id, k.image_path, k.modules_dir FROM variants v"
+			    " JOIN kernels k ON k.id = v.kernel_id WHERE v.id = ? AND v.status = 'ok'",
+			    err)))
+		return r;
+	sqlite3_bind_int64(st, 1, p->variant_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		free(p->image_path);
+		free(p->modules_dir);
+		p->kernel_id = sqlite3_column_int64(st, 0);
+		p->image_path = col_text(st, 1);
+		p->modules_dir = col_text(st, 2);
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		r = err_setf(err, -ENOENT, "variant %lld (%s) of run %lld has no kernel in the store",
+			     (long long)p->variant_id, p->variant ? p->variant : "", (long long)p->id);
+	} else {
+		r = db_fail(db, 0, err, "cannot read the kernel of run %lld's variant %lld",
+			    (long long)p->id, (long long)p->variant_id);
 	}
 	sqlite3_finalize(st);
 	return r;

@@ -91,7 +91,9 @@ int db_kernel_finish(struct db *db, int64_t id, const char *status,
 	if ((r = db_prepare(db, &st,
 			    "UPDATE kernels SET build_status = ?, release = ?, image_path = ?,"
 			    " config_path = ?, system_map_path = ?, build_log_path = ?,"
-			    " build_error = ?, build_s = ?, distcc_hosts = ?10 WHERE id = ?9", err)))
+			    " build_error = ?, build_s = ?, distcc_hosts = ?10,"
+			    " built_at = CASE WHEN ?1 IN ('ok', 'failed')"
+			    "   THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now') ELSE built_at END WHERE id = ?9", err)))
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	db_bind_text_or_null(st, 2, k->release);
@@ -141,7 +143,8 @@ int db_variant_set_build(struct db *db, int64_t variant_id, const char *base_rev
 
 	if ((r = db_prepare(db, &st,
 			    "UPDATE variants SET base_rev = ?, commit_oid = ?, patches = ?,"
-			    " kernel_id = ?, status = ?, error = ? WHERE id = ?", err)))
+			    " kernel_id = ?, status = ?, error = ?,"
+			    " kernel_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?", err)))
 		return r;
 	db_bind_text_or_null(st, 1, base_rev);
 	db_bind_text_or_null(st, 2, commit_oid);

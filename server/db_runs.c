@@ -294,7 +294,9 @@ int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
 
 	if ((r = db_prepare(db, &st,
 			    "UPDATE variants SET status = ?, error = ?, commit_oid = coalesce(?, commit_oid),"
-			    " kernel_id = CASE WHEN ? > 0 THEN ? ELSE kernel_id END WHERE id = ?", err)))
+			    " kernel_id = CASE WHEN ? > 0 THEN ? ELSE kernel_id END,"
+			    " kernel_at = CASE WHEN ?1 = 'pending' THEN kernel_at ELSE " NOW_SQL " END"
+			    " WHERE id = ?", err)))
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	db_bind_text_or_null(st, 2, error);

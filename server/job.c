@@ -75,6 +75,7 @@ void job_spec_free(struct job_spec *s)
 	free(s->metric);
 	free(s->rootfs);
 	free(s->distcc);
+	free(s->overlap_builds);
 	strv_free(s->files, s->nfiles);
 	free(s->by);
 	free(s->baseline);
@@ -314,6 +315,12 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 			return -EINVAL;
 		}
 		set_str(&s->distcc, value);
+	} else if (!strcmp(key, "overlap_builds")) {
+		if (strcmp(value, "yes") && strcmp(value, "no") && strcmp(value, "auto")) {
+			buf_printf(err, "'overlap_builds' must be yes, no or auto, not '%s'", value);
+			return -EINVAL;
+		}
+		set_str(&s->overlap_builds, value);
 	} else if (!strcmp(key, "files")) {
 		char **v = NULL;
 		size_t n = split_list(&v, value);
@@ -333,7 +340,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else {
 		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series version"
 			   " all_revisions patches prefixes aa kernels config repeat margin jobs vcpus memory_mb seed metric"
-			   " by baseline watchdog_s rootfs files distcc)", key);
+			   " by baseline watchdog_s rootfs files distcc overlap_builds)", key);
 		return -EINVAL;
 	}
 	return 0;
@@ -833,6 +840,8 @@ char *job_spec_to_json(const struct job_spec *s)
 		json_object_set_new(o, "rootfs", json_string(s->rootfs));
 	if (s->distcc)
 		json_object_set_new(o, "distcc", json_string(s->distcc));
+	if (s->overlap_builds)
+		json_object_set_new(o, "overlap_builds", json_string(s->overlap_builds));
 	if (s->repeat_auto) {
 		char *rep = xasprintf("auto:%d", s->repeat);
 		json_object_set_new(o, "repeat", json_string(rep));

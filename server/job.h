@@ -75,6 +75,11 @@ struct job_spec {
 	char *rootfs;           /* NULL: the initramfs; "debian[:PKG,...]" (rootfs.h) */
 	char *distcc;           /* --distcc, [job] distcc: DISTCC_HOSTS the kernels
 				 * are built on (build.h); NULL: this machine */
+	char *overlap_builds;   /* --overlap-builds, [job] overlap_builds: "yes"
+				 * (runs go while kernels build on every host),
+				 * "no" (runs wait for every build) or NULL/"auto"
+				 * (overlap on hosts other than this machine;
+				 * lab.h lab_pick_next) */
 	char **files;           /* "PATH[:GUEST_PATH]" copied into the root filesystem
 				 * (rootfs.h), PATH absolute; NULL-ended (NULL when
 				 * nfiles is 0) so it passes as guest_job.files */

@@ -13,6 +13,7 @@
 
 #include "db_lab.h"
 #include "error.h"
+#include "hostfs.h"
 #include "lab.h"
 #include "log.h"
 #include "progress.h"
@@ -188,6 +189,84 @@ int lab_probe_accel(struct db *db, const char *name, struct vm_accel_info *ai, s
 	return r;
 }
 
+/* ---- builds and runs overlapping ---- */
+
+void lab_builds_init(struct lab_builds *b, bool going, int overlap)
+{
+	memset(b, 0, sizeof(*b));
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->cond, NULL);
+	b->going = going;
+	b->overlap = overlap;
+}
+
+void lab_builds_release(struct lab_builds *b)
+{
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->cond);
+	free(b->ready);
+	b->ready = NULL;
+	b->nready = 0;
+}
+
+void lab_builds_ready(struct lab_builds *b, int64_t variant_id)
+{
+	pthread_mutex_lock(&b->lock);
+	b->ready = xrealloc(b->ready, (b->nready + 1) * sizeof(*b->ready));
+	b->ready[b->nready++] = variant_id;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+void lab_builds_end(struct lab_builds *b)
+{
+	pthread_mutex_lock(&b->lock);
+	b->going = false;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+}
+
+int lab_overlap_parse(const char *s)
+{
+	if (s && !strcmp(s, "yes"))
+		return LAB_OVERLAP_YES;
+	if (s && !strcmp(s, "no"))
+		return LAB_OVERLAP_NO;
+	return LAB_OVERLAP_AUTO;
+}
+
+static bool is_ready(const int64_t *ready, size_t nready, int64_t variant_id)
+{
+	for (size_t i = 0; i < nready; i++)
+		if (ready[i] == variant_id)
+			return true;
+	return false;
+}
+
+enum lab_pick lab_pick_next(const struct db_pending_run *runs, const bool *taken, size_t n,
+			    const int64_t *ready, size_t nready, bool going, bool may_overlap,
+			    size_t *idx)
+{
+	bool left = false;
+
+	if (going && !may_overlap) {
+		for (size_t i = 0; i < n; i++)
+			if (!taken[i])
+				return LAB_PICK_WAIT;
+		return LAB_PICK_NONE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (taken[i])
+			continue;
+		if (is_ready(ready, nready, runs[i].variant_id)) {
+			*idx = i;
+			return LAB_PICK_RUN;
+		}
+		left = true;
+	}
+	return left && going ? LAB_PICK_WAIT : LAB_PICK_NONE;
+}
+
 /* ---- placing runs ---- */
 
 /* A block: runs to go to one host in this order. */
@@ -204,6 +283,7 @@ struct host_state {
 	int fails;                     /* consecutive infra runs or failed probes */
 	bool down;
 	bool stored;                   /* a row in lab_hosts */
+	bool said_wait;                /* "waits for the builds" said */
 };
 
 struct sched {
@@ -408,74 +488,175 @@ static bool cancelled(struct db *db, int64_t job_id)
 			      id, NULL) == 0 && n > 0;
 }
 
-/* Run block b on w's host. Returns 0, or a store error. A run the host
- * failed gives back a fresh repeat and the rest of the block. */
+/* Whether the worker should stop taking runs (interrupted, cancelled,
+ * another worker's store error). */
+static bool should_stop(struct sched *s, struct db *db)
+{
+	bool stop;
+
+	pthread_mutex_lock(&s->lock);
+	stop = s->stop;
+	pthread_mutex_unlock(&s->lock);
+	if (stop)
+		return true;
+	if (cancelled(db, s->job_id) || runner_interrupted()) {
+		pthread_mutex_lock(&s->lock);
+		s->stop = true;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+		return true;
+	}
+	return false;
+}
+
+/* The next run of b for w (lab_pick_next() on the job's builds; every run
+ * is ready without builds). On LAB_PICK_WAIT it has waited up to a second
+ * for a build to end; the caller asks again. */
+static enum lab_pick next_run(struct worker *w, struct block *b, const bool *taken, size_t *idx)
+{
+	struct sched *s = w->s;
+	struct lab_builds *lb = s->lj->builds;
+	bool overlap, say_wait = false;
+	enum lab_pick pk;
+
+	if (!lb) {
+		for (size_t i = 0; i < b->n; i++)
+			if (!taken[i]) {
+				*idx = i;
+				return LAB_PICK_RUN;
+			}
+		return LAB_PICK_NONE;
+	}
+	pthread_mutex_lock(&lb->lock);
+	overlap = lb->overlap == LAB_OVERLAP_YES ||
+		  (lb->overlap == LAB_OVERLAP_AUTO && !hostfs_uri_local(w->hs->h->uri));
+	pk = lab_pick_next(b->runs, taken, b->n, lb->ready, lb->nready, lb->going, overlap, idx);
+	if (pk == LAB_PICK_WAIT) {
+		struct timespec ts;
+
+		if (!overlap) {
+			pthread_mutex_lock(&s->lock);
+			say_wait = !w->hs->said_wait;
+			w->hs->said_wait = true;
+			pthread_mutex_unlock(&s->lock);
+		}
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		pthread_cond_timedwait(&lb->cond, &lb->lock, &ts);
+	}
+	pthread_mutex_unlock(&lb->lock);
+	if (say_wait)
+		say(s, "lab host %s (%s) %s: its runs wait until the kernel builds end"
+		    " (--overlap-builds yes overlaps them)", w->hs->h->name, w->hs->h->uri,
+		    lb->overlap == LAB_OVERLAP_NO ? "does not overlap builds (--overlap-builds no)"
+		    : "is this machine, where the kernels build");
+	return pk;
+}
+
+/* The untaken runs of b but skip, after first (owned copy) when given:
+ * what goes back to the queue. */
+static struct block *rest_of(const struct block *b, const bool *taken, size_t skip,
+			     const struct db_pending_run *first)
+{
+	struct block *back = xcalloc(1, sizeof(*back));
+
+	back->runs = xcalloc(b->n + 1, sizeof(*back->runs));
+	if (first)
+		back->runs[back->n++] = *first;
+	for (size_t k = 0; k < b->n; k++)
+		if (!taken[k] && k != skip)
+			back->runs[back->n++] = run_copy(&b->runs[k]);
+	return back;
+}
+
+/* Run one run p of b on w's host. *host_fault: it was 'infra' (the caller
+ * gives the rest back); *stop: interrupted (rescheduled, stop here).
+ * Returns 0, or a store error. */
+static int run_one(struct worker *w, struct db *db, struct guest_ctx *g,
+		   struct db_pending_run *p, char *status, size_t status_len,
+		   char *why, size_t why_len, struct buf *err)
+{
+	struct sched *s = w->s;
+	const char *metric = s->lj->metric;
+	struct guest_result res;
+	char label[256], val[64] = "";
+	int seq, r;
+	double v;
+
+	pthread_mutex_lock(&s->lock);
+	seq = ++s->done;
+	pthread_mutex_unlock(&s->lock);
+	snprintf(label, sizeof(label), "run %d/%d %s %s r%d on %s", seq, s->total, p->variant,
+		 p->cell && *p->cell ? p->cell : "-", p->repeat_idx, w->hs->h->name);
+	say(s, "%s", label);
+	if (!p->image_path && (r = db_run_kernel(db, p, err)))
+		return r;
+	if ((r = db_run_set_lab_host(db, p->id, w->hs->h->name, err)) ||
+	    (r = guest_run_pending(&res, g, &s->lj->j, p, s->parallel ? NULL : label, err)))
+		return r;
+	if (metric && db_run_summary_value(db, p->id, metric, &v, NULL) == 0)
+		snprintf(val, sizeof(val), ", %s %.1f", metric, round(v * 1000) / 1000);
+	say(s, "  %s (%s)%s%s%s", res.run.status, w->hs->h->name, val,
+	    res.run.error[0] ? ": " : "", res.run.error);
+	snprintf(status, status_len, "%s", res.run.status);
+	snprintf(why, why_len, "%s", res.run.error);
+	return 0;
+}
+
+/* Run block b on w's host, each run as lab_pick_next() picks it. Returns
+ * 0, or a store error. A run the host failed gives back a fresh repeat
+ * and the rest of the block. */
 static int run_block(struct worker *w, struct db *db, struct guest_ctx *g, struct block *b,
 		     struct buf *err)
 {
 	struct sched *s = w->s;
-	const char *metric = s->lj->metric;
+	bool *taken = xcalloc(b->n ? b->n : 1, sizeof(*taken));
 	int r = 0;
 
-	for (size_t i = 0; i < b->n; i++) {
-		struct db_pending_run *p = &b->runs[i];
-		struct guest_result res;
-		char label[256], val[64] = "";
-		int seq;
-		double v;
+	for (;;) {
+		char status[32], why[1024];
+		struct db_pending_run fresh;
+		enum lab_pick pk;
+		size_t i = 0;
 
-		if (cancelled(db, s->job_id) || runner_interrupted()) {
-			pthread_mutex_lock(&s->lock);
-			s->stop = true;
-			pthread_mutex_unlock(&s->lock);
-			return 0;
-		}
-		pthread_mutex_lock(&s->lock);
-		seq = ++s->done;
-		pthread_mutex_unlock(&s->lock);
-		snprintf(label, sizeof(label), "run %d/%d %s %s r%d on %s", seq, s->total, p->variant,
-			 p->cell && *p->cell ? p->cell : "-", p->repeat_idx, w->hs->h->name);
-		say(s, "%s", label);
-		if ((r = db_run_set_lab_host(db, p->id, w->hs->h->name, err)) ||
-		    (r = guest_run_pending(&res, g, &s->lj->j, p, s->parallel ? NULL : label, err)))
-			return r;
-		if (metric && db_run_summary_value(db, p->id, metric, &v, NULL) == 0)
-			snprintf(val, sizeof(val), ", %s %.1f", metric, round(v * 1000) / 1000);
-		say(s, "  %s (%s)%s%s%s", res.run.status, w->hs->h->name, val,
-		    res.run.error[0] ? ": " : "", res.run.error);
-		if (!strcmp(res.run.status, "interrupted")) {
+		if (should_stop(s, db))
+			break;
+		if ((pk = next_run(w, b, taken, &i)) == LAB_PICK_NONE)
+			break;
+		if (pk == LAB_PICK_WAIT)
+			continue;
+		taken[i] = true;
+		if ((r = run_one(w, db, g, &b->runs[i], status, sizeof(status), why, sizeof(why), err)))
+			break;
+		if (!strcmp(status, "interrupted")) {
 			/* kept as it was; a fresh repeat waits for resume */
-			return db_run_reschedule(db, p->id, err);
+			r = db_run_reschedule(db, b->runs[i].id, err);
+			break;
 		}
-		if (strcmp(res.run.status, "infra")) {
+		if (strcmp(status, "infra")) {
 			host_worked(s, w, db);
 			continue;
 		}
 		/* the host's fault: a fresh repeat and the rest of the block
 		 * go back for any live host */
+		fresh = run_copy(&b->runs[i]);
+		if ((r = db_run_reschedule_id(db, b->runs[i].id, &fresh.id, err))) {
+			db_pending_runs_free(&fresh, 1);
+			break;
+		}
 		{
-			struct block *back = xcalloc(1, sizeof(*back));
-			int64_t fresh;
+			struct block *back = rest_of(b, taken, i, &fresh);
 
-			if ((r = db_run_reschedule_id(db, p->id, &fresh, err))) {
-				free(back);
-				return r;
-			}
-			back->n = b->n - i;
-			back->runs = xcalloc(back->n, sizeof(*back->runs));
-			back->runs[0] = run_copy(p);
-			back->runs[0].id = fresh;
-			for (size_t k = 1; k < back->n; k++)
-				back->runs[k] = run_copy(&b->runs[i + k]);
 			pthread_mutex_lock(&s->lock);
 			s->done--;
 			give_back(s, back);
 			pthread_mutex_unlock(&s->lock);
-			host_failed(s, w, db, res.run.error);
 		}
-		return 0;
+		host_failed(s, w, db, why);
+		break;
 	}
-	return 0;
+	free(taken);
+	return r;
 }
 
 static void *worker_main(void *arg)
@@ -534,9 +715,16 @@ int lab_run_pending(struct db *db, int64_t job_id, const struct lab_pool *pool,
 	struct sched s;
 	size_t n = 0, nstored = 0, nw = 0;
 	int total = 0, done = 0, r;
+	bool planned = false;
 
 	memset(&s, 0, sizeof(s));
-	if ((r = db_job_pending_runs(db, job_id, &runs, &n, &total, &done, err)))
+	if (lj->builds) {
+		pthread_mutex_lock(&lj->builds->lock);
+		planned = lj->builds->going;
+		pthread_mutex_unlock(&lj->builds->lock);
+	}
+	if ((r = (planned ? db_job_planned_runs : db_job_pending_runs)(db, job_id, &runs, &n,
+								   &total, &done, err)))
 		goto out;
 	if (n == 0)
 		goto out;

@@ -13,10 +13,25 @@
  * goes back to the queue with the rest of its block for any live host; a
  * host whose runs or probes fail LAB_DOWN_AFTER times in a row is marked
  * down and gets no more runs until `kcanary lab check` passes.
+ *
+ * Builds and runs overlap (struct lab_builds): while a job's kernels are
+ * still being built (one build at a time, in a build thread of compare.c)
+ * the dispatcher already holds every planned run. Blocks are still taken
+ * whole and in order; inside its block a worker starts the first run, in
+ * the block's shuffled order, whose variant's kernel exists
+ * (lab_pick_next()), and when every run left in its block waits for a
+ * kernel it waits for the next build to end. So the first variant's runs
+ * start as soon as its kernel exists, and a second host takes the next
+ * block meanwhile. Runs of a variant whose build fails are left pending
+ * and not run, as before. A host on this machine (hostfs_uri_local())
+ * does not overlap by default: a build on the coordinator perturbs its
+ * guests, so its workers wait until every build has ended
+ * (--overlap-builds yes|no|auto).
  */
 #ifndef KC_LAB_H
 #define KC_LAB_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,6 +91,50 @@ int lab_check(struct db *db, const char *name, struct vm_host_info *info,
  */
 int lab_probe_accel(struct db *db, const char *name, struct vm_accel_info *ai, struct buf *err);
 
+/*
+ * What a job's builds have done so far, shared by the build thread that
+ * publishes it (lab_builds_ready(), lab_builds_end()) and the dispatcher
+ * that waits on it. Init with lab_builds_init(), release with
+ * lab_builds_release().
+ */
+struct lab_builds {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;           /* broadcast on every change */
+	bool going;                    /* builds still to end */
+	int64_t *ready;                /* variant ids with a kernel */
+	size_t nready;
+	int overlap;                   /* LAB_OVERLAP_* */
+};
+
+enum { LAB_OVERLAP_AUTO, LAB_OVERLAP_YES, LAB_OVERLAP_NO };
+
+/* going: builds still to come (false: every variant already built). */
+void lab_builds_init(struct lab_builds *b, bool going, int overlap);
+void lab_builds_release(struct lab_builds *b);
+/* Variant variant_id has its kernel: its runs may start. */
+void lab_builds_ready(struct lab_builds *b, int64_t variant_id);
+/* Every build has ended (built or failed). */
+void lab_builds_end(struct lab_builds *b);
+/* LAB_OVERLAP_* from "yes", "no", "auto" or NULL (auto). */
+int lab_overlap_parse(const char *s);
+
+enum lab_pick { LAB_PICK_RUN, LAB_PICK_WAIT, LAB_PICK_NONE };
+
+/*
+ * lab_pick_next - the dispatch rule, pure: which run of a block (runs[n] in
+ * the block's order, taken[i] true for those already started) a worker
+ * starts next, given the variant ids whose kernels exist (ready[nready]),
+ * whether builds are still going and whether this host may overlap them.
+ * LAB_PICK_RUN with *idx: the first untaken run whose kernel exists (only
+ * when the host may overlap or no build is going). LAB_PICK_WAIT: wait
+ * for a build to end (an untaken run's kernel is still to be built, or
+ * the host does not overlap builds). LAB_PICK_NONE: the block is done
+ * (what is left belongs to variants without a kernel, builds over).
+ */
+enum lab_pick lab_pick_next(const struct db_pending_run *runs, const bool *taken, size_t n,
+			    const int64_t *ready, size_t nready, bool going, bool may_overlap,
+			    size_t *idx);
+
 /* What a job's runs share, for lab_run_pending(). */
 struct lab_job {
 	const struct guest_opts *o;
@@ -83,6 +142,9 @@ struct lab_job {
 	const char *db_path;       /* each worker opens its own connection */
 	uint64_t seed;             /* the job's: shuffles inside a block */
 	const char *metric;        /* for the progress lines; NULL none */
+	struct lab_builds *builds; /* NULL: every kernel is built; else the
+				    * planned runs of variants still to be
+				    * built are dispatched as they get one */
 	bool *warned;              /* per pool host: its TCG warning said, kept across
 				    * calls (a bisection's rounds); NULL: once a call */
 };

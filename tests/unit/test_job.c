@@ -340,6 +340,17 @@ static void test_json_round_trip(void **state)
 	assert_int_equal(job_spec_from_json(t, a, &err), 0);
 	assert_string_equal(t->distcc, "10.0.0.2/8 10.0.0.3:3632");
 	free(a);
+	/* and [job] overlap_builds (--overlap-builds, "overlap_builds" in a
+	 * POST /api/v1/jobs spec): a resumed job overlaps the same way */
+	assert_int_equal(job_spec_set(s, "job", "overlap_builds", "yes", &err), 0);
+	assert_int_equal(job_spec_set(s, "job", "overlap_builds", "maybe", &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "'overlap_builds' must be yes, no or auto, not 'maybe'"));
+	a = job_spec_to_json(s);
+	job_spec_free(t);
+	t = job_spec_new();
+	assert_int_equal(job_spec_from_json(t, a, &err), 0);
+	assert_string_equal(t->overlap_builds, "yes");
+	free(a);
 	job_spec_free(s);
 	job_spec_free(t);
 	job_spec_free(d);

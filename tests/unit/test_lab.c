@@ -1,6 +1,7 @@
 /* test_lab.c - lab.c and db_lab.c with a real sqlite store: choosing hosts
  * (default, all, names, labels, down hosts left out), counting a host's
- * failures to down and back, and `lab check` over test:///default. */
+ * failures to down and back, `lab check` over test:///default, and the
+ * dispatch rule of builds overlapping runs (lab_pick_next()). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -160,12 +161,52 @@ static void test_probe_accel(void **state)
 	buf_release(&err);
 }
 
+/* A block of two repeats' worth: variant 1 and 2, shuffled 2, 1, 2, 1. */
+static const struct db_pending_run block[] = {
+	{ .id = 11, .variant_id = 2 }, { .id = 12, .variant_id = 1 },
+	{ .id = 13, .variant_id = 2 }, { .id = 14, .variant_id = 1 },
+};
+
+static void test_pick_next(void **state)
+{
+	bool taken[4] = { false };
+	int64_t ready1[] = { 1 }, ready12[] = { 1, 2 };
+	size_t i = 99;
+
+	(void)state;
+	/* variant 2 still building: variant 1's run goes first, out of order */
+	assert_int_equal(lab_pick_next(block, taken, 4, ready1, 1, true, true, &i), LAB_PICK_RUN);
+	assert_int_equal(i, 1);
+	taken[1] = true;
+	assert_int_equal(lab_pick_next(block, taken, 4, ready1, 1, true, true, &i), LAB_PICK_RUN);
+	assert_int_equal(i, 3);
+	taken[3] = true;
+	/* only variant 2's runs are left: wait for its build */
+	assert_int_equal(lab_pick_next(block, taken, 4, ready1, 1, true, true, &i), LAB_PICK_WAIT);
+	/* built: the block's order again */
+	assert_int_equal(lab_pick_next(block, taken, 4, ready12, 2, false, true, &i), LAB_PICK_RUN);
+	assert_int_equal(i, 0);
+	/* its build failed (builds over, never ready): the block is done */
+	assert_int_equal(lab_pick_next(block, taken, 4, ready1, 1, false, true, &i), LAB_PICK_NONE);
+	/* a host that does not overlap waits while builds go, ready or not */
+	memset(taken, 0, sizeof(taken));
+	assert_int_equal(lab_pick_next(block, taken, 4, ready1, 1, true, false, &i), LAB_PICK_WAIT);
+	assert_int_equal(lab_pick_next(block, taken, 4, ready1, 1, false, false, &i), LAB_PICK_RUN);
+	assert_int_equal(i, 1);
+	/* nothing ready yet, builds going */
+	assert_int_equal(lab_pick_next(block, taken, 4, NULL, 0, true, true, &i), LAB_PICK_WAIT);
+	assert_int_equal(lab_overlap_parse(NULL), LAB_OVERLAP_AUTO);
+	assert_int_equal(lab_overlap_parse("yes"), LAB_OVERLAP_YES);
+	assert_int_equal(lab_overlap_parse("no"), LAB_OVERLAP_NO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_select, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_check, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_probe_accel, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(test_pick_next),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
