@@ -302,7 +302,7 @@
 						"k of n"))),
 				el("tbody", {}, rows)));
 			for (const v of groups.slice(1))
-				out.push(plainLine(base, v, rep));
+				out.push(seqLine(c, base, v, rep) || plainLine(base, v, rep));
 		}
 		if (!cells.length)
 			out.push(el("p", { class: "muted", text: "no cell matches the filters" }));
@@ -321,6 +321,22 @@
 		if (runs.length > PER_RUN_SHOWN)
 			txt.push(`… ${runs.length - PER_RUN_SHOWN} more`);
 		return txt.join(" ");
+	}
+
+	/* A --repeat auto job's decided comparison: its answer is the
+	 * sequential test's stop line (the report's "sequential" object),
+	 * not what the fixed-sample p can reach. null when there is none. */
+	function seqLine(c, base, v, rep) {
+		const seq = rep.sequential;
+		if (!seq || !seq.own_metric_and_axis)
+			return null;
+		const x = (seq.comparisons || []).find((k) => k.cell === c.cell && k.value === v.name &&
+			k.baseline === base.name);
+		if (!x || (x.decision !== "difference" && x.decision !== "equivalent"))
+			return null;
+		return el("p", { class: "plain seq " + (x.decision === "difference" ? "sig" : "nosig"),
+			text: `${v.name} vs ${base.name}: ${x.text} (anytime-valid test, ` +
+				`${seq.blocks} of at most ${seq.max_blocks} blocks run).` });
 	}
 
 	function plainLine(base, v, rep) {

@@ -94,6 +94,20 @@ done
 sqlite3 "$KCANARY_HOME/kcanary.db" "UPDATE runs SET status = 'running', writer = NULL
 	WHERE id = (SELECT max(id) FROM runs WHERE job_id = 7 AND lab_host = 'kvm1')"
 
+# a --repeat auto job decided after 3 blocks: the page gives the stop line's
+# answer, not "3 runs against 3 cannot reach p < 0.05" (issue 19)
+for pair in 85.3:1.0 46.9:1.2 52.1:1.2; do
+	b=${pair%%:*} p=${pair##*:}
+	"$KC" ingest --job sequential --variant base --fs ext4 --param workload=wb-handover \
+		"$tmp/streams/lag-$b.jsonl" >/dev/null
+	"$KC" ingest --job sequential --variant "+ v6 2/3" --fs ext4 --param workload=wb-handover \
+		"$tmp/streams/lag-$p.jsonl" >/dev/null
+done
+sqlite3 "$KCANARY_HOME/kcanary.db" \
+	"UPDATE jobs SET spec_json = '{\"repeat\":\"auto:3\"}' WHERE name = 'sequential'"
+[ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT id FROM jobs WHERE name = 'sequential'")" = 8 ] ||
+	{ echo "FAIL: the sequential fixture job is not job 8"; exit 1; }
+
 cat >"$tmp/expect.json" <<JSON
 {"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
@@ -120,6 +134,8 @@ cat >"$tmp/expect.json" <<JSON
    "p_line": "p: van Elteren, stratified by lab host (kvm1: 4+3 runs, local: 4+4)",
    "progress": {"kvm1": {"done": 7, "running": 1, "state": "unknown", "slots": "2"},
                 "local": {"done": 8, "running": 0, "state": "–", "slots": "–"}}},
+ "sequential": {"job_id": 8,
+   "line": "+ v6 2/3 vs base: stop: difference after 3 blocks (e=1.2e3 >= 20) (anytime-valid test, 3 of at most 3 blocks run)."},
  "kcanary": "$KC", "db": "$KCANARY_HOME/kcanary.db",
  "live": {"cmd": ["$KC", "ingest", "--job", "web-fixture", "--variant", "+ v6 2/3",
    "--fs", "xfs", "--param", "workload=wb-handover", "--param", "rate_mbps=250",

@@ -496,6 +496,18 @@ async function checkGrid(page) {
 			await page.screenshot({ path: path.join(outdir, "job-lab.png"), fullPage: true });
 		}
 
+		// a --repeat auto job the sequential test decided: the plain line
+		// is its stop line, not what the fixed-sample p cannot reach
+		{
+			const sj = want.sequential;
+			await page.goto(`${base}/job.html?id=${sj.job_id}`);
+			await page.waitForSelector("table.stats");
+			const plain = await page.locator("#stats p.plain").allInnerTexts();
+			check(plain.length === 1 && plain[0] === sj.line, `the decided comparison says '${plain[0]}'`);
+			check(!/cannot reach p < 0.05/.test(await page.locator("#stats").innerText()),
+				"a decided sequential job does not say 3 against 3 cannot reach p < 0.05");
+		}
+
 		// 3. the run page draws a curve
 		await page.goto(`${base}/run.html?id=${want.run_id}`);
 		await page.waitForSelector("#curve canvas");
