@@ -190,11 +190,12 @@ bool compare_owner_alive(const char *owner)
 }
 
 /* The pending runs, on the lab hosts o->hosts names (lab.h: whole blocks
- * per host, parallel across hosts, infra runs placed again). */
+ * per host, parallel across hosts, infra runs placed again); db_path the
+ * store's file, for each host worker's connection. */
 static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
-		   const struct guest_opts *o, struct lab_builds *lb, struct buf *err)
+		   const struct guest_opts *o, const char *db_path, struct lab_builds *lb,
+		   struct buf *err)
 {
-	char *db_path = xasprintf("%s/kcanary.db", o->home);
 	struct lab_job lj = {
 		.o = o, .db_path = db_path, .seed = spec->seed, .metric = spec->metric, .builds = lb,
 		.j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
@@ -217,7 +218,6 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 	}
 	if (!r && job_cancelled(db, job_id))
 		say(o, "job %lld was cancelled", (long long)job_id);
-	free(db_path);
 	return r;
 }
 
@@ -264,7 +264,7 @@ static int run_blocks(struct db *db, int64_t job_id, const struct job_spec *spec
 	int r;
 
 	while (more) {
-		r = run_all(db, job_id, spec, o, first ? &bt->lb : NULL, err);
+		r = run_all(db, job_id, spec, o, bt->db_path, first ? &bt->lb : NULL, err);
 		if (first) {
 			pthread_join(bt->t, NULL);
 			first = false;

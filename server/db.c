@@ -171,6 +171,13 @@ void db_rollback(struct db *db)
 			 db->path ? db->path : "(memory)", sqlite3_errmsg(db->h));
 }
 
+char *db_col_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
 int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *err)
 {
 	if (sqlite3_prepare_v2(db->h, sql, -1, out, NULL) != SQLITE_OK)

@@ -129,27 +129,15 @@ int db_metric_higher_is_worse(struct db *db, const char *metric, bool *out, stru
 
 int db_bisect_next_repeat(struct db *db, int64_t job_id, int *out, struct buf *err)
 {
-	sqlite3_stmt *st = NULL;
+	char id[32];
+	int64_t v = 1;
 	int r;
 
-	*out = 1;
-	if ((r = db_prepare(db, &st, "SELECT coalesce(max(repeat_idx), 0) + 1 FROM runs"
-			    " WHERE job_id = ?", err)))
-		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*out = sqlite3_column_int(st, 0);
-	else
-		r = db_fail(db, 0, err, "cannot read job %lld's repeats", (long long)job_id);
-	sqlite3_finalize(st);
-	return r;
-}
-
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return xstrdup(t ? (const char *)t : "");
+	snprintf(id, sizeof(id), "%lld", (long long)job_id);
+	r = db_query_int64(db, &v, "SELECT coalesce(max(repeat_idx), 0) + 1 FROM runs"
+			   " WHERE job_id = ?", id, err);
+	*out = r ? 1 : (int)v;
+	return r ? err_wrapf(err, r, "cannot read job %lld's repeats", (long long)job_id) : 0;
 }
 
 int db_bisect_runs_since(struct db *db, int64_t job_id, int64_t from_id,
@@ -160,7 +148,8 @@ int db_bisect_runs_since(struct db *db, int64_t job_id, int64_t from_id,
 
 	*out = NULL;
 	*n = 0;
-	if ((r = db_prepare(db, &st, "SELECT id, variant_id, status, error, lab_host FROM runs"
+	if ((r = db_prepare(db, &st, "SELECT id, variant_id, status, coalesce(error, ''),"
+			    " coalesce(lab_host, '') FROM runs"
 			    " WHERE job_id = ? AND id >= ?"
 			    " AND status NOT IN ('pending', 'running', 'infra') ORDER BY id", err)))
 		return r;
@@ -173,9 +162,9 @@ int db_bisect_runs_since(struct db *db, int64_t job_id, int64_t from_id,
 		b = &(*out)[(*n)++];
 		b->id = sqlite3_column_int64(st, 0);
 		b->variant_id = sqlite3_column_int64(st, 1);
-		b->status = col_text(st, 2);
-		b->error = col_text(st, 3);
-		b->lab_host = col_text(st, 4);
+		b->status = db_col_strdup(st, 2);
+		b->error = db_col_strdup(st, 3);
+		b->lab_host = db_col_strdup(st, 4);
 	}
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, 0, err, "cannot read job %lld's runs from run %lld",

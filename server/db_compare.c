@@ -9,12 +9,6 @@
 #include "error.h"
 #include "util.h"
 
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
 static int pending_runs(struct db *db, int64_t job_id, bool unbuilt, struct db_pending_run **out,
 			size_t *n, int *total, int *done, struct buf *err)
 {
@@ -50,12 +44,12 @@ static int pending_runs(struct db *db, int64_t job_id, bool unbuilt, struct db_p
 		p->variant_id = sqlite3_column_int64(st, 2);
 		p->kernel_id = sqlite3_column_int64(st, 3);
 		p->repeat_idx = sqlite3_column_int(st, 4);
-		p->variant = col_text(st, 5);
-		p->cell = col_text(st, 6);
-		p->fs = col_text(st, 7);
-		p->params_json = col_text(st, 8);
-		p->image_path = col_text(st, 9);
-		p->modules_dir = col_text(st, 10);
+		p->variant = db_col_strdup(st, 5);
+		p->cell = db_col_strdup(st, 6);
+		p->fs = db_col_strdup(st, 7);
+		p->params_json = db_col_strdup(st, 8);
+		p->image_path = db_col_strdup(st, 9);
+		p->modules_dir = db_col_strdup(st, 10);
 	}
 	if (r != SQLITE_DONE) {
 		r = db_fail(db, 0, err, "cannot read job %lld's pending runs", (long long)job_id);
@@ -99,8 +93,8 @@ int db_run_kernel(struct db *db, struct db_pending_run *p, struct buf *err)
 		free(p->image_path);
 		free(p->modules_dir);
 		p->kernel_id = sqlite3_column_int64(st, 0);
-		p->image_path = col_text(st, 1);
-		p->modules_dir = col_text(st, 2);
+		p->image_path = db_col_strdup(st, 1);
+		p->modules_dir = db_col_strdup(st, 2);
 		r = 0;
 	} else if (r == SQLITE_DONE) {
 		r = err_setf(err, -ENOENT, "variant %lld (%s) of run %lld has no kernel in the store",
@@ -141,9 +135,9 @@ int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, 
 		v = xrealloc(v, (k + 1) * sizeof(*v));
 		v[k].id = sqlite3_column_int64(st, 0);
 		v[k].idx = sqlite3_column_int(st, 1);
-		v[k].name = col_text(st, 2);
-		v[k].status = col_text(st, 3);
-		v[k].spec_json = col_text(st, 4);
+		v[k].name = db_col_strdup(st, 2);
+		v[k].status = db_col_strdup(st, 3);
+		v[k].spec_json = db_col_strdup(st, 4);
 		k++;
 	}
 	if (r != SQLITE_DONE) {
@@ -178,7 +172,7 @@ int db_job_spec(struct db *db, int64_t job_id, char **out, struct buf *err)
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
-		*out = col_text(st, 0);
+		*out = db_col_strdup(st, 0);
 		r = *out ? 0 : err_setf(err, -ENOENT, "job %lld has no spec", (long long)job_id);
 	} else {
 		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
@@ -212,8 +206,8 @@ int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, str
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
-		*owner = col_text(st, 0);
-		*status = col_text(st, 1);
+		*owner = db_col_strdup(st, 0);
+		*status = db_col_strdup(st, 1);
 		r = 0;
 	} else {
 		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
@@ -261,7 +255,7 @@ int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err)
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
-		*out = col_text(st, 0);
+		*out = db_col_strdup(st, 0);
 		r = 0;
 	} else if (r == SQLITE_DONE) {
 		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);

@@ -13,12 +13,6 @@
 
 #define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
-static char *col_str(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
 void db_host_release(struct db_host *h)
 {
 	if (!h)
@@ -51,10 +45,10 @@ int db_host_get(struct db *db, struct db_host *out, const char *name, struct buf
 	if (rc == SQLITE_ROW) {
 		memset(out, 0, sizeof(*out));
 		out->id = sqlite3_column_int64(st, 0);
-		out->name = col_str(st, 1);
-		out->kernel_release = col_str(st, 2);
-		out->boot_id = col_str(st, 3);
-		out->labels_json = col_str(st, 4);
+		out->name = db_col_strdup(st, 1);
+		out->kernel_release = db_col_strdup(st, 2);
+		out->boot_id = db_col_strdup(st, 3);
+		out->labels_json = db_col_strdup(st, 4);
 		out->next_seq = sqlite3_column_int64(st, 5);
 		out->records = sqlite3_column_int64(st, 6);
 		out->duplicates = sqlite3_column_int64(st, 7);

@@ -45,6 +45,10 @@ void db_writer_spare_free(struct db *db);
 int db_fail(struct db *db, int rc, struct buf *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* db_col_strdup - column i of st's current row as a string the caller
+ * frees, or NULL when the column is NULL. */
+char *db_col_strdup(sqlite3_stmt *st, int i);
+
 /* sqlite3_prepare_v2; a failure through db_fail ("cannot prepare '<sql>…'"). */
 int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *err);
 

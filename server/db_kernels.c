@@ -9,13 +9,6 @@
 #include "db_kernels.h"
 #include "util.h"
 
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
 int db_kernel_find(struct db *db, struct db_kernel *out, const char *tree_oid,
 		   const char *config_hash, struct buf *err)
 {
@@ -34,17 +27,17 @@ int db_kernel_find(struct db *db, struct db_kernel *out, const char *tree_oid,
 	if (rc == SQLITE_ROW) {
 		memset(out, 0, sizeof(*out));
 		out->id = sqlite3_column_int64(st, 0);
-		out->tree_oid = col_text(st, 1);
-		out->config_hash = col_text(st, 2);
-		out->release = col_text(st, 3);
-		out->image_path = col_text(st, 4);
-		out->config_path = col_text(st, 5);
-		out->system_map_path = col_text(st, 6);
-		out->build_log_path = col_text(st, 7);
-		out->build_status = col_text(st, 8);
-		out->build_error = col_text(st, 9);
+		out->tree_oid = db_col_strdup(st, 1);
+		out->config_hash = db_col_strdup(st, 2);
+		out->release = db_col_strdup(st, 3);
+		out->image_path = db_col_strdup(st, 4);
+		out->config_path = db_col_strdup(st, 5);
+		out->system_map_path = db_col_strdup(st, 6);
+		out->build_log_path = db_col_strdup(st, 7);
+		out->build_status = db_col_strdup(st, 8);
+		out->build_error = db_col_strdup(st, 9);
 		out->build_s = sqlite3_column_double(st, 10);
-		out->distcc_hosts = col_text(st, 11);
+		out->distcc_hosts = db_col_strdup(st, 11);
 		r = 0;
 	} else if (rc == SQLITE_DONE) {
 		r = err_setf(err, -ENOENT, "no kernel built from tree %.12s with config %.12s",

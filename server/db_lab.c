@@ -6,12 +6,6 @@
 #include "db_internal.h"
 #include "db_lab.h"
 
-static char *col_str(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
 static int64_t col_int_or(sqlite3_stmt *st, int i, int64_t dflt)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, i);
@@ -98,21 +92,21 @@ int db_lab_hosts(struct db *db, struct db_lab_host **out, size_t *n, struct buf 
 		h = &v[len++];
 		memset(h, 0, sizeof(*h));
 		h->id = sqlite3_column_int64(st, 0);
-		h->name = col_str(st, 1);
-		h->uri = col_str(st, 2);
+		h->name = db_col_strdup(st, 1);
+		h->uri = db_col_strdup(st, 2);
 		h->slots = sqlite3_column_int(st, 3);
-		h->labels_json = col_str(st, 4);
-		h->state = col_str(st, 5);
-		h->state_why = col_str(st, 6);
+		h->labels_json = db_col_strdup(st, 4);
+		h->state = db_col_strdup(st, 5);
+		h->state_why = db_col_strdup(st, 6);
 		h->fails_in_row = sqlite3_column_int(st, 7);
-		h->accel = col_str(st, 8);
+		h->accel = db_col_strdup(st, 8);
 		h->cpus = col_int_or(st, 9, -1);
 		h->memory_mib = col_int_or(st, 10, -1);
 		h->free_mib = col_int_or(st, 11, -1);
-		h->libvirt_version = col_str(st, 12);
-		h->qemu_version = col_str(st, 13);
-		h->checked_at = col_str(st, 14);
-		h->last_run_at = col_str(st, 15);
+		h->libvirt_version = db_col_strdup(st, 12);
+		h->qemu_version = db_col_strdup(st, 13);
+		h->checked_at = db_col_strdup(st, 14);
+		h->last_run_at = db_col_strdup(st, 15);
 		h->runs_done = sqlite3_column_int64(st, 16);
 		h->runs_running = sqlite3_column_int64(st, 17);
 		h->last_run_id = col_int_or(st, 18, -1);

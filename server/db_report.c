@@ -8,12 +8,6 @@
 #include "error.h"
 #include "util.h"
 
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
 static int load_job(struct db *db, int64_t job_id, const char *metric,
 		    struct db_report_data *d, struct buf *err)
 {
@@ -26,11 +20,11 @@ static int load_job(struct db *db, int64_t job_id, const char *metric,
 	sqlite3_bind_int64(st, 1, job_id);
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
-		d->job_name = col_text(st, 0);
-		d->job_kind = col_text(st, 1);
-		d->job_status = col_text(st, 2);
-		d->job_metric = metric ? xstrdup(metric) : col_text(st, 3);
-		d->spec_json = col_text(st, 4);
+		d->job_name = db_col_strdup(st, 0);
+		d->job_kind = db_col_strdup(st, 1);
+		d->job_status = db_col_strdup(st, 2);
+		d->job_metric = metric ? xstrdup(metric) : db_col_strdup(st, 3);
+		d->spec_json = db_col_strdup(st, 4);
 		r = 0;
 	} else if (r == SQLITE_DONE) {
 		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
@@ -44,8 +38,8 @@ static int load_job(struct db *db, int64_t job_id, const char *metric,
 		return r;
 	sqlite3_bind_text(st, 1, d->job_metric, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		d->unit = col_text(st, 0);
-		d->better = col_text(st, 1);
+		d->unit = db_col_strdup(st, 0);
+		d->better = db_col_strdup(st, 1);
 	}
 	sqlite3_finalize(st);
 	return 0;
@@ -66,9 +60,9 @@ static int load_variants(struct db *db, struct db_report_data *d, struct buf *er
 		struct db_report_variant *v = &d->variants[d->nvariants++];
 		v->id = sqlite3_column_int64(st, 0);
 		v->idx = sqlite3_column_int(st, 1);
-		v->name = col_text(st, 2);
-		v->status = col_text(st, 3);
-		v->error = col_text(st, 4);
+		v->name = db_col_strdup(st, 2);
+		v->status = db_col_strdup(st, 3);
+		v->error = db_col_strdup(st, 4);
 	}
 	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's variants", (long long)d->job_id);
 	sqlite3_finalize(st);
@@ -120,12 +114,12 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 		x->variant_id = sqlite3_column_int64(st, 1);
 		x->seq = sqlite3_column_int64(st, 2);
 		x->repeat_idx = sqlite3_column_int(st, 3);
-		x->cell = col_text(st, 4);
-		x->status = col_text(st, 5);
-		x->params_json = col_text(st, 6);
-		x->fs = col_text(st, 7);
-		x->accel = col_text(st, 8);
-		x->host = col_text(st, 9);
+		x->cell = db_col_strdup(st, 4);
+		x->status = db_col_strdup(st, 5);
+		x->params_json = db_col_strdup(st, 6);
+		x->fs = db_col_strdup(st, 7);
+		x->accel = db_col_strdup(st, 8);
+		x->host = db_col_strdup(st, 9);
 		if (sqlite3_column_type(st, 10) != SQLITE_NULL) {
 			x->value = sqlite3_column_double(st, 10);
 			x->has_value = true;
@@ -134,9 +128,9 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 			x->has_value = true;
 			x->derived = true;
 		}
-		x->lab_host = col_text(st, 12);
-		x->rootfs = col_text(st, 13);
-		x->rootfs_hash = col_text(st, 14);
+		x->lab_host = db_col_strdup(st, 12);
+		x->rootfs = db_col_strdup(st, 13);
+		x->rootfs_hash = db_col_strdup(st, 14);
 	}
 	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's runs", (long long)d->job_id);
 	sqlite3_finalize(st);
@@ -164,10 +158,10 @@ static int load_probes(struct db *db, struct db_report_data *d, struct buf *err)
 		d->probes = xrealloc(d->probes, (d->nprobes + 1) * sizeof(*d->probes));
 		struct db_report_probe *p = &d->probes[d->nprobes++];
 		p->variant_id = sqlite3_column_int64(st, 0);
-		p->name = col_text(st, 1);
-		p->key = col_text(st, 2);
+		p->name = db_col_strdup(st, 1);
+		p->key = db_col_strdup(st, 2);
 		p->count = sqlite3_column_int64(st, 3);
-		p->cell = col_text(st, 4);
+		p->cell = db_col_strdup(st, 4);
 	}
 	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's probe counts", (long long)d->job_id);
 	sqlite3_finalize(st);
@@ -193,8 +187,8 @@ static int load_run_probes(struct db *db, struct db_report_data *d, struct buf *
 		d->run_probes = xrealloc(d->run_probes, (d->nrun_probes + 1) * sizeof(*d->run_probes));
 		struct db_report_run_probe *p = &d->run_probes[d->nrun_probes++];
 		p->run_id = sqlite3_column_int64(st, 0);
-		p->name = col_text(st, 1);
-		p->key = col_text(st, 2);
+		p->name = db_col_strdup(st, 1);
+		p->key = db_col_strdup(st, 2);
 		p->count = sqlite3_column_int64(st, 3);
 	}
 	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's probe counts per run",

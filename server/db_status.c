@@ -24,22 +24,16 @@
 	"   WHERE x.job_id = j.id AND x.status = 'interrupted' ORDER BY x.id DESC LIMIT 1)" \
 	" FROM jobs j LEFT JOIN runs r ON r.job_id = j.id"
 
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
 static void read_row(sqlite3_stmt *st, struct db_job_row *j)
 {
 	j->id = sqlite3_column_int64(st, 0);
-	j->name = col_text(st, 1);
-	j->kind = col_text(st, 2);
-	j->status = col_text(st, 3);
-	j->created_at = col_text(st, 4);
-	j->started_at = col_text(st, 5);
-	j->finished_at = col_text(st, 6);
-	j->error = col_text(st, 7);
+	j->name = db_col_strdup(st, 1);
+	j->kind = db_col_strdup(st, 2);
+	j->status = db_col_strdup(st, 3);
+	j->created_at = db_col_strdup(st, 4);
+	j->started_at = db_col_strdup(st, 5);
+	j->finished_at = db_col_strdup(st, 6);
+	j->error = db_col_strdup(st, 7);
 	j->nvariants = sqlite3_column_int(st, 8);
 	j->variants_failed = sqlite3_column_int(st, 9);
 	j->runs_total = sqlite3_column_int(st, 10);
@@ -48,7 +42,7 @@ static void read_row(sqlite3_stmt *st, struct db_job_row *j)
 	j->runs_failed = sqlite3_column_int(st, 13);
 	j->runs_running = sqlite3_column_int(st, 14);
 	j->runs_interrupted = sqlite3_column_int(st, 15);
-	j->last_interrupted = col_text(st, 16);
+	j->last_interrupted = db_col_strdup(st, 16);
 }
 
 int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit, struct buf *err)
@@ -134,8 +128,8 @@ int db_run_progress(struct db *db, int64_t job_id, const char *metric,
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
 		*run_id = sqlite3_column_int64(st, 0);
-		*variant = col_text(st, 1);
-		*cell = col_text(st, 2);
+		*variant = db_col_strdup(st, 1);
+		*cell = db_col_strdup(st, 2);
 		*repeat_idx = sqlite3_column_int(st, 3);
 		*t_s = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
 		*value = sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
