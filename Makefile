@@ -13,8 +13,8 @@
 #   make bench-bisect  the bisection strategies on simulated histories
 #   make deps       apt-get every build, test and run dependency (root)
 #
-# Sources are found by wildcard: a new server/foo.c is linked into
-# libkcanary.a, a new tests/unit/test_foo.c becomes build/tests/test_foo.
+# Sources are found by wildcard: a new server/LAYER/foo.c is linked into
+# libkcanary.a, a new lib/foo.c into libkc.a, a new tests/unit/test_foo.c becomes build/tests/test_foo.
 
 PKG_CONFIG ?= pkg-config
 CC ?= cc
@@ -32,6 +32,9 @@ SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover
 endif
 
 # pkg-config names of the libraries we link (all Debian -dev packages).
+# lib/ is what both binaries share (the one wrapper each of libcurl, zlib
+# and libmicrohttpd among it); each binary links its own libraries only.
+LIB_PKGS    := libcurl zlib libmicrohttpd jansson nettle
 SERVER_PKGS := libgit2 libcurl sqlite3 libvirt libmicrohttpd jansson inih nettle gmime-3.0 zlib
 AGENT_PKGS  := libbpf jansson libcurl zlib libmicrohttpd yaml-0.1
 TEST_PKGS   := cmocka
@@ -39,21 +42,31 @@ TEST_PKGS   := cmocka
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wformat=2 -Wwrite-strings -Wvla
 CFLAGS ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE \
-	-Iserver -Iagent -Itests/unit -I$(B)/gen -MMD -MP
+BASE_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -MMD -MP
+LIB_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
+LIB_LIBS      := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS))
 SERVER_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS))
 SERVER_LIBS   := $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lm -lpthread
 AGENT_CFLAGS  := $(shell $(PKG_CONFIG) --cflags $(AGENT_PKGS))
-AGENT_LIBS    := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS)) -lm
+AGENT_LIBS    := $(shell $(PKG_CONFIG) --libs $(AGENT_PKGS) nettle) -lm
 TEST_CFLAGS   := $(shell $(PKG_CONFIG) --cflags $(TEST_PKGS))
 TEST_LIBS     := $(shell $(PKG_CONFIG) --libs $(TEST_PKGS))
 
-# Files shared by both binaries (logging, memory, buffers, clock).
-COMMON_SRCS := server/log.c server/util.c server/error.c server/json_num.c
+# Include paths by folder: the server sees lib/ and server/ (its headers
+# are included by layer: "store/db.h"), the agent lib/ and agent/ only.
+$(B)/lib/%.o:         XFLAGS = -Ilib $(LIB_CFLAGS)
+$(B)/server/%.o:      XFLAGS = -Ilib -Iserver -I$(B)/gen $(SERVER_CFLAGS)
+$(B)/gen/%.o:         XFLAGS = -Ilib -Iserver
+$(B)/agent/%.o:       XFLAGS = -Ilib -Iagent -I$(B)/gen $(AGENT_CFLAGS)
+$(B)/tests/unit/%.o:  XFLAGS = -Ilib -Iserver -Itests/unit -I$(B)/gen $(SERVER_CFLAGS) $(TEST_CFLAGS)
+$(B)/tests/agent/%.o: XFLAGS = -Ilib -Iagent -Itests/unit -Itests/agent $(AGENT_CFLAGS) $(TEST_CFLAGS)
+$(B)/bench/fleet_load.o: XFLAGS = -Ilib -Iagent $(AGENT_CFLAGS)
+$(B)/bench/fleet_cg.o:   XFLAGS = -Ilib -Iserver $(SERVER_CFLAGS)
 
-SERVER_SRCS := $(filter-out server/main.c $(COMMON_SRCS),$(wildcard server/*.c))
+LIB_SRCS    := $(wildcard lib/*.c)
+LIB_OBJS    := $(LIB_SRCS:%.c=$(B)/%.o)
+SERVER_SRCS := $(filter-out server/cli/main.c,$(wildcard server/*/*.c))
 SERVER_OBJS := $(SERVER_SRCS:%.c=$(B)/%.o) $(B)/gen/schema_sql.o $(B)/gen/init_script.o
-COMMON_OBJS := $(COMMON_SRCS:%.c=$(B)/%.o)
 AGENT_SRCS  := $(filter-out agent/main.c $(wildcard agent/*.bpf.c),$(wildcard agent/*.c))
 AGENT_OBJS  := $(AGENT_SRCS:%.c=$(B)/%.o)
 
@@ -82,7 +95,7 @@ all: $(B)/kcanary $(B)/kcanary-agent
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) $(SERVER_CFLAGS) $(AGENT_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(BASE_CFLAGS) $(XFLAGS) -c -o $@ $<
 
 # Migrations are compiled in, so the binary needs no schema/ at run time.
 $(B)/gen/schema_sql.c: $(SCHEMA) tools/embed-schema.sh
@@ -91,19 +104,19 @@ $(B)/gen/schema_sql.c: $(SCHEMA) tools/embed-schema.sh
 	$(Q)sh tools/embed-schema.sh $(SCHEMA) > $@
 
 $(B)/gen/schema_sql.o: $(B)/gen/schema_sql.c
-	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(BASE_CFLAGS) $(XFLAGS) -c -o $@ $<
 
-# The guest's /init is compiled in too (server/image.h).
+# The guest's /init is compiled in too (server/guest/image.h).
 $(B)/gen/init_script.c: kernels/init tools/embed-file.sh
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  GEN     $@")
 	$(Q)sh tools/embed-file.sh image_init_script kernels/init > $@
 
 $(B)/gen/init_script.o: $(B)/gen/init_script.c
-	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(BASE_CFLAGS) $(XFLAGS) -c -o $@ $<
 
 ifeq ($(NO_PROBES),1)
-$(B)/agent/probes.o: ALL_CFLAGS += -DKC_NO_PROBES
+$(B)/agent/probes.o: BASE_CFLAGS += -DKC_NO_PROBES
 else
 $(B)/gen/vmlinux.h: tools/gen-vmlinux-h.sh
 	@mkdir -p $(dir $@)
@@ -122,25 +135,28 @@ $(B)/gen/probes.skel.h: $(B)/gen/probes.bpf.o
 $(B)/agent/probes.o: $(B)/gen/probes.skel.h
 endif
 
-$(B)/libkcanary.a: $(SERVER_OBJS) $(COMMON_OBJS)
+$(B)/libkc.a: $(LIB_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/libkcagent.a: $(AGENT_OBJS) $(COMMON_OBJS)
+$(B)/libkcanary.a: $(SERVER_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/kcanary: $(B)/server/main.o $(B)/libkcanary.a
+$(B)/libkcagent.a: $(AGENT_OBJS)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/kcanary: $(B)/server/cli/main.o $(B)/libkcanary.a $(B)/libkc.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(SERVER_LIBS)
 
-$(B)/kcanary-agent: $(B)/agent/main.o $(B)/libkcagent.a
+$(B)/kcanary-agent: $(B)/agent/main.o $(B)/libkcagent.a $(B)/libkc.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS)
 
-$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(B)/libkcanary.a
+$(B)/tests/test_%: $(B)/tests/unit/test_%.o $(B)/libkcanary.a $(B)/libkc.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(SERVER_LIBS) $(TEST_LIBS)
 
-$(B)/tests/agent_test_%: $(B)/tests/agent/test_%.o $(B)/libkcagent.a
+$(B)/tests/agent_test_%: $(B)/tests/agent/test_%.o $(B)/libkcagent.a $(B)/libkc.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(TEST_LIBS)
 
@@ -163,8 +179,8 @@ soak: all $(UNIT_TESTS) $(AGENT_TESTS)
 # and one error carrier in every public header (tools/check-errors.sh:
 # its list of functions without struct buf *err is for reading; it fails
 # only on another carrier, error.h)
-check-layers:
-	$(Q)sh tools/check-layers.sh
+check-layers: all
+	$(Q)sh tools/check-layers.sh $(B)
 	$(Q)out=$$(sh tools/check-errors.sh) || { echo "$$out" | sed -n '/^check-errors:/,$$p'; exit 1; }
 
 unit: all $(UNIT_TESTS) $(AGENT_TESTS)
@@ -198,13 +214,13 @@ bench: all $(B)/bench/fleet_load
 
 # The load generator of bench/b_fleet_ingest.sh: the agent's own sender
 # (agent/http_out.c) in 64 threads, and sqlite3 to check the store after.
-$(B)/bench/fleet_load: $(B)/bench/fleet_load.o $(B)/libkcagent.a
+$(B)/bench/fleet_load: $(B)/bench/fleet_load.o $(B)/libkcagent.a $(B)/libkc.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(AGENT_LIBS) $(shell $(PKG_CONFIG) --libs sqlite3) -lpthread
 
 # The server's side of fleet batches without a socket, for callgrind's
 # instruction count (bench/fleet_cg.c).
-$(B)/bench/fleet_cg: $(B)/bench/fleet_cg.o $(B)/libkcanary.a
+$(B)/bench/fleet_cg: $(B)/bench/fleet_cg.o $(B)/libkcanary.a $(B)/libkc.a
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(SANFLAGS) -o $@ $^ $(SERVER_LIBS)
 
@@ -222,14 +238,14 @@ deps:
 # libFuzzer targets: make fuzz-ingest [FUZZ_SECONDS=600]. The corpus in
 # tests/fuzz/<name>/ is kept; new inputs land in build-fuzz/corpus-<name>.
 FUZZ_SECONDS ?= 60
-FUZZ_SERVER_SRCS = $(filter-out server/main.c server/cmd_%.c,$(wildcard server/*.c)) \
+FUZZ_SERVER_SRCS = $(filter-out server/cli/%,$(wildcard server/*/*.c)) $(LIB_SRCS) \
 	build/gen/schema_sql.c build/gen/init_script.c
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SERVER_SRCS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $@")
 	$(Q)clang -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer \
-		-Iserver -Ibuild/gen $(SERVER_CFLAGS) -o $@ $^ $(SERVER_LIBS)
+		-Ilib -Iserver -Ibuild/gen $(SERVER_CFLAGS) -o $@ $^ $(SERVER_LIBS)
 
 # Every tests/fuzz/fuzz_NAME.c is a target fuzz-NAME (a pattern in .PHONY is
 # taken literally, so the names are listed; and make skips implicit rules
@@ -285,13 +301,13 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_B := build-fuzz
-FUZZ_SRCS := server/mbox.c server/series.c server/lkp_report.c server/util.c server/log.c tests/fuzz/fuzz_mbox.c
+FUZZ_SRCS := server/wrap/mbox.c server/kernel/series.c server/kernel/lkp_report.c lib/util.c lib/log.c tests/fuzz/fuzz_mbox.c
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer -g -O1 -std=gnu11 $(WARN) -D_GNU_SOURCE -Iserver \
+	-fno-omit-frame-pointer -g -O1 -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib -Iserver \
 	$(shell $(PKG_CONFIG) --cflags gmime-3.0)
 .PHONY: fuzz-mbox fuzz-mbox-merge
 
-$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/mbox.h server/series.h server/lkp_report.h server/util.h
+$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/wrap/mbox.h server/kernel/series.h server/kernel/lkp_report.h lib/util.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(shell $(PKG_CONFIG) --libs gmime-3.0)
 

@@ -2,7 +2,7 @@
 # Bisection strategies on simulated histories (issues 8 and 19): for 1,000
 # bisections of a 1,000-commit history per strategy, culprit accuracy and
 # mean guest runs (endpoint + search runs), with runs drawn from the seed's
-# good/bad worst-lag distributions (server/bisect_sim.h), for two seeds.
+# good/bad worst-lag distributions (server/judge/bisect_sim.h), for two seeds.
 # Each history ends with issue 19's goal line: target, the ratio from the
 # same run, met / not met. Same engine as `kcanary bisect`; about 20 s of CPU
 # a seed.

@@ -36,7 +36,7 @@ export KCANARY_HOME=$tmp/home KCANARY_AGENT=$PWD/$B/kcanary-agent
 KNOBS="rate_mbps=8 nfiles=10 old_s=1 settle_s=1 measure_s=1"
 set_args=
 for k in $KNOBS; do set_args="$set_args --set $k"; done
-# The command line image_cmdline() makes for these settings (server/image.h).
+# The command line image_cmdline() makes for these settings (server/guest/image.h).
 CMDLINE="console=ttyS0 loglevel=5 panic=-1 rdinit=/init kc.fs=ext4 kc.workload=wb-handover kc.knobs=$(echo $KNOBS | tr ' ' ,) kc.port=kcanary"
 now() { date +%s.%N; }
 

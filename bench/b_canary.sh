@@ -7,7 +7,7 @@
 # at the same median, or that stalls in 20% of its runs is caught, at 5, 10,
 # 20 and 40 runs per cohort; then the same at 20 and 40 runs without the
 # dispersion check (a location-only judge, as Kayenta's). Fixed seed; same
-# judge as `kcanary canary` (server/canary_sim.h). About 60 s of CPU.
+# judge as `kcanary canary` (server/judge/canary_sim.h). About 60 s of CPU.
 cd "$(dirname "$0")/.." || exit 1
 B=${B:-build}
 out=$(mktemp)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Guest root filesystem build time (server/rootfs.c, `kcanary rootfs build`):
+# Guest root filesystem build time (server/guest/rootfs.c, `kcanary rootfs build`):
 # debian:fio,bpftrace into an empty $KCANARY_HOME (cold: mmdebstrap from the
 # host's package lists and apt sources, the agent, mksquashfs), then the
 # same again (warm: apt's resolution of the versions only, no build).

@@ -21,12 +21,12 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "api.h"
-#include "db.h"
-#include "db_api.h"
-#include "db_fleet.h"
+#include "api/api.h"
+#include "store/db.h"
+#include "store/db_api.h"
+#include "store/db_fleet.h"
 #include "http.h"
-#include "token.h"
+#include "wrap/token.h"
 #include "util.h"
 
 static void batch(struct buf *out, int b, int records, int form)

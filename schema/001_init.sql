@@ -1,4 +1,4 @@
--- 001_init.sql: the results store (see server/db.h and DESIGN.md).
+-- 001_init.sql: the results store (see server/store/db.h and DESIGN.md).
 -- Times are ISO 8601 UTC text; durations and sample times are seconds (REAL).
 -- Statuses are closed sets checked here, so a bad write fails loudly.
 

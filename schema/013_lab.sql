@@ -1,4 +1,4 @@
--- 013_lab.sql: lab hosts (server/lab.c), libvirt hosts that run guests,
+-- 013_lab.sql: lab hosts (server/exec/lab.c), libvirt hosts that run guests,
 -- distinct from the fleet's hosts (agents on production machines), and the
 -- 'infra' run status: a run its host failed (unreachable, the connection
 -- dropped mid-run), never a result; the scheduler runs it again elsewhere.

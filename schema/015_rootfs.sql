@@ -1,4 +1,4 @@
--- 015_rootfs.sql - guest root filesystems (server/rootfs.h): one row per
+-- 015_rootfs.sql - guest root filesystems (server/guest/rootfs.h): one row per
 -- image built or found in the cache, keyed by its content hash (the sorted
 -- package set with resolved versions, the agent's and the files' hashes),
 -- with the packages installed in it and the files copied in; each run that

@@ -1,5 +1,5 @@
 -- 017_overhead.sql - where each run's wall time went (issue 19 item 5;
--- server/db_overhead.h): one row per run that the run service carried
+-- server/store/db_overhead.h): one row per run that the run service carried
 -- through a guest (guest_run.c), every phase in whole milliseconds of the
 -- coordinator's monotonic clock, consecutive, so that the phases sum to
 -- wall_ms exactly. Overhead is everything but workload_ms.

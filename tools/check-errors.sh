@@ -1,14 +1,17 @@
 #!/bin/sh
 # check-errors.sh - the public headers' error carriers (error.h): list
-# every int-returning function declared in server/*.h (or DIR/*.h) whose
+# every int-returning function declared in lib/*.h and server/*/*.h (or
+# DIR/*.h for each DIR given) whose
 # last parameter is not `struct buf *err`, and flag any other carrier
 # (a char *err/size_t pair, a char **err, a per-connection or per-thread
 # last-error getter). Exit 1 when another carrier is found.
 #
-#   usage: tools/check-errors.sh [DIR]
-dir=${1:-$(dirname "$0")/../server}
+#   usage: tools/check-errors.sh [DIR...]
+top=$(dirname "$0")/..
+[ $# -gt 0 ] || set -- "$top"/lib "$top"/server/*/
+hdrs=$(for d in "$@"; do ls "${d%/}"/*.h 2>/dev/null; done)
 bad=0
-for h in "$dir"/*.h; do
+for h in $hdrs; do
 	# join declarations onto one line, drop comments
 	sed 's://.*$::' "$h" | awk '
 	/\/\*/ { c = 1 } c { if (/\*\//) c = 0; next }
@@ -22,7 +25,7 @@ for h in "$dir"/*.h; do
 		esac
 	done
 done
-other=$(grep -nE 'char \*err[,)]|char \*\*err|size_t err(_size|len|size)?[,)]|_errmsg\(|char \*msg, size_t' "$dir"/*.h)
+other=$(grep -nE 'char \*err[,)]|char \*\*err|size_t err(_size|len|size)?[,)]|_errmsg\(|char \*msg, size_t' $hdrs)
 if [ -n "$other" ]; then
 	echo "check-errors: another error carrier:"
 	echo "$other"

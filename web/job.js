@@ -133,7 +133,7 @@
 	}
 
 	/* A series variant's revision or patch prefix from its name, as
-	 * server/report_axis.c reads it ("+ v6 1-2": v6, 1-2; "+ v6": all;
+	 * server/judge/report_axis.c reads it ("+ v6 1-2": v6, 1-2; "+ v6": all;
 	 * anything else: base, none); the run's host. */
 	function partOf(r, axis) {
 		if (axis === "host")
@@ -155,7 +155,7 @@
 			return r.variant_id;
 		if (["revision", "patches", "host"].includes(S.by))
 			return partOf(r, S.by);
-		if (S.by === "sysctl") /* "k=v k=v", as server/report_axis.c's sysctls_of() */
+		if (S.by === "sysctl") /* "k=v k=v", as server/judge/report_axis.c's sysctls_of() */
 			return Object.entries(KC.parseCell(r.cell)).filter(([k]) => k.startsWith("sysctl."))
 				.map(([k, v]) => `${k.slice(7)}=${v}`).join(" ");
 		return KC.parseCell(r.cell)[S.by];
@@ -681,7 +681,7 @@
 	}
 
 	/* A bisection's event log (GET .../bisect-log; format: the top of
-	 * server/bisect_log.c, with bisect_exec.c's '# candidate I SHA NAME'
+	 * server/judge/bisect_log.c, with bisect_exec.c's '# candidate I SHA NAME'
 	 * lines) read into candidates (name, sha, values by phase, skips, last
 	 * verdict), the config, the last endpoints line, the culprit check,
 	 * the last posterior and the result (null while it runs). */

@@ -54,7 +54,7 @@ KC.fill = (node, ...kids) => node.replaceChildren(...kids.flat().filter((k) => k
 
 KC.param = (name) => new URLSearchParams(location.search).get(name);
 
-/* A value as the cover-letter table writes it (server/report.c): 85.3s for
+/* A value as the cover-letter table writes it (server/judge/report.c): 85.3s for
  * seconds, else 4 significant digits and the unit; bytes in KiB/MiB/GiB. */
 KC.fmt = function (v, unit) {
 	if (v === null || v === undefined || Number.isNaN(v))

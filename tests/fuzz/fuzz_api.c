@@ -19,13 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
-#include "db.h"
-#include "db_api.h"
-#include "db_fleet.h"
+#include "api/api.h"
+#include "store/db.h"
+#include "store/db_api.h"
+#include "store/db_fleet.h"
 #include "http.h"
-#include "ingest.h"
-#include "token.h"
+#include "guest/ingest.h"
+#include "wrap/token.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -20,13 +20,13 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "api.h"
-#include "db.h"
-#include "db_api.h"
-#include "db_fleet.h"
+#include "api/api.h"
+#include "store/db.h"
+#include "store/db_api.h"
+#include "store/db_fleet.h"
 #include "gzip.h"
 #include "http.h"
-#include "token.h"
+#include "wrap/token.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "db.h"
-#include "ingest.h"
+#include "store/db.h"
+#include "guest/ingest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "series.h"
+#include "kernel/series.h"
 #include "util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -91,16 +91,16 @@ sqlite3 "$U/kcanary.db" "UPDATE runs SET status = 'ok'; UPDATE jobs SET status =
 KCANARY_HOME=$U $KC report j1 > "$tmp/out" 2>&1
 ! grep -qF "unfinished" "$tmp/out" ||
 	{ echo "FAIL: report of a finished job says it is unfinished"; fails=$((fails + 1)); }
-# token --help names every route the API checks a token on (server/api.c's
+# token --help names every route the API checks a token on (server/api/api.c's
 # table, routes not OPEN, {job} and {host} as JOB and HOST)
-for ep in $(grep -v '", *OPEN,' server/api.c | sed -n 's/^[[:space:]]*{ "\(POST\|GET\|PUT\|DELETE\)", *"\([^"]*\)", *[A-Z]*, .*/\1:\2/p' |
+for ep in $(grep -v '", *OPEN,' server/api/api.c | sed -n 's/^[[:space:]]*{ "\(POST\|GET\|PUT\|DELETE\)", *"\([^"]*\)", *[A-Z]*, .*/\1:\2/p' |
 		sed 's/{job}/JOB/; s/{host}/HOST/; s/{id}/ID/'); do
 	rows=$((rows + 1))
 	neps=$((${neps:-0} + 1))
 	$KC token --help 2>&1 | grep -qF -- "${ep%%:*} ${ep#*:} " ||
 		{ echo "FAIL: token --help does not name ${ep%%:*} ${ep#*:}"; fails=$((fails + 1)); }
 done
-[ "${neps:-0}" -ge 5 ] || { echo "FAIL: found ${neps:-0} token routes in server/api.c"; fails=$((fails + 1)); }
+[ "${neps:-0}" -ge 5 ] || { echo "FAIL: found ${neps:-0} token routes in server/api/api.c"; fails=$((fails + 1)); }
 # every file a --help names (a word ending in .md, .sh, .ini, .txt, not
 # a placeholder like JOB.ini) exists in the tree
 for c in ingest token report compare serve jobs status; do

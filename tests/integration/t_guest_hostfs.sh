@@ -1,5 +1,5 @@
 #!/bin/sh
-# t_guest_hostfs.sh - --rootfs host (server/hostfs.c): boot Debian's 6.12
+# t_guest_hostfs.sh - --rootfs host (server/guest/hostfs.c): boot Debian's 6.12
 # cloud kernel with this machine's / shared read-only over virtiofs under a
 # tmpfs overlay, run the host's own fio (installed by make deps, in no
 # image) as the fio workload, and check: fio's figures reached the store,

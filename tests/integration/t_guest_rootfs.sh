@@ -1,5 +1,5 @@
 #!/bin/sh
-# t_guest_rootfs.sh - --rootfs debian:fio,bpftrace (server/rootfs.c): build
+# t_guest_rootfs.sh - --rootfs debian:fio,bpftrace (server/guest/rootfs.c): build
 # the Debian root filesystem (cold), find it again without building
 # (warm), then boot Debian's 6.12 cloud kernel with it, run a 10-second fio
 # job on the scratch disk with a bpftrace one-liner beside it, and check

@@ -14,9 +14,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agent_check.h"
-#include "job.h"
-#include "run_params.h"
+#include "exec/job_check.h"
+#include "guest/agent_check.h"
+#include "exec/job.h"
+#include "guest/run_params.h"
 #include "util.h"
 
 static char *agent_path(void)

@@ -19,16 +19,16 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "db.h"
-#include "api.h"
-#include "db_api.h"
-#include "db_lab.h"
-#include "downsample.h"
+#include "store/db.h"
+#include "api/api.h"
+#include "store/db_api.h"
+#include "store/db_lab.h"
+#include "judge/downsample.h"
 #include "error.h"
 #include "http.h"
-#include "ingest.h"
-#include "report.h"
-#include "token.h"
+#include "guest/ingest.h"
+#include "judge/report.h"
+#include "wrap/token.h"
 #include "util.h"
 #include "testutil.h"
 

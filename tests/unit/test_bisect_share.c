@@ -15,8 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "bisect.h"
-#include "bisect_sim.h"
+#include "judge/bisect.h"
+#include "judge/bisect_sim.h"
 #include "util.h"
 
 #define N 64

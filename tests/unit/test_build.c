@@ -10,11 +10,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "build.h"
-#include "db.h"
-#include "db_kernels.h"
-#include "git.h"
-#include "tree_import.h"
+#include "kernel/build.h"
+#include "store/db.h"
+#include "store/db_kernels.h"
+#include "wrap/git.h"
+#include "kernel/tree_import.h"
 #include "util.h"
 #include "testutil.h"
 #include "fakekernel.h"

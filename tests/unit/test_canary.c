@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "canary.h"
-#include "canary_sim.h"
-#include "stats.h"
+#include "judge/canary.h"
+#include "judge/canary_sim.h"
+#include "judge/stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "db_api.h"
-#include "schema.h"
+#include "store/db.h"
+#include "store/db_api.h"
+#include "store/schema.h"
 #include "util.h"
 #include "testutil.h"
 

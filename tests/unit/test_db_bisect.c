@@ -11,9 +11,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "db_bisect.h"
-#include "db_lab.h"
+#include "store/db.h"
+#include "store/db_bisect.h"
+#include "store/db_lab.h"
 #include "util.h"
 #include "testutil.h"
 

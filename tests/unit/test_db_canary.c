@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "canary.h"
-#include "db_canary.h"
+#include "store/db.h"
+#include "judge/canary.h"
+#include "store/db_canary.h"
 #include "util.h"
 #include "testutil.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "util.h"
 #include "testutil.h"
 

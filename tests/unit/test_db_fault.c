@@ -19,9 +19,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "db.h"
-#include "ingest.h"
-#include "job.h"
+#include "store/db.h"
+#include "guest/ingest.h"
+#include "exec/job.h"
 #include "util.h"
 #include "testutil.h"
 

@@ -18,11 +18,11 @@
 #include <jansson.h>
 #include <zlib.h>
 
-#include "db.h"
-#include "api.h"
-#include "db_api.h"
+#include "store/db.h"
+#include "api/api.h"
+#include "store/db_api.h"
 #include "http.h"
-#include "token.h"
+#include "wrap/token.h"
 #include "util.h"
 #include "testutil.h"
 

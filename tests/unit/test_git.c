@@ -11,10 +11,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "apply.h"
+#include "kernel/apply.h"
 #include "error.h"
-#include "git.h"
-#include "tree_import.h"
+#include "wrap/git.h"
+#include "kernel/tree_import.h"
 #include "util.h"
 #include "testutil.h"
 #include "fakekernel.h"

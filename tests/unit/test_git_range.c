@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "bisect_exec.h"
-#include "git.h"
+#include "exec/bisect_exec.h"
+#include "wrap/git.h"
 #include "util.h"
 #include "testutil.h"
 

@@ -15,10 +15,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "agent_check.h"
-#include "db.h"
-#include "db_guest.h"
-#include "guest_run.h"
+#include "guest/agent_check.h"
+#include "store/db.h"
+#include "store/db_guest.h"
+#include "guest/guest_run.h"
 #include "util.h"
 #include "testutil.h"
 

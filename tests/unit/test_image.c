@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "image.h"
+#include "guest/image.h"
 #include "util.h"
 #include "testutil.h"
 

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "fetch.h"
-#include "inbox.h"
+#include "kernel/inbox.h"
 #include "util.h"
 
 static void expect_id(const char *arg, const char *id)

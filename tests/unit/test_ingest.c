@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "ingest.h"
+#include "store/db.h"
+#include "guest/ingest.h"
 #include "util.h"
 #include "testutil.h"
 

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "job.h"
+#include "store/db.h"
+#include "exec/job.h"
 #include "util.h"
 #include "testutil.h"
 

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "db_lab.h"
-#include "lab.h"
+#include "store/db.h"
+#include "store/db_lab.h"
+#include "exec/lab.h"
 #include "util.h"
 #include "testutil.h"
 

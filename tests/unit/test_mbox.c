@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mbox.h"
+#include "wrap/mbox.h"
 #include "util.h"
 
 static char *fixture(const char *rel, size_t *len)

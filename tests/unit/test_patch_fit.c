@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "patch_fit.h"
+#include "wrap/patch_fit.h"
 #include "util.h"
 
 /* The tree: up to 4 files; reads are counted. */

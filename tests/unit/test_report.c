@@ -13,11 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "db_lab.h"
-#include "db_overhead.h"
-#include "ingest.h"
-#include "report.h"
+#include "store/db.h"
+#include "store/db_lab.h"
+#include "store/db_overhead.h"
+#include "guest/ingest.h"
+#include "judge/report.h"
 #include "util.h"
 #include "testutil.h"
 

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "image.h"
-#include "rootfs.h"
+#include "guest/image.h"
+#include "guest/rootfs.h"
 #include "testutil.h"
 #include "util.h"
 

@@ -13,10 +13,10 @@
 #include <sys/un.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "runner.h"
+#include "store/db.h"
+#include "guest/runner.h"
 #include "util.h"
-#include "vm.h"
+#include "wrap/vm.h"
 #include "testutil.h"
 
 static void test_console_tail(void **state)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "series.h"
+#include "kernel/series.h"
 #include "util.h"
 
 static char *fixture_path(const char *rel)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <cmocka.h>
 
-#include "stats.h"
+#include "judge/stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "error.h"
-#include "git.h"
-#include "tree_import.h"
+#include "wrap/git.h"
+#include "kernel/tree_import.h"
 #include "util.h"
 #include "testutil.h"
 #include "fakekernel.h"

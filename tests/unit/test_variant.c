@@ -12,10 +12,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "job.h"
+#include "store/db.h"
+#include "exec/job.h"
 #include "util.h"
-#include "variant.h"
+#include "kernel/variant.h"
 #include "testutil.h"
 
 /* When struct variant grows a field, this fails to compile: add the field

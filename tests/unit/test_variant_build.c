@@ -16,13 +16,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "db.h"
-#include "git.h"
-#include "series.h"
-#include "tree_import.h"
+#include "store/db.h"
+#include "wrap/git.h"
+#include "kernel/series.h"
+#include "kernel/tree_import.h"
 #include "util.h"
-#include "variant.h"
-#include "variant_build.h"
+#include "kernel/variant.h"
+#include "kernel/variant_build.h"
 #include "testutil.h"
 #include "fakekernel.h"
 

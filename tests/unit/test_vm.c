@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "util.h"
-#include "vm.h"
+#include "wrap/vm.h"
 #include "testutil.h"
 
 #define GOLDEN_DIR "tests/fixtures/vm"

@@ -1,0 +1,128 @@
+/* agent_check.c - `kcanary-agent check --json`, run and read (see
+ * agent_check.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guest/agent_check.h"
+#include "error.h"
+#include "guest/image.h"
+#include "guest/run_params.h"
+
+/* The agent's reply is one line; anything longer is not a reply. */
+#define REPLY_MAX (256 << 10)
+
+extern char **environ;
+
+/* Run argv with its stdout into out (at most REPLY_MAX bytes); stderr is
+ * ours. *status gets its exit status (-1: killed by a signal). */
+static int spawn_read(char *const argv[], struct buf *out, int *status, struct buf *err)
+{
+	posix_spawn_file_actions_t fa;
+	char chunk[4096];
+	int fds[2], ws = 0, r;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return err_setf(err, -errno, "cannot make a pipe: %s", strerror(errno));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	r = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (r) {
+		close(fds[0]);
+		return err_setf(err, -r, "cannot run the agent '%s': %s", argv[0], strerror(r));
+	}
+	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (out->len + (size_t)n <= REPLY_MAX)
+			buf_append(out, chunk, (size_t)n);
+	}
+	close(fds[0]);
+	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	return 0;
+}
+
+/* The reply's fields into *out; -EIO when it is not the documented shape. */
+static int read_reply(struct agent_check *out, const char *text)
+{
+	json_t *o = json_loads(text, 0, NULL), *ok, *s;
+	int r = -EIO;
+
+	if (!json_is_object(o) || !json_is_boolean(ok = json_object_get(o, "ok")))
+		goto out;
+	out->ok = json_is_true(ok);
+	if (out->ok) {
+		s = json_object_get(o, "expected_s");
+		if (!json_is_null(s) && !json_is_number(s))
+			goto out;
+		out->expected_s = json_is_number(s) ? json_number_value(s) : -1;
+	} else {
+		const char *k = json_string_value(json_object_get(o, "knob"));
+		const char *e = json_string_value(json_object_get(o, "error"));
+
+		if (!e)
+			goto out;
+		out->knob = k ? xstrdup(k) : NULL;
+		out->error = xstrdup(e);
+	}
+	r = 0;
+out:
+	json_decref(o);
+	return r;
+}
+
+int agent_check(struct agent_check *out, const char *agent, const char *workload,
+		const char *const *knobs, struct buf *err)
+{
+	char *path = agent ? xstrdup(agent) : image_default_agent();
+	struct buf reply = BUF_INIT;
+	size_t nk = 0;
+	char **argv;
+	int status = 0, r;
+
+	memset(out, 0, sizeof(*out));
+	while (knobs && knobs[nk])
+		nk++;
+	argv = xcalloc(nk + 5, sizeof(*argv));
+	argv[0] = path;
+	argv[1] = (char *)"check";
+	argv[2] = (char *)(workload ? workload : RUN_PARAMS_DEFAULT_WORKLOAD);
+	for (size_t i = 0; i < nk; i++)
+		argv[3 + i] = (char *)knobs[i];
+	argv[3 + nk] = (char *)"--json";
+	if ((r = spawn_read(argv, &reply, &status, err)))
+		goto out;
+	if ((status != 0 && status != 2) || read_reply(out, buf_str(&reply))) {
+		agent_check_release(out);
+		r = err_setf(err, -EIO, "the agent '%s' gave no check reply (exit status %d%s%.*s)",
+			     path, status, reply.len ? ", stdout: " : "",
+			     (int)strcspn(buf_str(&reply), "\n"), buf_str(&reply));
+	}
+out:
+	buf_release(&reply);
+	free(argv);
+	free(path);
+	return r;
+}
+
+void agent_check_release(struct agent_check *c)
+{
+	if (!c)
+		return;
+	free(c->knob);
+	free(c->error);
+	c->knob = c->error = NULL;
+}

@@ -1,0 +1,43 @@
+/* agent_check.h - what the agent says about a workload and its knobs
+ * before anything is built or booted. kcanary runs `kcanary-agent check
+ * WORKLOAD knob=value... --json` (the same agent that goes into the guest
+ * image) and reads its one-line reply with jansson (docs/records.md, "The
+ * agent's check"): whether every knob parses, which knob is at fault, and
+ * how long a run of the workload takes with those knobs, the base of the
+ * guest's watchdog. So the coordinator neither copies the agent's knob
+ * table nor parses its messages.
+ */
+#ifndef KC_AGENT_CHECK_H
+#define KC_AGENT_CHECK_H
+
+#include <stdbool.h>
+
+#include "util.h"
+
+/* The watchdog's base when the agent cannot tell a run's length
+ * (expected_s null: the `command` workload without timeout_s): 153 s,
+ * wb-handover's length with its default knobs (30 + 3 + 0 + 120 s), what
+ * every workload got before the agent said. README, "How a run ends". */
+#define AGENT_CHECK_UNKNOWN_S 153.0
+
+struct agent_check {
+	bool ok;              /* every knob parsed */
+	double expected_s;    /* ok: start to done with these knobs; < 0 unknown */
+	char *knob;           /* !ok: the knob at fault; NULL when none is named */
+	char *error;          /* !ok: the agent's one-line message */
+};
+
+/*
+ * agent_check - ask the agent at agent (NULL: image_default_agent()) about
+ * workload (NULL: wb-handover) with knobs (NULL-ended "key=value", may be
+ * NULL). Knobs that do not parse are a result (out->ok false), not an
+ * error. Returns 0 with *out filled (release with agent_check_release()),
+ * -ENOENT/-EACCES when the agent cannot be started, -EIO when it gave no
+ * reply that parses (err says, quoting its exit status). Any thread may
+ * call it (posix_spawn, pipes made close-on-exec).
+ */
+int agent_check(struct agent_check *out, const char *agent, const char *workload,
+		const char *const *knobs, struct buf *err);
+void agent_check_release(struct agent_check *c);
+
+#endif

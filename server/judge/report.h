@@ -1,0 +1,106 @@
+/* report.h - a job's results as the cover-letter table, in text,
+ * markdown, csv or json.
+ *
+ * report_build() reads the store once into a struct report: per value of
+ * the compared axis (report_axis.h; by default the variants in idx order,
+ * the first is the baseline) and per cell (the rest of the matrix, and the
+ * variant when it is not the axis), each
+ * run's value of the metric (the agent's summary value, or for an
+ * incomplete run one derived from its samples: worst_X = max of X, mean_X =
+ * mean of X), then medians, the change against the baseline with a
+ * two-sided Mann-Whitney U p-value, the Hodges-Lehmann shift with a
+ * bootstrap 95% CI, and "stalled in k of n" for the threshold. Statistics
+ * come from stats.c, where each formula cites its source.
+ */
+#ifndef KC_REPORT_H
+#define KC_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store/db.h"
+#include "util.h"
+
+/* A run whose root filesystem is the host's own / (--rootfs host,
+ * rootfs.h: its rootfs_images.spec is REPORT_ROOTFS_HOST) is not
+ * reproducible: the text, JSON and web reports mark the job so. */
+#define REPORT_ROOTFS_HOST "host"
+#define REPORT_ROOTFS_HOST_MARK "rootfs: host (not reproducible)"
+
+enum report_format { REPORT_TEXT, REPORT_MARKDOWN, REPORT_CSV, REPORT_JSON };
+
+struct report_opts {
+	const char *metric;     /* NULL: the job's headline metric */
+	const char *by;         /* the compared axis (report_axis.h): "variant",
+				 * "mode", "sysctl", "fs", "host", ...; NULL: the
+				 * job file's `by`, else "variant" */
+	const char *baseline;   /* the axis value compared against; NULL: the
+				 * job file's `baseline`, else the first value */
+	double threshold;       /* "stalled" threshold in the metric's unit */
+	bool has_threshold;     /* false: 5 for *_s metrics, none otherwise */
+};
+
+struct report;
+
+/*
+ * report_build - gather and compute. *out is owned by the caller
+ * (report_free). Returns 0, -ENOENT (no such job), -EINVAL (the job has
+ * no such axis, or the baseline is not one of its values) or the store's
+ * error (db.h), with the reason in err (may be NULL).
+ */
+int report_build(struct report **out, struct db *db, int64_t job_id,
+		 const struct report_opts *opts, struct buf *err);
+void report_free(struct report *r);
+
+/*
+ * report_format - append the report to out in the given format. Text is
+ * for pasting into an email: fixed width, at most 80 columns when it fits,
+ * no colour. JSON is what GET /api/v1/jobs/ID/report returns.
+ * Returns 0 or -E2BIG when out's limit is reached.
+ */
+int report_format(struct buf *out, const struct report *r, enum report_format fmt);
+
+/* How many runs have a value of the report's metric (0: the metric is
+ * not among the job's results, or no run has finished). */
+size_t report_nvalues(const struct report *r);
+
+/*
+ * compare --repeat auto[:MAX] (job.h): the job runs whole blocks (one run
+ * of every variant x cell) and looks after each. A look decides each
+ * comparison (every value of the compared axis against the baseline in
+ * each cell, on the job's metric) with stats_seq_decide() (stats.h: the
+ * anytime-valid e-value for a difference, its confidence sequence for
+ * equivalence within +-margin), at level 0.05, from block
+ * REPORT_SEQ_MIN_BLOCKS on; a comparison once decided
+ * stays decided at that block. report_build() replays the looks from the
+ * stored runs (the j-th counted run of a variant and cell, by run order,
+ * is in block j; interrupted and infra runs are replaced by their fresh
+ * repeat), so the executor and every report see the same facts; the text
+ * report says per comparison why it stopped ("stop: difference after 3
+ * blocks (e=1.8e3 >= 20)", "stop: no difference within ±5% after 6
+ * blocks", "stop: cap of 10 blocks reached, undecided") and the JSON has
+ * a "sequential" object. Only a report of the job's own metric and axis
+ * has the per-comparison facts.
+ */
+/* repeat auto's level: a look stops at e >= 1/alpha = 20. */
+#define REPORT_SEQ_ALPHA 0.05
+/* The first look that may decide: two runs a side is where the normal
+ * model of the e-value is least to be trusted; on the seed's bimodal
+ * (flaky) stall data A/A jobs stopped "different" 6.9% of the time with
+ * looks from block 2 and 1.9% from block 3, at a cost of 0.8 blocks a
+ * real difference (kcanary compare simulate, 3,000 jobs each). */
+#define REPORT_SEQ_MIN_BLOCKS 3
+
+struct report_seq_state {
+	bool sequential;         /* the job is repeat auto */
+	int max_blocks;          /* its cap */
+	int blocks;              /* complete blocks (looks so far) */
+	size_t ncomparisons, ndecided;
+	bool done;               /* every comparison decided, or the cap spent */
+};
+void report_seq_state(const struct report *r, struct report_seq_state *out);
+
+/* Parse "text", "markdown", "csv", "json"; -EINVAL otherwise. */
+int report_format_parse(enum report_format *out, const char *name);
+
+#endif

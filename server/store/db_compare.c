@@ -1,0 +1,291 @@
+/* db_compare.c - what the compare executor reads (see db.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/db.h"
+#include "store/db_internal.h"
+#include "error.h"
+#include "util.h"
+
+static int pending_runs(struct db *db, int64_t job_id, bool unbuilt, struct db_pending_run **out,
+			size_t *n, int *total, int *done, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_pending_run *v = NULL;
+	size_t k = 0;
+	int64_t t = 0, d = 0;
+	int r;
+	char id[32];
+
+	snprintf(id, sizeof(id), "%lld", (long long)job_id);
+	if ((r = db_query_int64(db, &t, "SELECT count(*) FROM runs WHERE job_id = ?", id, err)) ||
+	    (r = db_query_int64(db, &d, "SELECT count(*) FROM runs WHERE job_id = ?"
+				" AND status NOT IN ('pending', 'running')", id, err)))
+		return r;
+	if ((r = db_prepare(db, &st,
+			    "SELECT r.id, r.seq, r.variant_id, v.kernel_id, r.repeat_idx, v.name, r.cell,"
+			    " r.fs, r.params_json, k.image_path, k.modules_dir"
+			    " FROM runs r JOIN variants v ON v.id = r.variant_id"
+			    " LEFT JOIN kernels k ON k.id = v.kernel_id"
+			    " WHERE r.job_id = ?1 AND r.status = 'pending'"
+			    " AND ((v.status = 'ok' AND k.id IS NOT NULL)"
+			    "      OR (?2 AND v.status = 'pending'))"
+			    " ORDER BY r.seq", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int(st, 2, unbuilt);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (k + 1) * sizeof(*v));
+		struct db_pending_run *p = &v[k++];
+		p->id = sqlite3_column_int64(st, 0);
+		p->seq = sqlite3_column_int64(st, 1);
+		p->variant_id = sqlite3_column_int64(st, 2);
+		p->kernel_id = sqlite3_column_int64(st, 3);
+		p->repeat_idx = sqlite3_column_int(st, 4);
+		p->variant = db_col_strdup(st, 5);
+		p->cell = db_col_strdup(st, 6);
+		p->fs = db_col_strdup(st, 7);
+		p->params_json = db_col_strdup(st, 8);
+		p->image_path = db_col_strdup(st, 9);
+		p->modules_dir = db_col_strdup(st, 10);
+	}
+	if (r != SQLITE_DONE) {
+		r = db_fail(db, 0, err, "cannot read job %lld's pending runs", (long long)job_id);
+		db_pending_runs_free(v, k);
+	} else {
+		r = 0;
+		*out = v;
+		*n = k;
+		*total = (int)t;
+		*done = (int)d;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
+			size_t *n, int *total, int *done, struct buf *err)
+{
+	return pending_runs(db, job_id, false, out, n, total, done, err);
+}
+
+int db_job_planned_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
+			size_t *n, int *total, int *done, struct buf *err)
+{
+	return pending_runs(db, job_id, true, out, n, total, done, err);
+}
+
+int db_run_kernel(struct db *db, struct db_pending_run *p, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT k.id, k.image_path, k.modules_dir FROM variants v"
+			    " JOIN kernels k ON k.id = v.kernel_id WHERE v.id = ? AND v.status = 'ok'",
+			    err)))
+		return r;
+	sqlite3_bind_int64(st, 1, p->variant_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		free(p->image_path);
+		free(p->modules_dir);
+		p->kernel_id = sqlite3_column_int64(st, 0);
+		p->image_path = db_col_strdup(st, 1);
+		p->modules_dir = db_col_strdup(st, 2);
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		r = err_setf(err, -ENOENT, "variant %lld (%s) of run %lld has no kernel in the store",
+			     (long long)p->variant_id, p->variant ? p->variant : "", (long long)p->id);
+	} else {
+		r = db_fail(db, 0, err, "cannot read the kernel of run %lld's variant %lld",
+			    (long long)p->id, (long long)p->variant_id);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_pending_runs_free(struct db_pending_run *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].variant);
+		free(v[i].cell);
+		free(v[i].fs);
+		free(v[i].params_json);
+		free(v[i].image_path);
+		free(v[i].modules_dir);
+	}
+	free(v);
+}
+
+int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, size_t *n, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_variant_row *v = NULL;
+	size_t k = 0;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT id, idx, name, status, spec_json FROM variants"
+			    " WHERE job_id = ? ORDER BY idx", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (k + 1) * sizeof(*v));
+		v[k].id = sqlite3_column_int64(st, 0);
+		v[k].idx = sqlite3_column_int(st, 1);
+		v[k].name = db_col_strdup(st, 2);
+		v[k].status = db_col_strdup(st, 3);
+		v[k].spec_json = db_col_strdup(st, 4);
+		k++;
+	}
+	if (r != SQLITE_DONE) {
+		r = db_fail(db, 0, err, "cannot read job %lld's variants", (long long)job_id);
+		db_variant_rows_free(v, k);
+	} else {
+		r = 0;
+		*out = v;
+		*n = k;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_variant_rows_free(struct db_variant_row *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].status);
+		free(v[i].spec_json);
+	}
+	free(v);
+}
+
+int db_job_spec(struct db *db, int64_t job_id, char **out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT spec_json FROM jobs WHERE id = ?", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*out = db_col_strdup(st, 0);
+		r = *out ? 0 : err_setf(err, -ENOENT, "job %lld has no spec", (long long)job_id);
+	} else {
+		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld's spec", (long long)job_id);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_set_owner(struct db *db, int64_t job_id, const char *owner, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET owner = ? WHERE id = ?", err)))
+		return r;
+	db_bind_text_or_null(st, 1, owner);
+	sqlite3_bind_int64(st, 2, job_id);
+	r = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot set job %lld's coordinator", (long long)job_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT owner, status FROM jobs WHERE id = ?", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*owner = db_col_strdup(st, 0);
+		*status = db_col_strdup(st, 1);
+		r = 0;
+	} else {
+		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld's coordinator", (long long)job_id);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *ids = NULL;
+	size_t k = 0;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT id FROM jobs WHERE kind = 'compare' AND status = ?"
+			    " ORDER BY id LIMIT ?", err)))
+		return r;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, max);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		ids = xrealloc(ids, (k + 1) * sizeof(*ids));
+		ids[k++] = sqlite3_column_int64(st, 0);
+	}
+	if (r != SQLITE_DONE) {
+		free(ids);
+		r = db_fail(db, 0, err, "cannot list the jobs in status '%s'", status);
+	} else {
+		r = 0;
+		*out = ids;
+		*n = k;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT kind FROM jobs WHERE id = ?", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*out = db_col_strdup(st, 0);
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
+	} else {
+		r = db_fail(db, 0, err, "cannot read job %lld's kind", (long long)job_id);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, double *out,
+			 struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "SELECT value FROM run_summary WHERE run_id = ? AND metric = ?", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, metric, -1, SQLITE_TRANSIENT);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*out = sqlite3_column_double(st, 0);
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		r = err_setf(err, -ENOENT, "run %lld has no summary value of '%s'", (long long)run_id,
+			     metric);
+	} else {
+		r = db_fail(db, 0, err, "cannot read run %lld's summary value of '%s'", (long long)run_id, metric);
+	}
+	sqlite3_finalize(st);
+	return r;
+}

@@ -1,0 +1,316 @@
+/* db_report.c - the queries behind a report (see db.h, report.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/db.h"
+#include "store/db_internal.h"
+#include "error.h"
+#include "util.h"
+
+static int load_job(struct db *db, int64_t job_id, const char *metric,
+		    struct db_report_data *d, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT name, kind, status, metric, spec_json FROM jobs WHERE id = ?", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		d->job_name = db_col_strdup(st, 0);
+		d->job_kind = db_col_strdup(st, 1);
+		d->job_status = db_col_strdup(st, 2);
+		d->job_metric = metric ? xstrdup(metric) : db_col_strdup(st, 3);
+		d->spec_json = db_col_strdup(st, 4);
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
+	} else {
+		r = db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
+	}
+	sqlite3_finalize(st);
+	if (r)
+		return r;
+	if ((r = db_prepare(db, &st, "SELECT unit, better FROM metrics WHERE name = ?", err)))
+		return r;
+	sqlite3_bind_text(st, 1, d->job_metric, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		d->unit = db_col_strdup(st, 0);
+		d->better = db_col_strdup(st, 1);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int load_variants(struct db *db, struct db_report_data *d, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT id, idx, name, status, error FROM variants"
+			    " WHERE job_id = ? ORDER BY idx", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, d->job_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		d->variants = xrealloc(d->variants, (d->nvariants + 1) * sizeof(*d->variants));
+		struct db_report_variant *v = &d->variants[d->nvariants++];
+		v->id = sqlite3_column_int64(st, 0);
+		v->idx = sqlite3_column_int(st, 1);
+		v->name = db_col_strdup(st, 2);
+		v->status = db_col_strdup(st, 3);
+		v->error = db_col_strdup(st, 4);
+	}
+	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's variants", (long long)d->job_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* worst_X and mean_X can be derived from the samples of X when a run has
+ * no summary (it ended early): the same definitions the agent uses. */
+static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
+{
+	const char *m = d->job_metric;
+	const char *base = NULL, *agg = NULL;
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if (!strncmp(m, "worst_", 6)) {
+		base = m + 6;
+		agg = "max";
+	} else if (!strncmp(m, "mean_", 5)) {
+		base = m + 5;
+		agg = "avg";
+	}
+	char *sql = xasprintf(
+		"SELECT r.id, r.variant_id, r.seq, r.repeat_idx, r.cell, r.status,"
+		" r.params_json, r.fs, r.accel, r.host,"
+		" (SELECT value FROM run_summary WHERE run_id = r.id AND metric = ?2),"
+		" %s, r.lab_host,"
+		" (SELECT spec FROM rootfs_images WHERE hash = r.rootfs_hash), r.rootfs_hash"
+		" FROM runs r JOIN variants v ON v.id = r.variant_id"
+		" WHERE r.job_id = ?1 ORDER BY r.cell, v.idx, r.repeat_idx",
+		base ? (strcmp(agg, "max") ?
+			"(SELECT avg(s.value) FROM samples s JOIN metrics m ON m.id = s.metric_id"
+			" WHERE s.run_id = r.id AND m.name = ?3)" :
+			"(SELECT max(s.value) FROM samples s JOIN metrics m ON m.id = s.metric_id"
+			" WHERE s.run_id = r.id AND m.name = ?3)") : "NULL");
+	r = db_prepare(db, &st, sql, err);
+	free(sql);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, d->job_id);
+	sqlite3_bind_text(st, 2, m, -1, SQLITE_STATIC);
+	if (base)
+		sqlite3_bind_text(st, 3, base, -1, SQLITE_STATIC);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		d->runs = xrealloc(d->runs, (d->nruns + 1) * sizeof(*d->runs));
+		struct db_report_run *x = &d->runs[d->nruns++];
+		memset(x, 0, sizeof(*x));
+		x->id = sqlite3_column_int64(st, 0);
+		x->variant_id = sqlite3_column_int64(st, 1);
+		x->seq = sqlite3_column_int64(st, 2);
+		x->repeat_idx = sqlite3_column_int(st, 3);
+		x->cell = db_col_strdup(st, 4);
+		x->status = db_col_strdup(st, 5);
+		x->params_json = db_col_strdup(st, 6);
+		x->fs = db_col_strdup(st, 7);
+		x->accel = db_col_strdup(st, 8);
+		x->host = db_col_strdup(st, 9);
+		if (sqlite3_column_type(st, 10) != SQLITE_NULL) {
+			x->value = sqlite3_column_double(st, 10);
+			x->has_value = true;
+		} else if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+			x->value = sqlite3_column_double(st, 11);
+			x->has_value = true;
+			x->derived = true;
+		}
+		x->lab_host = db_col_strdup(st, 12);
+		x->rootfs = db_col_strdup(st, 13);
+		x->rootfs_hash = db_col_strdup(st, 14);
+	}
+	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's runs", (long long)d->job_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* Final probe counts per variant: the summary's totals (t_s NULL) where a
+ * run has them, else the largest cumulative count a run reported. */
+static int load_probes(struct db *db, struct db_report_data *d, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT variant_id, name, key, sum(c), cell FROM ("
+			    "  SELECT r.variant_id, r.cell, p.run_id, p.name, p.key,"
+			    "   coalesce(max(CASE WHEN p.t_s IS NULL THEN p.count END), max(p.count)) AS c"
+			    "  FROM probes p JOIN runs r ON r.id = p.run_id WHERE r.job_id = ?"
+			    "  AND r.status IN ('ok', 'incomplete')"
+			    "  GROUP BY p.run_id, p.name, p.key)"
+			    " GROUP BY cell, variant_id, name, key ORDER BY cell, name, key, variant_id", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, d->job_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		d->probes = xrealloc(d->probes, (d->nprobes + 1) * sizeof(*d->probes));
+		struct db_report_probe *p = &d->probes[d->nprobes++];
+		p->variant_id = sqlite3_column_int64(st, 0);
+		p->name = db_col_strdup(st, 1);
+		p->key = db_col_strdup(st, 2);
+		p->count = sqlite3_column_int64(st, 3);
+		p->cell = db_col_strdup(st, 4);
+	}
+	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's probe counts", (long long)d->job_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
+/* Each usable run's final count per probe key, the same rule as above:
+ * the per-run evidence ("-ENOENT in 4 of 4 removed runs"). */
+static int load_run_probes(struct db *db, struct db_report_data *d, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT p.run_id, p.name, p.key,"
+			    " coalesce(max(CASE WHEN p.t_s IS NULL THEN p.count END), max(p.count))"
+			    " FROM probes p JOIN runs r ON r.id = p.run_id WHERE r.job_id = ?"
+			    " AND r.status IN ('ok', 'incomplete')"
+			    " GROUP BY p.run_id, p.name, p.key ORDER BY p.run_id, p.name, p.key", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, d->job_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		d->run_probes = xrealloc(d->run_probes, (d->nrun_probes + 1) * sizeof(*d->run_probes));
+		struct db_report_run_probe *p = &d->run_probes[d->nrun_probes++];
+		p->run_id = sqlite3_column_int64(st, 0);
+		p->name = db_col_strdup(st, 1);
+		p->key = db_col_strdup(st, 2);
+		p->count = sqlite3_column_int64(st, 3);
+	}
+	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's probe counts per run",
+					   (long long)d->job_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_report_load(struct db *db, int64_t job_id, const char *metric,
+		   struct db_report_data *out, struct buf *err)
+{
+	struct db_report_data d = { .job_id = job_id };
+	int r;
+
+	if ((r = load_job(db, job_id, metric, &d, err)) ||
+	    (r = load_variants(db, &d, err)) ||
+	    (r = load_runs(db, &d, err)) ||
+	    (r = load_probes(db, &d, err)) ||
+	    (r = load_run_probes(db, &d, err))) {
+		db_report_release(&d);
+		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+void db_report_release(struct db_report_data *d)
+{
+	for (size_t i = 0; i < d->nvariants; i++) {
+		free(d->variants[i].name);
+		free(d->variants[i].status);
+		free(d->variants[i].error);
+	}
+	for (size_t i = 0; i < d->nruns; i++) {
+		struct db_report_run *x = &d->runs[i];
+		free(x->cell);
+		free(x->status);
+		free(x->params_json);
+		free(x->fs);
+		free(x->accel);
+		free(x->host);
+		free(x->lab_host);
+		free(x->rootfs);
+		free(x->rootfs_hash);
+	}
+	for (size_t i = 0; i < d->nrun_probes; i++) {
+		free(d->run_probes[i].name);
+		free(d->run_probes[i].key);
+	}
+	free(d->run_probes);
+	free(d->spec_json);
+	for (size_t i = 0; i < d->nprobes; i++) {
+		free(d->probes[i].name);
+		free(d->probes[i].key);
+		free(d->probes[i].cell);
+	}
+	free(d->variants);
+	free(d->runs);
+	free(d->probes);
+	free(d->job_name);
+	free(d->job_kind);
+	free(d->job_status);
+	free(d->job_metric);
+	free(d->unit);
+	free(d->better);
+	memset(d, 0, sizeof(*d));
+}
+
+static char *env_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return xstrdup(t ? (const char *)t : "");
+}
+
+int db_report_env(struct db *db, int64_t job_id, struct db_env_row **out, size_t *n,
+		  struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_env_row *v = NULL;
+	size_t k = 0;
+	int r, rc;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT v.name, coalesce(r.kernel_release, ''), coalesce(r.host, ''),"
+			    " coalesce(r.accel, ''), coalesce(r.fs, ''), r.params_json, count(*)"
+			    " FROM runs r JOIN variants v ON v.id = r.variant_id WHERE r.job_id = ?"
+			    " GROUP BY v.idx, 2, 3, 4, 5, 6 ORDER BY v.idx, 2, 3, 4, 5, 6", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (k + 1) * sizeof(*v));
+		v[k].variant = env_text(st, 0);
+		v[k].kernel_release = env_text(st, 1);
+		v[k].host = env_text(st, 2);
+		v[k].accel = env_text(st, 3);
+		v[k].fs = env_text(st, 4);
+		v[k].params_json = env_text(st, 5);
+		v[k].nruns = sqlite3_column_int64(st, 6);
+		k++;
+	}
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, 0, err, "cannot read the run environments of job %lld",
+			    (long long)job_id);
+		db_env_rows_free(v, k);
+	} else {
+		*out = v;
+		*n = k;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_env_rows_free(struct db_env_row *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].variant);
+		free(v[i].kernel_release);
+		free(v[i].host);
+		free(v[i].accel);
+		free(v[i].fs);
+		free(v[i].params_json);
+	}
+	free(v);
+}

@@ -1,0 +1,143 @@
+/* db_status.c - job listing and live progress queries (see db.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/db.h"
+#include "store/db_internal.h"
+#include "error.h"
+#include "util.h"
+
+#define JOB_ROW_SQL \
+	"SELECT j.id, j.name, j.kind, j.status, j.created_at, j.started_at, j.finished_at, j.error," \
+	" (SELECT count(*) FROM variants v WHERE v.job_id = j.id)," \
+	" (SELECT count(*) FROM variants v WHERE v.job_id = j.id" \
+	"   AND v.status IN ('apply-failed', 'build-failed'))," \
+	" count(r.id)," \
+	" sum(r.status NOT IN ('pending', 'running'))," \
+	" sum(r.status = 'ok')," \
+	" sum(r.status IN ('failed', 'timeout', 'kernel-panic', 'paused'))," \
+	" sum(r.status = 'running')," \
+	" sum(r.status = 'interrupted')," \
+	" (SELECT 'run ' || x.id || ': ' || coalesce(x.error, 'no reason stored') FROM runs x" \
+	"   WHERE x.job_id = j.id AND x.status = 'interrupted' ORDER BY x.id DESC LIMIT 1)" \
+	" FROM jobs j LEFT JOIN runs r ON r.job_id = j.id"
+
+static void read_row(sqlite3_stmt *st, struct db_job_row *j)
+{
+	j->id = sqlite3_column_int64(st, 0);
+	j->name = db_col_strdup(st, 1);
+	j->kind = db_col_strdup(st, 2);
+	j->status = db_col_strdup(st, 3);
+	j->created_at = db_col_strdup(st, 4);
+	j->started_at = db_col_strdup(st, 5);
+	j->finished_at = db_col_strdup(st, 6);
+	j->error = db_col_strdup(st, 7);
+	j->nvariants = sqlite3_column_int(st, 8);
+	j->variants_failed = sqlite3_column_int(st, 9);
+	j->runs_total = sqlite3_column_int(st, 10);
+	j->runs_done = sqlite3_column_int(st, 11);
+	j->runs_ok = sqlite3_column_int(st, 12);
+	j->runs_failed = sqlite3_column_int(st, 13);
+	j->runs_running = sqlite3_column_int(st, 14);
+	j->runs_interrupted = sqlite3_column_int(st, 15);
+	j->last_interrupted = db_col_strdup(st, 16);
+}
+
+int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_job_row *rows = NULL;
+	size_t k = 0;
+	int r;
+
+	if ((r = db_prepare(db, &st, JOB_ROW_SQL " GROUP BY j.id ORDER BY j.id DESC LIMIT ?", err)))
+		return r;
+	sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		rows = xrealloc(rows, (k + 1) * sizeof(*rows));
+		read_row(st, &rows[k++]);
+	}
+	if (r != SQLITE_DONE) {
+		r = db_fail(db, 0, err, "cannot list the jobs");
+		db_jobs_free(rows, k);
+	} else {
+		r = 0;
+		*out = rows;
+		*n = k;
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, JOB_ROW_SQL " WHERE j.id = ? GROUP BY j.id", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*out = xcalloc(1, sizeof(**out));
+		read_row(st, *out);
+		r = 0;
+	} else {
+		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+void db_jobs_free(struct db_job_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].name);
+		free(rows[i].kind);
+		free(rows[i].status);
+		free(rows[i].created_at);
+		free(rows[i].started_at);
+		free(rows[i].finished_at);
+		free(rows[i].error);
+		free(rows[i].last_interrupted);
+	}
+	free(rows);
+}
+
+int db_run_progress(struct db *db, int64_t job_id, const char *metric,
+		    int64_t *run_id, char **variant, char **cell, int *repeat_idx,
+		    double *t_s, double *value, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT r.id, v.name, r.cell, r.repeat_idx,"
+			    " (SELECT s.t_s FROM samples s JOIN metrics m ON m.id = s.metric_id"
+			    "   WHERE s.run_id = r.id AND m.name = ?2 ORDER BY s.t_s DESC LIMIT 1),"
+			    " (SELECT s.value FROM samples s JOIN metrics m ON m.id = s.metric_id"
+			    "   WHERE s.run_id = r.id AND m.name = ?2 ORDER BY s.t_s DESC LIMIT 1)"
+			    " FROM runs r JOIN variants v ON v.id = r.variant_id"
+			    " WHERE r.job_id = ?1 AND r.status = 'running' ORDER BY r.seq LIMIT 1", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*run_id = sqlite3_column_int64(st, 0);
+		*variant = db_col_strdup(st, 1);
+		*cell = db_col_strdup(st, 2);
+		*repeat_idx = sqlite3_column_int(st, 3);
+		*t_s = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
+		*value = sqlite3_column_type(st, 5) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 5);
+		r = 0;
+	} else {
+		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "job %lld has no running run", (long long)job_id) :
+		    db_fail(db, 0, err, "cannot read job %lld's progress", (long long)job_id);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
