@@ -1,7 +1,7 @@
 /* http_out.h - the daemon's requests to `kcanary serve` (docs/api.md,
  * "Agents"): JSON POSTs and gzip'd record batches with a bearer token.
- * libcurl and zlib's deflate behind three calls: http_out.c is the agent's
- * only libcurl user. One struct http_out per thread.
+ * lib/fetch.h (libcurl) and lib/gzip.h (zlib) behind three calls. One
+ * struct http_out per thread.
  */
 #ifndef KC_HTTP_OUT_H
 #define KC_HTTP_OUT_H
@@ -34,9 +34,5 @@ void http_out_free(struct http_out *h);
  */
 int http_out_post(struct http_out *h, const char *path, const char *body, size_t len,
 		  int gzip, long *status, json_t **reply, struct buf *err);
-
-/* gzip_deflate - body as one gzip member in a new buffer (*out, *out_len;
- * caller frees). 0 or -ENOMEM. Exposed for tests. */
-int gzip_deflate(unsigned char **out, size_t *out_len, const char *body, size_t len);
 
 #endif

@@ -1,7 +1,6 @@
 /* metrics.h - the daemon's read-only /metrics endpoint in Prometheus' text
  * exposition format (version 0.0.4), for fleets that already scrape.
- * libmicrohttpd on its own thread: metrics.c is the agent's only file
- * including <microhttpd.h>. The daemon renders the whole text and hands it
+ * lib/http.h's server on its own thread. The daemon renders the whole text and hands it
  * over with metrics_set(); requests get the latest text.
  */
 #ifndef KC_METRICS_H

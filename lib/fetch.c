@@ -1,4 +1,4 @@
-/* fetch.c - see fetch.h: libcurl's one user in the server. */
+/* fetch.c - see fetch.h: libcurl's one user in both binaries. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -75,6 +75,80 @@ int fetch_post_empty(struct buf *out, long *status_out, const char *url, long ti
 		     struct buf *err)
 {
 	return fetch(out, status_out, url, timeout_s, true, err);
+}
+
+struct fetch {
+	CURL *c;
+};
+
+struct fetch *fetch_new(void)
+{
+	static int curl_ready;
+	struct fetch *f;
+
+	if (!curl_ready) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		curl_ready = 1;
+	}
+	f = xcalloc(1, sizeof(*f));
+	f->c = curl_easy_init();
+	if (!f->c) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void fetch_free(struct fetch *f)
+{
+	if (!f)
+		return;
+	curl_easy_cleanup(f->c);
+	free(f);
+}
+
+int fetch_post(struct fetch *f, const struct fetch_post_req *req, struct buf *out,
+	       long *status_out, struct buf *err)
+{
+	struct curl_slist *hdrs = NULL;
+	char curl_err[CURL_ERROR_SIZE] = "";
+	struct sink s = { out, false };
+	CURLcode rc;
+	int r = 0;
+
+	*status_out = 0;
+	for (const char *const *h = req->headers; h && *h; h++)
+		hdrs = curl_slist_append(hdrs, *h);
+	/* the body goes at once, not after a "100 Continue" */
+	hdrs = curl_slist_append(hdrs, "Expect:");
+	/* reset keeps the connection: the next request to the host reuses it */
+	curl_easy_reset(f->c);
+	curl_easy_setopt(f->c, CURLOPT_URL, req->url);
+	curl_easy_setopt(f->c, CURLOPT_POST, 1L);
+	curl_easy_setopt(f->c, CURLOPT_POSTFIELDS, req->body);
+	curl_easy_setopt(f->c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->len);
+	curl_easy_setopt(f->c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(f->c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(f->c, CURLOPT_WRITEDATA, &s);
+	curl_easy_setopt(f->c, CURLOPT_ERRORBUFFER, curl_err);
+	curl_easy_setopt(f->c, CURLOPT_TIMEOUT_MS, req->timeout_ms);
+	curl_easy_setopt(f->c, CURLOPT_CONNECTTIMEOUT_MS, req->timeout_ms);
+	curl_easy_setopt(f->c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(f->c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(f->c, CURLOPT_USERAGENT, req->user_agent ? req->user_agent : "kcanary");
+	rc = curl_easy_perform(f->c);
+	if (s.full) {
+		r = err_setf(err, -EFBIG, "the answer from '%s' is larger than %zu bytes", req->url,
+			     out->max_bytes);
+	} else if (rc != CURLE_OK) {
+		r = rc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
+		    rc == CURLE_COULDNT_CONNECT ? -ECONNREFUSED : -EIO;
+		err_setf(err, r, "%s", *curl_err ? curl_err : curl_easy_strerror(rc));
+	} else {
+		curl_easy_getinfo(f->c, CURLINFO_RESPONSE_CODE, status_out);
+	}
+	curl_slist_free_all(hdrs);
+	return r;
 }
 
 char *fetch_escape(const char *s)

@@ -1,6 +1,8 @@
-/* gzip.c - see gzip.h: zlib's inflate with a cap on the output. */
+/* gzip.c - see gzip.h: zlib's deflate, and its inflate with a cap on the
+ * output. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -61,5 +63,38 @@ int gzip_inflate(struct buf *out, const void *data, size_t len, size_t max_bytes
 	}
 out:
 	inflateEnd(&zs);
+	return r;
+}
+
+int gzip_deflate(struct buf *out, const void *data, size_t len, struct buf *err)
+{
+	z_stream zs;
+	uLong bound;
+	unsigned char *dst = NULL;
+	int r = 0;
+
+	if (len > 0xffffffffu)
+		return err_setf(err, -EFBIG, "body too large to deflate");
+	memset(&zs, 0, sizeof(zs));
+	/* 16 + MAX_WBITS: a gzip header and trailer (RFC 1952) */
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return err_setf(err, -ENOMEM, "cannot start zlib's deflate");
+	bound = deflateBound(&zs, (uLong)len) + 32;
+	dst = xmalloc(bound);
+	zs.next_in = (unsigned char *)data;
+	zs.avail_in = (uInt)len;
+	zs.next_out = dst;
+	zs.avail_out = (uInt)bound;
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+		r = err_setf(err, -ENOMEM, "zlib's deflate did not finish: %s",
+			     zs.msg ? zs.msg : "no room");
+		goto out;
+	}
+	if (buf_append(out, dst, zs.total_out))
+		r = err_setf(err, -EFBIG, "deflates to more than the buffer's limit");
+out:
+	deflateEnd(&zs);
+	free(dst);
 	return r;
 }

@@ -419,7 +419,9 @@ int http_server_start(struct http_server **out, const struct http_opts *opts,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_TIMEOUT_S,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 				  opts->max_conn_per_ip ? opts->max_conn_per_ip : (unsigned)HTTP_MAX_CONN_PER_IP,
-				  MHD_OPTION_THREAD_POOL_SIZE, threads,
+				  /* one thread: no pool (libmicrohttpd warns of a
+				   * pool of 1), the option list ends here */
+				  threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads,
 				  MHD_OPTION_END);
 	if (!srv->d) {
 		r = errno ? -errno : -EADDRINUSE;

@@ -3,7 +3,8 @@
  * <microhttpd.h>, and it knows no handler: the caller gives it one
  * (struct http_handler: a callback, per-thread state, an opaque payload,
  * the way libmicrohttpd itself takes `cls`). cmd_serve.c gives it the API's
- * (api.h); static files come from a web directory.
+ * (api.h); static files come from a web directory. The agent's /metrics
+ * (agent/metrics.c) is a handler of every path on one thread.
  *
  * The server runs a pool of threads (libmicrohttpd's own). Each thread
  * makes its own state on its first handled request (the API's: its own
@@ -114,7 +115,7 @@ typedef void http_error_fn(void *payload, struct http_resp *resp, int status,
 /* The one upper layer the server calls. Everything is borrowed: payload
  * must stay valid until http_server_stop() returns. */
 struct http_handler {
-	const char *prefix;        /* "/api": that path and those under "/api/" */
+	const char *prefix;        /* "/api": that path and those under "/api/"; "": every path */
 	http_handler_fn *fn;       /* NULL: no handler, every path is a page */
 	http_thread_init_fn *thread_init;  /* NULL: state is NULL */
 	http_thread_free_fn *thread_free;  /* NULL: nothing to free */
