@@ -1,7 +1,8 @@
 /* main.c - kcanary-agent: runs a workload in a test guest (or on a fleet
  * host) and streams its records (record.h). The workloads are registered
  * in workloads[] below; to add one, write agent/<name>.c defining a
- * struct workload (workload.h) and add a row.
+ * struct workload (workload.h) and add a row. Its verbs (run, daemon, list,
+ * check, help) are the rows of verbs[], which --help lists.
  *
  * Exit codes: 0 done; 1 the workload failed while running; 2 bad usage,
  * bad knobs or a precondition (root, cgroup v2, controllers, test dir).
@@ -54,42 +55,10 @@ static void take_common(int *kargc, char **kargv, const char **bpftrace)
 }
 #define NWORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: kcanary-agent run WORKLOAD [knob=value ...] [--out DEST] [--require-probes] [-v|-q]\n"
-		"       kcanary-agent daemon --server URL --token-file FILE [...] (see daemon --help)\n"
-		"       kcanary-agent list\n"
-		"       kcanary-agent check WORKLOAD [knob=value ...] [--json]\n"
-		"       kcanary-agent --help\n"
-		"\n"
-		"Runs WORKLOAD (see 'kcanary-agent list' for workloads and their knobs) and\n"
-		"writes its records, one JSON object per line, to DEST:\n"
-		"  -                 stdout (the default)\n"
-		"  PATH              a file (truncated) or a character device\n"
-		"  port:NAME         the virtio-serial port named NAME (found under\n"
-		"                    /sys/class/virtio-ports, as guests have no udev)\n"
-		"\n"
-		"Probes (BPF: cgroup_writeback_by_id return values, balance_dirty_pages\n"
-		"pauses, writeback:flush_foreign, writeback:inode_switch_wbs) load when\n"
-		"the kernel allows; otherwise a probes_unavailable record says which are\n"
-		"missing and the run goes on, unless --require-probes is given.\n"
-		"\n"
-		"'check' only parses WORKLOAD's knobs (exit 0, or 2 with the error): the\n"
-		"coordinator uses it to refuse a bad knob before it builds anything, and\n"
-		"to learn how long a run takes (its watchdog). With --json it prints one\n"
-		"line on stdout and nothing on stderr (docs/records.md, \"The agent's check\"):\n"
-		"  {\"ok\":true,\"workload\":\"wb-handover\",\"expected_s\":153,\"knobs\":{...}}\n"
-		"  {\"ok\":false,\"workload\":\"wb-handover\",\"knob\":\"rate\",\"error\":\"unknown knob ...\"}\n"
-		"expected_s: seconds from the workload's start to done with these knobs\n"
-		"(wb-handover: old_s + settle_s + pod_hop + measure_s; command: timeout_s),\n"
-		"null when the knobs do not say; knobs: every knob's value, given or\n"
-		"defaulted; knob: the knob at fault, null when none is named.\n"
-		"\n"
-		"Needs root and cgroup v2 with the memory (and, for wb-handover, io)\n"
-		"controller; the test directory must not be on tmpfs.\n"
-		"Exit status: 0 done, 1 the workload failed, 2 bad usage or a precondition.\n");
-}
+/* When the process started (clock_mono_s()): the hello's startup_s. */
+static double started_s;
+
+static void usage(FILE *f);
 
 static const struct workload *find_workload(const char *name)
 {
@@ -99,8 +68,10 @@ static const struct workload *find_workload(const char *name)
 	return NULL;
 }
 
-static int cmd_list(void)
+static int cmd_list(int argc, char **argv)
 {
+	(void)argc;
+	(void)argv;
 	for (size_t i = 0; i < NWORKLOADS; i++) {
 		const struct workload *w = workloads[i];
 
@@ -222,7 +193,7 @@ static int run_workload(struct wl_ctx *ctx, const struct workload *w, const char
 	return ret;
 }
 
-static int cmd_run(int argc, char **argv, double started_s)
+static int cmd_run(int argc, char **argv)
 {
 	const struct workload *w;
 	const char *out_spec = NULL;
@@ -409,27 +380,90 @@ static int cmd_check(int argc, char **argv)
 	return 0;
 }
 
+/* The verbs, in --help's order. fn gets argv from the verb on (argv[0] is
+ * the verb) and returns the exit status. */
+struct verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *synopsis;    /* what follows "kcanary-agent" in the usage line */
+	const char *summary;
+};
+
+static int cmd_daemon(int argc, char **argv)
+{
+	return daemon_main(argc, argv, find_workload);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return 0;
+}
+
+static const struct verb verbs[] = {
+	{ "run", cmd_run, "run WORKLOAD [knob=value ...] [--out DEST] [--require-probes] [-v|-q]",
+	  "run a workload and write its records" },
+	{ "daemon", cmd_daemon, "daemon --server URL --token-file FILE [...] (see daemon --help)",
+	  "stream a fleet host's records to kcanary serve" },
+	{ "list", cmd_list, "list", "list the workloads and their knobs" },
+	{ "check", cmd_check, "check WORKLOAD [knob=value ...] [--json]",
+	  "parse a workload's knobs, run nothing" },
+	{ "help", cmd_help, "--help", "show this help" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	for (const struct verb *v = verbs; v->name; v++)
+		fprintf(f, "%s kcanary-agent %s\n", v == verbs ? "usage:" : "      ", v->synopsis);
+	fprintf(f, "\ncommands:\n");
+	for (const struct verb *v = verbs; v->name; v++)
+		fprintf(f, "  %-8s %s\n", v->name, v->summary);
+	fprintf(f,
+		"\n"
+		"Runs WORKLOAD (see 'kcanary-agent list' for workloads and their knobs) and\n"
+		"writes its records, one JSON object per line, to DEST:\n"
+		"  -                 stdout (the default)\n"
+		"  PATH              a file (truncated) or a character device\n"
+		"  port:NAME         the virtio-serial port named NAME (found under\n"
+		"                    /sys/class/virtio-ports, as guests have no udev)\n"
+		"\n"
+		"Probes (BPF: cgroup_writeback_by_id return values, balance_dirty_pages\n"
+		"pauses, writeback:flush_foreign, writeback:inode_switch_wbs) load when\n"
+		"the kernel allows; otherwise a probes_unavailable record says which are\n"
+		"missing and the run goes on, unless --require-probes is given.\n"
+		"\n"
+		"'check' only parses WORKLOAD's knobs (exit 0, or 2 with the error): the\n"
+		"coordinator uses it to refuse a bad knob before it builds anything, and\n"
+		"to learn how long a run takes (its watchdog). With --json it prints one\n"
+		"line on stdout and nothing on stderr (docs/records.md, \"The agent's check\"):\n"
+		"  {\"ok\":true,\"workload\":\"wb-handover\",\"expected_s\":153,\"knobs\":{...}}\n"
+		"  {\"ok\":false,\"workload\":\"wb-handover\",\"knob\":\"rate\",\"error\":\"unknown knob ...\"}\n"
+		"expected_s: seconds from the workload's start to done with these knobs\n"
+		"(wb-handover: old_s + settle_s + pod_hop + measure_s; command: timeout_s),\n"
+		"null when the knobs do not say; knobs: every knob's value, given or\n"
+		"defaulted; knob: the knob at fault, null when none is named.\n"
+		"\n"
+		"Needs root and cgroup v2 with the memory (and, for wb-handover, io)\n"
+		"controller; the test directory must not be on tmpfs.\n"
+		"Exit status: 0 done, 1 the workload failed, 2 bad usage or a precondition.\n");
+}
+
 int main(int argc, char **argv)
 {
-	double started_s = clock_mono_s();
-
+	started_s = clock_mono_s();
 	log_set_prog("kcanary-agent");
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "list"))
-		return cmd_list();
-	if (!strcmp(argv[1], "check"))
-		return cmd_check(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 1, argv + 1, started_s);
-	if (!strcmp(argv[1], "daemon"))
-		return daemon_main(argc - 1, argv + 1, find_workload);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(argc - 1, argv + 1);
+	for (const struct verb *v = verbs; v->name; v++)
+		if (!strcmp(v->name, argv[1]))
+			return v->fn(argc - 1, argv + 1);
 	fprintf(stderr, "kcanary-agent: error: unknown command '%s' (expected run, daemon or list; see kcanary-agent --help)\n", argv[1]);
 	return 2;
 }
