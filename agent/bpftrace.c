@@ -13,6 +13,7 @@
 
 #define LOG_MODULE "bpftrace"
 #include "bpftrace.h"
+#include "error.h"
 #include "log.h"
 #include "record.h"
 #include "util.h"
@@ -113,8 +114,8 @@ static void bt_free(struct bt *b)
 	free(b);
 }
 
-int bt_start(struct bt **out, const char *program, double attach_timeout_s, char *err,
-	     size_t errsz)
+int bt_start(struct bt **out, const char *program, double attach_timeout_s,
+	     struct buf *err)
 {
 	struct bt *b = xcalloc(1, sizeof(*b));
 	char *outp, *errp;
@@ -122,9 +123,11 @@ int bt_start(struct bt **out, const char *program, double attach_timeout_s, char
 
 	snprintf(b->dir, sizeof(b->dir), "/tmp/kcbt.XXXXXX");
 	if (!mkdtemp(b->dir)) {
-		snprintf(err, errsz, "cannot create %s for bpftrace: %s", b->dir, strerror(errno));
+		int e = errno;
+		int r = err_setf(err, -e, "cannot create %s for bpftrace: %s", b->dir, strerror(e));
+
 		free(b);
-		return -errno;
+		return r;
 	}
 	outp = path_in(b, "out.json");
 	errp = path_in(b, "err.txt");
@@ -142,10 +145,11 @@ int bt_start(struct bt **out, const char *program, double attach_timeout_s, char
 	}
 	free(errp);
 	if (b->pid < 0) {
-		snprintf(err, errsz, "cannot fork bpftrace: %s", strerror(errno));
+		int r = err_setf(err, -EAGAIN, "cannot fork bpftrace: %s", strerror(errno));
+
 		free(outp);
 		bt_free(b);
-		return -EAGAIN;
+		return r;
 	}
 	for (;;) {
 		char *text = NULL;
@@ -160,21 +164,20 @@ int bt_start(struct bt **out, const char *program, double attach_timeout_s, char
 			char line[256];
 
 			last_err_line(b, line, sizeof(line));
-			snprintf(err, errsz, "bpftrace exited before attaching its probes: %s",
-				 line[0] ? line : "no message");
 			b->pid = -1;
 			free(outp);
 			bt_free(b);
-			return -EIO;
+			return err_setf(err, -EIO, "bpftrace exited before attaching its probes: %s",
+					line[0] ? line : "no message");
 		}
 		if (clock_mono_s() - start > attach_timeout_s) {
 			kill(b->pid, SIGKILL);
 			waitpid(b->pid, NULL, 0);
-			snprintf(err, errsz, "bpftrace did not attach its probes within %.0f s",
-				 attach_timeout_s);
 			free(outp);
 			bt_free(b);
-			return -ETIMEDOUT;
+			return err_setf(err, -ETIMEDOUT,
+					"bpftrace did not attach its probes within %.0f s",
+					attach_timeout_s);
 		}
 		nanosleep(&(struct timespec){ 0, 100000000L }, NULL);
 	}
@@ -196,7 +199,7 @@ static void on_entry(void *ud, const char *name, const char *key, int64_t value)
 	rec_probe(e->rec, e->t, name, key, value);
 }
 
-int bt_stop(struct bt *b, struct rec_out *rec, double t, char *err, size_t errsz)
+int bt_stop(struct bt *b, struct rec_out *rec, double t, struct buf *err)
 {
 	struct probe_emit e = { rec, t };
 	char *outp, *text = NULL;
@@ -216,8 +219,7 @@ int bt_stop(struct bt *b, struct rec_out *rec, double t, char *err, size_t errsz
 	}
 	outp = path_in(b, "out.json");
 	if (read_file(&text, NULL, outp, 64 << 20)) {
-		snprintf(err, errsz, "bpftrace left no output in %s", outp);
-		n = -EIO;
+		n = err_setf(err, -EIO, "bpftrace left no output in %s", outp);
 	} else {
 		n = bt_parse(text, on_entry, &e);
 	}

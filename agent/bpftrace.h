@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util.h"
+
 struct rec_out;
 struct bt;
 
@@ -31,18 +33,18 @@ int bt_parse(const char *text, bt_entry_fn *emit, void *ud);
 /*
  * bt_start - run `bpftrace -f json -e PROGRAM` with its output in a file
  * of its own, and wait (up to attach_timeout_s) until it says its probes
- * are attached. 0; or -errno with a message in err (errsz bytes) when it
+ * are attached. 0; or -errno with a message in err (error.h) when it
  * cannot start, exits early (its stderr's last line) or does not attach
  * in time.
  */
-int bt_start(struct bt **out, const char *program, double attach_timeout_s, char *err,
-	     size_t errsz);
+int bt_start(struct bt **out, const char *program, double attach_timeout_s,
+	     struct buf *err);
 
 /*
  * bt_stop - SIGINT bpftrace, wait for its maps (up to 60 s, then SIGKILL),
  * emit each entry as a probe record at time t, and free. Returns the
  * number of entries, or -errno with err. NULL is fine (returns 0).
  */
-int bt_stop(struct bt *b, struct rec_out *rec, double t, char *err, size_t errsz);
+int bt_stop(struct bt *b, struct rec_out *rec, double t, struct buf *err);
 
 #endif

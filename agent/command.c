@@ -23,6 +23,7 @@
 
 #define LOG_MODULE "command"
 #include "cgroup.h"
+#include "error.h"
 #include "log.h"
 #include "probes.h"
 #include "record.h"
@@ -145,7 +146,7 @@ static void handle_line(struct wl_ctx *ctx, char *line, long *n_metrics, struct 
 	(*n_metrics)++;
 }
 
-static int cmd_check(struct wl_ctx *ctx)
+static int cmd_check(struct wl_ctx *ctx, struct buf *err)
 {
 	char *cgroot = NULL;
 	int ret;
@@ -153,94 +154,103 @@ static int cmd_check(struct wl_ctx *ctx)
 	if (!knobs_bool(ctx->knobs, "cgroup")) {
 		struct stat st;
 		const char *dir = knobs_str(ctx->knobs, "dir");
-		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			snprintf(ctx->err, sizeof(ctx->err), "directory '%s' (knob dir) does not exist", dir);
-			return -ENOENT;
-		}
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+			return err_setf(err, -ENOENT, "directory '%s' (knob dir) does not exist", dir);
 		return 0;
 	}
-	ret = wl_check_common(ctx, &cgroot, "memory", knobs_str(ctx->knobs, "dir"));
+	ret = wl_check_common(&cgroot, "memory", knobs_str(ctx->knobs, "dir"), err);
 	free(cgroot);
 	return ret;
 }
 
-/* reason: the child, its pipe, its cgroup and the timeout are one lifecycle with one
- * cleanup path (out:) that must run whatever step failed. */
-static int cmd_run(struct wl_ctx *ctx)
-{
-	const struct knobs *k = ctx->knobs;
-	double timeout_s = knobs_double(k, "timeout_s");
-	char *cgroot = NULL, *top = NULL, *cg = NULL;
-	struct buf line = BUF_INIT_MAX(1 << 20);
-	int pipefd[2] = { -1, -1 };
-	struct cmd_args a;
-	pid_t pid = -1;
-	long n_metrics = 0;
-	struct defined defs = { NULL, 0 };
-	int status = 0, ret;
-	double start, next_tick;
-	bool timed_out = false;
+/* One run of the command: its cgroup, its stdout pipe, the child, what it
+ * printed. cmd_run() takes it through the steps below; cmd_cleanup()
+ * undoes whatever of it was done. */
+struct cmd_state {
+	char *cgroot, *top, *cg;     /* cg NULL: in the agent's cgroup */
+	int pipefd[2];
+	pid_t pid;                   /* -1: none running */
+	struct buf line;             /* the stdout line being read */
+	long n_metrics;
+	struct defined defs;
+	double start;                /* clock_mono_s() at the spawn */
+	bool timed_out;
+};
 
-	ret = cmd_check(ctx);
+/* Step 1: the cgroup kcanary-cmd/run under the root, memory.max set (a
+ * stale kcanary-cmd from a crashed run removed first). */
+static int cmd_cgroup_setup(struct cmd_state *s, struct wl_ctx *ctx, struct buf *err)
+{
+	int ret = wl_check_common(&s->cgroot, "memory", knobs_str(ctx->knobs, "dir"), err);
+
 	if (ret < 0)
 		return ret;
-	if (!knobs_bool(k, "cgroup"))
-		goto spawn;
-	ret = wl_check_common(ctx, &cgroot, "memory", knobs_str(k, "dir"));
+	s->top = xasprintf("%s/kcanary-cmd", s->cgroot);
+	s->cg = xasprintf("%s/run", s->top);
+	if (access(s->top, F_OK) == 0) {
+		log_warn("removing stale cgroup '%s' left by an earlier run", s->top);
+		cg_remove_tree(s->top, 10.0);
+	}
+	cg_enable(s->cgroot, "memory");
+	ret = cg_create(s->top);
+	if (!ret)
+		ret = cg_enable(s->top, "memory");
+	if (!ret)
+		ret = cg_create(s->cg);
+	if (!ret)
+		ret = cg_set_max(s->cg, knobs_u64(ctx->knobs, "mem_max"));
 	if (ret < 0)
-		return ret;
-	top = xasprintf("%s/kcanary-cmd", cgroot);
-	cg = xasprintf("%s/run", top);
-	if (access(top, F_OK) == 0) {
-		log_warn("removing stale cgroup '%s' left by an earlier run", top);
-		cg_remove_tree(top, 10.0);
+		return err_setf(err, ret, "cannot set up cgroup '%s': %s", s->cg, strerror(-ret));
+	return 0;
+}
+
+/* Step 2: sh -c CMD in s->cg with its stdout on a pipe. */
+static int cmd_spawn(struct cmd_state *s, struct wl_ctx *ctx, struct buf *err)
+{
+	struct cmd_args a;
+
+	if (pipe(s->pipefd) < 0) {
+		int e = errno;
+
+		s->pipefd[0] = s->pipefd[1] = -1;
+		return err_setf(err, -e, "cannot make a pipe: %s", strerror(e));
 	}
-	cg_enable(cgroot, "memory");
-	ret = cg_create(top);
-	if (!ret)
-		ret = cg_enable(top, "memory");
-	if (!ret)
-		ret = cg_create(cg);
-	if (!ret)
-		ret = cg_set_max(cg, knobs_u64(k, "mem_max"));
-	if (ret < 0) {
-		snprintf(ctx->err, sizeof(ctx->err), "cannot set up cgroup '%s': %s", cg, strerror(-ret));
-		goto out;
-	}
-spawn:
-	if (pipe(pipefd) < 0) {
-		ret = -errno;
-		snprintf(ctx->err, sizeof(ctx->err), "cannot make a pipe: %s", strerror(errno));
-		goto out;
-	}
-	a.cmd = knobs_str(k, "cmd");
-	a.dir = knobs_str(k, "dir");
-	a.out_fd = pipefd[1];
-	a.close_fd = pipefd[0];
+	a.cmd = knobs_str(ctx->knobs, "cmd");
+	a.dir = knobs_str(ctx->knobs, "dir");
+	a.out_fd = s->pipefd[1];
+	a.close_fd = s->pipefd[0];
 	rec_phase(ctx->rec, wl_t(ctx), "command");
-	start = clock_mono_s();
-	pid = wl_spawn(cg, cmd_child, &a);
-	close(pipefd[1]);
-	pipefd[1] = -1;
-	if (pid < 0) {
-		ret = pid;
-		snprintf(ctx->err, sizeof(ctx->err), "cannot fork: %s", strerror(-ret));
-		goto out;
+	s->start = clock_mono_s();
+	s->pid = wl_spawn(s->cg, cmd_child, &a);
+	close(s->pipefd[1]);
+	s->pipefd[1] = -1;
+	if (s->pid < 0) {
+		int ret = s->pid;
+
+		s->pid = -1;
+		return err_setf(err, ret, "cannot fork: %s", strerror(-ret));
 	}
-	next_tick = ctx->t0_s + ceil(wl_t(ctx) + 1e-9);
+	return 0;
+}
+
+/* Step 3: read its stdout line by line until EOF (handle_line), probe
+ * records at each whole second; stop at timeout_s (s->timed_out) or when
+ * wl_stop is set (-EINTR). */
+static int cmd_pump(struct cmd_state *s, struct wl_ctx *ctx, double timeout_s)
+{
+	double next_tick = ctx->t0_s + ceil(wl_t(ctx) + 1e-9);
+
 	for (;;) {
-		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
+		struct pollfd pfd = { s->pipefd[0], POLLIN, 0 };
 		double now = clock_mono_s();
 		char chunk[4096];
 		ssize_t n;
 		int pr;
 
-		if (wl_stop) {
-			ret = -EINTR;
-			goto out;
-		}
-		if (timeout_s > 0 && now - start >= timeout_s) {
-			timed_out = true;
+		if (wl_stop)
+			return -EINTR;
+		if (timeout_s > 0 && now - s->start >= timeout_s) {
+			s->timed_out = true;
 			break;
 		}
 		if (now >= next_tick) {
@@ -251,63 +261,98 @@ spawn:
 		pr = poll(&pfd, 1, (int)ceil((next_tick - now) * 1000.0));
 		if (pr <= 0)
 			continue;
-		n = read(pipefd[0], chunk, sizeof(chunk));
+		n = read(s->pipefd[0], chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;   /* EOF: the command closed stdout (exited) */
 		for (ssize_t i = 0; i < n; i++) {
 			if (chunk[i] == '\n') {
-				handle_line(ctx, line.ptr ? line.ptr : (char *)"", &n_metrics, &defs);
-				buf_reset(&line);
-			} else if (buf_append(&line, &chunk[i], 1) < 0) {
+				handle_line(ctx, s->line.ptr ? s->line.ptr : (char *)"", &s->n_metrics,
+					    &s->defs);
+				buf_reset(&s->line);
+			} else if (buf_append(&s->line, &chunk[i], 1) < 0) {
 				log_warn("dropping a stdout line longer than 1 MiB");
-				buf_reset(&line);
+				buf_reset(&s->line);
 			}
 		}
 	}
-	if (line.len)
-		handle_line(ctx, line.ptr, &n_metrics, &defs);
-	if (timed_out)
-		kill(-pid, SIGKILL);   /* the script's group, not only its shell */
-	ret = wl_reap(pid, timed_out ? 0.0 : 5.0, &status);
-	pid = -1;
+	if (s->line.len)
+		handle_line(ctx, s->line.ptr, &s->n_metrics, &s->defs);
+	return 0;
+}
+
+/* Step 4: reap it (its whole group killed first when it timed out), emit
+ * the last probes and the summary, and judge how it ended. */
+static int cmd_finish(struct cmd_state *s, struct wl_ctx *ctx, double timeout_s,
+		      struct buf *err)
+{
+	int status = 0, ret;
+
+	if (s->timed_out)
+		kill(-s->pid, SIGKILL);   /* the script's group, not only its shell */
+	ret = wl_reap(s->pid, s->timed_out ? 0.0 : 5.0, &status);
+	s->pid = -1;
 	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
 	rec_emit(ctx->rec, json_pack("{s:s, s:{s:i, s:f, s:I}}", "type", "summary", "metrics",
 				     "exit_status", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-				     "duration_s", rec_ms(clock_mono_s() - start),
-				     "metric_lines", (json_int_t)n_metrics));
-	if (timed_out) {
-		ret = -ETIMEDOUT;
-		snprintf(ctx->err, sizeof(ctx->err), "command timed out after %.0f s (timeout_s) and was killed", timeout_s);
-	} else if (ret == -ETIMEDOUT) {
-		snprintf(ctx->err, sizeof(ctx->err), "command closed its stdout but did not exit within 5 s; killed");
-	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		ret = -EIO;
-		if (WIFSIGNALED(status))
-			snprintf(ctx->err, sizeof(ctx->err), "command was killed by signal %d", WTERMSIG(status));
-		else
-			snprintf(ctx->err, sizeof(ctx->err), "command exited with status %d", WEXITSTATUS(status));
+				     "duration_s", rec_ms(clock_mono_s() - s->start),
+				     "metric_lines", (json_int_t)s->n_metrics));
+	if (s->timed_out)
+		return err_setf(err, -ETIMEDOUT,
+				"command timed out after %.0f s (timeout_s) and was killed", timeout_s);
+	if (ret == -ETIMEDOUT)
+		return err_setf(err, ret,
+				"command closed its stdout but did not exit within 5 s; killed");
+	if (WIFSIGNALED(status))
+		return err_setf(err, -EIO, "command was killed by signal %d", WTERMSIG(status));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return err_setf(err, -EIO, "command exited with status %d", WEXITSTATUS(status));
+	return ret;
+}
+
+/* Undo what of s was done: the child and its group killed, the pipe
+ * closed, the cgroup removed. */
+static void cmd_cleanup(struct cmd_state *s)
+{
+	if (s->pid > 0) {
+		kill(-s->pid, SIGKILL);   /* the script and what it started (its group) */
+		kill(s->pid, SIGKILL);
+		wl_reap(s->pid, 5.0, NULL);
 	}
+	if (s->pipefd[0] >= 0)
+		close(s->pipefd[0]);
+	if (s->pipefd[1] >= 0)
+		close(s->pipefd[1]);
+	if (s->top)
+		cg_remove_tree(s->top, 10.0);
+	buf_release(&s->line);
+	defined_free(&s->defs);
+	free(s->cgroot);
+	free(s->top);
+	free(s->cg);
+}
+
+static int cmd_run(struct wl_ctx *ctx, struct buf *err)
+{
+	double timeout_s = knobs_double(ctx->knobs, "timeout_s");
+	struct cmd_state s = {
+		.pipefd = { -1, -1 }, .pid = -1, .line = BUF_INIT_MAX(1 << 20),
+		.defs = { NULL, 0 },
+	};
+	int ret;
+
+	if ((ret = cmd_check(ctx, err)) < 0)
+		return ret;
+	if (knobs_bool(ctx->knobs, "cgroup") && (ret = cmd_cgroup_setup(&s, ctx, err)) < 0)
+		goto out;
+	if ((ret = cmd_spawn(&s, ctx, err)) < 0 || (ret = cmd_pump(&s, ctx, timeout_s)) < 0)
+		goto out;
+	ret = cmd_finish(&s, ctx, timeout_s, err);
 out:
-	if (ret == -EINTR && !ctx->err[0])
-		snprintf(ctx->err, sizeof(ctx->err), "interrupted by signal %d", (int)wl_stop);
-	if (pid > 0) {
-		kill(-pid, SIGKILL);   /* the script and what it started (its group) */
-		kill(pid, SIGKILL);
-		wl_reap(pid, 5.0, NULL);
-	}
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
-	if (top)
-		cg_remove_tree(top, 10.0);
-	buf_release(&line);
-	defined_free(&defs);
-	free(cgroot);
-	free(top);
-	free(cg);
+	if (ret == -EINTR && !*err_text(err))
+		err_setf(err, -EINTR, "interrupted by signal %d", (int)wl_stop);
+	cmd_cleanup(&s);
 	return ret;
 }
 

@@ -35,6 +35,7 @@
 
 #define LOG_MODULE "daemon"
 #include "daemon.h"
+#include "error.h"
 #include "http_out.h"
 #include "knob.h"
 #include "log.h"
@@ -747,9 +748,16 @@ static void print_stats(struct daemon *d, double elapsed_s)
 	fflush(stdout);
 }
 
-/* reason: flags, setup, the poll loop and the drain share the daemon's descriptors, spool and
- * child; the loop's steps are functions already (send_batch, send_heartbeat, read_child). */
-int daemon_main(int argc, char **argv, const struct workload *(*find)(const char *name))
+/* The flags that are not the daemon's settings themselves. */
+struct daemon_opts {
+	const char *token_file, *spool_path, *metrics_listen;
+	uint64_t spool_max;
+};
+
+/* Parse the flags into d and o; the rest (knob=value ...) is d's wl_argv.
+ * Returns -1 to go on, else the exit status (0 after --help, 2 for a bad
+ * flag: said on stderr). */
+static int daemon_flags(struct daemon *d, struct daemon_opts *o, int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "server", required_argument, NULL, 'S' },
@@ -769,132 +777,148 @@ int daemon_main(int argc, char **argv, const struct workload *(*find)(const char
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daemon d = { .interval_s = 10, .heartbeat_s = 30, .every_s = 1800, .drain_s = 10,
-			    .batch_max = 5000, .child_fd = -1, .child_line = BUF_INIT_MAX(1 << 20),
-			    .probes_state = "not loaded" };
-	const char *token_file = NULL, *spool_path = NULL, *metrics_listen = NULL;
-	uint64_t spool_max = 64u << 20;
-	char missing[256] = "", reason[256] = "";
-	struct utsname u;
-	struct sigaction sa;
-	double t0 = clock_mono_s();
-	int c, ret = 2, r;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+hvq", lopts, NULL)) != -1) {
 		double v;
 		uint64_t z;
 		switch (c) {
-		case 'S': d.server = optarg; break;
-		case 'T': token_file = optarg; break;
+		case 'S': d->server = optarg; break;
+		case 'T': o->token_file = optarg; break;
 		case 'l':
-			if (parse_labels(&d, optarg))
-				goto out;
+			if (parse_labels(d, optarg))
+				return 2;
 			break;
 		case 'i': case 'b': case 'e': case 'D':
 			if (parse_duration_s(&v, optarg) || (c != 'D' && v < 0.05)) {
 				fprintf(stderr, "kcanary-agent daemon: --%s '%s': expected a duration (10s, 5m,"
 					" 1h, 500ms)\n", c == 'i' ? "interval" : c == 'b' ? "heartbeat" :
 					c == 'e' ? "every" : "drain", optarg);
-				goto out;
+				return 2;
 			}
-			*(c == 'i' ? &d.interval_s : c == 'b' ? &d.heartbeat_s : c == 'e' ? &d.every_s :
-			  &d.drain_s) = v;
+			*(c == 'i' ? &d->interval_s : c == 'b' ? &d->heartbeat_s : c == 'e' ? &d->every_s :
+			  &d->drain_s) = v;
 			break;
-		case 'w': d.workload = optarg; break;
-		case 's': spool_path = optarg; break;
+		case 'w': d->workload = optarg; break;
+		case 's': o->spool_path = optarg; break;
 		case 'm':
-			if (parse_size(&spool_max, optarg, false) || spool_max < 4096) {
+			if (parse_size(&o->spool_max, optarg, false) || o->spool_max < 4096) {
 				fprintf(stderr, "kcanary-agent daemon: --spool-max '%s': expected a size of"
 					" at least 4K (64M)\n", optarg);
-				goto out;
+				return 2;
 			}
 			break;
-		case 'M': metrics_listen = optarg; break;
-		case 'H': d.host = xstrdup(optarg); break;
-		case 'K': d.kernel = xstrdup(optarg); break;
+		case 'M': o->metrics_listen = optarg; break;
+		case 'H': free(d->host); d->host = xstrdup(optarg); break;
+		case 'K': free(d->kernel); d->kernel = xstrdup(optarg); break;
 		case 'B':
 			if (parse_size(&z, optarg, false) || z < 1 || z > 100000) {
 				fprintf(stderr, "kcanary-agent daemon: --batch-max '%s': expected 1..100000\n",
 					optarg);
-				goto out;
+				return 2;
 			}
-			d.batch_max = z;
+			d->batch_max = z;
 			break;
 		case 'v': log_level = LOG_DEBUG; break;
 		case 'q': log_level = LOG_ERROR; break;
 		case 'h':
 			fputs(usage_text, stdout);
-			ret = 0;
-			goto out;
+			return 0;
 		default:
 			fputs(usage_text, stderr);
-			goto out;
+			return 2;
 		}
 	}
-	d.wl_argv = argv + optind;
-	d.wl_argc = argc - optind;
-	if (!d.server || !token_file) {
-		fprintf(stderr, "kcanary-agent daemon: %s is required (see kcanary-agent daemon --help)\n",
-			!d.server ? "--server URL" : "--token-file FILE");
-		goto out;
-	}
-	if (strncmp(d.server, "http://", 7) && strncmp(d.server, "https://", 8)) {
-		fprintf(stderr, "kcanary-agent daemon: --server '%s': expected an http:// or https:// URL\n",
-			d.server);
-		goto out;
-	}
-	if (d.wl_argc && !d.workload) {
-		fprintf(stderr, "kcanary-agent daemon: unexpected argument '%s' (knobs need --workload)\n",
-			d.wl_argv[0]);
-		goto out;
-	}
-	if (d.workload) {
-		const struct workload *w = find(d.workload);
-		struct knobs k = { NULL, 0, NULL };
-		if (!w) {
-			fprintf(stderr, "kcanary-agent daemon: unknown workload '%s' (see 'kcanary-agent list')\n",
-				d.workload);
-			goto out;
-		}
-		struct buf err = BUF_INIT;
+	d->wl_argv = argv + optind;
+	d->wl_argc = argc - optind;
+	return -1;
+}
 
-		if (knobs_parse(&k, w->name, w->knobs, w->nknobs, d.wl_argc, d.wl_argv, &err)) {
-			fprintf(stderr, "kcanary-agent daemon: %s\n", buf_str(&err));
-			buf_release(&err);
-			goto out;
-		}
-		knobs_release(&k);
+/* The flags together: a server and a token file, an http(s) URL, knobs
+ * only with a workload that exists and takes them. 0, or -EINVAL said on
+ * stderr. */
+static int daemon_check_flags(const struct daemon *d, const struct daemon_opts *o,
+			      const struct workload *(*find)(const char *name))
+{
+	const struct workload *w;
+	struct knobs k = { NULL, 0, NULL };
+	struct buf err = BUF_INIT;
+
+	if (!d->server || !o->token_file) {
+		fprintf(stderr, "kcanary-agent daemon: %s is required (see kcanary-agent daemon --help)\n",
+			!d->server ? "--server URL" : "--token-file FILE");
+		return -EINVAL;
 	}
-	if (!(d.token = read_trimmed(token_file))) {
-		fprintf(stderr, "kcanary-agent daemon: cannot read a token from '%s': %s\n", token_file,
-			access(token_file, R_OK) ? strerror(errno) : "the file is empty");
-		goto out;
+	if (strncmp(d->server, "http://", 7) && strncmp(d->server, "https://", 8)) {
+		fprintf(stderr, "kcanary-agent daemon: --server '%s': expected an http:// or https:// URL\n",
+			d->server);
+		return -EINVAL;
+	}
+	if (d->wl_argc && !d->workload) {
+		fprintf(stderr, "kcanary-agent daemon: unexpected argument '%s' (knobs need --workload)\n",
+			d->wl_argv[0]);
+		return -EINVAL;
+	}
+	if (!d->workload)
+		return 0;
+	if (!(w = find(d->workload))) {
+		fprintf(stderr, "kcanary-agent daemon: unknown workload '%s' (see 'kcanary-agent list')\n",
+			d->workload);
+		return -EINVAL;
+	}
+	if (knobs_parse(&k, w->name, w->knobs, w->nknobs, d->wl_argc, d->wl_argv, &err)) {
+		fprintf(stderr, "kcanary-agent daemon: %s\n", buf_str(&err));
+		buf_release(&err);
+		return -EINVAL;
+	}
+	knobs_release(&k);
+	return 0;
+}
+
+/* Who we are: the token, the host id, the kernel, the boot. 0, or -EINVAL
+ * (no token) said on stderr. */
+static int daemon_identity(struct daemon *d, const struct daemon_opts *o)
+{
+	struct utsname u;
+
+	if (!(d->token = read_trimmed(o->token_file))) {
+		fprintf(stderr, "kcanary-agent daemon: cannot read a token from '%s': %s\n", o->token_file,
+			access(o->token_file, R_OK) ? strerror(errno) : "the file is empty");
+		return -EINVAL;
 	}
 	uname(&u);
-	if (!d.host && !(d.host = read_trimmed("/etc/machine-id")))
-		d.host = xstrdup(u.nodename);
-	if (!d.kernel)
-		d.kernel = xstrdup(u.release);
-	if (!(d.boot_id = read_trimmed("/proc/sys/kernel/random/boot_id")))
-		d.boot_id = xstrdup("unknown");
-	d.passive_key = xasprintf("passive:%s", d.boot_id);
+	if (!d->host && !(d->host = read_trimmed("/etc/machine-id")))
+		d->host = xstrdup(u.nodename);
+	if (!d->kernel)
+		d->kernel = xstrdup(u.release);
+	if (!(d->boot_id = read_trimmed("/proc/sys/kernel/random/boot_id")))
+		d->boot_id = xstrdup("unknown");
+	d->passive_key = xasprintf("passive:%s", d->boot_id);
+	return 0;
+}
 
-	ret = 1;
-	if (spool_open(&d.spool, spool_path, spool_max))
-		goto out;
-	d.spool_file = spool_path != NULL;
-	if (http_out_new(&d.http, d.server, d.token, 10.0))
-		goto out;
-	if (metrics_listen) {
-		if ((r = metrics_start(&d.metrics, metrics_listen))) {
+/* The spool, the sender, /metrics and the signals. 0 or -errno (the
+ * /metrics failure said on stderr). */
+static int daemon_open(struct daemon *d, const struct daemon_opts *o)
+{
+	struct sigaction sa;
+	int r;
+
+	if ((r = spool_open(&d->spool, o->spool_path, o->spool_max)))
+		return r;
+	d->spool_file = o->spool_path != NULL;
+	if ((r = http_out_new(&d->http, d->server, d->token, 10.0)))
+		return r;
+	if (o->metrics_listen) {
+		if ((r = metrics_start(&d->metrics, o->metrics_listen))) {
 			fprintf(stderr, "kcanary-agent daemon: cannot serve /metrics on '%s': %s\n",
-				metrics_listen, r == -EINVAL ? "expected HOST:PORT with a numeric host" :
+				o->metrics_listen, r == -EINVAL ? "expected HOST:PORT with a numeric host" :
 				strerror(-r));
-			goto out;
+			return r;
 		}
 		fprintf(stderr, "kcanary-agent daemon: metrics on http://%s:%u/metrics\n",
-			strchr(metrics_listen, '[') ? "[::1]" : "127.0.0.1", metrics_port(d.metrics));
+			strchr(o->metrics_listen, '[') ? "[::1]" : "127.0.0.1", metrics_port(d->metrics));
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;   /* no SA_RESTART: poll() wakes up */
@@ -902,133 +926,184 @@ int daemon_main(int argc, char **argv, const struct workload *(*find)(const char
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	srand((unsigned)(getpid() ^ (unsigned)(clock_wall_s() * 1000)));
+	return 0;
+}
 
-	r = probes_open(&d.probes, missing, sizeof(missing), reason, sizeof(reason));
-	d.probes_state = r < 0 ? "unavailable" : missing[0] ? "partial" : "loaded";
+/* The passive probes, the passive stream's hello (and its
+ * probes_unavailable), and the daemon's one line on stderr. */
+static void daemon_start_passive(struct daemon *d)
+{
+	struct buf missing = BUF_INIT, reason = BUF_INIT;
+	int r = probes_open(&d->probes, &missing, &reason);
+
+	d->probes_state = r < 0 ? "unavailable" : missing.len ? "partial" : "loaded";
 	if (r == 0)
-		log_info("passive probes: %s%s%s", missing[0] ? "all but " : "all of ",
-			 missing[0] ? missing : probes_all_names, missing[0] ? "" : " attached");
-	d.passive_rec = rec_open_sink(passive_sink, &d);
-	emit_passive_hello(&d);
-	if (missing[0])
-		rec_emit(d.passive_rec, json_pack("{s:s, s:f, s:s, s:s}", "type", "probes_unavailable",
-						  "t", rec_ms(boottime_s()), "missing", missing,
-						  "reason", reason));
+		log_info("passive probes: %s%s%s", missing.len ? "all but " : "all of ",
+			 missing.len ? buf_str(&missing) : probes_all_names,
+			 missing.len ? "" : " attached");
+	d->passive_rec = rec_open_sink(passive_sink, d);
+	emit_passive_hello(d);
+	if (missing.len)
+		rec_emit(d->passive_rec, json_pack("{s:s, s:f, s:s, s:s}", "type", "probes_unavailable",
+						   "t", rec_ms(boottime_s()), "missing", buf_str(&missing),
+						   "reason", err_text(&reason)));
 	fprintf(stderr, "kcanary-agent daemon: host '%s', kernel %s, server %s, probes %s",
-		d.host, d.kernel, d.server, d.probes_state);
-	if (missing[0])
-		fprintf(stderr, " (not attached: %s: %s)", missing, reason);
+		d->host, d->kernel, d->server, d->probes_state);
+	if (missing.len)
+		fprintf(stderr, " (not attached: %s: %s)", buf_str(&missing), err_text(&reason));
 	fprintf(stderr, "\n");
-	do_register(&d);
-	send_heartbeat(&d);
+	buf_release(&missing);
+	buf_release(&reason);
+}
 
+/* Until SIGINT/SIGTERM: sample, run the workload every --every, send the
+ * spool, heartbeat, render /metrics, and sleep until the next of those. */
+static void daemon_loop(struct daemon *d)
+{
 	double now = clock_mono_s();
-	d.sample_at = now;
-	d.send_at = now;
-	d.heartbeat_at = now + d.heartbeat_s;
-	d.workload_at = d.workload ? now : INFINITY;
+
+	d->sample_at = now;
+	d->send_at = now;
+	d->heartbeat_at = now + d->heartbeat_s;
+	d->workload_at = d->workload ? now : INFINITY;
 	while (!stop_sig) {
 		struct spool_stats ss;
 		double wake;
 		now = clock_mono_s();
-		if (now >= d.sample_at) {
-			collect_passive(&d);
-			d.sample_at += d.interval_s;
-			if (d.sample_at < now)
-				d.sample_at = now + d.interval_s;
-			if (d.send_at < now)
-				d.send_at = now;
+		if (now >= d->sample_at) {
+			collect_passive(d);
+			d->sample_at += d->interval_s;
+			if (d->sample_at < now)
+				d->sample_at = now + d->interval_s;
+			if (d->send_at < now)
+				d->send_at = now;
 		}
-		if (d.workload && !d.child && now >= d.workload_at) {
-			start_workload(&d);
-			d.workload_at += d.every_s;
-			if (d.workload_at < now)
-				d.workload_at = now + d.every_s;
+		if (d->workload && !d->child && now >= d->workload_at) {
+			start_workload(d);
+			d->workload_at += d->every_s;
+			if (d->workload_at < now)
+				d->workload_at = now + d->every_s;
 		}
-		if (d.child)
-			read_child(&d);
-		spool_stats(d.spool, &ss);
-		if (ss.pending && now >= d.send_at) {
+		if (d->child)
+			read_child(d);
+		spool_stats(d->spool, &ss);
+		if (ss.pending && now >= d->send_at) {
 			/* until the queue is empty or a request fails */
-			while (!stop_sig && send_batch(&d, now) == 0) {
-				spool_stats(d.spool, &ss);
+			while (!stop_sig && send_batch(d, now) == 0) {
+				spool_stats(d->spool, &ss);
 				if (!ss.pending)
 					break;
 			}
-			if (!ss.pending || d.send_at <= now)
-				d.send_at = d.sample_at;
+			if (!ss.pending || d->send_at <= now)
+				d->send_at = d->sample_at;
 		}
-		if (now >= d.heartbeat_at) {
-			send_heartbeat(&d);
-			d.heartbeat_at = now + d.heartbeat_s;
+		if (now >= d->heartbeat_at) {
+			send_heartbeat(d);
+			d->heartbeat_at = now + d->heartbeat_s;
 		}
-		render_metrics(&d);
+		render_metrics(d);
 		now = clock_mono_s();
-		wake = d.sample_at;
-		if (d.send_at > now && d.send_at < wake)
-			wake = d.send_at;
-		if (d.heartbeat_at < wake)
-			wake = d.heartbeat_at;
-		if (d.workload_at < wake)
-			wake = d.workload_at;
-		struct pollfd pfd = { d.child_fd, POLLIN, 0 };
+		wake = d->sample_at;
+		if (d->send_at > now && d->send_at < wake)
+			wake = d->send_at;
+		if (d->heartbeat_at < wake)
+			wake = d->heartbeat_at;
+		if (d->workload_at < wake)
+			wake = d->workload_at;
+		struct pollfd pfd = { d->child_fd, POLLIN, 0 };
 		int ms = wake > now ? (int)ceil((wake - now) * 1000.0) : 0;
-		poll(&pfd, d.child > 0 ? 1 : 0, ms);
+		poll(&pfd, d->child > 0 ? 1 : 0, ms);
 	}
+}
 
-	/* stop: end the workload, then send what we can within --drain */
-	if (d.child > 0) {
-		kill(d.child, SIGTERM);
-		double until = clock_mono_s() + 5.0;
-		while (d.child > 0 && clock_mono_s() < until) {
-			struct pollfd pfd = { d.child_fd, POLLIN, 0 };
+/* On the way out: end the workload (SIGTERM, 5 s, then SIGKILL), then
+ * send what the spool holds within --drain. */
+static void daemon_drain(struct daemon *d)
+{
+	double now, until;
+
+	if (d->child > 0) {
+		kill(d->child, SIGTERM);
+		until = clock_mono_s() + 5.0;
+		while (d->child > 0 && clock_mono_s() < until) {
+			struct pollfd pfd = { d->child_fd, POLLIN, 0 };
 			poll(&pfd, 1, 100);
-			read_child(&d);
+			read_child(d);
 		}
-		if (d.child > 0) {
-			kill(d.child, SIGKILL);
-			fcntl(d.child_fd, F_SETFL, 0);
-			read_child(&d);
+		if (d->child > 0) {
+			kill(d->child, SIGKILL);
+			fcntl(d->child_fd, F_SETFL, 0);
+			read_child(d);
 		}
 	}
-	double until = clock_mono_s() + d.drain_s;
+	until = clock_mono_s() + d->drain_s;
 	for (;;) {
 		struct spool_stats ss;
 		now = clock_mono_s();
-		spool_stats(d.spool, &ss);
+		spool_stats(d->spool, &ss);
 		if (!ss.pending || now >= until)
 			break;
-		if (now >= d.send_at) {
-			send_batch(&d, now);
+		if (now >= d->send_at) {
+			send_batch(d, now);
 			continue;
 		}
-		double w = d.send_at < until ? d.send_at : until;
+		double w = d->send_at < until ? d->send_at : until;
 		usleep((useconds_t)((w - now) * 1e6) + 1000);
 	}
+}
+
+/* Free what d holds, killing a workload child still running. */
+static void daemon_free(struct daemon *d)
+{
+	if (d->child > 0) {
+		kill(d->child, SIGKILL);
+		waitpid(d->child, NULL, 0);
+	}
+	if (d->child_fd >= 0)
+		close(d->child_fd);
+	buf_release(&d->child_line);
+	rec_close(d->passive_rec);
+	probes_close(d->probes);
+	metrics_stop(d->metrics);
+	http_out_free(d->http);
+	spool_close(d->spool);
+	for (int i = 0; i < d->nlabels; i++) {
+		free(d->label_k[i]);
+		free(d->label_v[i]);
+	}
+	free(d->token);
+	free(d->host);
+	free(d->kernel);
+	free(d->boot_id);
+	free(d->passive_key);
+	free(d->child_key);
+}
+
+int daemon_main(int argc, char **argv, const struct workload *(*find)(const char *name))
+{
+	struct daemon d = { .interval_s = 10, .heartbeat_s = 30, .every_s = 1800, .drain_s = 10,
+			    .batch_max = 5000, .child_fd = -1, .child_line = BUF_INIT_MAX(1 << 20),
+			    .probes_state = "not loaded" };
+	struct daemon_opts o = { .spool_max = 64u << 20 };
+	double t0 = clock_mono_s();
+	int ret;
+
+	if ((ret = daemon_flags(&d, &o, argc, argv)) >= 0)
+		goto out;
+	ret = 2;
+	if (daemon_check_flags(&d, &o, find) || daemon_identity(&d, &o))
+		goto out;
+	ret = 1;
+	if (daemon_open(&d, &o))
+		goto out;
+	daemon_start_passive(&d);
+	do_register(&d);
+	send_heartbeat(&d);
+	daemon_loop(&d);
+	daemon_drain(&d);
 	print_stats(&d, clock_mono_s() - t0);
 	ret = 0;
 out:
-	if (d.child > 0) {
-		kill(d.child, SIGKILL);
-		waitpid(d.child, NULL, 0);
-	}
-	if (d.child_fd >= 0)
-		close(d.child_fd);
-	buf_release(&d.child_line);
-	rec_close(d.passive_rec);
-	probes_close(d.probes);
-	metrics_stop(d.metrics);
-	http_out_free(d.http);
-	spool_close(d.spool);
-	for (int i = 0; i < d.nlabels; i++) {
-		free(d.label_k[i]);
-		free(d.label_v[i]);
-	}
-	free(d.token);
-	free(d.host);
-	free(d.kernel);
-	free(d.boot_id);
-	free(d.passive_key);
-	free(d.child_key);
+	daemon_free(&d);
 	return ret;
 }

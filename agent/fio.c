@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define LOG_MODULE "fio"
+#include "error.h"
 #include "fio.h"
 #include "log.h"
 #include "record.h"
@@ -21,21 +22,22 @@
 
 /* ---- parsers (fio.h) ---- */
 
-static json_t *load_json(const char *text, char *err, size_t errsz)
+static json_t *load_json(const char *text, struct buf *err)
 {
 	const char *start = text ? strchr(text, '{') : NULL;
 	json_error_t je;
 	json_t *root;
 
 	if (!start) {
-		snprintf(err, errsz, "fio's output has no JSON object");
+		err_setf(err, -EINVAL, "fio's output has no JSON object");
 		return NULL;
 	}
 	root = json_loads(start, JSON_DISABLE_EOF_CHECK, &je);
 	if (!root)
-		snprintf(err, errsz, "fio's JSON output does not parse: %s (line %d)", je.text, je.line);
+		err_setf(err, -EINVAL, "fio's JSON output does not parse: %s (line %d)", je.text,
+			 je.line);
 	else if (!json_is_array(json_object_get(root, "jobs"))) {
-		snprintf(err, errsz, "fio's JSON output has no \"jobs\" array");
+		err_setf(err, -EINVAL, "fio's JSON output has no \"jobs\" array");
 		json_decref(root);
 		root = NULL;
 	}
@@ -73,10 +75,10 @@ static int emit_dir(json_t *d, const char *job, const char *dir, fio_metric_fn *
 }
 
 int fio_parse_json(const char *text, fio_metric_fn *emit, void *ud, size_t *njobs,
-		   char *err, size_t errsz)
+		   struct buf *err)
 {
 	static const char *const dirs[] = { "read", "write", "trim" };
-	json_t *root = load_json(text, err, errsz), *jobs, *job;
+	json_t *root = load_json(text, err), *jobs, *job;
 	size_t i;
 	int n = 0;
 
@@ -99,8 +101,7 @@ int fio_parse_json(const char *text, fio_metric_fn *emit, void *ud, size_t *njob
 
 char *fio_job_name(const char *text, size_t i)
 {
-	char err[256];
-	json_t *root = load_json(text, err, sizeof(err));
+	json_t *root = load_json(text, NULL);
 	const char *jn;
 	char *out = NULL;
 
@@ -155,10 +156,10 @@ static const struct knob_def knobs[] = {
 	{ "timeout_s", KNOB_SECONDS, "s", "0", "kill fio after this long (0: runtime_s + 120 s, or none with a job file)", NULL },
 };
 
-static int fio_check(struct wl_ctx *ctx)
+static int fio_check(struct wl_ctx *ctx, struct buf *err)
 {
 	char *cgroot = NULL;
-	int ret = wl_check_common(ctx, &cgroot, "", knobs_str(ctx->knobs, "dir"));
+	int ret = wl_check_common(&cgroot, "", knobs_str(ctx->knobs, "dir"), err);
 
 	free(cgroot);
 	return ret;
@@ -232,7 +233,7 @@ static void emit_logs(struct tool_run *tr, const char *out, size_t njobs)
 	}
 }
 
-static int fio_run(struct wl_ctx *ctx)
+static int fio_run(struct wl_ctx *ctx, struct buf *err)
 {
 	struct tool_run tr = { 0 };
 	struct tool_cmd cmd = {
@@ -243,12 +244,13 @@ static int fio_run(struct wl_ctx *ctx)
 	size_t njobs = 0;
 	int ret;
 
-	if ((ret = fio_check(ctx)) < 0 || (ret = tr_begin(&tr, ctx, "kcfio")) < 0)
+	if ((ret = fio_check(ctx, err)) < 0 || (ret = tr_begin(&tr, ctx, "kcfio", err)) < 0)
 		goto out;
 	cmd.argv = fio_argv(ctx->knobs, tr.tmp);
-	if ((ret = tr_exec(&tr, &cmd)) < 0 || (ret = tr_read(&tr, &out, NULL, "out.json", 64 << 20, "fio")) < 0)
+	if ((ret = tr_exec(&tr, &cmd, err)) < 0 ||
+	    (ret = tr_read(&tr, &out, NULL, "out.json", 64 << 20, "fio", err)) < 0)
 		goto out;
-	if ((ret = fio_parse_json(out, tr_metric, &tr, &njobs, ctx->err, sizeof(ctx->err))) < 0)
+	if ((ret = fio_parse_json(out, tr_metric, &tr, &njobs, err)) < 0)
 		goto out;
 	emit_logs(&tr, out, njobs);
 	tr_summary(&tr);

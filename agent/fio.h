@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include "util.h"
+
 /* One summary figure: name (borrowed for the call), value, unit, better. */
 typedef void fio_metric_fn(void *ud, const char *name, double value, const char *unit,
 			   const char *better);
@@ -28,11 +30,11 @@ typedef void fio_sample_fn(void *ud, double t_s, const char *name, double value)
  * fio_parse_json - call emit for every figure of every job in fio's JSON
  * output text (anything before the first '{', such as fio's notes, is
  * skipped). *njobs (may be NULL) gets the number of jobs. Returns the
- * number of figures, or -EINVAL with a message in err (errsz bytes) when
- * the text is not fio's JSON.
+ * number of figures, or -EINVAL with a message in err (error.h) when the
+ * text is not fio's JSON.
  */
 int fio_parse_json(const char *text, fio_metric_fn *emit, void *ud, size_t *njobs,
-		   char *err, size_t errsz);
+		   struct buf *err);
 
 /*
  * fio_job_name - the name of job index i (0-based, the order of fio's

@@ -54,9 +54,9 @@ static void choices_text(char *out, size_t size, const char *const *choices)
 	}
 }
 
-/* Parse one value; on error write "is not ... (expected ...)" into err. */
+/* Parse one value; on error err says "is not ... (expected ...)". */
 static int parse_value(struct knob_val *v, const struct knob_def *d,
-		       const char *s, char *err, size_t errlen)
+		       const char *s, struct buf *err)
 {
 	char list[256];
 	char *end;
@@ -65,24 +65,21 @@ static int parse_value(struct knob_val *v, const struct knob_def *d,
 	case KNOB_SIZE:
 	case KNOB_SIZE_MAX:
 		if (parse_size(&v->u, s, d->type == KNOB_SIZE_MAX) < 0) {
-			snprintf(err, errlen, "knob '%s': '%s' is not a size (expected bytes with an optional K, M, G or T suffix%s)",
+			return err_setf(err, -EINVAL, "knob '%s': '%s' is not a size (expected bytes with an optional K, M, G or T suffix%s)",
 				 d->name, s, d->type == KNOB_SIZE_MAX ? ", or max" : "");
-			return -EINVAL;
 		}
 		v->d = (double)v->u;
 		return 0;
 	case KNOB_SECONDS:
 		if (parse_duration_s(&v->d, s) < 0 || v->d < 0) {
-			snprintf(err, errlen, "knob '%s': '%s' is not a duration (expected seconds, like 120, 90s, 2m or 1.5s)",
+			return err_setf(err, -EINVAL, "knob '%s': '%s' is not a duration (expected seconds, like 120, 90s, 2m or 1.5s)",
 				 d->name, s);
-			return -EINVAL;
 		}
 		return 0;
 	case KNOB_UINT:
 		if (parse_uint(&v->u, s) < 0) {
-			snprintf(err, errlen, "knob '%s': '%s' is not a whole number (expected 0, 1, 2, ...)",
+			return err_setf(err, -EINVAL, "knob '%s': '%s' is not a whole number (expected 0, 1, 2, ...)",
 				 d->name, s);
-			return -EINVAL;
 		}
 		v->d = (double)v->u;
 		return 0;
@@ -90,9 +87,8 @@ static int parse_value(struct knob_val *v, const struct knob_def *d,
 		errno = 0;
 		v->d = strtod(s, &end);
 		if (!*s || *end || errno || !isfinite(v->d) || v->d <= 0) {
-			snprintf(err, errlen, "knob '%s': '%s' is not a positive number (expected e.g. 250 or 12.5)",
+			return err_setf(err, -EINVAL, "knob '%s': '%s' is not a positive number (expected e.g. 250 or 12.5)",
 				 d->name, s);
-			return -EINVAL;
 		}
 		return 0;
 	case KNOB_BOOL:
@@ -101,8 +97,7 @@ static int parse_value(struct knob_val *v, const struct knob_def *d,
 		} else if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "false") || !strcasecmp(s, "off")) {
 			v->u = 0;
 		} else {
-			snprintf(err, errlen, "knob '%s': '%s' is not a yes/no value (expected 0 or 1)", d->name, s);
-			return -EINVAL;
+			return err_setf(err, -EINVAL, "knob '%s': '%s' is not a yes/no value (expected 0 or 1)", d->name, s);
 		}
 		v->d = (double)v->u;
 		return 0;
@@ -114,8 +109,7 @@ static int parse_value(struct knob_val *v, const struct knob_def *d,
 			}
 		}
 		choices_text(list, sizeof(list), d->choices);
-		snprintf(err, errlen, "knob '%s': '%s' is not a choice (expected one of: %s)", d->name, s, list);
-		return -EINVAL;
+		return err_setf(err, -EINVAL, "knob '%s': '%s' is not a choice (expected one of: %s)", d->name, s, list);
 	case KNOB_STRING:
 		return 0;
 	}
@@ -140,18 +134,16 @@ static void fault_knob(struct knob_fault *f, const char *name, size_t len)
 
 int knobs_parse_fault(struct knobs *out, const char *workload,
 		      const struct knob_def *defs, size_t n,
-		      int argc, char **argv, struct knob_fault *f)
+		      int argc, char **argv, struct knob_fault *f, struct buf *err)
 {
 	struct knob_val *vals = xcalloc(n ? n : 1, sizeof(*vals));
-	char *err = f->msg;
-	size_t errlen = sizeof(f->msg);
 	int ret = 0;
 
 	f->knob[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		const char *def = defs[i].def ? defs[i].def : "";
 
-		ret = parse_value(&vals[i], &defs[i], def, err, errlen);
+		ret = parse_value(&vals[i], &defs[i], def, NULL);
 		assert(ret == 0 && "a knob's default must parse");
 		vals[i].text = xstrdup(def);
 	}
@@ -160,8 +152,8 @@ int knobs_parse_fault(struct knobs *out, const char *workload,
 		size_t i;
 
 		if (!eq || eq == argv[a]) {
-			snprintf(err, errlen, "argument '%s' is not a knob setting (expected name=value)", argv[a]);
-			ret = -EINVAL;
+			ret = err_setf(err, -EINVAL,
+				       "argument '%s' is not a knob setting (expected name=value)", argv[a]);
 			goto fail;
 		}
 		for (i = 0; i < n; i++) {
@@ -170,13 +162,13 @@ int knobs_parse_fault(struct knobs *out, const char *workload,
 				break;
 		}
 		if (i == n) {
-			snprintf(err, errlen, "unknown knob '%.*s' for workload '%s' (see 'kcanary-agent list')",
-				 (int)(eq - argv[a]), argv[a], workload);
+			ret = err_setf(err, -EINVAL,
+				       "unknown knob '%.*s' for workload '%s' (see 'kcanary-agent list')",
+				       (int)(eq - argv[a]), argv[a], workload);
 			fault_knob(f, argv[a], (size_t)(eq - argv[a]));
-			ret = -EINVAL;
 			goto fail;
 		}
-		ret = parse_value(&vals[i], &defs[i], eq + 1, err, errlen);
+		ret = parse_value(&vals[i], &defs[i], eq + 1, err);
 		if (ret < 0) {
 			fault_knob(f, defs[i].name, strlen(defs[i].name));
 			goto fail;
@@ -187,11 +179,10 @@ int knobs_parse_fault(struct knobs *out, const char *workload,
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!defs[i].def && !*vals[i].text) {
-			snprintf(err, errlen, "knob '%s' is required by workload '%s' and is empty "
-				 "(pass %s=VALUE; see 'kcanary-agent list')", defs[i].name, workload,
-				 defs[i].name);
+			ret = err_setf(err, -EINVAL, "knob '%s' is required by workload '%s' and is empty "
+				       "(pass %s=VALUE; see 'kcanary-agent list')", defs[i].name, workload,
+				       defs[i].name);
 			fault_knob(f, defs[i].name, strlen(defs[i].name));
-			ret = -EINVAL;
 			goto fail;
 		}
 	}
@@ -209,11 +200,8 @@ int knobs_parse(struct knobs *out, const char *workload,
 		int argc, char **argv, struct buf *err)
 {
 	struct knob_fault f;
-	int ret = knobs_parse_fault(out, workload, defs, n, argc, argv, &f);
 
-	if (ret < 0)
-		err_setf(err, ret, "%s", f.msg);
-	return ret;
+	return knobs_parse_fault(out, workload, defs, n, argc, argv, &f, err);
 }
 
 void knobs_release(struct knobs *k)

@@ -64,22 +64,21 @@ int knobs_parse(struct knobs *out, const char *workload,
 		const struct knob_def *defs, size_t n,
 		int argc, char **argv, struct buf *err);
 
-/* What knobs_parse_fault() says about a setting it refuses. */
+/* Which setting knobs_parse_fault() refuses (its message goes to err). */
 struct knob_fault {
 	char knob[64];      /* the knob at fault ("pod_max", "foo"); "" when the
 			     * argument names none (it is no name=value) */
-	char msg[1024];     /* knobs_parse()'s one-line message */
 };
 
 /*
  * knobs_parse_fault - knobs_parse() that also names the knob at fault, for
  * `kcanary-agent check --json` (the coordinator points the user at the job
- * file line or --set that set it). On -EINVAL *fault is filled; on 0 it is
- * untouched.
+ * file line or --set that set it). On -EINVAL fault->knob names it and
+ * err holds knobs_parse()'s message; on 0 err is not touched.
  */
 int knobs_parse_fault(struct knobs *out, const char *workload,
 		      const struct knob_def *defs, size_t n,
-		      int argc, char **argv, struct knob_fault *fault);
+		      int argc, char **argv, struct knob_fault *fault, struct buf *err);
 
 void knobs_release(struct knobs *k);
 

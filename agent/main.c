@@ -18,6 +18,7 @@
 #define LOG_MODULE "main"
 #include "bpftrace.h"
 #include "daemon.h"
+#include "error.h"
 #include "knob.h"
 #include "log.h"
 #include "probes.h"
@@ -164,9 +165,9 @@ static int die(struct rec_out *rec, int code, const char *msg)
 
 /* The workload, with bt_prog (bpftrace=, may be NULL) attached before it
  * and its maps stored after it. *setup_failed: bpftrace could not start
- * (a precondition, exit 2). 0 or -errno with ctx->err. */
+ * (a precondition, exit 2). 0 or -errno with err. */
 static int run_workload(struct wl_ctx *ctx, const struct workload *w, const char *bt_prog,
-			bool *setup_failed)
+			bool *setup_failed, struct buf *err)
 {
 	struct bt *bt = NULL;
 	int ret;
@@ -174,91 +175,117 @@ static int run_workload(struct wl_ctx *ctx, const struct workload *w, const char
 	*setup_failed = false;
 	if (bt_prog && *bt_prog) {
 		rec_phase(ctx->rec, 0, "bpftrace-attach");
-		if ((ret = bt_start(&bt, bt_prog, BT_ATTACH_TIMEOUT_S, ctx->err, sizeof(ctx->err))) < 0) {
+		if ((ret = bt_start(&bt, bt_prog, BT_ATTACH_TIMEOUT_S, err)) < 0) {
 			*setup_failed = true;
 			return ret;
 		}
 	}
 	ctx->t0_s = clock_mono_s();
-	ret = w->run(ctx);
+	ret = w->run(ctx, err);
 	if (bt) {
-		char bterr[512];
-		int n = bt_stop(bt, ctx->rec, wl_t(ctx), bterr, sizeof(bterr));
+		/* the workload's own error, when it has one, is the one told */
+		int n = bt_stop(bt, ctx->rec, wl_t(ctx), ret >= 0 ? err : NULL);
 
-		if (n < 0 && ret >= 0) {
-			snprintf(ctx->err, sizeof(ctx->err), "%s", bterr);
+		if (n < 0 && ret >= 0)
 			ret = n;
-		}
 	}
 	return ret;
 }
 
-static int cmd_run(int argc, char **argv)
+/* run's flags: --out DEST, --require-probes, -v, -q; the rest (WORKLOAD
+ * knob=value ...) into kargv (*kargc). Returns -1 to go on, else the exit
+ * status (0 after --help, 2 for an unknown option). */
+static int run_flags(int argc, char **argv, const char **out_spec, bool *require_probes,
+		     char **kargv, int *kargc)
 {
-	const struct workload *w;
-	const char *out_spec = NULL;
-	bool require_probes = false;
-	char **kargv = xcalloc((size_t)argc + 1, sizeof(*kargv));
-	int kargc = 0, ret;
-	struct rec_out *rec = NULL;
-	struct knobs k = { NULL, 0, NULL };
-	struct wl_ctx ctx;
-	char err[1024], missing[256], reason[256];
-	struct buf why = BUF_INIT;
-	struct sigaction sa;
-	struct probes *probes = NULL;
-	const char *probes_state = "loaded";
-	const char *bt_prog = NULL;
-	bool setup_failed = false;
-
-	memset(&ctx, 0, sizeof(ctx));
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-			out_spec = argv[++i];
+			*out_spec = argv[++i];
 		} else if (!strncmp(argv[i], "--out=", 6)) {
-			out_spec = argv[i] + 6;
+			*out_spec = argv[i] + 6;
 		} else if (!strcmp(argv[i], "--require-probes")) {
-			require_probes = true;
+			*require_probes = true;
 		} else if (!strcmp(argv[i], "-v")) {
 			log_level = LOG_DEBUG;
 		} else if (!strcmp(argv[i], "-q")) {
 			log_level = LOG_ERROR;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
-			free(kargv);
 			return 0;
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "kcanary-agent: error: unknown option '%s' (see kcanary-agent --help)\n", argv[i]);
-			free(kargv);
 			return 2;
 		} else {
-			kargv[kargc++] = argv[i];
+			kargv[(*kargc)++] = argv[i];
 		}
 	}
-	if (kargc < 1) {
+	if (*kargc < 1) {
 		usage(stderr);
-		free(kargv);
 		return 2;
 	}
+	return -1;
+}
+
+/* Load the probes (ctx->probes) and emit the hello, and the probes that
+ * are missing. 0, or -ENOENT with err when some are missing and
+ * require_probes says that is fatal. */
+static int run_probes(struct wl_ctx *ctx, const struct workload *w, bool require_probes,
+		      struct buf *err)
+{
+	struct buf missing = BUF_INIT, reason = BUF_INIT;
+	const char *probes_state = "loaded";
+	int ret = probes_open(&ctx->probes, &missing, &reason);
+
+	if (ret < 0)
+		probes_state = "unavailable";
+	else if (missing.len)
+		probes_state = "partial";
+	emit_hello(ctx->rec, w, ctx->knobs, probes_state, clock_mono_s() - started_s);
+	ret = 0;
+	if (missing.len) {
+		rec_emit(ctx->rec, json_pack("{s:s, s:f, s:s, s:s}", "type", "probes_unavailable",
+					     "t", 0.0, "missing", buf_str(&missing),
+					     "reason", err_text(&reason)));
+		log_warn("probes unavailable: %s: %s", buf_str(&missing), err_text(&reason));
+		if (require_probes)
+			ret = err_setf(err, -ENOENT, "probes unavailable (%s): %s; run without --require-probes to go on without them",
+				       buf_str(&missing), err_text(&reason));
+	}
+	buf_release(&missing);
+	buf_release(&reason);
+	return ret;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	const struct workload *w;
+	const char *out_spec = NULL, *bt_prog = NULL;
+	bool require_probes = false, setup_failed = false;
+	char **kargv = xcalloc((size_t)argc + 1, sizeof(*kargv));
+	int kargc = 0, ret;
+	struct rec_out *rec = NULL;
+	struct knobs k = { NULL, 0, NULL };
+	struct wl_ctx ctx = { 0 };
+	struct buf err = BUF_INIT;
+	struct sigaction sa;
+
+	if ((ret = run_flags(argc, argv, &out_spec, &require_probes, kargv, &kargc)) >= 0) {
+		free(kargv);
+		return ret;
+	}
 	take_common(&kargc, kargv, &bt_prog);
-	if (rec_open(&rec, out_spec, &why) < 0) {
-		free(kargv);
-		ret = die(NULL, 2, buf_str(&why));
-		buf_release(&why);
-		return ret;
+	if (rec_open(&rec, out_spec, &err) < 0) {
+		ret = die(NULL, 2, buf_str(&err));
+		goto out;
 	}
-	w = find_workload(kargv[0]);
-	if (!w) {
-		snprintf(err, sizeof(err), "unknown workload '%s' (see 'kcanary-agent list')", kargv[0]);
-		free(kargv);
-		return die(rec, 2, err);
+	if (!(w = find_workload(kargv[0]))) {
+		err_setf(&err, -EINVAL, "unknown workload '%s' (see 'kcanary-agent list')", kargv[0]);
+		ret = die(rec, 2, buf_str(&err));
+		goto out;
 	}
-	ret = knobs_parse(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, &why);
-	free(kargv);
-	if (ret < 0) {
-		ret = die(rec, 2, buf_str(&why));
-		buf_release(&why);
-		return ret;
+	if (knobs_parse(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, &err) < 0) {
+		ret = die(rec, 2, buf_str(&err));
+		goto out;
 	}
 
 	ctx.rec = rec;
@@ -269,39 +296,29 @@ static int cmd_run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	ret = w->check(&ctx);
-	if (ret < 0) {
+	if (w->check(&ctx, &err) < 0) {
 		emit_hello(rec, w, &k, "not loaded", clock_mono_s() - started_s);
-		knobs_release(&k);
-		return die(rec, 2, ctx.err);
+		ret = die(rec, 2, buf_str(&err));
+		goto out;
 	}
-	ret = probes_open(&probes, missing, sizeof(missing), reason, sizeof(reason));
-	if (ret < 0)
-		probes_state = "unavailable";
-	else if (missing[0])
-		probes_state = "partial";
-	emit_hello(rec, w, &k, probes_state, clock_mono_s() - started_s);
-	if (missing[0]) {
-		rec_emit(rec, json_pack("{s:s, s:f, s:s, s:s}", "type", "probes_unavailable",
-					"t", 0.0, "missing", missing, "reason", reason));
-		log_warn("probes unavailable: %s: %s", missing, reason);
-		if (require_probes) {
-			snprintf(err, sizeof(err), "probes unavailable (%s): %s; run without --require-probes to go on without them",
-				 missing, reason);
-			probes_close(probes);
-			knobs_release(&k);
-			return die(rec, 2, err);
-		}
+	if (run_probes(&ctx, w, require_probes, &err) < 0) {
+		ret = die(rec, 2, buf_str(&err));
+		goto out;
 	}
-	ctx.probes = probes;
-	ret = run_workload(&ctx, w, bt_prog, &setup_failed);
-	probes_close(probes);
-	knobs_release(&k);
-	if (ret < 0)
-		return die(rec, setup_failed ? 2 : 1, ctx.err[0] ? ctx.err : strerror(-ret));
+	ret = run_workload(&ctx, w, bt_prog, &setup_failed, &err);
+	if (ret < 0) {
+		ret = die(rec, setup_failed ? 2 : 1, err.len ? buf_str(&err) : strerror(-ret));
+		goto out;
+	}
 	rec_done(rec);
 	rec_close(rec);
-	return 0;
+	ret = 0;
+out:
+	probes_close(ctx.probes);
+	knobs_release(&k);
+	buf_release(&err);
+	free(kargv);
+	return ret;
 }
 
 /* check --json's reply (the usage text documents it); printed on stdout. */
@@ -342,7 +359,8 @@ static int cmd_check(int argc, char **argv)
 {
 	const struct workload *w;
 	struct knobs k = { NULL, 0, NULL };
-	struct knob_fault f;
+	struct knob_fault f = { "" };
+	struct buf err = BUF_INIT;
 	char **kargv = xcalloc((size_t)argc + 1, sizeof(*kargv));
 	int kargc = 0, ret;
 	bool json = false;
@@ -361,19 +379,19 @@ static int cmd_check(int argc, char **argv)
 	}
 	take_common(&kargc, kargv, &bt_prog);
 	if (!(w = find_workload(kargv[0]))) {
-		snprintf(f.msg, sizeof(f.msg), "unknown workload '%s' (see 'kcanary-agent list')",
-			 kargv[0]);
-		ret = -EINVAL;
-		f.knob[0] = '\0';
+		ret = err_setf(&err, -EINVAL, "unknown workload '%s' (see 'kcanary-agent list')",
+			       kargv[0]);
 	} else {
-		ret = knobs_parse_fault(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, &f);
+		ret = knobs_parse_fault(&k, w->name, w->knobs, w->nknobs, kargc - 1, kargv + 1, &f,
+					&err);
 	}
 	if (json)
-		check_reply(kargv[0], w, &k, f.knob, ret < 0 ? f.msg : NULL,
+		check_reply(kargv[0], w, &k, f.knob, ret < 0 ? err_text(&err) : NULL,
 			    bt_prog && *bt_prog ? BT_ATTACH_TIMEOUT_S : 0);
 	else if (ret < 0)
-		fprintf(stderr, "kcanary-agent: error: %s\n", f.msg);
+		fprintf(stderr, "kcanary-agent: error: %s\n", err_text(&err));
 	free(kargv);
+	buf_release(&err);
 	if (ret < 0)
 		return 2;
 	knobs_release(&k);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #define LOG_MODULE "perf-bench"
+#include "error.h"
 #include "log.h"
 #include "perf_bench.h"
 #include "tool_run.h"
@@ -60,15 +61,15 @@ static const struct knob_def knobs[] = {
 	{ "timeout_s", KNOB_SECONDS, "s", "300", "kill perf after this long", NULL },
 };
 
-/* perf bench --format=simple SUBSYS BENCH ARGS...; NULL with ctx->err
- * when bench is not SUBSYS/BENCH. */
-static char **pb_argv(struct wl_ctx *ctx)
+/* perf bench --format=simple SUBSYS BENCH ARGS...; NULL with err when
+ * bench is not SUBSYS/BENCH. */
+static char **pb_argv(struct wl_ctx *ctx, struct buf *err)
 {
 	const char *bench = knobs_str(ctx->knobs, "bench"), *slash = strchr(bench, '/');
 	struct argv_buf a = { 0 };
 
 	if (!slash || slash == bench || !slash[1] || strchr(slash + 1, '/')) {
-		snprintf(ctx->err, sizeof(ctx->err), "knob 'bench': '%s' is not SUBSYS/BENCH (sched/messaging)",
+		err_setf(err, -EINVAL, "knob 'bench': '%s' is not SUBSYS/BENCH (sched/messaging)",
 			 bench);
 		return NULL;
 	}
@@ -81,9 +82,9 @@ static char **pb_argv(struct wl_ctx *ctx)
 	return a.v;
 }
 
-static int pb_check(struct wl_ctx *ctx)
+static int pb_check(struct wl_ctx *ctx, struct buf *err)
 {
-	char **argv = pb_argv(ctx);
+	char **argv = pb_argv(ctx, err);
 
 	if (!argv)
 		return -EINVAL;
@@ -91,12 +92,12 @@ static int pb_check(struct wl_ctx *ctx)
 	return 0;
 }
 
-static int pb_run(struct wl_ctx *ctx)
+static int pb_run(struct wl_ctx *ctx, struct buf *err)
 {
 	struct tool_run tr = { 0 };
 	struct tool_cmd cmd = {
 		.prog = "perf", .hint = "--rootfs debian:linux-perf", .label = "perf bench",
-		.phase = "perf-bench", .stdout_name = "out.txt", .argv = pb_argv(ctx),
+		.phase = "perf-bench", .stdout_name = "out.txt", .argv = pb_argv(ctx, err),
 		.dir = knobs_str(ctx->knobs, "dir"), .timeout_s = knobs_double(ctx->knobs, "timeout_s"),
 	};
 	char *text = NULL;
@@ -106,13 +107,12 @@ static int pb_run(struct wl_ctx *ctx)
 		ret = -EINVAL;
 		goto out;
 	}
-	if ((ret = tr_begin(&tr, ctx, "kcpb")) < 0 || (ret = tr_exec(&tr, &cmd)) < 0 ||
-	    (ret = tr_read(&tr, &text, NULL, "out.txt", 16 << 20, "perf bench")) < 0)
+	if ((ret = tr_begin(&tr, ctx, "kcpb", err)) < 0 || (ret = tr_exec(&tr, &cmd, err)) < 0 ||
+	    (ret = tr_read(&tr, &text, NULL, "out.txt", 16 << 20, "perf bench", err)) < 0)
 		goto out;
 	if (pb_parse(text, knobs_str(ctx->knobs, "bench"), tr_metric, &tr) == 0) {
-		ret = -EIO;
-		snprintf(ctx->err, sizeof(ctx->err), "perf bench %s printed no figure",
-			 knobs_str(ctx->knobs, "bench"));
+		ret = err_setf(err, -EIO, "perf bench %s printed no figure",
+			       knobs_str(ctx->knobs, "bench"));
 		goto out;
 	}
 	tr_summary(&tr);

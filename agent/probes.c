@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define LOG_MODULE "probes"
+#include "error.h"
 #include "log.h"
 #include "probes.h"
 #include "record.h"
@@ -26,12 +27,12 @@ uint64_t probe_snap_ret(const struct probe_snap *s, int v)
 
 #ifdef KC_NO_PROBES
 
-int probes_open(struct probes **out, char *missing, size_t len, char *reason, size_t reason_len)
+int probes_open(struct probes **out, struct buf *missing, struct buf *err)
 {
 	(void)out;
-	snprintf(missing, len, "%s", probes_all_names);
-	snprintf(reason, reason_len, "kcanary-agent was built without BPF probes (no kernel BTF, clang or bpftool at build time)");
-	return -ENOTSUP;
+	buf_reset(missing);
+	buf_puts(missing, probes_all_names);
+	return err_setf(err, -ENOTSUP, "kcanary-agent was built without BPF probes (no kernel BTF, clang or bpftool at build time)");
 }
 
 void probes_close(struct probes *p)
@@ -112,11 +113,9 @@ static bool have_tracepoint(const char *tracefs, const char *name)
 	return ok;
 }
 
-static void add_missing(char *missing, size_t len, const char *name)
+static void add_missing(struct buf *missing, const char *name)
 {
-	size_t used = strlen(missing);
-
-	snprintf(missing + used, len - used, "%s%s", used ? "," : "", name);
+	buf_printf(missing, "%s%s", missing->len ? "," : "", name);
 }
 
 void probes_close(struct probes *p)
@@ -129,7 +128,7 @@ void probes_close(struct probes *p)
 	free(p);
 }
 
-int probes_open(struct probes **out, char *missing, size_t len, char *reason, size_t reason_len)
+int probes_open(struct probes **out, struct buf *missing, struct buf *err)
 {
 	struct probes *p = xcalloc(1, sizeof(*p));
 	const char *tracefs;
@@ -139,16 +138,15 @@ int probes_open(struct probes **out, char *missing, size_t len, char *reason, si
 		bool is_tp;
 		bool ok;
 	} want[4];
-	int n_ok = 0, err;
+	int n_ok = 0, r;
 
-	missing[0] = '\0';
-	reason[0] = '\0';
+	buf_reset(missing);
 	libbpf_set_print(libbpf_log);
 	p->skel = probes_bpf__open();
 	if (!p->skel) {
-		err = -errno;
-		snprintf(missing, len, "%s", probes_all_names);
-		snprintf(reason, reason_len, "cannot open the BPF object: %s", strerror(-err));
+		r = errno ? -errno : -EIO;
+		buf_puts(missing, probes_all_names);
+		err_setf(err, r, "cannot open the BPF object: %s", strerror(-r));
 		goto fail;
 	}
 	want[0].name = "cgroup_writeback_by_id";
@@ -163,9 +161,8 @@ int probes_open(struct probes **out, char *missing, size_t len, char *reason, si
 	want[1].is_tp = want[2].is_tp = want[3].is_tp = true;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-		snprintf(missing, len, "%s", probes_all_names);
-		snprintf(reason, reason_len, "no kernel BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF=y is needed for CO-RE)");
-		err = -ENOENT;
+		buf_puts(missing, probes_all_names);
+		r = err_setf(err, -ENOENT, "no kernel BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF=y is needed for CO-RE)");
 		goto fail;
 	}
 	tracefs = tracefs_dir();
@@ -176,16 +173,19 @@ int probes_open(struct probes **out, char *missing, size_t len, char *reason, si
 		want[i].ok = !want[i].is_tp || have_tracepoint(tracefs, want[i].name);
 		if (!want[i].ok) {
 			bpf_program__set_autoload(want[i].prog, false);
-			add_missing(missing, len, want[i].name);
-			snprintf(reason, reason_len, want[i].is_tp ?
-				 "no tracepoint writeback:%s (is tracefs available?)" :
-				 "cannot probe %s", want[i].name);
+			add_missing(missing, want[i].name);
+			if (want[i].is_tp)
+				err_setf(err, -ENOENT, "no tracepoint writeback:%s (is tracefs available?)",
+					 want[i].name);
+			else
+				err_setf(err, -ENOENT, "cannot probe %s", want[i].name);
 		}
 	}
-	err = probes_bpf__load(p->skel);
-	if (err) {
-		snprintf(missing, len, "%s", probes_all_names);
-		snprintf(reason, reason_len, "cannot load the BPF programs: %s", strerror(-err));
+	r = probes_bpf__load(p->skel);
+	if (r) {
+		buf_reset(missing);
+		buf_puts(missing, probes_all_names);
+		r = err_setf(err, r < 0 ? r : -EIO, "cannot load the BPF programs: %s", strerror(-r));
 		goto fail;
 	}
 	for (int i = 0; i < 4; i++) {
@@ -193,22 +193,23 @@ int probes_open(struct probes **out, char *missing, size_t len, char *reason, si
 			continue;
 		p->links[i] = bpf_program__attach(want[i].prog);
 		if (!p->links[i]) {
-			err = -errno;
-			add_missing(missing, len, want[i].name);
-			snprintf(reason, reason_len, "cannot attach %s: %s", want[i].name, strerror(-err));
+			int e = errno ? -errno : -EIO;
+
+			add_missing(missing, want[i].name);
+			err_setf(err, e, "cannot attach %s: %s", want[i].name, strerror(-e));
 			continue;
 		}
 		n_ok++;
 	}
 	if (!n_ok) {
-		err = -ENOENT;
+		r = -ENOENT;
 		goto fail;
 	}
 	*out = p;
 	return 0;
 fail:
 	probes_close(p);
-	return err;
+	return r;
 }
 
 int probes_snap(struct probes *p, struct probe_snap *out)

@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util.h"
 #endif
 
 /* Indices of the counters in the BPF program's `counters` array. */
@@ -50,13 +52,15 @@ struct probe_snap {
 
 /*
  * probes_open - load and attach what can be attached. *out is set when at
- * least one probe is attached (free with probes_close()). missing (size
- * len) gets a comma-separated list of probes that are not attached, and
- * reason a one-line why (both "" when everything attached).
- * Returns 0 (possibly with some missing), -ENOTSUP (agent built without
- * BPF support), -ENOENT (no probe could be attached) or another -errno.
+ * least one probe is attached (free with probes_close()). missing (reset
+ * first) gets a comma-separated list of the probes that are not attached
+ * ("" when everything attached), and whenever it is not empty err
+ * (error.h) says why in one line: on a failure, and also on a 0 return
+ * with some missing. Returns 0 (possibly with some missing), -ENOTSUP
+ * (agent built without BPF support), -ENOENT (no probe could be attached)
+ * or another -errno.
  */
-int probes_open(struct probes **out, char *missing, size_t len, char *reason, size_t reason_len);
+int probes_open(struct probes **out, struct buf *missing, struct buf *err);
 void probes_close(struct probes *p);
 
 /* probes_snap - read the counters now. 0 or -errno. */

@@ -10,6 +10,7 @@
 #include <yaml.h>
 
 #define LOG_MODULE "stress-ng"
+#include "error.h"
 #include "log.h"
 #include "stress_ng.h"
 #include "tool_run.h"
@@ -43,8 +44,8 @@ static bool scalar_num(yaml_node_t *n, double *out)
 	return end != (char *)n->data.scalar.value && !*end && isfinite(*out);
 }
 
-int sng_parse_yaml(const char *text, size_t len, sng_metric_fn *emit, void *ud, char *err,
-		   size_t errsz)
+int sng_parse_yaml(const char *text, size_t len, sng_metric_fn *emit, void *ud,
+		   struct buf *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
@@ -53,20 +54,18 @@ int sng_parse_yaml(const char *text, size_t len, sng_metric_fn *emit, void *ud, 
 	int n = 0;
 
 	if (!yaml_parser_initialize(&parser)) {
-		snprintf(err, errsz, "cannot initialize libyaml");
-		return -ENOMEM;
+		return err_setf(err, -ENOMEM, "cannot initialize libyaml");
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errsz, "stress-ng's YAML does not parse: %s (line %zu)",
-			 parser.problem ? parser.problem : "?", parser.problem_mark.line + 1);
+		n = err_setf(err, -EINVAL, "stress-ng's YAML does not parse: %s (line %zu)",
+			     parser.problem ? parser.problem : "?", parser.problem_mark.line + 1);
 		yaml_parser_delete(&parser);
-		return -EINVAL;
+		return n;
 	}
 	metrics = map_get(&doc, yaml_document_get_root_node(&doc), "metrics");
 	if (!metrics || metrics->type != YAML_SEQUENCE_NODE) {
-		snprintf(err, errsz, "stress-ng's YAML has no metrics sequence");
-		n = -EINVAL;
+		n = err_setf(err, -EINVAL, "stress-ng's YAML has no metrics sequence");
 		goto out;
 	}
 	for (it = metrics->data.sequence.items.start; it < metrics->data.sequence.items.top; it++) {
@@ -101,8 +100,8 @@ static const struct knob_def knobs[] = {
 	{ "dir", KNOB_STRING, "path", ".", "working directory (--temp-path; not tmpfs)", NULL },
 };
 
-/* stress-ng's argv, or NULL with ctx->err when stressors does not parse. */
-static char **sng_argv(struct wl_ctx *ctx, const char *yaml_path)
+/* stress-ng's argv, or NULL with err when stressors does not parse. */
+static char **sng_argv(struct wl_ctx *ctx, const char *yaml_path, struct buf *err)
 {
 	const struct knobs *k = ctx->knobs;
 	char *list = xstrdup(knobs_str(k, "stressors")), *save = NULL, *tok;
@@ -114,7 +113,7 @@ static char **sng_argv(struct wl_ctx *ctx, const char *yaml_path)
 
 		if (!colon || colon == tok || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
 		    strspn(tok, "abcdefghijklmnopqrstuvwxyz0123456789-") != (size_t)(colon - tok)) {
-			snprintf(ctx->err, sizeof(ctx->err),
+			err_setf(err, -EINVAL,
 				 "knob 'stressors': '%s' is not STRESSOR:INSTANCES (cpu:1)", tok);
 			argv_free(a.v);
 			a.v = NULL;
@@ -134,22 +133,22 @@ out:
 	return a.v;
 }
 
-static int sng_check(struct wl_ctx *ctx)
+static int sng_check(struct wl_ctx *ctx, struct buf *err)
 {
 	char *cgroot = NULL;
 	char **argv;
-	int ret = wl_check_common(ctx, &cgroot, "", knobs_str(ctx->knobs, "dir"));
+	int ret = wl_check_common(&cgroot, "", knobs_str(ctx->knobs, "dir"), err);
 
 	free(cgroot);
 	if (ret < 0)
 		return ret;
-	if (!(argv = sng_argv(ctx, "x")))
+	if (!(argv = sng_argv(ctx, "x", err)))
 		return -EINVAL;
 	argv_free(argv);
 	return 0;
 }
 
-static int sng_run(struct wl_ctx *ctx)
+static int sng_run(struct wl_ctx *ctx, struct buf *err)
 {
 	struct tool_run tr = { 0 };
 	struct tool_cmd cmd = {
@@ -161,14 +160,14 @@ static int sng_run(struct wl_ctx *ctx)
 	size_t len = 0;
 	int ret;
 
-	if ((ret = sng_check(ctx)) < 0 || (ret = tr_begin(&tr, ctx, "kcsng")) < 0)
+	if ((ret = sng_check(ctx, err)) < 0 || (ret = tr_begin(&tr, ctx, "kcsng", err)) < 0)
 		goto out;
 	yaml_path = xasprintf("%s/out.yaml", tr.tmp);
-	cmd.argv = sng_argv(ctx, yaml_path);
-	if ((ret = tr_exec(&tr, &cmd)) < 0 ||
-	    (ret = tr_read(&tr, &text, &len, "out.yaml", 16 << 20, "stress-ng")) < 0)
+	cmd.argv = sng_argv(ctx, yaml_path, err);
+	if ((ret = tr_exec(&tr, &cmd, err)) < 0 ||
+	    (ret = tr_read(&tr, &text, &len, "out.yaml", 16 << 20, "stress-ng", err)) < 0)
 		goto out;
-	if ((ret = sng_parse_yaml(text, len, tr_metric, &tr, ctx->err, sizeof(ctx->err))) < 0)
+	if ((ret = sng_parse_yaml(text, len, tr_metric, &tr, err)) < 0)
 		goto out;
 	tr_summary(&tr);
 	ret = 0;

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "util.h"
+
 /* One figure: name (borrowed for the call), value, unit, better. */
 typedef void sng_metric_fn(void *ud, const char *name, double value, const char *unit,
 			   const char *better);
@@ -18,9 +20,10 @@ typedef void sng_metric_fn(void *ud, const char *name, double value, const char 
 /*
  * sng_parse_yaml - call emit for each stressor's figures in the YAML text
  * of len bytes. Returns the number of stressors, or -EINVAL with a message
- * in err (errsz bytes) when it is not YAML or has no metrics sequence.
+ * in err (error.h) when it is not YAML or has no metrics sequence (-ENOMEM
+ * when libyaml cannot start).
  */
-int sng_parse_yaml(const char *text, size_t len, sng_metric_fn *emit, void *ud, char *err,
-		   size_t errsz);
+int sng_parse_yaml(const char *text, size_t len, sng_metric_fn *emit, void *ud,
+		   struct buf *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #define LOG_MODULE "tool"
+#include "error.h"
 #include "log.h"
 #include "probes.h"
 #include "record.h"
@@ -46,16 +47,16 @@ void argv_push_words(struct argv_buf *a, const char *words)
 	free(copy);
 }
 
-int tr_begin(struct tool_run *tr, struct wl_ctx *ctx, const char *prefix)
+int tr_begin(struct tool_run *tr, struct wl_ctx *ctx, const char *prefix, struct buf *err)
 {
 	memset(tr, 0, sizeof(*tr));
 	tr->ctx = ctx;
 	tr->summary = json_object();
 	snprintf(tr->tmp, sizeof(tr->tmp), "/tmp/%s.XXXXXX", prefix);
 	if (!mkdtemp(tr->tmp)) {
-		int ret = -errno;
+		int e = errno;
+		int ret = err_setf(err, -e, "cannot create %s: %s", tr->tmp, strerror(e));
 
-		snprintf(ctx->err, sizeof(ctx->err), "cannot create %s: %s", tr->tmp, strerror(errno));
 		tr->tmp[0] = '\0';
 		return ret;
 	}
@@ -82,7 +83,7 @@ static int tool_exec(void *arg)
 	return 127;
 }
 
-int tr_exec(struct tool_run *tr, const struct tool_cmd *cmd)
+int tr_exec(struct tool_run *tr, const struct tool_cmd *cmd, struct buf *err)
 {
 	struct wl_ctx *ctx = tr->ctx;
 	struct tool_child c = { cmd, -1 };
@@ -94,8 +95,9 @@ int tr_exec(struct tool_run *tr, const struct tool_cmd *cmd)
 		out_path = xasprintf("%s/%s", tr->tmp, cmd->stdout_name);
 		c.out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (c.out_fd < 0) {
-			ret = -errno;
-			snprintf(ctx->err, sizeof(ctx->err), "cannot create %s: %s", out_path, strerror(errno));
+			int e = errno;
+
+			ret = err_setf(err, -e, "cannot create %s: %s", out_path, strerror(e));
 			goto out;
 		}
 	}
@@ -103,15 +105,14 @@ int tr_exec(struct tool_run *tr, const struct tool_cmd *cmd)
 	tr->t_start_s = wl_t(ctx);
 	pid = wl_spawn(NULL, tool_exec, &c);
 	if (pid < 0) {
-		ret = pid;
-		snprintf(ctx->err, sizeof(ctx->err), "cannot fork: %s", strerror(-ret));
+		ret = err_setf(err, pid, "cannot fork: %s", strerror(-pid));
 		goto out;
 	}
 	if (c.out_fd >= 0) {
 		close(c.out_fd);
 		c.out_fd = -1;
 	}
-	if ((ret = wl_wait_tool(ctx, pid, cmd->timeout_s, cmd->label)) < 0)
+	if ((ret = wl_wait_tool(ctx, pid, cmd->timeout_s, cmd->label, err)) < 0)
 		goto out;
 	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
 out:
@@ -122,14 +123,13 @@ out:
 }
 
 int tr_read(struct tool_run *tr, char **text_out, size_t *len_out, const char *name,
-	    size_t max_bytes, const char *label)
+	    size_t max_bytes, const char *label, struct buf *err)
 {
 	char *path = xasprintf("%s/%s", tr->tmp, name);
 	int ret = read_file(text_out, len_out, path, max_bytes);
 
 	if (ret < 0)
-		snprintf(tr->ctx->err, sizeof(tr->ctx->err), "%s left no output in %s: %s", label, path,
-			 strerror(-ret));
+		err_setf(err, ret, "%s left no output in %s: %s", label, path, strerror(-ret));
 	free(path);
 	return ret;
 }

@@ -11,6 +11,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "util.h"
+
 struct wl_ctx;
 
 struct tool_run {
@@ -22,7 +24,7 @@ struct tool_run {
 
 /* What to start: prog is execvp'd with argv (NULL-terminated, argv[0]
  * included; borrowed) in dir. hint follows prog's exec failure on the
- * console ("--rootfs debian:stress-ng"). label names the tool in ctx->err
+ * console ("--rootfs debian:stress-ng"). label names the tool in err
  * and is also the phase record's name. stdout_name, when not NULL, is a
  * file in tr->tmp the tool's stdout goes to (perf bench prints its
  * figures there); NULL leaves stdout to the agent's. timeout_s: SIGKILL
@@ -36,27 +38,27 @@ struct tool_cmd {
 
 /*
  * tr_begin - make tr's temporary directory /tmp/<prefix>.XXXXXX (prefix at
- * most 40 characters) and an empty summary. 0, or -errno with ctx->err; tr
- * is safe to tr_end either way.
+ * most 40 characters) and an empty summary. 0, or -errno with err (error.h);
+ * tr is safe to tr_end either way.
  */
-int tr_begin(struct tool_run *tr, struct wl_ctx *ctx, const char *prefix);
+int tr_begin(struct tool_run *tr, struct wl_ctx *ctx, const char *prefix, struct buf *err);
 
 /*
  * tr_exec - emit the phase record cmd->phase, start the tool (see struct
  * tool_cmd) in a process group of its own (wl_spawn) and wait for it
  * (wl_wait_tool), then emit one round of probe records. 0 when the tool
- * exited 0; -errno with ctx->err (cannot create the stdout file, cannot
- * fork, -EINTR, -ETIMEDOUT, -EIO when it failed).
+ * exited 0; -errno with err (cannot create the stdout file, cannot fork,
+ * -EINTR, -ETIMEDOUT, -EIO when it failed).
  */
-int tr_exec(struct tool_run *tr, const struct tool_cmd *cmd);
+int tr_exec(struct tool_run *tr, const struct tool_cmd *cmd, struct buf *err);
 
 /*
  * tr_read - read the file tr->tmp/name (at most max_bytes) into *text_out
  * (NUL-terminated, caller frees; its length in *len_out, may be NULL). 0,
- * or -errno with ctx->err "LABEL left no output in PATH: why".
+ * or -errno with err "LABEL left no output in PATH: why".
  */
 int tr_read(struct tool_run *tr, char **text_out, size_t *len_out, const char *name,
-	    size_t max_bytes, const char *label);
+	    size_t max_bytes, const char *label, struct buf *err);
 
 /*
  * tr_metric - a parser's metric callback (the shape of fio_metric_fn,

@@ -35,6 +35,7 @@
 
 #define LOG_MODULE "wb-handover"
 #include "cgroup.h"
+#include "error.h"
 #include "log.h"
 #include "pace.h"
 #include "probes.h"
@@ -210,6 +211,7 @@ static int tail_main(void *arg)
 
 struct wb_run {
 	struct wl_ctx *ctx;
+	struct buf *err;         /* the run's error (error.h), set by fail() */
 	char *cgroot, *pod, *pod_a, *pod_b, *old_cg, *new_cg, *dir;
 	struct wb_shm *shm;
 	pid_t child;
@@ -222,11 +224,14 @@ struct wb_run {
 static int fail(struct wb_run *w, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(struct wb_run *w, int ret, const char *fmt, ...)
 {
+	struct buf msg = BUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(w->ctx->err, sizeof(w->ctx->err), fmt, ap);
+	buf_vprintf(&msg, fmt, ap);
 	va_end(ap);
+	err_setf(w->err, ret, "%s", buf_str(&msg));
+	buf_release(&msg);
 	return ret;
 }
 
@@ -236,7 +241,7 @@ static int phase(struct wb_run *w, const char *name)
 	return rec_phase(w->ctx->rec, wl_t(w->ctx), name);
 }
 
-/* Did a child fail? Turn its exit status and message into ctx->err. */
+/* Did a child fail? Turn its exit status and message into w->err. */
 static int child_status(struct wb_run *w, const char *what, int status)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -353,10 +358,10 @@ static int run_tail(struct wb_run *w, bool takeover)
 	return child_status(w, takeover ? "the takeover" : "the old container's shutdown", status);
 }
 
-static int wb_check(struct wl_ctx *ctx)
+static int wb_check(struct wl_ctx *ctx, struct buf *err)
 {
 	char *cgroot = NULL;
-	int ret = wl_check_common(ctx, &cgroot, "memory io", knobs_str(ctx->knobs, "dir"));
+	int ret = wl_check_common(&cgroot, "memory io", knobs_str(ctx->knobs, "dir"), err);
 
 	free(cgroot);
 	return ret;
@@ -476,12 +481,12 @@ static int emit_summary(struct wb_run *w)
 					    "metrics", metrics, "probes", probes));
 }
 
-static int wb_run(struct wl_ctx *ctx)
+static int wb_run(struct wl_ctx *ctx, struct buf *err)
 {
 	const struct knobs *k = ctx->knobs;
 	const char *mode = knobs_str(k, "mode");
 	double hop = knobs_double(k, "pod_hop");
-	struct wb_run w = { .ctx = ctx, .lag = LAG_STATS_INIT, .old_lag = LAG_STATS_INIT };
+	struct wb_run w = { .ctx = ctx, .err = err, .lag = LAG_STATS_INIT, .old_lag = LAG_STATS_INIT };
 	struct rlimit rl;
 	uint64_t nfiles = knobs_u64(k, "nfiles");
 	int ret;
@@ -497,7 +502,7 @@ static int wb_run(struct wl_ctx *ctx)
 			return fail(&w, -errno, "cannot raise the open file limit to %llu for nfiles=%llu: %s",
 				    (unsigned long long)(nfiles + 64), (unsigned long long)nfiles, strerror(errno));
 	}
-	ret = wl_check_common(ctx, &w.cgroot, "memory io", knobs_str(k, "dir"));
+	ret = wl_check_common(&w.cgroot, "memory io", knobs_str(k, "dir"), err);
 	if (ret < 0)
 		return ret;
 	w.dir = xasprintf("%s/kcanary-wb", knobs_str(k, "dir"));
@@ -568,8 +573,8 @@ static int wb_run(struct wl_ctx *ctx)
 	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
 	ret = emit_summary(&w);
 out:
-	if (ret == -EINTR && !ctx->err[0])
-		snprintf(ctx->err, sizeof(ctx->err), "interrupted by signal %d", (int)wl_stop);
+	if (ret == -EINTR && !*err_text(err))
+		err_setf(err, -EINTR, "interrupted by signal %d", (int)wl_stop);
 	if (w.child > 0) {
 		kill(w.child, SIGKILL);
 		wl_reap(w.child, 5.0, NULL);

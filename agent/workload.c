@@ -14,6 +14,7 @@
 
 #define LOG_MODULE "workload"
 #include "cgroup.h"
+#include "error.h"
 #include "log.h"
 #include "probes.h"
 #include "workload.h"
@@ -100,8 +101,8 @@ int wl_fs_of(char **type_out, char **opts_out, const char *path)
 #define TMPFS_MAGIC_ 0x01021994
 #define RAMFS_MAGIC_ 0x858458f6
 
-int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controllers,
-		    const char *dir)
+int wl_check_common(char **cgroot_out, const char *controllers, const char *dir,
+		    struct buf *err)
 {
 	char *cgroot = NULL, *copy, *save = NULL;
 	struct statfs sfs;
@@ -109,20 +110,19 @@ int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controlle
 	int ret = 0;
 
 	if (geteuid() != 0) {
-		snprintf(ctx->err, sizeof(ctx->err),
-			 "must run as root (it creates cgroups and loads BPF probes): run it as root in the guest or with sudo");
-		return -EPERM;
+		return err_setf(err, -EPERM,
+				"must run as root (it creates cgroups and loads BPF probes): run it as root in the guest or with sudo");
 	}
 	if (dir) {
 		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			snprintf(ctx->err, sizeof(ctx->err),
+			err_setf(err, -ENOENT,
 				 "test directory '%s' does not exist: create it on the filesystem under test, or pass dir=PATH", dir);
 			ret = -ENOENT;
 			goto fail;
 		}
 		if (statfs(dir, &sfs) == 0 &&
 		    ((unsigned long)sfs.f_type == TMPFS_MAGIC_ || (unsigned long)sfs.f_type == RAMFS_MAGIC_)) {
-			snprintf(ctx->err, sizeof(ctx->err),
+			err_setf(err, -EINVAL,
 				 "test directory '%s' is on %s, which has no writeback: pass dir=PATH on ext4, xfs or btrfs",
 				 dir, (unsigned long)sfs.f_type == TMPFS_MAGIC_ ? "tmpfs" : "ramfs");
 			ret = -EINVAL;
@@ -130,14 +130,13 @@ int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controlle
 		}
 	}
 	if (cg_root(&cgroot) < 0) {
-		snprintf(ctx->err, sizeof(ctx->err),
-			 "no cgroup v2 hierarchy is mounted: mount -t cgroup2 none /sys/fs/cgroup");
-		return -ENOENT;
+		return err_setf(err, -ENOENT,
+				"no cgroup v2 hierarchy is mounted: mount -t cgroup2 none /sys/fs/cgroup");
 	}
 	copy = xstrdup(controllers);
 	for (char *c = strtok_r(copy, " ", &save); c; c = strtok_r(NULL, " ", &save)) {
 		if (!cg_has_controller(cgroot, c)) {
-			snprintf(ctx->err, sizeof(ctx->err),
+			err_setf(err, -ENOTSUP,
 				 "cgroup v2 controller '%s' is not available in '%s' (bound to a cgroup v1 hierarchy or disabled): unmount its v1 hierarchy or boot with cgroup_no_v1=all",
 				 c, cgroot);
 			ret = -ENOTSUP;
@@ -206,7 +205,8 @@ int wl_reap(pid_t pid, double timeout_s, int *status_out)
 	return ret;
 }
 
-int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *tool)
+int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *tool,
+		 struct buf *err)
 {
 	double start = clock_mono_s();
 	int st = 0;
@@ -223,21 +223,18 @@ int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *to
 
 			kill(pid, SIGKILL);
 			wl_reap(pid, 5.0, NULL);
-			if (stopped) {
-				snprintf(ctx->err, sizeof(ctx->err), "interrupted by signal %d", (int)wl_stop);
-				return -EINTR;
-			}
-			snprintf(ctx->err, sizeof(ctx->err), "%s ran longer than %.0f s (timeout_s) and was killed",
-				 tool, timeout_s);
-			return -ETIMEDOUT;
+			if (stopped)
+				return err_setf(err, -EINTR, "interrupted by signal %d", (int)wl_stop);
+			return err_setf(err, -ETIMEDOUT,
+					"%s ran longer than %.0f s (timeout_s) and was killed", tool,
+					timeout_s);
 		}
 		wl_sleep_until(ctx, clock_mono_s() + 0.2);
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		snprintf(ctx->err, sizeof(ctx->err), "%s %s %d (its messages are on the console)", tool,
-			 WIFEXITED(st) ? "exited with status" : "was killed by signal",
-			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-		return -EIO;
+		return err_setf(err, -EIO, "%s %s %d (its messages are on the console)", tool,
+				WIFEXITED(st) ? "exited with status" : "was killed by signal",
+				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 	}
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "knob.h"
+#include "util.h"
 
 struct rec_out;
 struct probes;
@@ -23,7 +24,6 @@ struct wl_ctx {
 	const struct knobs *knobs;
 	struct probes *probes;   /* NULL when unavailable */
 	double t0_s;             /* workload start, clock_mono_s() */
-	char err[512];           /* set with the failing return */
 };
 
 struct workload {
@@ -33,11 +33,11 @@ struct workload {
 	const struct knob_def *knobs;
 	size_t nknobs;
 	/* Preconditions before anything is changed: 0, or -errno with a
-	 * one-line message (problem and fix) in ctx->err. */
-	int (*check)(struct wl_ctx *ctx);
+	 * one-line message (problem and fix) in err (error.h). */
+	int (*check)(struct wl_ctx *ctx, struct buf *err);
 	/* Run; emits phase/sample/probe/summary records. 0 or -errno with
-	 * ctx->err set. Must clean up its cgroups and children on every path. */
-	int (*run)(struct wl_ctx *ctx);
+	 * err set. Must clean up its cgroups and children on every path. */
+	int (*run)(struct wl_ctx *ctx, struct buf *err);
 	/* How long a run takes with these knobs, start to done, in seconds:
 	 * what `check --json` tells the coordinator for its watchdog. < 0
 	 * when the knobs do not say (a command runs as long as it runs). */
@@ -78,10 +78,11 @@ int wl_fs_of(char **type_out, char **opts_out, const char *path);
  * wl_check_common - the preconditions shared by the workloads: running as
  * root, a cgroup v2 hierarchy (its root in *cgroot_out, caller frees), the
  * controllers ("memory io") available there, and dir (if not NULL) an
- * existing directory not on tmpfs or ramfs. 0, or -errno with ctx->err.
+ * existing directory not on tmpfs or ramfs. 0, or -errno with err (the
+ * problem and its fix).
  */
-int wl_check_common(struct wl_ctx *ctx, char **cgroot_out, const char *controllers,
-		    const char *dir);
+int wl_check_common(char **cgroot_out, const char *controllers, const char *dir,
+		    struct buf *err);
 
 /*
  * wl_spawn - fork a child that moves itself into cgroup cg (NULL: stays
@@ -103,9 +104,10 @@ int wl_reap(pid_t pid, double timeout_s, int *status_out);
  * wl_wait_tool - wait for a tool the workload started (pid, from
  * wl_spawn), emitting probe records each second; SIGKILL it when wl_stop
  * is set or after timeout_s (<= 0: no limit). 0 when it exited 0; -EINTR,
- * -ETIMEDOUT or -EIO (it failed: status or signal) with ctx->err naming
- * tool.
+ * -ETIMEDOUT or -EIO (it failed: status or signal) with err naming tool;
+ * another -errno (waitpid's) without a message.
  */
-int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *tool);
+int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *tool,
+		 struct buf *err);
 
 #endif

@@ -1,14 +1,14 @@
 #!/bin/sh
 # check-errors.sh - the public headers' error carriers (error.h): list
-# every int-returning function declared in lib/*.h and server/*/*.h (or
-# DIR/*.h for each DIR given) whose
+# every int-returning function declared in lib/*.h, server/*/*.h and
+# agent/*.h (or DIR/*.h for each DIR given) whose
 # last parameter is not `struct buf *err`, and flag any other carrier
 # (a char *err/size_t pair, a char **err, a per-connection or per-thread
 # last-error getter). Exit 1 when another carrier is found.
 #
 #   usage: tools/check-errors.sh [DIR...]
 top=$(dirname "$0")/..
-[ $# -gt 0 ] || set -- "$top"/lib "$top"/server/*/
+[ $# -gt 0 ] || set -- "$top"/lib "$top"/server/*/ "$top"/agent
 hdrs=$(for d in "$@"; do ls "${d%/}"/*.h 2>/dev/null; done)
 bad=0
 for h in $hdrs; do

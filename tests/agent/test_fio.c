@@ -13,18 +13,20 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "error.h"
 #include "fio.h"
 #include "got.h"
 
 static void test_json_figures(void **state)
 {
 	struct got g = { .n = 0 };
-	char err[256], *text = got_fixture("fio", "two.json");
+	struct buf err = BUF_INIT;
+	char *text = got_fixture("fio", "two.json");
 	size_t njobs = 0, i;
 
 	(void)state;
 	/* randrw: read and write, 5 figures each; seqwrite: write only */
-	assert_int_equal(fio_parse_json(text, got_metric, &g, &njobs, err, sizeof(err)), 15);
+	assert_int_equal(fio_parse_json(text, got_metric, &g, &njobs, &err), 15);
 	assert_int_equal(njobs, 2);
 	i = got_find(&g, "fio:randrw:read:bw");
 	assert_float_equal(g.value[i], 6555510, 0.5);
@@ -43,12 +45,14 @@ static void test_json_figures(void **state)
 	assert_float_equal(g.value[got_find(&g, "fio:seqwrite:write:clat_p99")], 61184, 0.5);
 	for (i = 0; i < g.n; i++)
 		assert_null(strstr(g.name[i], "seqwrite:read"));   /* no I/O: no figures */
+	buf_release(&err);
 	free(text);
 }
 
 static void test_json_job_names_and_refusals(void **state)
 {
-	char err[256], *text = got_fixture("fio", "two.json"), *name;
+	struct buf err = BUF_INIT;
+	char *text = got_fixture("fio", "two.json"), *name;
 	struct got g = { .n = 0 };
 
 	(void)state;
@@ -59,13 +63,14 @@ static void test_json_job_names_and_refusals(void **state)
 	/* fio may print notes before its JSON */
 	{
 		char *noted = xasprintf("note: both iodepth >= 1 and synchronous I/O engine\n%s", text);
-		assert_int_equal(fio_parse_json(noted, got_metric, &g, NULL, err, sizeof(err)), 15);
+		assert_int_equal(fio_parse_json(noted, got_metric, &g, NULL, &err), 15);
 		free(noted);
 	}
-	assert_int_equal(fio_parse_json("fio: no job", got_metric, &g, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "no JSON"));
-	assert_int_equal(fio_parse_json("{\"fio version\": \"x\"}", got_metric, &g, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "jobs"));
+	assert_int_equal(fio_parse_json("fio: no job", got_metric, &g, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err_text(&err), "no JSON"));
+	assert_int_equal(fio_parse_json("{\"fio version\": \"x\"}", got_metric, &g, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err_text(&err), "jobs"));
+	buf_release(&err);
 	free(text);
 }
 

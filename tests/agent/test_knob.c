@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "error.h"
 #include "knob.h"
 
 static const char *const modes[] = { "removed", "alive", "fresh", NULL };
@@ -133,6 +134,32 @@ static void test_required(void **state)
 	buf_release(&err);
 }
 
+/* knobs_parse_fault names the knob at fault (none for an argument that
+ * is no setting) and puts knobs_parse()'s message in err. */
+static void test_fault(void **state)
+{
+	char bad[] = "pod_max=4Q", unknown[] = "foo=1", bare[] = "mode";
+	char *argv[] = { bad };
+	struct knobs k = { NULL, 0, NULL };
+	struct knob_fault f = { "x" };
+	struct buf err = BUF_INIT;
+
+	(void)state;
+	assert_int_equal(knobs_parse_fault(&k, "wb-handover", defs, N, 1, argv, &f, &err), -EINVAL);
+	assert_string_equal(f.knob, "pod_max");
+	assert_string_equal(err_text(&err), "knob 'pod_max': '4Q' is not a size (expected bytes with an optional K, M, G or T suffix, or max)");
+	argv[0] = unknown;
+	assert_int_equal(knobs_parse_fault(&k, "wb-handover", defs, N, 1, argv, &f, &err), -EINVAL);
+	assert_string_equal(f.knob, "foo");
+	assert_string_equal(err_text(&err), "unknown knob 'foo' for workload 'wb-handover' (see 'kcanary-agent list')");
+	argv[0] = bare;
+	assert_int_equal(knobs_parse_fault(&k, "wb-handover", defs, N, 1, argv, &f, &err), -EINVAL);
+	assert_string_equal(f.knob, "");
+	assert_string_equal(err_text(&err), "argument 'mode' is not a knob setting (expected name=value)");
+	assert_null(k.vals);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +167,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_required),
+		cmocka_unit_test(test_fault),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

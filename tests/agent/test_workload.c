@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "error.h"
 #include "testutil.h"
 #include "util.h"
 #include "workload.h"
@@ -38,7 +39,7 @@ static void test_tmpfs_dir(void **state)
 	struct tmpdir *td = *state;
 	char *sub = xasprintf("%s/sub", td->path);
 	char *type = NULL, *opts = NULL, *cgroot = NULL;
-	struct wl_ctx ctx;
+	struct buf err = BUF_INIT;
 
 	if (geteuid() != 0) {
 		free(sub);
@@ -53,14 +54,13 @@ static void test_tmpfs_dir(void **state)
 	assert_int_equal(wl_fs_of(&type, &opts, sub), 0);
 	assert_string_equal(type, "tmpfs");
 	assert_non_null(strstr(opts, "size=1024k"));
-	memset(&ctx, 0, sizeof(ctx));
-	assert_int_equal(wl_check_common(&ctx, &cgroot, "memory io", sub), -EINVAL);
-	assert_non_null(strstr(ctx.err, "is on tmpfs, which has no writeback: pass dir=PATH on ext4, xfs or btrfs"));
+	assert_int_equal(wl_check_common(&cgroot, "memory io", sub, &err), -EINVAL);
+	assert_non_null(strstr(err_text(&err), "is on tmpfs, which has no writeback: pass dir=PATH on ext4, xfs or btrfs"));
 	assert_null(cgroot);
-	memset(&ctx, 0, sizeof(ctx));
-	assert_int_equal(wl_check_common(&ctx, &cgroot, "memory io", "/nonexistent-kc"), -ENOENT);
-	assert_string_equal(ctx.err, "test directory '/nonexistent-kc' does not exist: create it on the filesystem under test, or pass dir=PATH");
+	assert_int_equal(wl_check_common(&cgroot, "memory io", "/nonexistent-kc", &err), -ENOENT);
+	assert_string_equal(err_text(&err), "test directory '/nonexistent-kc' does not exist: create it on the filesystem under test, or pass dir=PATH");
 	umount(td->path);
+	buf_release(&err);
 	free(type);
 	free(opts);
 	free(sub);
