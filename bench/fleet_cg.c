@@ -19,12 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "api/api.h"
 #include "store/db.h"
 #include "store/db_api.h"
 #include "store/db_fleet.h"
+#include "gzip.h"
 #include "http.h"
 #include "wrap/token.h"
 #include "util.h"
@@ -44,23 +44,6 @@ static void batch(struct buf *out, int b, int records, int form)
 				   "\\\"metric\\\":\\\"dirty_pages\\\",\\\"value\\\":%d}\"}\n", seq, seq,
 				   (int)((seq * 7919) % 100000));
 	}
-}
-
-static unsigned char *gzip(const char *data, size_t size, size_t *out_len)
-{
-	z_stream z = { 0 };
-	size_t cap = compressBound(size) + 64;
-	unsigned char *out = xmalloc(cap);
-
-	deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-	z.next_in = (unsigned char *)data;
-	z.avail_in = (uInt)size;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	deflate(&z, Z_FINISH);
-	*out_len = z.total_out;
-	deflateEnd(&z);
-	return out;
 }
 
 int main(int argc, char **argv)
@@ -91,18 +74,18 @@ int main(int argc, char **argv)
 	db_host_release(&h);
 	for (int b = 0; b < batches; b++) {
 		struct http_resp resp = { 0 };
-		size_t zlen;
-		unsigned char *z;
+		struct buf z = BUF_INIT;
 		batch(&text, b, records, form);
-		z = gzip(text.ptr, text.len, &zlen);
+		if (gzip_deflate(&z, text.ptr, text.len, NULL))
+			return 1;
 		struct http_req req = { .method = "POST", .path = "/api/v1/agents/h1/records",
-					.body = (char *)z, .body_len = zlen, .query = query,
+					.body = z.ptr, .body_len = z.len, .query = query,
 					.headers = headers };
 		api_handle(api, &req, &resp);
 		if (resp.status != 200 && !bad++)
 			fprintf(stderr, "fleet_cg: batch %d: %d %s\n", b, resp.status, buf_str(&resp.body));
 		http_resp_release(&resp);
-		free(z);
+		buf_release(&z);
 	}
 	if (db_query_int64(api->db, &stored, "SELECT count(*) FROM samples", NULL, NULL))
 		return 1;

@@ -1,8 +1,9 @@
 /* fleet_load.c - the load of bench/b_fleet_ingest.sh: AGENTS threads, each
  * an agent for HOSTS/AGENTS hosts, post gzip'd record batches to `kcanary
  * serve` (docs/api.md, "Agents") with the real agent's sender (agent/
- * http_out.c: libcurl, one kept-alive connection per thread, zlib's
- * deflate), then read the store to check that every record was stored once.
+ * http_out.c: lib/fetch.h's kept-alive connection, one per thread, and
+ * lib/gzip.h's deflate), then read the store to check that every record
+ * was stored once.
  *
  *   fleet_load URL TOKEN DB AGENTS HOSTS BATCHES RECORDS
  *
