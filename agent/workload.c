@@ -115,17 +115,15 @@ int wl_check_common(char **cgroot_out, const char *controllers, const char *dir,
 	}
 	if (dir) {
 		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			err_setf(err, -ENOENT,
-				 "test directory '%s' does not exist: create it on the filesystem under test, or pass dir=PATH", dir);
-			ret = -ENOENT;
+			ret = err_setf(err, -ENOENT,
+				       "test directory '%s' does not exist: create it on the filesystem under test, or pass dir=PATH", dir);
 			goto fail;
 		}
 		if (statfs(dir, &sfs) == 0 &&
 		    ((unsigned long)sfs.f_type == TMPFS_MAGIC_ || (unsigned long)sfs.f_type == RAMFS_MAGIC_)) {
-			err_setf(err, -EINVAL,
-				 "test directory '%s' is on %s, which has no writeback: pass dir=PATH on ext4, xfs or btrfs",
-				 dir, (unsigned long)sfs.f_type == TMPFS_MAGIC_ ? "tmpfs" : "ramfs");
-			ret = -EINVAL;
+			ret = err_setf(err, -EINVAL,
+				       "test directory '%s' is on %s, which has no writeback: pass dir=PATH on ext4, xfs or btrfs",
+				       dir, (unsigned long)sfs.f_type == TMPFS_MAGIC_ ? "tmpfs" : "ramfs");
 			goto fail;
 		}
 	}
@@ -136,10 +134,9 @@ int wl_check_common(char **cgroot_out, const char *controllers, const char *dir,
 	copy = xstrdup(controllers);
 	for (char *c = strtok_r(copy, " ", &save); c; c = strtok_r(NULL, " ", &save)) {
 		if (!cg_has_controller(cgroot, c)) {
-			err_setf(err, -ENOTSUP,
-				 "cgroup v2 controller '%s' is not available in '%s' (bound to a cgroup v1 hierarchy or disabled): unmount its v1 hierarchy or boot with cgroup_no_v1=all",
-				 c, cgroot);
-			ret = -ENOTSUP;
+			ret = err_setf(err, -ENOTSUP,
+				       "cgroup v2 controller '%s' is not available in '%s' (bound to a cgroup v1 hierarchy or disabled): unmount its v1 hierarchy or boot with cgroup_no_v1=all",
+				       c, cgroot);
 			break;
 		}
 	}
