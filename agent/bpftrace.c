@@ -17,6 +17,7 @@
 #include "log.h"
 #include "record.h"
 #include "util.h"
+#include "workload.h"
 
 struct bt {
 	pid_t pid;
@@ -103,14 +104,12 @@ static void last_err_line(const struct bt *b, char *out, size_t size)
 
 static void bt_free(struct bt *b)
 {
-	char *cmd;
+	int r;
 
 	if (!b)
 		return;
-	cmd = xasprintf("rm -rf '%s'", b->dir);
-	if (system(cmd) != 0)
-		log_warn("cannot remove %s", b->dir);
-	free(cmd);
+	if ((r = wl_remove_flat(b->dir)) < 0)
+		log_warn("cannot remove %s: %s", b->dir, strerror(-r));
 	free(b);
 }
 

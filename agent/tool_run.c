@@ -2,7 +2,6 @@
  * stress_ng.c, perf_bench.c): temporary directory, spawn and wait, output
  * file, summary (see tool_run.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -147,32 +146,11 @@ void tr_summary(struct tool_run *tr)
 	rec_emit(tr->ctx->rec, json_pack("{s:s, s:O}", "type", "summary", "metrics", tr->summary));
 }
 
-/* Unlink what is in dir (the tools write plain files), then dir. */
-static int remove_flat(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int ret = 0;
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) < 0)
-			ret = -errno;
-	}
-	closedir(d);
-	if (rmdir(dir) < 0)
-		ret = -errno;
-	return ret;
-}
-
 void tr_end(struct tool_run *tr)
 {
 	int ret;
 
-	if (tr->tmp[0] && (ret = remove_flat(tr->tmp)) < 0)
+	if (tr->tmp[0] && (ret = wl_remove_flat(tr->tmp)) < 0)
 		log_warn("cannot remove %s: %s", tr->tmp, strerror(-ret));
 	tr->tmp[0] = '\0';
 	json_decref(tr->summary);

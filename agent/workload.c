@@ -1,4 +1,5 @@
 /* workload.c - see workload.h: plumbing shared by the agent's workloads. */
+#include <dirent.h>
 #include <errno.h>
 #include <mntent.h>
 #include <signal.h>
@@ -234,4 +235,24 @@ int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *to
 				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 	}
 	return 0;
+}
+
+int wl_remove_flat(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) < 0)
+			ret = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) < 0)
+		ret = -errno;
+	return ret;
 }

@@ -110,4 +110,11 @@ int wl_reap(pid_t pid, double timeout_s, int *status_out);
 int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *tool,
 		 struct buf *err);
 
+/*
+ * wl_remove_flat - unlink the files in dir (one level: the tools and
+ * bpftrace write plain files there), then dir itself. 0, or the -errno of
+ * the last step that failed (the others are still done).
+ */
+int wl_remove_flat(const char *dir);
+
 #endif

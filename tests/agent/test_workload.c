@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -66,11 +67,41 @@ static void test_tmpfs_dir(void **state)
 	free(sub);
 }
 
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* wl_remove_flat removes a tool's directory and the files in it. */
+static void test_remove_flat(void **state)
+{
+	struct tmpdir *td = *state;
+	char *dir = xasprintf("%s/tool", td->path), *a = xasprintf("%s/out.json", dir),
+	     *b = xasprintf("%s/err.txt", dir);
+	struct stat st;
+
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	put(a, "{}");
+	put(b, "");
+	assert_int_equal(wl_remove_flat(dir), 0);
+	assert_int_equal(stat(dir, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(wl_remove_flat(dir), -ENOENT);
+	free(dir);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fs_of),
 		cmocka_unit_test_setup_teardown(test_tmpfs_dir, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_remove_flat, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
