@@ -23,7 +23,7 @@ static void usage(FILE *f)
 		"   or: kcanary lab check NAME\n"
 		"\n"
 		"Lab hosts: libvirt hosts that run a job's guests (kcanary compare --hosts).\n"
-		"Everything a guest needs goes over the libvirt connection (README, \"Lab\").\n"
+		"Everything a guest needs goes over the libvirt connection (docs/lab.md).\n"
 		"Without any, the default host '" LAB_LOCAL "' is $KCANARY_LIBVIRT_URI or\n"
 		"qemu:///system.\n"
 		"\n"

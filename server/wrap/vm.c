@@ -451,7 +451,7 @@ int vm_conn_open(struct vm_conn **out, const char *uri, struct buf *err)
 		int r = err_setf(err, refused ? -ECONNREFUSED : -EIO,
 			     "cannot connect to libvirt at '%s': %s%s", uri, virt_msg(),
 			     refused ? "\nhint: start a daemon with 'sudo tools/libvirtd-up.sh' "
-				       "(README.md, \"Guests and libvirt\")" : "");
+				       "(docs/guests.md)" : "");
 		pthread_mutex_destroy(&c->lock);
 		free(c->uri);
 		free(c);
