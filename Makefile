@@ -1,9 +1,10 @@
-# kcanary: one plain Makefile (see README.md, "Source layout").
+# kcanary: one plain Makefile (see README.md, "Source map, in reading order").
 #
 #   make            build build/kcanary and build/kcanary-agent
 #   make test       what CI runs: unit tests, integration tests, check-layers
-#   make check-layers  the include graph of server/: no cycle, no arrow
-#                   from a lower layer to a higher one (tools/check-layers.sh)
+#   make check-layers  includes and calls of lib/, agent/, server/: no cycle,
+#                   no arrow from a lower folder to a higher one
+#                   (tools/check-layers.sh), one error carrier (check-errors.sh)
 #   make test-asan  the unit tests under -fsanitize=address,undefined
 #   make bench      benchmarks (numbers go into closing notes)
 #   make check-kernel  slow: import linux-source-6.12, check the real mail
