@@ -91,7 +91,7 @@ static void interaction_lines(struct buf *b, const struct report *r, const struc
 		}
 }
 
-/* reason: the 2-D grid is two tables (medians, changes) and the interaction,
+/* The 2-D grid is two tables (medians, changes) and the interaction,
  * each row from the same widths. --by A,B: rows are A's values, columns B's;
  * every entry is compared with the baseline entry (a_0, b_0). */
 void rep_grid_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,

@@ -1,7 +1,11 @@
 /* series.h - patch series from mail: turns the messages of mbox/.eml/.patch
  * files (parsed by mbox.h) into revisions of a series, the way git am
  * (mailinfo) and b4 read them. The tree/apply side (tree.c, apply) takes
- * struct series as its input.
+ * struct series as its input. One patch is struct patch (series_patch.h).
+ *
+ * series.c groups the mails into series; series_item.c reads one mail,
+ * series_tags.c its subject tags and trailers, series_body.c its body
+ * and diff; series_line.h holds their small helpers.
  */
 #ifndef KC_SERIES_H
 #define KC_SERIES_H
