@@ -302,7 +302,8 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_B := build-fuzz
-FUZZ_SRCS := server/wrap/mbox.c server/kernel/series.c server/kernel/lkp_report.c lib/util.c lib/log.c tests/fuzz/fuzz_mbox.c
+FUZZ_SRCS := server/wrap/mbox.c server/kernel/series.c server/kernel/series_patch.c \
+	server/kernel/series_tags.c server/kernel/series_body.c server/kernel/series_item.c server/kernel/lkp_report.c lib/util.c lib/log.c tests/fuzz/fuzz_mbox.c
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -g -O1 -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib -Iserver \
 	$(shell $(PKG_CONFIG) --cflags gmime-3.0)

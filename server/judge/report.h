@@ -11,6 +11,10 @@
  * two-sided Mann-Whitney U p-value, the Hodges-Lehmann shift with a
  * bootstrap 95% CI, and "stalled in k of n" for the threshold. Statistics
  * come from stats.c, where each formula cites its source.
+ *
+ * report.c gathers and computes; report_format.c formats, one file per
+ * format (report_text.c, report_grid.c, report_csv.c, report_json.c,
+ * report_seq.c); report_data.h is the struct report they share.
  */
 #ifndef KC_REPORT_H
 #define KC_REPORT_H
