@@ -309,7 +309,7 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	$(shell $(PKG_CONFIG) --cflags gmime-3.0)
 .PHONY: fuzz-mbox fuzz-mbox-merge
 
-$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/wrap/mbox.h server/kernel/series.h server/kernel/lkp_report.h lib/util.h
+$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/wrap/mbox.h $(wildcard server/kernel/series*.h) server/kernel/lkp_report.h lib/util.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(shell $(PKG_CONFIG) --libs gmime-3.0)
 
