@@ -31,19 +31,6 @@ char *cmd_db_path(void);
 /* cmd_open_store - open the store at cmd_db_path(); NULL after printing
  * "PROG: <why>" on stderr (prog: "kcanary compare"). db_close() it. */
 struct db *cmd_open_store(const char *prog);
-/*
- * cmd_check_metric - a run metric (bisect --metric, compare's headline
- * metric) must be one the runs will have: probe:NAME:KEY, any name for the
- * `command` workload (its script prints its own), "WORKLOAD:..." for the
- * tool adapters (fio:JOB:DIR:bw: named from the tool's output), else a name in the
- * store's metrics table (the built-in summary metrics and every name a run
- * has reported: db_api_metrics). Returns 0, -EINVAL with err listing the
- * known ones, or -EIO when the store cannot be read (err says so).
- * Lives in cmd_bisect.c.
- */
-struct buf;
-int cmd_check_metric(struct db *db, const char *metric, const char *workload,
-		     struct buf *err);
 /* cmd_open_existing_store - cmd_open_store() for a command that only reads
  * (jobs, status, report): when the store file does not exist it creates
  * nothing and returns NULL after "PROG: no store at 'PATH' (--home): ...",

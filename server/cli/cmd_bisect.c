@@ -15,9 +15,9 @@
 #include "judge/bisect.h"
 #include "exec/bisect_exec.h"
 #include "judge/bisect_sim.h"
+#include "judge/metric_check.h"
 #include "exec/job_check.h"
 #include "guest/agent_check.h"
-#include "store/db_api.h"
 #include "store/db_bisect.h"
 #include "cli/cmd.h"
 #include "error.h"
@@ -708,41 +708,6 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 	       t->wall_s);
 }
 
-/* cmd.h: shared with compare, whose headline metric obeys the same rule. */
-int cmd_check_metric(struct db *db, const char *metric, const char *workload,
-		     struct buf *err)
-{
-	json_t *all = NULL, *m;
-	size_t i;
-	int r;
-
-	size_t wl = strlen(workload);
-
-	/* the tool adapters name their metrics from the tool's output,
-	 * "WORKLOAD:...": fio:JOB:DIR:bw, stress-ng:cpu:bogo_ops_s,
-	 * perf-bench:sched/messaging:total_s (agent/fio.c, stress_ng.c,
-	 * perf_bench.c); a fresh store has none of them yet */
-	if (!strncmp(metric, "probe:", 6) || !strcmp(workload, "command") ||
-	    (!strncmp(metric, workload, wl) && metric[wl] == ':' && metric[wl + 1]))
-		return 0;
-	if ((r = db_api_metrics(db, &all, err)))
-		return r;
-	json_array_foreach(all, i, m)
-		if (!strcmp(json_string_value(json_object_get(m, "name")), metric))
-			break;
-	r = i < json_array_size(all) ? 0 : -EINVAL;
-	if (r) {
-		buf_printf(err, "unknown metric '%s' for workload '%s': expected one of", metric,
-			   workload);
-		json_array_foreach(all, i, m)
-			buf_printf(err, "%s %s", i ? "," : "",
-				   json_string_value(json_object_get(m, "name")));
-		buf_puts(err, " (the store's metrics table), or probe:NAME:KEY");
-	}
-	json_decref(all);
-	return r;
-}
-
 /* The flags of a bisection over real guests (`kcanary bisect --repo ...`
  * or `--kernels ...`), as parsed. */
 struct run_args {
@@ -1101,7 +1066,7 @@ static int metric_direction(struct run_args *a, struct db *db, struct buf *err)
 {
 	int r;
 
-	if ((r = cmd_check_metric(db, a->metric, a->spec->workload, err)))
+	if ((r = metric_check(db, a->metric, a->spec->workload, err)))
 		return r;
 	if ((r = db_metric_higher_is_worse(db, a->metric, &a->bo.higher_is_worse, err)))
 		return r;

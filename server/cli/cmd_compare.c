@@ -12,6 +12,7 @@
 #include "cli/cmd.h"
 #include "exec/compare.h"
 #include "judge/compare_sim.h"
+#include "judge/metric_check.h"
 #include "store/db.h"
 #include "exec/job.h"
 #include "log.h"
@@ -499,7 +500,7 @@ int cmd_compare(int argc, char **argv)
 	if (!db && !(db = cmd_open_store("kcanary compare")))
 		goto out;
 	/* the headline metric, before anything is stored (as bisect --metric) */
-	int mr = cmd_check_metric(db, spec->metric, spec->workload, &err);
+	int mr = metric_check(db, spec->metric, spec->workload, &err);
 	if (mr) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		ret = mr == -EINVAL ? 2 : 1;   /* a usage error, as bisect --metric */
