@@ -273,7 +273,7 @@ static int print_simulation(struct canary_sim_opts *so, const size_t *runs, size
 }
 
 /* `kcanary canary simulate`. */
-static int do_simulate(int argc, char **argv)
+static int do_simulate(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "trials", required_argument, NULL, 't' },
@@ -292,6 +292,7 @@ static int do_simulate(int argc, char **argv)
 	struct canary_sim_opts so;
 	size_t runs[16] = { 5, 10, 20, 40 }, nruns = 4;
 	int c, status;
+	(void)ctx;
 
 	canary_sim_opts_default(&so);
 	optind = 1;
@@ -515,19 +516,17 @@ static int run_failed(int r, struct buf *err)
 
 /* The verdict with values from the store, or from Prometheus with
  * --prometheus. Returns the exit status. */
-static int verdict(struct canary_run_opts *o, bool json)
+static int verdict(const struct cmd_ctx *ctx, struct canary_run_opts *o, bool json)
 {
 	struct canary_run run = { 0 };
 	struct buf err = BUF_INIT;
 	struct db *db = NULL;
-	char *dbpath = NULL;
 	int r, ret;
 
 	if (o->prom.url) {
 		r = canary_run_prometheus(&run, o, &err);
 	} else {
-		dbpath = cmd_db_path();
-		if ((r = db_open(&db, dbpath, &err)))
+		if ((r = db_open(&db, ctx->db_path, &err)))
 			r = -EIO;
 		else
 			r = canary_run_store(&run, db, o, &err);
@@ -535,13 +534,12 @@ static int verdict(struct canary_run_opts *o, bool json)
 	ret = r ? run_failed(r, &err) : print_run(&run, json);
 	canary_run_release(&run);
 	db_close(db);
-	free(dbpath);
 	buf_release(&err);
 	return ret;
 }
 
 /* `kcanary canary --control SEL --canary SEL ...`: the verdict. */
-static int do_verdict(int argc, char **argv)
+static int do_verdict(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct canary_run_opts o;
 	bool json = false;
@@ -549,7 +547,7 @@ static int do_verdict(int argc, char **argv)
 
 	canary_run_opts_init(&o);
 	if ((ret = verdict_parse(&o, &json, argc, argv)) < 0)
-		ret = verdict(&o, json);
+		ret = verdict(ctx, &o, json);
 	canary_run_opts_release(&o);
 	return ret;
 }
@@ -559,7 +557,7 @@ static const struct cmd_verb verbs[] = {
 	{ NULL, do_verdict },
 };
 
-int cmd_canary(int argc, char **argv)
+int cmd_canary(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	return cmd_select("kcanary canary", verbs, argc, argv);
+	return cmd_select(ctx, "kcanary canary", verbs, argc, argv);
 }

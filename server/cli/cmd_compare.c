@@ -143,17 +143,12 @@ static int job_is_compare(struct db *db, int64_t job_id, bool *yes, struct buf *
 	return r;
 }
 
-static char *home_dir(void)
-{
-	return cmd_home ? xstrdup(cmd_home) : kc_home();
-}
-
 /* Carry a stored job out and print its report; shared by compare, resume
  * and rerun. */
-static int execute_and_report(struct db *db, int64_t job_id, const struct exec_flags *f)
+static int execute_and_report(const struct cmd_ctx *ctx, struct db *db, int64_t job_id,
+			      const struct exec_flags *f)
 {
-	char *home = home_dir();
-	struct guest_opts o = { .home = home, .uri = f->uri, .accel = f->accel, .hosts = f->hosts,
+	struct guest_opts o = { .home = ctx->home, .uri = f->uri, .accel = f->accel, .hosts = f->hosts,
 				.console = f->console, .quiet = f->quiet };
 	struct buf err = BUF_INIT, out = BUF_INIT;
 	struct report *rep = NULL;
@@ -184,7 +179,6 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 	report_free(rep);
 	buf_release(&err);
 	buf_release(&out);
-	free(home);
 	return rc;
 }
 
@@ -314,7 +308,7 @@ static double pct(unsigned a, unsigned b)
 
 /* `kcanary compare simulate`: --repeat auto on simulated jobs
  * (compare_sim.h), with the targets bench/b_compare_auto.sh reports. */
-static int cmd_compare_simulate(int argc, char **argv)
+static int cmd_compare_simulate(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "trials", required_argument, NULL, 't' },
@@ -327,6 +321,7 @@ static int cmd_compare_simulate(int argc, char **argv)
 				      .margin_pct = JOB_MARGIN_PCT };
 	struct compare_sim_stats st;
 	int c;
+	(void)ctx;
 
 	while ((c = cmd_getopt(argc, argv, "kcanary compare simulate", "", lopts)) != -1) {
 		char *end = NULL;
@@ -391,7 +386,7 @@ static int cmd_compare_simulate(int argc, char **argv)
 
 /* reason: one case per flag of compare (the job file's keys as options),
  * then the spec's check and one call of the executor (compare.c). */
-int cmd_compare(int argc, char **argv)
+int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct job_spec *spec = job_spec_new();
 	struct exec_flags f = { 0 };
@@ -403,7 +398,7 @@ int cmd_compare(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "simulate")) {
 		job_spec_free(spec);
-		return cmd_compare_simulate(argc - 1, argv + 1);
+		return cmd_compare_simulate(ctx, argc - 1, argv + 1);
 	}
 	/* the job file first, so that flags override it */
 	if (load_job_file(spec, argc, argv, &fs_given, &err))
@@ -480,7 +475,7 @@ int cmd_compare(int argc, char **argv)
 	bool needs_mail = spec->all_revisions || spec->version ||
 			  (spec->base && !strcmp(spec->base, "auto"));
 	if (needs_mail && series_source_any_ref(spec->series, spec->nseries) &&
-	    !(db = cmd_open_store("kcanary compare")))
+	    !(db = cmd_open_store(ctx, "kcanary compare")))
 		goto out;
 	if (needs_mail && job_spec_resolve_series(spec, db, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
@@ -497,7 +492,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
-	if (!db && !(db = cmd_open_store("kcanary compare")))
+	if (!db && !(db = cmd_open_store(ctx, "kcanary compare")))
 		goto out;
 	/* the headline metric, before anything is stored (as bisect --metric) */
 	int mr = metric_check(db, spec->metric, spec->workload, &err);
@@ -513,7 +508,7 @@ int cmd_compare(int argc, char **argv)
 	if (!f.quiet)
 		fprintf(stderr, "job %lld '%s' stored: kcanary status %lld\n", (long long)job_id,
 			spec->name, (long long)job_id);
-	ret = execute_and_report(db, job_id, &f);
+	ret = execute_and_report(ctx, db, job_id, &f);
 out:
 	db_close(db);
 	job_spec_free(spec);
@@ -522,7 +517,7 @@ out:
 	return ret;
 }
 
-static int resume_or_rerun(int argc, char **argv, bool rerun)
+static int resume_or_rerun(struct cmd_ctx *ctx, int argc, char **argv, bool rerun)
 {
 	struct exec_flags f = { 0 };
 	struct buf err = BUF_INIT;
@@ -563,7 +558,7 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		return 2;
 	}
 	ret = 1;
-	if (!(db = cmd_open_store(rerun ? "kcanary rerun" : "kcanary resume")))
+	if (!(db = cmd_open_store(ctx, rerun ? "kcanary rerun" : "kcanary resume")))
 		goto out;
 	if (db_job_resolve(db, &job_id, job, &err)) {
 		fprintf(stderr, "kcanary %s: %s\n", argv[0], buf_str(&err));
@@ -607,19 +602,19 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		fprintf(stderr, "job %lld: %zu interrupted run%s rescheduled\n", (long long)job_id, n,
 			n == 1 ? "" : "s");
 	}
-	ret = execute_and_report(db, job_id, &f);
+	ret = execute_and_report(ctx, db, job_id, &f);
 out:
 	db_close(db);
 	buf_release(&err);
 	return ret;
 }
 
-int cmd_resume(int argc, char **argv)
+int cmd_resume(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	return resume_or_rerun(argc, argv, false);
+	return resume_or_rerun(ctx, argc, argv, false);
 }
 
-int cmd_rerun(int argc, char **argv)
+int cmd_rerun(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	return resume_or_rerun(argc, argv, true);
+	return resume_or_rerun(ctx, argc, argv, true);
 }

@@ -52,7 +52,7 @@ static void add_cell(struct buf *cell, const char *kv)
 
 /* reason: flags, the store's run (db_ingest_start) and the stream's loop
  * read best in one piece; the run's pipeline itself lives in db and ingest. */
-int cmd_ingest(int argc, char **argv)
+int cmd_ingest(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "job", required_argument, NULL, 'j' },
@@ -71,7 +71,7 @@ int cmd_ingest(int argc, char **argv)
 	struct ingest *in = NULL;
 	struct ingest_stats st;
 	FILE *f = NULL;
-	char *dbpath = NULL, *params_json = NULL, *writer = NULL;
+	char *params_json = NULL, *writer = NULL;
 	int repeat = 0, c, ret = 2, r;
 	int64_t job_id, run_id;
 
@@ -147,8 +147,7 @@ int cmd_ingest(int argc, char **argv)
 		}
 	}
 	ret = 1;
-	dbpath = cmd_db_path();
-	if (db_open(&db, dbpath, &err)) {
+	if (db_open(&db, ctx->db_path, &err)) {
 		fprintf(stderr, "kcanary ingest: %s\n", buf_str(&err));
 		goto out;
 	}
@@ -234,7 +233,7 @@ int cmd_ingest(int argc, char **argv)
 	if (st.bad_lines)
 		printf("  skipped lines are in raw_lines; list them with:\n"
 		       "  sqlite3 %s \"SELECT line_no, reason FROM raw_lines WHERE run_id = %" PRId64 "\"\n",
-		       dbpath, run_id);
+		       ctx->db_path, run_id);
 	if (st.saw_error)
 		printf("  agent error: %s\n", st.error);
 	ret = 0;
@@ -244,7 +243,6 @@ out:
 	if (f && f != stdin)
 		fclose(f);
 	db_close(db);
-	free(dbpath);
 	free(params_json);
 	free(writer);
 	json_decref(params);

@@ -214,7 +214,7 @@ static int do_check(struct db *db, int argc, char **argv)
 	return ok ? 0 : 1;
 }
 
-int cmd_lab(int argc, char **argv)
+int cmd_lab(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct db *db;
 	int ret;
@@ -226,7 +226,7 @@ int cmd_lab(int argc, char **argv)
 	if (strcmp(argv[1], "add") && strcmp(argv[1], "list") && strcmp(argv[1], "remove") &&
 	    strcmp(argv[1], "check"))
 		return bad_usage();
-	if (!(db = cmd_open_store("kcanary lab")))
+	if (!(db = cmd_open_store(ctx, "kcanary lab")))
 		return 1;
 	if (!strcmp(argv[1], "add"))
 		ret = do_add(db, argc - 1, argv + 1);

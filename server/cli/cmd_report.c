@@ -90,7 +90,7 @@ static int thread_of(struct series ***revs, size_t *n, const struct series **out
 
 /* reason: one case per flag (format, metric, by, baseline, threshold,
  * series) and their checks, then one call of the report; nothing else. */
-int cmd_report(int argc, char **argv)
+int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "metric", required_argument, NULL, 'm' },
@@ -107,7 +107,6 @@ int cmd_report(int argc, char **argv)
 	struct report *rep = NULL;
 	struct buf out = BUF_INIT, err = BUF_INIT;
 	struct db *db = NULL;
-	char *dbpath = NULL;
 	const char *series_arg = NULL;
 	struct series **revs = NULL;
 	const struct series *thread = NULL;
@@ -167,13 +166,12 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	ret = 1;
-	dbpath = cmd_db_path();
-	if (access(dbpath, F_OK)) {
+	if (access(ctx->db_path, F_OK)) {
 		/* reading must not create an empty store (cmd_open_existing_store) */
-		db = cmd_open_existing_store("kcanary report");
+		db = cmd_open_existing_store(ctx, "kcanary report");
 		goto out;
 	}
-	if (db_open(&db, dbpath, &err)) {
+	if (db_open(&db, ctx->db_path, &err)) {
 		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
 		goto out;
 	}
@@ -211,6 +209,5 @@ out:
 	buf_release(&out);
 	buf_release(&err);
 	db_close(db);
-	free(dbpath);
 	return ret;
 }
