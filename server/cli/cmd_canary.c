@@ -5,7 +5,6 @@
  * judge on simulated cohorts (canary_sim.h). */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,19 +125,6 @@ static int exit_status(enum canary_result r)
 	case CANARY_RESULT_FAIL:	break;
 	}
 	return 1;
-}
-
-/* The verdict on stdout as text or JSON (out is the scratch buffer);
- * returns its exit status. */
-static int print_verdict(struct buf *out, const struct canary_verdict *v,
-			 const struct canary_cohorts *cc, const double *weights, bool json)
-{
-	if (json)
-		canary_format_json(out, v, cc, weights);
-	else
-		canary_format_text(out, v, cc, weights);
-	fputs(buf_str(out), stdout);
-	return exit_status(v->result);
 }
 
 /* next_flag's return when the command is done: see *status. */
@@ -500,10 +486,14 @@ static int verdict_parse(struct canary_run_opts *o, bool *json, int argc, char *
 static int print_run(const struct canary_run *run, bool json)
 {
 	struct buf out = BUF_INIT;
-	int ret = print_verdict(&out, &run->verdict, &run->cohorts, run->weights, json);
 
+	if (json)
+		canary_format_json(&out, &run->verdict, &run->cohorts, run->weights);
+	else
+		canary_format_text(&out, &run->verdict, &run->cohorts, run->weights);
+	fputs(buf_str(&out), stdout);
 	buf_release(&out);
-	return ret;
+	return exit_status(run->verdict.result);
 }
 
 /* The exit status of a canary_run_*() error: 2 for bad settings, else 4
