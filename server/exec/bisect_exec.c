@@ -650,7 +650,7 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 		/* every run through lab.c, whatever the pool's size; the hosts
 		 * chosen before anything is stored */
 		x->lab = true;
-		x->db_path = xasprintf("%s/kcanary.db", o->guest->home);
+		x->db_path = db_path_in(o->guest->home);
 		if ((r = lab_select(&x->pool, db, o->guest->hosts, o->guest->uri, err))) {
 			free(spec_json);
 			return r;

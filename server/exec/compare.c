@@ -286,7 +286,7 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 {
 	struct job_spec *spec = job_spec_new();
 	char *spec_json = NULL, *me = owner_id();
-	char *owner = NULL, *status = NULL, *db_path = xasprintf("%s/kcanary.db", o->home);
+	char *owner = NULL, *status = NULL, *db_path = db_path_in(o->home);
 	struct build_thread bt = { .err = BUF_INIT };
 	bool have_bt = false;
 	int r;

@@ -28,7 +28,7 @@ void guest_ctx_init(struct guest_ctx *g, struct db *db, const struct guest_opts 
 	g->db = db;
 	g->o = *o;
 	g->agent = o->agent ? xstrdup(o->agent) : image_default_agent();
-	g->db_path = xasprintf("%s/kcanary.db", o->home);
+	g->db_path = db_path_in(o->home);
 	if (o->accel) {
 		g->ai.accel = strcmp(o->accel, "kvm") ? VM_ACCEL_TCG : VM_ACCEL_KVM;
 		snprintf(g->ai.why, sizeof(g->ai.why), "--accel %s", o->accel);

@@ -26,13 +26,9 @@ char *kc_home(void)
 	return xasprintf("%s/.local/share/kcanary", h && *h ? h : "/root");
 }
 
-char *db_default_path(void)
+char *db_path_in(const char *home)
 {
-	char *home = kc_home();
-	char *p = xasprintf("%s/kcanary.db", home);
-
-	free(home);
-	return p;
+	return xasprintf("%s/kcanary.db", home);
 }
 
 /*

@@ -35,11 +35,10 @@ struct db;
 
 /* ---- the store: path, open, errors, transactions (db.c) ---- */
 
-/*
- * db_default_path - where the store lives: $KCANARY_HOME/kcanary.db, else
- * ~/.local/share/kcanary/kcanary.db. Returns a new string; caller frees.
- */
-char *db_default_path(void);
+/* db_path_in - the store of the home directory home: "HOME/kcanary.db",
+ * the one place that name is made. Returns a new string; caller frees. */
+char *db_path_in(const char *home);
+
 
 /* kc_home - $KCANARY_HOME or ~/.local/share/kcanary (new string; caller frees). */
 char *kc_home(void);

@@ -1,0 +1,40 @@
+/* metric_check.c - a run metric checked against its workload and the
+ * store's metrics table (metric_check.h). */
+#include <errno.h>
+#include <string.h>
+#include <jansson.h>
+
+#include "judge/metric_check.h"
+#include "store/db_api.h"
+#include "util.h"
+
+int metric_check(struct db *db, const char *metric, const char *workload, struct buf *err)
+{
+	json_t *all = NULL, *m;
+	size_t wl = strlen(workload), i;
+	int r;
+
+	/* the tool adapters name their metrics from the tool's output,
+	 * "WORKLOAD:...": fio:JOB:DIR:bw, stress-ng:cpu:bogo_ops_s,
+	 * perf-bench:sched/messaging:total_s (agent/fio.c, stress_ng.c,
+	 * perf_bench.c); a fresh store has none of them yet */
+	if (!strncmp(metric, "probe:", 6) || !strcmp(workload, "command") ||
+	    (!strncmp(metric, workload, wl) && metric[wl] == ':' && metric[wl + 1]))
+		return 0;
+	if ((r = db_api_metrics(db, &all, err)))
+		return r;
+	json_array_foreach(all, i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")), metric))
+			break;
+	r = i < json_array_size(all) ? 0 : -EINVAL;
+	if (r) {
+		buf_printf(err, "unknown metric '%s' for workload '%s': expected one of", metric,
+			   workload);
+		json_array_foreach(all, i, m)
+			buf_printf(err, "%s %s", i ? "," : "",
+				   json_string_value(json_object_get(m, "name")));
+		buf_puts(err, " (the store's metrics table), or probe:NAME:KEY");
+	}
+	json_decref(all);
+	return r;
+}
