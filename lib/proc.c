@@ -518,25 +518,33 @@ out:
 	return r;
 }
 
-int proc_exit_err(const struct proc_outcome *o, struct buf *err)
+void proc_tail_line(char *out, size_t size, const struct proc_outcome *o)
 {
 	const char *t = o->tail, *last = t;
 	size_t len = strlen(t);
 
-	if (o->status == 0 && !o->signal)
-		return 0;
 	while (len && (t[len - 1] == '\n' || t[len - 1] == '\r' || t[len - 1] == ' '))
 		len--;
 	for (const char *p = t; p < t + len; p++)
 		if (*p == '\n')
 			last = p + 1;
+	snprintf(out, size, "%.*s", (int)(t + len - last), last);
+}
+
+int proc_exit_err(const struct proc_outcome *o, struct buf *err)
+{
+	char line[PROC_TAIL_BYTES];
+
+	if (o->status == 0 && !o->signal)
+		return 0;
+	proc_tail_line(line, sizeof(line), o);
 	if (o->signal)
 		err_setf(err, -EIO, "'%s' was killed by SIG%s (%s)", o->prog,
 			 sigabbrev_np(o->signal) ? sigabbrev_np(o->signal) : "?", strsignal(o->signal));
 	else
 		err_setf(err, -EIO, "'%s' exited with status %d", o->prog, o->status);
-	if (err && t + len > last)
-		buf_printf(err, ": %.*s", (int)(t + len - last), last);
+	if (err && *line)
+		buf_printf(err, ": %s", line);
 	return -EIO;
 }
 

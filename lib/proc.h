@@ -113,6 +113,11 @@ int proc_run(struct proc_outcome *out, const struct proc_spec *spec, struct buf 
  */
 int proc_exit_err(const struct proc_outcome *o, struct buf *err);
 
+/* proc_tail_line - the last non-empty line of o's stderr tail into out
+ * (size bytes, NUL-terminated; "" when there is none): for a caller that
+ * words its own message. */
+void proc_tail_line(char *out, size_t size, const struct proc_outcome *o);
+
 /* proc_run_ok - proc_run() then proc_exit_err(): 0 only when the program
  * ran and exited 0; its codes and messages as theirs. */
 int proc_run_ok(const struct proc_spec *spec, struct buf *err);
