@@ -8,7 +8,7 @@
 
 #include "error.h"
 #include "hash.h"
-#include "wrap/token.h"
+#include "api/token.h"
 
 _Static_assert(TOKEN_HASH_HEX == HASH_HEX_LEN, "a token hash is a hash.h digest");
 
