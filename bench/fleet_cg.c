@@ -26,7 +26,7 @@
 #include "store/db_api.h"
 #include "store/db_fleet.h"
 #include "http.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 
 static void batch(struct buf *out, int b, int records, int form)

@@ -17,7 +17,7 @@
 #include "store/db_api.h"
 #include "error.h"
 #include "log.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 
 /* What a route needs: nothing (reads), or a token with the scope (token.h):

@@ -20,7 +20,7 @@
 #include "gzip.h"
 #include "guest/ingest.h"
 #include "log.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 
 /* A batch inflates to at most this many bytes (413 beyond). */

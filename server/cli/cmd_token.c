@@ -10,7 +10,7 @@
 #include "store/db.h"
 #include "store/db_api.h"
 #include "log.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 
 static void usage(FILE *f)

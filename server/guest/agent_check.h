@@ -34,7 +34,7 @@ struct agent_check {
  * error. Returns 0 with *out filled (release with agent_check_release()),
  * -ENOENT/-EACCES when the agent cannot be started, -EIO when it gave no
  * reply that parses (err says, quoting its exit status). Any thread may
- * call it (posix_spawn, pipes made close-on-exec).
+ * call it (proc.h).
  */
 int agent_check(struct agent_check *out, const char *agent, const char *workload,
 		const char *const *knobs, struct buf *err);

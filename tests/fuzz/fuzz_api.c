@@ -25,7 +25,7 @@
 #include "store/db_fleet.h"
 #include "http.h"
 #include "guest/ingest.h"
-#include "wrap/token.h"
+#include "api/token.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -26,7 +26,7 @@
 #include "store/db_fleet.h"
 #include "gzip.h"
 #include "http.h"
-#include "wrap/token.h"
+#include "api/token.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

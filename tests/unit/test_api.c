@@ -28,7 +28,7 @@
 #include "http.h"
 #include "guest/ingest.h"
 #include "judge/report.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 #include "testutil.h"
 

@@ -22,7 +22,7 @@
 #include "api/api.h"
 #include "store/db_api.h"
 #include "http.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 #include "testutil.h"
 
