@@ -393,6 +393,7 @@ static int cmd_compare_simulate(int argc, char **argv)
 int cmd_compare(int argc, char **argv)
 {
 	struct job_spec *spec = job_spec_new();
+	struct job_check chk = { 0 };
 	struct exec_flags f = { 0 };
 	struct buf err = BUF_INIT, frags = BUF_INIT;
 	struct db *db = NULL;
@@ -486,7 +487,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	if ((!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err)) ||
-	    job_spec_check(spec, &err) || agent_check_spec(spec, NULL, &err)) {
+	    job_spec_check(spec, &err) || job_check_cells(&chk, spec, NULL, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;
 	}
@@ -509,11 +510,13 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;
 	}
+	job_check_store(db, job_id, &chk);	/* its runs' lengths; logged when it fails */
 	if (!f.quiet)
 		fprintf(stderr, "job %lld '%s' stored: kcanary status %lld\n", (long long)job_id,
 			spec->name, (long long)job_id);
 	ret = execute_and_report(db, job_id, &f);
 out:
+	job_check_release(&chk);
 	db_close(db);
 	job_spec_free(spec);
 	buf_release(&err);
