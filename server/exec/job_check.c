@@ -76,7 +76,7 @@ int job_check_cells(struct job_check *out, const struct job_spec *spec, const ch
 	return r;
 }
 
-int job_check_store(struct db *db, int64_t job_id, const struct job_check *c)
+void job_check_store(struct db *db, int64_t job_id, const struct job_check *c)
 {
 	struct buf err = BUF_INIT;
 	int r = 0;
@@ -87,7 +87,6 @@ int job_check_store(struct db *db, int64_t job_id, const struct job_check *c)
 		log_warn("job %lld: its runs will ask the agent for their length: %s",
 			 (long long)job_id, buf_str(&err));
 	buf_release(&err);
-	return r;
 }
 
 void job_check_release(struct job_check *c)

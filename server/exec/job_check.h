@@ -42,10 +42,11 @@ int job_check_cells(struct job_check *out, const struct job_spec *spec, const ch
 /*
  * job_check_store - store c's lengths with job job_id (db_cells.h), once
  * job_store() stored the job whose spec c checked: its runs then read them
- * instead of asking the agent (guest_run.c). Returns 0, or the store's
- * -errno, logged: a job without them still runs (each run asks the agent).
+ * instead of asking the agent (guest_run.c). Best effort: a store error is
+ * logged, not returned, since a job without them still runs (each of its
+ * runs asks the agent, as a job stored before them does).
  */
-int job_check_store(struct db *db, int64_t job_id, const struct job_check *c);
+void job_check_store(struct db *db, int64_t job_id, const struct job_check *c);
 
 /* job_check_release - free what job_check_cells() kept; NULL-safe. */
 void job_check_release(struct job_check *c);
