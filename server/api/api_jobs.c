@@ -266,6 +266,7 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 	const char *ct = http_header(req, "Content-Type");
 	const char *p = req->body;
 	struct job_spec *spec = job_spec_new();
+	struct job_check chk = { 0 };
 	struct buf err = BUF_INIT;
 	json_t *job = NULL;
 	char loc[64];
@@ -309,7 +310,7 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 		goto out;
 	}
 	/* the same knob check as the CLI, before anything is stored */
-	if ((r = agent_check_spec(spec, NULL, &err))) {
+	if ((r = job_check_cells(&chk, spec, NULL, &err))) {
 		if (r == -EINVAL)
 			api_error(resp, 400, "%s", buf_str(&err));
 		else {
@@ -329,6 +330,7 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 			api_db_error(resp, r, "cannot store the job", &err);
 		goto out;
 	}
+	job_check_store(api->db, id, &chk);	/* its runs' lengths; logged when it fails */
 	if ((r = db_api_job(api->db, &job, id, &err))) {
 		api_db_error(resp, r, "cannot read the job back", &err);
 		goto out;
@@ -338,6 +340,7 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 	http_resp_header(resp, "Location", loc);
 	api_json(resp, 201, job);
 out:
+	job_check_release(&chk);
 	job_spec_free(spec);
 	buf_release(&err);
 }

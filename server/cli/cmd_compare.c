@@ -475,7 +475,7 @@ out:
  * base-commit) read through the store (opened into *db), the default fs,
  * the agent's check of every cell. 0, or -1 after saying why. */
 static int complete_spec(const struct cmd_ctx *ctx, struct job_spec *spec, bool fs_given,
-			 struct db **db)
+			 struct job_check *chk, struct db **db)
 {
 	bool needs_mail = spec->all_revisions || spec->version ||
 			  (spec->base && !strcmp(spec->base, "auto"));
@@ -487,7 +487,7 @@ static int complete_spec(const struct cmd_ctx *ctx, struct job_spec *spec, bool 
 		return -1;
 	if ((needs_mail && job_spec_resolve_series(spec, *db, &err)) ||
 	    (!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err)) ||
-	    job_spec_check(spec, &err) || agent_check_spec(spec, NULL, &err))
+	    job_spec_check(spec, &err) || job_check_cells(chk, spec, NULL, &err))
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 	else
 		r = 0;
@@ -498,7 +498,7 @@ static int complete_spec(const struct cmd_ctx *ctx, struct job_spec *spec, bool 
 /* Store the checked spec as a job, carry it out and print its report.
  * Returns the exit status. */
 static int store_and_run(const struct cmd_ctx *ctx, struct db **db, const struct job_spec *spec,
-			 const struct exec_flags *f)
+			 const struct job_check *chk, const struct exec_flags *f)
 {
 	struct buf err = BUF_INIT;
 	int64_t job_id;
@@ -516,6 +516,7 @@ static int store_and_run(const struct cmd_ctx *ctx, struct db **db, const struct
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;
 	}
+	job_check_store(*db, job_id, chk);	/* its runs' lengths; logged when it fails */
 	if (!f->quiet)
 		fprintf(stderr, "job %lld '%s' stored: kcanary status %lld\n", (long long)job_id,
 			spec->name, (long long)job_id);
@@ -530,6 +531,7 @@ out:
 static int do_compare(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct job_spec *spec = job_spec_new();
+	struct job_check chk = { 0 };
 	struct exec_flags f = { 0 };
 	struct buf err = BUF_INIT;
 	struct db *db = NULL;
@@ -541,15 +543,16 @@ static int do_compare(struct cmd_ctx *ctx, int argc, char **argv)
 	    (ret = parse_flags(spec, &f, &fs_given, argc, argv)) >= 0)
 		goto out;
 	ret = 2;
-	if (complete_spec(ctx, spec, fs_given, &db))
+	if (complete_spec(ctx, spec, fs_given, &chk, &db))
 		goto out;
 	if (f.dry_run) {
 		print_dry_run(spec);
 		ret = 0;
 		goto out;
 	}
-	ret = store_and_run(ctx, &db, spec, &f);
+	ret = store_and_run(ctx, &db, spec, &chk, &f);
 out:
+	job_check_release(&chk);
 	db_close(db);
 	job_spec_free(spec);
 	buf_release(&err);

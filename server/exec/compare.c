@@ -223,21 +223,19 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 
 /* repeat auto (report.h): look at the complete blocks, and store the next
  * block unless every comparison is decided or the cap is spent. *more
- * says whether a block was stored. The look is report_build()'s replay,
- * so a coordinator killed anywhere here looks the same way on resume. */
+ * says whether a block was stored. The look is the report's replay of the
+ * looks (report_seq_look: the runs' headline values only), so a
+ * coordinator killed anywhere here looks the same way on resume. */
 static int seq_look(struct db *db, int64_t job_id, const struct job_spec *spec,
 		    const struct guest_opts *o, bool *more, struct buf *err)
 {
-	struct report *rep = NULL;
 	struct report_seq_state st;
 	size_t n = 0;
 	int r;
 
 	*more = false;
-	if ((r = report_build(&rep, db, job_id, NULL, err)))
+	if ((r = report_seq_look(&st, db, job_id, err)))
 		return r;
-	report_seq_state(rep, &st);
-	report_free(rep);
 	if (st.done) {
 		say(o, "repeat auto: %zu of %zu comparison%s decided after %d block%s%s",
 		    st.ndecided, st.ncomparisons, st.ncomparisons == 1 ? "" : "s", st.blocks,

@@ -298,7 +298,8 @@ static void assign_run(struct report *r, size_t i)
 		group_add(cell, &cell->groups[r->two_d ? a * r->axis2.n + b : a], run);
 }
 
-static void compute(struct report *r)
+/* Every run into its cell's group along the axes (no statistics yet). */
+static void group_runs(struct report *r)
 {
 	r->run_cell = xcalloc(r->d.nruns ? r->d.nruns : 1, sizeof(*r->run_cell));
 	for (size_t i = 0; i < r->d.nruns; i++) {
@@ -317,6 +318,11 @@ static void compute(struct report *r)
 	for (size_t i = 0; i < r->d.nruns; i++)
 		if (base_everywhere(r, &r->d.runs[i]) && !join_every_cell(r, i))
 			assign_run(r, i);
+}
+
+static void compute(struct report *r)
+{
+	group_runs(r);
 	for (size_t c = 0; c < r->ncells; c++) {
 		struct rep_cell *cell = &r->cells[c];
 		struct rep_group *base = r->ngroups ? &cell->groups[0] : NULL;
@@ -576,6 +582,31 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 	seq_replay(r, opts, by);
 	*out = r;
 out:
+	free(by);
+	free(baseline);
+	return ret;
+}
+
+int report_seq_look(struct report_seq_state *out, struct db *db, int64_t job_id,
+		    struct buf *err)
+{
+	struct report *r = xcalloc(1, sizeof(*r));
+	char *by = NULL, *baseline = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = db_report_load_values(db, job_id, &r->d, err))) {
+		free(r);
+		return ret;
+	}
+	r->metric = r->d.job_metric;
+	axis_choice(&by, &baseline, NULL, r->d.spec_json);
+	if (!(ret = resolve_axes(r, by, baseline, err))) {
+		group_runs(r);
+		seq_replay(r, NULL, by);
+		report_seq_state(r, out);
+	}
+	report_free(r);
 	free(by);
 	free(baseline);
 	return ret;

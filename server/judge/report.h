@@ -104,6 +104,17 @@ struct report_seq_state {
 };
 void report_seq_state(const struct report *r, struct report_seq_state *out);
 
+/*
+ * report_seq_look - report_seq_state() of the job's report along its own
+ * axis and metric (report_build(..., NULL) then report_seq_state()), read
+ * from only what the looks need: each run's headline value, its variant and
+ * cell (db_report_load_values: no probes, no overheads, no statistics but
+ * the looks'). The same decisions; what compare's executor stops on.
+ * Returns 0 with *out, or report_build()'s errors.
+ */
+int report_seq_look(struct report_seq_state *out, struct db *db, int64_t job_id,
+		    struct buf *err);
+
 /* Parse "text", "markdown", "csv", "json"; -EINVAL otherwise. */
 int report_format_parse(enum report_format *out, const char *name);
 

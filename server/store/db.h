@@ -375,6 +375,14 @@ struct db_report_data {
  */
 int db_report_load(struct db *db, int64_t job_id, const char *metric,
 		   struct db_report_data *out, struct buf *err);
+/*
+ * db_report_load_values - db_report_load() of the job's headline metric
+ * without the probes: the job, its variants and each run with its value
+ * (the summary's, else derived from its samples), what a repeat auto look
+ * reads (report_seq_look). Same errors; release with db_report_release.
+ */
+int db_report_load_values(struct db *db, int64_t job_id, struct db_report_data *out,
+			  struct buf *err);
 void db_report_release(struct db_report_data *d);
 
 /* One distinct environment of a job's runs: the variant, the kernel
