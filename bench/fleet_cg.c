@@ -23,6 +23,7 @@
 
 #include "api/api.h"
 #include "store/db.h"
+#include "store/db_internal.h"
 #include "store/db_api.h"
 #include "store/db_fleet.h"
 #include "http.h"

@@ -68,12 +68,6 @@ void db_rollback(struct db *db);
 /* Run SQL without results (several statements allowed). For tests, tools. */
 int db_exec(struct db *db, const char *sql, struct buf *err);
 
-/*
- * db_query_int64 - run a one-row, one-column query with up to one text
- * parameter (arg may be NULL for none) and return its integer in *out.
- * -ENOENT when there is no row.
- */
-int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg, struct buf *err);
 
 /* ---- jobs, variants, runs (db_runs.c) ---- */
 
@@ -256,6 +250,20 @@ int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t
  * when the store failed; err says which (db_compare.c).
  */
 int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err);
+
+/*
+ * db_job_next_repeat - one more than the largest repeat_idx of job_id's
+ * runs (1 when it has none, and on error): a repeat no variant of the job
+ * has used yet, so runs created with it in one round or block share it as
+ * a lab block (lab.h). Store errors as above, err naming the job.
+ */
+int db_job_next_repeat(struct db *db, int64_t job_id, int *out, struct buf *err);
+
+/*
+ * db_job_is_cancelled - *out true when the job's status is 'cancelled'
+ * (kcanary cancel, the API's cancel). -ENOENT when there is no such job.
+ */
+int db_job_is_cancelled(struct db *db, int64_t job_id, bool *out, struct buf *err);
 
 /*
  * db_run_summary_value - the run's summary value of metric (run_summary:

@@ -64,13 +64,6 @@ static void writer_free(struct db_writer *w)
 	free(w);
 }
 
-void db_writer_spare_free(struct db *db)
-{
-	if (db->spare_writer)
-		writer_free(db->spare_writer);
-	db->spare_writer = NULL;
-}
-
 int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id, struct buf *err)
 {
 	struct db_writer *w;
@@ -147,6 +140,7 @@ void db_writer_close(struct db_writer *w)
 		free(w->metrics[i].name);
 	w->nmetrics = 0;
 	w->db->spare_writer = w;
+	w->db->spare_writer_free = writer_free;
 }
 
 int db_writer_begin(struct db_writer *w, struct buf *err)

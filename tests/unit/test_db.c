@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_internal.h"
 #include "store/db_api.h"
 #include "store/schema.h"
 #include "util.h"

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "store/db.h"
+#include "store/db_internal.h"
 #include "api/api.h"
 #include "store/db_api.h"
 #include "http.h"

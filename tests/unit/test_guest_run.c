@@ -17,6 +17,7 @@
 
 #include "guest/agent_check.h"
 #include "store/db.h"
+#include "store/db_internal.h"
 #include "store/db_guest.h"
 #include "guest/guest_run.h"
 #include "util.h"
