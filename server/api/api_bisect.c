@@ -4,7 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "api/api.h"
+#include "api/api_bisect.h"
+#include "api/api_reply.h"
 #include "store/db_bisect.h"
 #include "util.h"
 

@@ -14,7 +14,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/api.h"
+#include "api/api_fleet.h"
+#include "api/api_reply.h"
 #include "store/db.h"
 #include "store/db_fleet.h"
 #include "gzip.h"

@@ -10,7 +10,8 @@
 
 #include "exec/job_check.h"
 #include "guest/agent_check.h"
-#include "api/api.h"
+#include "api/api_jobs.h"
+#include "api/api_reply.h"
 #include "store/db.h"
 #include "store/db_api.h"
 #include "store/db_overhead.h"

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/api.h"
+#include "api/api_runs.h"
+#include "api/api_jobs.h"
+#include "api/api_reply.h"
 #include "store/db.h"
 #include "store/db_api.h"
 #include "store/db_overhead.h"
