@@ -17,7 +17,7 @@
 #include "judge/bisect_sim.h"
 #include "exec/job_check.h"
 #include "guest/agent_check.h"
-#include "store/db_api.h"
+#include "api/api_view.h"
 #include "store/db_bisect.h"
 #include "cli/cmd.h"
 #include "error.h"
@@ -725,7 +725,7 @@ int cmd_check_metric(struct db *db, const char *metric, const char *workload,
 	if (!strncmp(metric, "probe:", 6) || !strcmp(workload, "command") ||
 	    (!strncmp(metric, workload, wl) && metric[wl] == ':' && metric[wl + 1]))
 		return 0;
-	if ((r = db_api_metrics(db, &all, err)))
+	if ((r = api_view_metrics(db, &all, err)))
 		return r;
 	json_array_foreach(all, i, m)
 		if (!strcmp(json_string_value(json_object_get(m, "name")), metric))
