@@ -13,6 +13,7 @@
 
 #include "api/api_state.h"
 #include "store/db.h"
+#include "store/db_runs.h"
 #include "error.h"
 #include "http.h"
 #include "util.h"

@@ -12,6 +12,7 @@
 #include "judge/downsample.h"
 #include "judge/stats.h"
 #include "store/db.h"
+#include "store/db_compare.h"
 #include "store/db_api.h"
 #include "util.h"
 

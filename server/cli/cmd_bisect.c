@@ -19,6 +19,7 @@
 #include "guest/agent_check.h"
 #include "api/api_view.h"
 #include "store/db_bisect.h"
+#include "store/db_runs.h"
 #include "cli/cmd.h"
 #include "error.h"
 #include "log.h"

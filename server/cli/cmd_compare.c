@@ -13,6 +13,8 @@
 #include "exec/compare.h"
 #include "judge/compare_sim.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "exec/job.h"
 #include "log.h"
 #include "judge/report.h"

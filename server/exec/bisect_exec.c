@@ -12,6 +12,8 @@
 
 #include "exec/bisect_exec.h"
 #include "store/db_bisect.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "error.h"
 #include "guest/guest_run.h"
 #include "exec/lab.h"

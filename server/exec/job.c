@@ -20,6 +20,8 @@
 #include "log.h"
 #include "judge/stats.h"
 #include "kernel/variant_build.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 
 static void strv_free(char **v, size_t n)
 {

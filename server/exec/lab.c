@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "store/db_lab.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "error.h"
 #include "guest/hostfs.h"
 #include "exec/lab.h"

@@ -13,6 +13,7 @@
 #include "judge/report_overhead.h"
 #include "error.h"
 #include "judge/stats.h"
+#include "store/db_report.h"
 
 
 

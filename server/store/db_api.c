@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
 #include "store/db_api.h"
 #include "store/db_internal.h"
 #include "error.h"

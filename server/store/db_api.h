@@ -1,9 +1,9 @@
-/* db_api.h - the store's reads behind the web API (db_api.c) and the API
- * tokens (db_tokens.c). The reads return rows: plain structs and arrays
- * the caller frees with the matching *_free(); the API (api/api_view.c)
- * shapes them into docs/api.md's JSON and computes the medians. Strings
- * are new (owned by the row) and NULL where the column is NULL. *out is
- * written only on success. Errors as in db.h: -ENOENT when the job, run
+/* db_api.h - the store's reads behind the web API (db_api.c). They
+ * return rows: plain structs and arrays the caller frees with the
+ * matching *_free(); the API (api/api_view.c) shapes them into
+ * docs/api.md's JSON and computes the medians. Strings are new (owned by
+ * the row) and NULL where the column is NULL. *out is written only on
+ * success. Errors as in db.h: -ENOENT when the job, run
  * or kernel does not exist, -EIO when sqlite fails (the reason in err).
  */
 #ifndef KC_DB_API_H
@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <jansson.h>
 
 #include "store/db.h"
 
@@ -233,22 +232,5 @@ int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id, struct buf
  * NULL, gets its status; size 32).
  */
 int db_job_cancel(struct db *db, int64_t job_id, char *status_out, struct buf *err);
-
-/* ---- tokens (db_tokens.c); hashes are token_hash() hex ---- */
-
-/* -EEXIST when the name or the hash is taken. scopes (token.h; NULL: the
- * default for its name, token_default_scopes()) are stored as given. */
-int db_token_add(struct db *db, const char *name, const char *hash_hex, const char *scopes,
-		 struct buf *err);
-/* Name and scopes of the token with this hash into name (size bytes) and
- * scopes (scopes_size; "" for a token stored before scopes: the caller
- * takes token_default_scopes()); -ENOENT if none. */
-int db_token_find(struct db *db, char *name, size_t size, char *scopes, size_t scopes_size,
-		  const char *hash_hex, struct buf *err);
-/* [{"name","created_at","scopes"}], oldest first; scopes null for a token
- * stored before scopes. */
-int db_token_list(struct db *db, json_t **out, struct buf *err);
-/* -ENOENT when there is no token of that name. */
-int db_token_remove(struct db *db, const char *name, struct buf *err);
 
 #endif

@@ -1,10 +1,11 @@
-/* db_compare.c - what the compare executor reads (see db.h). */
+/* db_compare.c - what the compare executor reads (see db_compare.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
 #include "store/db_internal.h"
 #include "error.h"
 #include "util.h"

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
 #include "store/db_fleet.h"
 #include "store/db_internal.h"
 #include "error.h"

@@ -9,6 +9,8 @@
 #include "error.h"
 #include "util.h"
 
+struct db_writer;
+
 /* Statements one connection keeps prepared (db_prepare_kept). */
 #define DB_KEPT_MAX 16
 

@@ -1,10 +1,12 @@
-/* db_writer.c - insert one run's records with prepared statements (db.h). */
+/* db_writer.c - insert one run's records with prepared statements (db_writer.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_writer.h"
 #include "store/db_internal.h"
 #include "error.h"
 #include "util.h"

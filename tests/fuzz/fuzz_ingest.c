@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
 #include "store/db_internal.h"
 #include "guest/ingest.h"
 

@@ -20,8 +20,9 @@
 #include <jansson.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_tokens.h"
 #include "api/api.h"
-#include "store/db_api.h"
 #include "store/db_lab.h"
 #include "judge/downsample.h"
 #include "error.h"

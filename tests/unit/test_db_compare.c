@@ -12,6 +12,9 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
+#include "store/db_writer.h"
 #include "util.h"
 #include "testutil.h"
 

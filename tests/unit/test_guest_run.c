@@ -17,6 +17,8 @@
 
 #include "guest/agent_check.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "store/db_internal.h"
 #include "store/db_guest.h"
 #include "guest/guest_run.h"

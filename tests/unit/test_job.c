@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
 #include "store/db_internal.h"
 #include "exec/job.h"
 #include "util.h"

@@ -17,6 +17,8 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "store/db_internal.h"
 #include "wrap/git.h"
 #include "kernel/series.h"
