@@ -23,7 +23,8 @@
 
 #include "api/api.h"
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_tokens.h"
+#include "store/db_internal.h"
 #include "store/db_fleet.h"
 #include "http.h"
 #include "api/token.h"

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
 #include "judge/bisect_log.h"
+#include "api/api_bisect.h"
+#include "api/api_reply.h"
 #include "store/db_bisect.h"
 #include "util.h"
 

@@ -9,6 +9,7 @@
 
 #include "cli/cmd.h"
 #include "store/db.h"
+#include "store/db_runs.h"
 #include "error.h"
 #include "log.h"
 #include "util.h"

@@ -19,6 +19,7 @@
 #include "exec/job_check.h"
 #include "guest/agent_check.h"
 #include "store/db_bisect.h"
+#include "store/db_runs.h"
 #include "cli/cmd.h"
 #include "error.h"
 #include "log.h"

@@ -14,6 +14,8 @@
 #include "judge/compare_sim.h"
 #include "judge/metric_check.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "exec/job.h"
 #include "log.h"
 #include "judge/report.h"

@@ -11,6 +11,8 @@
 
 #include "cli/cmd.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "store/db_lab.h"
 #include "guest/ingest.h"
 #include "log.h"

@@ -8,6 +8,9 @@
 #include "cli/cmd.h"
 #include "exec/compare.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
+#include "store/db_status.h"
 #include "util.h"
 
 static const char jobs_usage[] =

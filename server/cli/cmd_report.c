@@ -9,6 +9,8 @@
 
 #include "cli/cmd.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "error.h"
 #include "judge/report.h"
 #include "kernel/reply_mail.h"

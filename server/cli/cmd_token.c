@@ -8,7 +8,7 @@
 
 #include "cli/cmd.h"
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_tokens.h"
 #include "log.h"
 #include "api/token.h"
 #include "util.h"

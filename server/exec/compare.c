@@ -13,6 +13,8 @@
 
 #include "exec/compare.h"
 #include "store/db_guest.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "error.h"
 #include "guest/guest_run.h"
 #include "guest/hostfs.h"

@@ -20,6 +20,8 @@
 #include "log.h"
 #include "judge/stats.h"
 #include "kernel/variant_build.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 
 static void strv_free(char **v, size_t n)
 {
@@ -1066,10 +1068,9 @@ int job_store_block(struct db *db, const struct job_spec *s, int64_t job_id, int
 	struct db_variant_row *v = NULL;
 	size_t nv = 0, ncells = job_ncells(s), n = 0;
 	size_t *order = xcalloc(ncells, sizeof(*order));
-	int64_t *vids = NULL, maxrep = 0;
+	int64_t *vids = NULL;
 	uint64_t rng = s->seed;
-	char id[24];
-	int r;
+	int next = 1, r;
 
 	if ((r = db_job_variants(db, job_id, &v, &nv, err)))
 		goto out;
@@ -1087,10 +1088,8 @@ int job_store_block(struct db *db, const struct job_spec *s, int64_t job_id, int
 	/* one repeat index above every stored one for the whole block, so
 	 * that the lab places it as one block (lab.h) even when a fresh
 	 * repeat took an earlier block's next index */
-	snprintf(id, sizeof(id), "%lld", (long long)job_id);
-	if ((r = db_query_int64(db, &maxrep, "SELECT coalesce(max(repeat_idx), 0) FROM runs"
-				" WHERE job_id = ?", id, err)) ||
-	    (r = store_repeat(db, s, job_id, vids, nv, order, ncells, (int)maxrep + 1, err)) ||
+	if ((r = db_job_next_repeat(db, job_id, &next, err)) ||
+	    (r = store_repeat(db, s, job_id, vids, nv, order, ncells, next, err)) ||
 	    (r = db_commit(db, err))) {
 		db_rollback(db);
 		err_wrapf(err, r, "cannot store block %d of job %lld", block, (long long)job_id);

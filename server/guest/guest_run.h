@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
 #include "store/db_overhead.h"
 #include "guest/image.h"
 #include "guest/rootfs.h"

@@ -14,6 +14,8 @@
 #include "guest/ingest.h"
 #include "json_num.h"
 #include "util.h"
+#include "store/db_runs.h"
+#include "store/db_writer.h"
 
 #define XSTR_(x) #x
 #define XSTR(x) XSTR_(x)

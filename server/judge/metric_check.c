@@ -2,7 +2,6 @@
  * store's metrics table (metric_check.h). */
 #include <errno.h>
 #include <string.h>
-#include <jansson.h>
 
 #include "judge/metric_check.h"
 #include "store/db_api.h"
@@ -10,8 +9,8 @@
 
 int metric_check(struct db *db, const char *metric, const char *workload, struct buf *err)
 {
-	json_t *all = NULL, *m;
-	size_t wl = strlen(workload), i;
+	struct db_metric_row *all = NULL;
+	size_t wl = strlen(workload), n = 0, i;
 	int r;
 
 	/* the tool adapters name their metrics from the tool's output,
@@ -21,20 +20,19 @@ int metric_check(struct db *db, const char *metric, const char *workload, struct
 	if (!strncmp(metric, "probe:", 6) || !strcmp(workload, "command") ||
 	    (!strncmp(metric, workload, wl) && metric[wl] == ':' && metric[wl + 1]))
 		return 0;
-	if ((r = db_api_metrics(db, &all, err)))
+	if ((r = db_metrics_list(db, &all, &n, err)))
 		return r;
-	json_array_foreach(all, i, m)
-		if (!strcmp(json_string_value(json_object_get(m, "name")), metric))
+	for (i = 0; i < n; i++)
+		if (!strcmp(all[i].name, metric))
 			break;
-	r = i < json_array_size(all) ? 0 : -EINVAL;
+	r = i < n ? 0 : -EINVAL;
 	if (r) {
 		buf_printf(err, "unknown metric '%s' for workload '%s': expected one of", metric,
 			   workload);
-		json_array_foreach(all, i, m)
-			buf_printf(err, "%s %s", i ? "," : "",
-				   json_string_value(json_object_get(m, "name")));
+		for (i = 0; i < n; i++)
+			buf_printf(err, "%s %s", i ? "," : "", all[i].name);
 		buf_puts(err, " (the store's metrics table), or probe:NAME:KEY");
 	}
-	json_decref(all);
+	db_metric_rows_free(all, n);
 	return r;
 }

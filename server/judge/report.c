@@ -16,6 +16,7 @@
 #include "judge/report_overhead.h"
 #include "error.h"
 #include "judge/stats.h"
+#include "store/db_report.h"
 
 /* Bootstrap resamples for the Hodges-Lehmann CI. */
 #define REPORT_BOOTSTRAP 2000

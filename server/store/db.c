@@ -420,7 +420,8 @@ void db_close(struct db *db)
 {
 	if (!db)
 		return;
-	db_writer_spare_free(db);
+	if (db->spare_writer)
+		db->spare_writer_free(db->spare_writer);
 	for (size_t i = 0; i < db->nkept; i++)
 		sqlite3_finalize(db->kept[i].st);
 	sqlite3_close_v2(db->h);

@@ -1,9 +1,10 @@
-/* db_report.c - the queries behind a report (see db.h, report.h). */
+/* db_report.c - the queries behind a report (see db_report.h, report.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_report.h"
 #include "store/db_internal.h"
 #include "error.h"
 #include "util.h"

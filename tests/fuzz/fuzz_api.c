@@ -21,7 +21,8 @@
 
 #include "api/api.h"
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_runs.h"
+#include "store/db_tokens.h"
 #include "store/db_fleet.h"
 #include "http.h"
 #include "guest/ingest.h"

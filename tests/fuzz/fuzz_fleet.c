@@ -22,7 +22,7 @@
 
 #include "api/api.h"
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_tokens.h"
 #include "store/db_fleet.h"
 #include "gzip.h"
 #include "http.h"

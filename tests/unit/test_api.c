@@ -20,6 +20,8 @@
 #include <jansson.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_tokens.h"
 #include "api/api.h"
 #include "store/db_api.h"
 #include "store/db_bisect.h"

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "store/db_writer.h"
+#include "store/db_runs.h"
 #include "judge/canary_run.h"
 #include "store/db.h"
 #include "util.h"

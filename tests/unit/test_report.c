@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_writer.h"
 #include "store/db_lab.h"
 #include "store/db_overhead.h"
 #include "guest/ingest.h"
