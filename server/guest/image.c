@@ -159,7 +159,7 @@ int image_cmdline(char **out, const struct guest_settings *s,
 	 * a stop (on_reboot=destroy); the console keeps the panic text.
 	 * loglevel=5: the console gets warnings and worse (a WARN splat, a
 	 * hung task, a panic) but not the boot's info lines, which under TCG
-	 * cost boot time on the emulated UART (README, "Where a run's time
+	 * cost boot time on the emulated UART (docs/guests.md, "Where a run's time
 	 * goes"); --append loglevel=7 brings them back (a later one wins). */
 	buf_puts(&b, "console=ttyS0 loglevel=5 panic=-1 rdinit=/init");
 	buf_printf(&b, " kc.fs=%s", fs);

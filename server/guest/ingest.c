@@ -1,5 +1,5 @@
 /* ingest.c - parse agent records (jansson) and store them (db_writer).
- * The record contract is DESIGN.md, "Agent records"; see ingest.h. */
+ * The record contract is docs/records.md; see ingest.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>

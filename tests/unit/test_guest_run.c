@@ -230,7 +230,7 @@ static void test_watchdog_is_the_agents_expected_s_plus_setup(void **state)
 	j.setup_s = 7.5;
 	assert_true(watchdog_of(fx, &j, "command", cmd) == AGENT_CHECK_UNKNOWN_S + 7.5);
 	assert_true(watchdog_of(fx, &j, "command", cmd_bounded) == 20 + 7.5);
-	/* the setup allowance README gives: 180 s under TCG (above), 60 s
+	/* the setup allowance docs/guests.md gives: 180 s under TCG (above), 60 s
 	 * with KVM (this host has none, so asked of the runner directly) */
 	assert_true(runner_setup_allowance_s(VM_ACCEL_TCG) == 180);
 	assert_true(runner_setup_allowance_s(VM_ACCEL_KVM) == 60);
