@@ -1,9 +1,10 @@
-# kcanary: one plain Makefile (see README.md, "Source layout").
+# kcanary: one plain Makefile (see README.md, "Source map, in reading order").
 #
 #   make            build build/kcanary and build/kcanary-agent
 #   make test       what CI runs: unit tests, integration tests, check-layers
-#   make check-layers  the include graph of server/: no cycle, no arrow
-#                   from a lower layer to a higher one (tools/check-layers.sh)
+#   make check-layers  includes and calls of lib/, agent/, server/: no cycle,
+#                   no arrow from a lower folder to a higher one
+#                   (tools/check-layers.sh), one error carrier (check-errors.sh)
 #   make test-asan  the unit tests under -fsanitize=address,undefined
 #   make bench      benchmarks (numbers go into closing notes)
 #   make check-kernel  slow: import linux-source-6.12, check the real mail
@@ -301,13 +302,14 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool \
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_B := build-fuzz
-FUZZ_SRCS := server/wrap/mbox.c server/kernel/series.c server/kernel/lkp_report.c lib/util.c lib/log.c tests/fuzz/fuzz_mbox.c
+FUZZ_SRCS := server/wrap/mbox.c server/kernel/series.c server/kernel/series_patch.c \
+	server/kernel/series_tags.c server/kernel/series_body.c server/kernel/series_item.c server/kernel/lkp_report.c lib/util.c lib/log.c tests/fuzz/fuzz_mbox.c
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -g -O1 -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib -Iserver \
 	$(shell $(PKG_CONFIG) --cflags gmime-3.0)
 .PHONY: fuzz-mbox fuzz-mbox-merge
 
-$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/wrap/mbox.h server/kernel/series.h server/kernel/lkp_report.h lib/util.h
+$(FUZZ_B)/fuzz_mbox: $(FUZZ_SRCS) server/wrap/mbox.h $(wildcard server/kernel/series*.h) server/kernel/lkp_report.h lib/util.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) $(shell $(PKG_CONFIG) --libs gmime-3.0)
 

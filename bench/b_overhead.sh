@@ -5,7 +5,7 @@
 # service stored for it (run_overhead, schema/017_overhead.sql): the time
 # outside the workload over the run's wall time, as a ratio from this one
 # run. Target: <= 10%. Under TCG boot is most of it and the figure sits at
-# the target, met or not by the host's load (README, "Where a run's time
+# the target, met or not by the host's load (docs/guests.md, "Where a run's time
 # goes").
 # Needs root, the Debian cloud kernel and a libvirt daemon; reports and
 # exits 0 otherwise.

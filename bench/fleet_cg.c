@@ -22,11 +22,12 @@
 
 #include "api/api.h"
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_tokens.h"
+#include "store/db_internal.h"
 #include "store/db_fleet.h"
 #include "gzip.h"
 #include "http.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 
 static void batch(struct buf *out, int b, int records, int form)

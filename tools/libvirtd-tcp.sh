@@ -1,6 +1,6 @@
 #!/bin/sh
 # libvirtd-tcp.sh - a second libvirt daemon on this machine that shares
-# none of the coordinator's files: a lab host for tests (README.md, "Lab").
+# none of the coordinator's files: a lab host for tests (docs/lab.md).
 #
 #   usage: tools/libvirtd-tcp.sh start DIR PORT [HIDE...]
 #          tools/libvirtd-tcp.sh restart DIR PORT

@@ -1,6 +1,6 @@
 #!/bin/sh
 # libvirtd-up.sh - make sure a libvirt daemon with the QEMU driver answers on
-# qemu:///system, starting one when none does (README.md, "Guests and libvirt").
+# qemu:///system, starting one when none does (docs/guests.md).
 #
 # For machines without systemd (containers, CI): Debian 12 ships only the
 # monolithic libvirtd, and without libvirt-daemon-system nothing creates its

@@ -57,8 +57,8 @@
 		if (!KC.param("by"))
 			S.by = storedBy();
 		if (job.kind === "bisect")
-			[S.bisectLog, S.bisectVariants] = await Promise.all([
-				KC.api(base + "/bisect-log").catch(() => null),
+			[S.bisect, S.bisectVariants] = await Promise.all([
+				KC.api(base + "/bisect-log?format=json").catch(() => null),
 				KC.api(base + "/variants").then((v) => v.variants).catch(() => null),
 			]);
 		render();
@@ -669,77 +669,22 @@
 		renderGrid();
 	}
 
-	/* key=value tokens of a log line after its keyword, as strings. */
-	function logFields(line) {
-		const o = {};
-		for (const tok of line.split(" ").slice(1)) {
-			const eq = tok.indexOf("=");
-			if (eq > 0)
-				o[tok.slice(0, eq)] = tok.slice(eq + 1);
-		}
-		return o;
+	/* A bisection as the API reads it from its event log (GET
+	 * .../bisect-log?format=json, docs/api.md): candidates (name, sha,
+	 * subject, runs by phase, skips, last verdict, median), the config,
+	 * the last endpoints line, the culprit check, the last posterior and
+	 * the result (null while it runs), with each candidate by idx in c. */
+	function bisectView(j) {
+		const cands = j.candidates.map((x) => Object.assign({}, x, {
+			name: x.name === null ? `candidate ${x.idx}` : x.name,
+			subject: x.subject === null ? undefined : x.subject, verdict: x.verdict || "" }));
+		return { cands, c: new Map(cands.map((x) => [x.idx, x])), post: j.posterior, result: j.result,
+			 config: j.config, endpoints: j.endpoints, check: j.check, n: j.config.n };
 	}
 
-	/* A bisection's event log (GET .../bisect-log; format: the top of
-	 * server/judge/bisect_log.c, with bisect_exec.c's '# candidate I SHA NAME'
-	 * lines) read into candidates (name, sha, values by phase, skips, last
-	 * verdict), the config, the last endpoints line, the culprit check,
-	 * the last posterior and the result (null while it runs). */
-	function parseBisectLog(text) {
-		const c = new Map(), post = [];
-		let result = null, lastPost = null, config = {}, endpoints = null, check = null;
-		const cand = (i) => {
-			if (!c.has(i))
-				c.set(i, { idx: i, name: `candidate ${i}`, sha: "", values: [], skips: 0,
-					   verdict: "" });
-			return c.get(i);
-		};
-		for (const line of text.split("\n")) {
-			let m;
-			if ((m = line.match(/^# candidate (\d+) (\S+) (.*)$/))) {
-				const x = cand(+m[1]);
-				x.sha = m[2] === "-" ? "" : m[2];
-				x.name = m[3];
-				/* "<sha12> <subject>" for a commit, "k<i> <path>" for an image */
-				x.subject = x.sha && m[3].startsWith(x.sha.slice(0, 12) + " ") ?
-					m[3].slice(13) : m[3];
-			} else if (line.startsWith("#"))
-				continue;
-			else if (line.startsWith("config "))
-				config = logFields(line);
-			else if (line.startsWith("run ")) {
-				const f = logFields(line);
-				cand(+f.idx).values.push({ v: +f.value, phase: f.phase });
-			} else if (line.startsWith("skip "))
-				cand(+logFields(line).idx).skips++;
-			else if (line.startsWith("verdict ")) {
-				const f = logFields(line);
-				cand(+f.idx).verdict = f.verdict;
-			} else if (line.startsWith("endpoints "))
-				endpoints = logFields(line);
-			else if (line.startsWith("check "))
-				check = logFields(line);
-			else if (line.startsWith("posterior "))
-				lastPost = line.slice(10);
-			else if (line.startsWith("result "))
-				result = logFields(line);
-		}
-		for (const tok of (lastPost || "").split(" ")) {
-			const m = tok.match(/^(\d+)(?:-(\d+))?:(\S+)$/);
-			if (m)
-				post.push({ first: +m[1], last: m[2] ? +m[2] : +m[1], p: +m[3] });
-		}
-		return { cands: [...c.values()].sort((a, b) => a.idx - b.idx), post, result, c, config,
-			 endpoints, check, n: +config.n || 0 };
-	}
-
-	const median = (xs) => {
-		const s = [...xs].sort((a, b) => a - b), k = s.length >> 1;
-		return !s.length ? NaN : s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
-	};
 	const plural = (n, one, many) => `${n} ${n === 1 ? one : (many || one + "s")}`;
 	/* p-values of a handful of runs: two significant digits, not "< 0.001" */
-	const fmtP2 = (p) => (!Number.isFinite(p) ? "–" : p >= 0.01 ? p.toFixed(3) : p.toPrecision(2));
+	const fmtP2 = (p) => (typeof p !== "number" || !Number.isFinite(p) ? "–" : p >= 0.01 ? p.toFixed(3) : p.toPrecision(2));
 	/* seconds as "2 h 13 min 42 s" */
 	function fmtWall(s) {
 		s = Math.round(s);
@@ -787,7 +732,7 @@
 
 	/* The answer: the culprit, the range, or why there is none. */
 	function bisectAnswer(b) {
-		const r = b.result, fix = b.config.find_fix === "1", unit = S.job.unit;
+		const r = b.result, fix = b.config.find_fix, unit = S.job.unit;
 		const bad = fix ? "fixed" : "bad";
 		if (!r) {
 			const live = KC.liveStates.includes(S.job.status);
@@ -811,15 +756,16 @@
 		}
 		let why = "";
 		const ep = b.endpoints || {};
-		const ends = [b.c.get(0), b.c.get(b.n - 1)].map((x) => (x ? x.values.map((y) => y.v) : []));
+		const ends = [b.c.get(0), b.c.get(b.n - 1)];
+		const nruns = (x) => (x ? x.runs.length : 0), med = (x) => (x ? x.median : null);
 		if (r.outcome === "no-difference")
-			why = `the endpoints do not differ: ${ends[0].length} vs ${ends[1].length} runs, medians ` +
-				`${KC.fmt(median(ends[0]), unit)} and ${KC.fmt(median(ends[1]), unit)}, ` +
-				`Mann-Whitney p = ${fmtP2(+(ep.p !== undefined ? ep.p : r.endpoint_p))}`;
+			why = `the endpoints do not differ: ${nruns(ends[0])} vs ${nruns(ends[1])} runs, medians ` +
+				`${KC.fmt(med(ends[0]), unit)} and ${KC.fmt(med(ends[1]), unit)}, ` +
+				`Mann-Whitney p = ${fmtP2(ep.p !== undefined ? ep.p : r.endpoint_p)}`;
 		else if (r.outcome === "wrong-direction")
 			why = `the endpoints differ the other way: candidate ${b.n - 1} (median ` +
-				`${KC.fmt(median(ends[1]), unit)}) is ${fix ? "worse" : "better"} than candidate 0 ` +
-				`(median ${KC.fmt(median(ends[0]), unit)})${fix ? "; drop --find-fix?" : "; use --find-fix?"}`;
+				`${KC.fmt(med(ends[1]), unit)}) is ${fix ? "worse" : "better"} than candidate 0 ` +
+				`(median ${KC.fmt(med(ends[0]), unit)})${fix ? "; drop --find-fix?" : "; use --find-fix?"}`;
 		else if (r.outcome === "endpoint-skip") {
 			const x = [b.c.get(0), b.c.get(b.n - 1)].find((y) => y && y.skips) || b.c.get(0);
 			const end = x && x.idx === 0 ? (fix ? "bad" : "good") : (fix ? "good" : "bad");
@@ -837,7 +783,7 @@
 	}
 
 	function outcomeWords(b) {
-		const r = b.result, fix = b.config.find_fix === "1";
+		const r = b.result, fix = b.config.find_fix;
 		if (!r)
 			return KC.liveStates.includes(S.job.status) ? "in progress" : "stopped before a result";
 		const first = +r.first, last = +r.last, p = (+r.prob).toFixed(3);
@@ -868,21 +814,21 @@
 		if (!k) {
 			const why = !r ? "not yet" :
 				r.outcome !== "found" && r.outcome !== "range" ? "not run: no culprit to check" :
-				+b.config.check_runs === 0 ? "not run (--check-runs 0)" : "not run";
+				b.config.check_runs === 0 ? "not run (--check-runs 0)" : "not run";
 			return el("span", { class: "check none", text: why });
 		}
 		if (k["not-run"])
 			return el("span", {}, `parent ${cand(k.parent)} vs culprit ${cand(k.culprit)}: `,
 				el("span", { class: "check none", text: `not run: ${k["not-run"].replace(/-/g, " ")}` }));
-		const shift = +k.shift;
+		const shift = k.shift;
 		return el("span", {},
-			`parent ${cand(k.parent)} median ${KC.fmt(+k.median_parent, unit)} ` +
+			`parent ${cand(k.parent)} median ${KC.fmt(k.median_parent, unit)} ` +
 			`(${plural(+k.n_parent, "run")}) vs culprit ${cand(k.culprit)} median ` +
-			`${KC.fmt(+k.median_culprit, unit)} (${plural(+k.n_culprit, "run")}), shift ` +
+			`${KC.fmt(k.median_culprit, unit)} (${plural(+k.n_culprit, "run")}), shift ` +
 			`${shift > 0 ? "+" : ""}${KC.fmt(shift, unit)} (Hodges-Lehmann), Mann-Whitney ` +
-			`p = ${fmtP2(+k.p)}: `,
-			el("span", { class: "check " + (k.passed === "1" ? "passed" : "failed"),
-				     text: k.passed === "1" ? "passed" : "FAILED" }));
+			`p = ${fmtP2(k.p)}: `,
+			el("span", { class: "check " + (k.passed === 1 ? "passed" : "failed"),
+				     text: k.passed === 1 ? "passed" : "FAILED" }));
 	}
 
 	/* Builds: one variant per prepared candidate; boots: one stored run per
@@ -894,9 +840,9 @@
 		const byPhase = {};
 		let runs = 0, skips = 0;
 		for (const x of b.cands) {
-			runs += x.values.length;
+			runs += x.runs.length;
 			skips += x.skips;
-			for (const y of x.values)
+			for (const y of x.runs)
 				byPhase[y.phase] = (byPhase[y.phase] || 0) + 1;
 		}
 		const parts = ["endpoint", "search", "check"].filter((ph) => byPhase[ph])
@@ -922,8 +868,8 @@
 		const unit = S.job.unit;
 		const pts = [];
 		for (const x of tested)
-			for (const y of x.values)
-				pts.push({ x: x.idx, v: y.v, verdict: x.verdict, check: y.phase === "check", name: x.name });
+			for (const y of x.runs)
+				pts.push({ x: x.idx, v: y.value, verdict: x.verdict, check: y.phase === "check", name: x.name });
 		if (!pts.length || b.n < 2)
 			return null;
 		const W = 760, H = 250, left = 60, right = 14, top = 22, bottom = 34;
@@ -975,24 +921,24 @@
 			return;
 		}
 		box.hidden = false;
-		if (!S.bisectLog) {
+		if (!S.bisect) {
 			KC.fill($("bisect-body"), el("p", { class: "muted", text: "no bisection log yet" }));
 			return;
 		}
-		const b = parseBisectLog(S.bisectLog);
+		const b = bisectView(S.bisect);
 		const unit = S.job.unit;
-		const tested = b.cands.filter((x) => x.values.length || x.skips);
+		const tested = b.cands.filter((x) => x.runs.length || x.skips);
 		const name = (i) => (b.c.get(i) ? b.c.get(i).name : `candidate ${i}`);
 		const r = b.result;
 		const inCulprit = (i) => r && (r.outcome === "found" || r.outcome === "range") &&
 			i >= +r.first && i <= +r.last;
 		const cfg = b.config;
-		const search = (cfg.strategy === "binary" ? (+cfg.fixed_repeats ?
+		const search = (cfg.strategy === "binary" ? (cfg.fixed_repeats ?
 			`binary search, ${cfg.fixed_repeats} runs per commit` : "binary search with adaptive repeats (SPRT)") :
 			"probabilistic bisection") +
 			`, confidence ${(+cfg.confidence).toFixed(2)}, budget ${cfg.max_runs} runs, ` +
-			`${b.n} candidates; looking for the ${cfg.find_fix === "1" ? "fix" : "regression"} ` +
-			`(${cfg.higher_is_worse === "0" ? "lower" : "higher"} ${S.job.metric} is worse)`;
+			`${b.n} candidates; looking for the ${cfg.find_fix ? "fix" : "regression"} ` +
+			`(${!cfg.higher_is_worse ? "lower" : "higher"} ${S.job.metric} is worse)`;
 		const ep = b.endpoints;
 		KC.fill($("bisect-body"),
 			bisectAnswer(b),
@@ -1000,7 +946,7 @@
 				el("dt", {}, "outcome"), el("dd", { class: "outcome" }, outcomeWords(b)),
 				el("dt", {}, "search"), el("dd", {}, search),
 				ep ? el("dt", {}, "endpoints") : null,
-				ep ? el("dd", {}, `${ep.n_old} vs ${ep.n_new} runs, Mann-Whitney p = ${fmtP2(+ep.p)}: ` +
+				ep ? el("dd", {}, `${ep.n_old} vs ${ep.n_new} runs, Mann-Whitney p = ${fmtP2(ep.p)}: ` +
 					`${ep.compare}`) : null,
 				el("dt", {}, "culprit check"), el("dd", { class: "check-line" }, checkLine(b)),
 				el("dt", {}, "totals"), el("dd", { class: "totals" }, totalsLine(b))),
@@ -1015,17 +961,17 @@
 					/* an endpoint that cannot be measured stops the engine
 					 * before verdicts: it is a skip all the same */
 					const verdict = x.verdict || (x.skips ? "skip" : "");
-					const main = x.values.filter((y) => y.phase !== "check").map((y) => KC.fmt(y.v, unit));
-					const chk = x.values.filter((y) => y.phase === "check").map((y) => KC.fmt(y.v, unit));
+					const main = x.runs.filter((y) => y.phase !== "check").map((y) => KC.fmt(y.value, unit));
+					const chk = x.runs.filter((y) => y.phase === "check").map((y) => KC.fmt(y.value, unit));
 					const why = x.skips ? skipWhy(x) : "";
 					return el("tr", { class: inCulprit(x.idx) ? "culprit" : null, "data-idx": String(x.idx) },
 						el("td", { class: "num" }, String(x.idx)),
 						el("td", {}, x.sha ? el("code", { class: "sha", text: x.sha.slice(0, 12) }) : "–"),
 						el("td", { class: "subject" }, x.subject || x.name),
-						el("td", { class: "num" }, String(x.values.length)),
+						el("td", { class: "num" }, String(x.runs.length)),
 						el("td", { class: "num" }, String(x.skips)),
-						el("td", { class: "num" }, x.values.length ?
-							KC.fmt(median(x.values.map((y) => y.v)), unit) : "–"),
+						el("td", { class: "num" }, x.runs.length ?
+							KC.fmt(x.median, unit) : "–"),
 						el("td", {}, verdict ? el("span", { class: "verdict " + verdict, text: verdict }) : "–"),
 						el("td", { class: "values" }, main.join(" ") + (chk.length ? " | " + chk.join(" ") : ""),
 							why ? el("div", { class: "why", text: why }) : null));
@@ -1034,9 +980,9 @@
 			bisectChart(b, tested),
 			b.post.length ? el("h3", {}, "Posterior: where the culprit is (top classes)") : null,
 			b.post.map((k) => el("div", { class: "pbar-row" },
-				el("span", { class: "pbar-p" }, k.p.toFixed(3)),
+				el("span", { class: "pbar-p" }, k.prob.toFixed(3)),
 				el("span", { class: "pbar-track" },
-					el("span", { class: "pbar", style: `width:${Math.max(1, Math.round(300 * k.p))}px` })),
+					el("span", { class: "pbar", style: `width:${Math.max(1, Math.round(300 * k.prob))}px` })),
 				el("span", {}, k.first === k.last ? `${k.first} ${name(k.first)}` :
 					`${k.first}..${k.last} (range, split only by skips) ${name(k.first)} ..`))));
 	}

@@ -1,6 +1,7 @@
-/* api.c - the route table of /api/v1/ and what every route shares: path
- * matching, the bearer-token check for state-changing routes, JSON and
- * error answers. Each route is documented in docs/api.md.
+/* api.c - the route table of /api/v1/: path matching, the bearer-token
+ * check for state-changing routes, the call down into the route's handler,
+ * and the http.h handler cmd_serve.c gives http.c. Each route is
+ * documented in docs/api.md.
  */
 #define LOG_MODULE "api"
 #include <errno.h>
@@ -12,12 +13,18 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "api/api_bisect.h"
+#include "api/api_fleet.h"
+#include "api/api_jobs.h"
+#include "api/api_lab.h"
+#include "api/api_runs.h"
 #include "json_num.h"
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_runs.h"
+#include "store/db_tokens.h"
 #include "error.h"
 #include "log.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 
 /* What a route needs: nothing (reads), or a token with the scope (token.h):
@@ -29,7 +36,7 @@ enum api_auth { OPEN, SUBMIT, AGENT };
  * Path segments: "{job}" is a job id or name (resolved like
  * `kcanary report JOB`), "{id}" a positive number, "{host}" a fleet host's
  * name (req->name; api_fleet.c checks it). To add a route: one
- * row here, the handler in an api_*.c file, declared in api.h, and its
+ * row here, the handler in an api_*.c file, declared in its api_*.h, and its
  * section in docs/api.md.
  */
 static const struct api_route {
@@ -203,4 +210,28 @@ void api_handle(struct api *api, struct http_req *req, struct http_resp *resp)
 	hit->fn(api, req, resp);
 	if (!resp->status)
 		api_error(resp, 500, "the handler of '%s' gave no answer", hit->pattern);
+}
+
+static void serve(void *payload, void *state, struct http_req *req, struct http_resp *resp)
+{
+	(void)payload;
+	api_handle(state, req, resp);
+}
+
+static void refuse(void *payload, struct http_resp *resp, int status, const char *msg)
+{
+	(void)payload;
+	api_error(resp, status, "%s", msg);
+}
+
+struct http_handler api_http_handler(struct api_shared *sh)
+{
+	return (struct http_handler){
+		.prefix = "/api",
+		.fn = serve,
+		.thread_init = api_thread_init,
+		.thread_free = api_thread_free,
+		.error = refuse,
+		.payload = sh,
+	};
 }

@@ -14,13 +14,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/api.h"
+#include "api/api_fleet.h"
+#include "api/api_reply.h"
 #include "store/db.h"
 #include "store/db_fleet.h"
 #include "gzip.h"
 #include "guest/ingest.h"
 #include "log.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 
 /* A batch inflates to at most this many bytes (413 beyond). */
@@ -81,17 +82,45 @@ static json_t *body_object(struct http_resp *resp, const struct http_req *req, b
 	return o;
 }
 
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* A host as /hosts lists it: labels ({} when not an object or array's
+ * text) and heartbeat (null likewise) parsed. */
+static json_t *host_obj(const struct db_host_row *h)
+{
+	json_t *l = h->labels_json ? json_loads(h->labels_json, 0, NULL) : NULL;
+	json_t *hb = h->heartbeat_json ? json_loads(h->heartbeat_json, 0, NULL) : NULL;
+
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:o}",
+		"name", str_or_null(h->name), "kernel_release", str_or_null(h->kernel_release),
+		"boot_id", str_or_null(h->boot_id), "labels", l ? l : json_object(),
+		"agent_version", str_or_null(h->agent_version), "token", str_or_null(h->token),
+		"first_seen", str_or_null(h->first_seen), "last_seen", str_or_null(h->last_seen),
+		"next_seq", (json_int_t)h->next_seq, "records", (json_int_t)h->records,
+		"duplicates", (json_int_t)h->duplicates, "runs", (json_int_t)h->runs,
+		"heartbeat", hb ? hb : json_null());
+}
+
 void api_hosts_list(struct api *api, struct http_req *req, struct http_resp *resp)
 {
 	struct buf err = BUF_INIT;
-	json_t *hosts = NULL;
+	struct db_host_row *h = NULL;
+	json_t *hosts;
+	size_t n = 0;
 	int r;
 
 	(void)req;
-	if ((r = db_hosts_list(api->db, &hosts, &err))) {
+	if ((r = db_hosts_list(api->db, &h, &n, &err))) {
 		api_db_error(resp, r, "cannot list hosts", &err);
 		return;
 	}
+	hosts = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(hosts, host_obj(&h[i]));
+	db_host_rows_free(h, n);
 	api_json(resp, 200, json_pack("{s:o}", "hosts", hosts));
 }
 

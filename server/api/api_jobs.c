@@ -10,7 +10,9 @@
 
 #include "exec/job_check.h"
 #include "guest/agent_check.h"
-#include "api/api.h"
+#include "api/api_jobs.h"
+#include "api/api_view.h"
+#include "api/api_reply.h"
 #include "store/db.h"
 #include "store/db_api.h"
 #include "store/db_overhead.h"
@@ -30,7 +32,7 @@ void api_metrics(struct api *api, struct http_req *req, struct http_resp *resp)
 	int r;
 
 	(void)req;
-	if ((r = db_api_metrics(api->db, &v, &err)))
+	if ((r = api_view_metrics(api->db, &v, &err)))
 		return api_db_error(resp, r, "cannot list metrics", &err);
 	api_json(resp, 200, json_pack("{s:o}", "metrics", v));
 }
@@ -44,7 +46,7 @@ void api_jobs_list(struct api *api, struct http_req *req, struct http_resp *resp
 
 	if (api_query_uint(resp, req, "limit", 1, 1000, &limit))
 		return;
-	if ((r = db_api_jobs(api->db, &v, (int)limit, &err)))
+	if ((r = api_view_jobs(api->db, &v, (int)limit, &err)))
 		return api_db_error(resp, r, "cannot list jobs", &err);
 	api_json(resp, 200, json_pack("{s:o}", "jobs", v));
 }
@@ -59,7 +61,7 @@ void api_job_get(struct api *api, struct http_req *req, struct http_resp *resp)
 	struct overhead_summary sum;
 	size_t nov = 0;
 
-	if ((r = db_api_job(api->db, &v, req->id, &err)))
+	if ((r = api_view_job(api->db, &v, req->id, &err)))
 		return api_db_error(resp, r, "no such job", &err);
 	/* the finished runs' overhead, as the report's footer says it */
 	if ((r = db_job_overheads(api->db, &ov, &nov, req->id, true, &err))) {
@@ -78,7 +80,7 @@ void api_job_variants(struct api *api, struct http_req *req, struct http_resp *r
 	json_t *v;
 	int r;
 
-	if ((r = db_api_variants(api->db, &v, req->id, &err)))
+	if ((r = api_view_variants(api->db, &v, req->id, &err)))
 		return api_db_error(resp, r, "no such job", &err);
 	api_json(resp, 200, json_pack("{s:I, s:o}", "job_id", (json_int_t)req->id, "variants", v));
 }
@@ -93,7 +95,7 @@ void api_job_runs(struct api *api, struct http_req *req, struct http_resp *resp)
 	size_t nov = 0, k, i;
 	json_t *run;
 
-	if ((r = db_api_runs(api->db, &v, req->id, http_query(req, "metric"), &err)))
+	if ((r = api_view_runs(api->db, &v, req->id, http_query(req, "metric"), &err)))
 		return api_db_error(resp, r, "no such job", &err);
 	if ((r = db_job_overheads(api->db, &ov, &nov, req->id, false, &err))) {
 		json_decref(v);
@@ -129,7 +131,7 @@ void api_samples(struct api *api, struct http_req *req, struct http_resp *resp,
 
 	if (api_query_uint(resp, req, "max_points", 0, DB_API_MAX_POINTS, &max_points))
 		return;
-	r = db_api_samples(api->db, &v, job_id, run_id, metric ? metric : "lag_s", max_points, &err);
+	r = api_view_samples(api->db, &v, job_id, run_id, metric ? metric : "lag_s", max_points, &err);
 	if (r == -EINVAL) {
 		api_error(resp, 400, "%s", buf_str(&err));
 		buf_release(&err);
@@ -266,6 +268,7 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 	const char *ct = http_header(req, "Content-Type");
 	const char *p = req->body;
 	struct job_spec *spec = job_spec_new();
+	struct job_check chk = { 0 };
 	struct buf err = BUF_INIT;
 	json_t *job = NULL;
 	char loc[64];
@@ -309,7 +312,7 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 		goto out;
 	}
 	/* the same knob check as the CLI, before anything is stored */
-	if ((r = agent_check_spec(spec, NULL, &err))) {
+	if ((r = job_check_cells(&chk, spec, NULL, &err))) {
 		if (r == -EINVAL)
 			api_error(resp, 400, "%s", buf_str(&err));
 		else {
@@ -329,7 +332,8 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 			api_db_error(resp, r, "cannot store the job", &err);
 		goto out;
 	}
-	if ((r = db_api_job(api->db, &job, id, &err))) {
+	job_check_store(api->db, id, &chk);	/* its runs' lengths; logged when it fails */
+	if ((r = api_view_job(api->db, &job, id, &err))) {
 		api_db_error(resp, r, "cannot read the job back", &err);
 		goto out;
 	}
@@ -338,6 +342,7 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 	http_resp_header(resp, "Location", loc);
 	api_json(resp, 201, job);
 out:
+	job_check_release(&chk);
 	job_spec_free(spec);
 	buf_release(&err);
 }
@@ -357,7 +362,7 @@ void api_job_cancel(struct api *api, struct http_req *req, struct http_resp *res
 	}
 	if (r)
 		return api_db_error(resp, r, "no such job", &err);
-	if ((r = db_api_job(api->db, &job, req->id, &err)))
+	if ((r = api_view_job(api->db, &job, req->id, &err)))
 		return api_db_error(resp, r, "cannot read the job back", &err);
 	api_json(resp, 200, job);
 }

@@ -5,7 +5,8 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "api/api.h"
+#include "api/api_lab.h"
+#include "api/api_reply.h"
 #include "store/db_lab.h"
 
 static json_t *int_or_null(int64_t v)

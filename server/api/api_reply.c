@@ -1,5 +1,6 @@
 /* api_reply.c - what every route answers with: JSON (plain or with exact
- * reals), an error object, text, a store error, a query parameter (api.h). */
+ * reals), an error object, text, a store error, a query parameter
+ * (api_reply.h). */
 #define LOG_MODULE "api"
 #include <errno.h>
 #include <limits.h>
@@ -9,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/api.h"
+#include "api/api_reply.h"
 #include "json_num.h"
 #include "error.h"
 #include "log.h"

@@ -9,7 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/api.h"
+#include "api/api_runs.h"
+#include "api/api_jobs.h"
+#include "api/api_view.h"
+#include "api/api_reply.h"
 #include "store/db.h"
 #include "store/db_api.h"
 #include "store/db_overhead.h"
@@ -28,7 +31,7 @@ void api_run_get(struct api *api, struct http_req *req, struct http_resp *resp)
 
 	struct db_overhead ov;
 
-	if ((r = db_api_run(api->db, &v, req->id, &err)))
+	if ((r = api_view_run(api->db, &v, req->id, &err)))
 		return api_db_error(resp, r, "no such run", &err);
 	/* where its wall time went (db_overhead.h); null: not booted here */
 	r = db_run_overhead(api->db, &ov, req->id, &err);
@@ -52,7 +55,7 @@ void api_run_probes(struct api *api, struct http_req *req, struct http_resp *res
 	json_t *v;
 	int r;
 
-	if ((r = db_api_run_probes(api->db, &v, req->id, &err)))
+	if ((r = api_view_run_probes(api->db, &v, req->id, &err)))
 		return api_db_error(resp, r, "no such run", &err);
 	api_json_exact(resp, 200, v);
 }

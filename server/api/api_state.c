@@ -1,6 +1,6 @@
 /* api_state.c - the API's state: what the server's threads share (the
  * store's path, the report cache behind a lock), each thread's own store
- * connection, and the handler cmd_serve.c gives http.c (api.h).
+ * connection (api_state.h). It calls nothing of the API above it.
  */
 #define LOG_MODULE "api"
 #include <errno.h>
@@ -11,8 +11,9 @@
 
 #include <sys/stat.h>
 
-#include "api/api.h"
+#include "api/api_state.h"
 #include "store/db.h"
+#include "store/db_runs.h"
 #include "error.h"
 #include "http.h"
 #include "util.h"
@@ -60,30 +61,6 @@ void api_thread_free(void *payload, void *state)
 		return;
 	db_close(api->db);
 	free(api);
-}
-
-static void serve(void *payload, void *state, struct http_req *req, struct http_resp *resp)
-{
-	(void)payload;
-	api_handle(state, req, resp);
-}
-
-static void refuse(void *payload, struct http_resp *resp, int status, const char *msg)
-{
-	(void)payload;
-	api_error(resp, status, "%s", msg);
-}
-
-struct http_handler api_http_handler(struct api_shared *sh)
-{
-	return (struct http_handler){
-		.prefix = "/api",
-		.fn = serve,
-		.thread_init = api_thread_init,
-		.thread_free = api_thread_free,
-		.error = refuse,
-		.payload = sh,
-	};
 }
 
 /*

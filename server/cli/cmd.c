@@ -9,11 +9,26 @@
 
 #include "cli/cmd.h"
 #include "store/db.h"
+#include "store/db_runs.h"
 #include "error.h"
 #include "log.h"
 #include "util.h"
 
-const char *cmd_home;
+void cmd_ctx_init(struct cmd_ctx *ctx, const char *home)
+{
+	const char *env = getenv("KCANARY_HOME");
+
+	ctx->home = home ? xstrdup(home) : kc_home();
+	ctx->db_path = db_path_in(ctx->home);
+	ctx->home_from = home ? "--home" : env && *env ? "$KCANARY_HOME" : "the default home";
+}
+
+void cmd_ctx_release(struct cmd_ctx *ctx)
+{
+	free(ctx->home);
+	free(ctx->db_path);
+	ctx->home = ctx->db_path = NULL;
+}
 
 bool cmd_wants_help(int argc, char **argv)
 {
@@ -38,16 +53,17 @@ int cmd_getopt(int argc, char **argv, const char *prog, const char *shortopts,
 	return c;
 }
 
-int cmd_select(const char *prog, const struct cmd_verb *verbs, int argc, char **argv)
+int cmd_select(struct cmd_ctx *ctx, const char *prog, const struct cmd_verb *verbs, int argc,
+	       char **argv)
 {
 	const struct cmd_verb *v;
 	size_t n = 0;
 
 	for (v = verbs; v->name; v++, n++)
 		if (argc > 1 && !strcmp(argv[1], v->name))
-			return v->fn(argc - 1, argv + 1);
+			return v->fn(ctx, argc - 1, argv + 1);
 	if (v->fn)
-		return v->fn(argc, argv);
+		return v->fn(ctx, argc, argv);
 	if (argc > 1)
 		fprintf(stderr, "%s: unknown subcommand '%s' (expected ", prog, argv[1]);
 	else
@@ -58,41 +74,25 @@ int cmd_select(const char *prog, const struct cmd_verb *verbs, int argc, char **
 	return 2;
 }
 
-char *cmd_db_path(void)
-{
-	if (cmd_home)
-		return xasprintf("%s/kcanary.db", cmd_home);
-	return db_default_path();
-}
-
-struct db *cmd_open_store(const char *prog)
+struct db *cmd_open_store(const struct cmd_ctx *ctx, const char *prog)
 {
 	struct buf err = BUF_INIT;
 	struct db *db = NULL;
-	char *p = cmd_db_path();
 
-	if (db_open(&db, p, &err))
+	if (db_open(&db, ctx->db_path, &err))
 		fprintf(stderr, "%s: %s\n", prog, err_text(&err));
 	/* a run whose writer died is shown as interrupted, never as live */
 	else if (db_runs_reap(db, NULL, &err))
 		fprintf(stderr, "%s: warning: %s\n", prog, err_text(&err));
 	buf_release(&err);
-	free(p);
 	return db;
 }
 
-struct db *cmd_open_existing_store(const char *prog)
+struct db *cmd_open_existing_store(const struct cmd_ctx *ctx, const char *prog)
 {
-	char *p = cmd_db_path();
-	struct db *db = NULL;
-
-	if (access(p, F_OK) == 0)
-		db = cmd_open_store(prog);
-	else
-		fprintf(stderr, "%s: no store at '%s' (%s): no job has run with this home\n", prog, p,
-			cmd_home ? "--home" : getenv("KCANARY_HOME") && *getenv("KCANARY_HOME") ?
-			"$KCANARY_HOME" : "the default home");
-	free(p);
-	return db;
+	if (access(ctx->db_path, F_OK) == 0)
+		return cmd_open_store(ctx, prog);
+	fprintf(stderr, "%s: no store at '%s' (%s): no job has run with this home\n", prog,
+		ctx->db_path, ctx->home_from);
+	return NULL;
 }
-

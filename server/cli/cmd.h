@@ -1,10 +1,12 @@
 /* cmd.h - kcanary's subcommands, git-style: one cmd_<name>() per file
- * (server/cmd_<name>.c), registered in the table in server/cli/main.c.
+ * (server/cli/cmd_<name>.c), registered in the table in server/cli/main.c.
  *
- * To add one: write `int cmd_foo(int argc, char **argv)` in cmd_foo.c
- * (argv[0] is "foo"; return the process exit code: 0 ok, 1 failure,
- * 2 usage), declare it here, and add a row to commands[] in main.c.
- * Every command answers --help with its usage on stdout and exit 0.
+ * To add one: write `int cmd_foo(struct cmd_ctx *ctx, int argc, char
+ * **argv)` in cmd_foo.c (argv[0] is "foo"; return the process exit code:
+ * 0 ok, 1 failure, 2 usage), declare it here, and add a row to commands[]
+ * in main.c. Every command answers --help with its usage on stdout and
+ * exit 0. A command's work lives in the layers below (exec/, judge/, ...):
+ * the command parses flags, calls it and prints.
  */
 #ifndef KC_CMD_H
 #define KC_CMD_H
@@ -14,9 +16,27 @@
 
 struct db;
 
+/*
+ * struct cmd_ctx - what every command and verb is given: the home
+ * directory and the store in it. main() makes it once from the global
+ * --home (cmd_ctx_init) and passes it down; `serve --home DIR` points it
+ * elsewhere with cmd_ctx_init() again after cmd_ctx_release().
+ */
+struct cmd_ctx {
+	char *home;		/* --home DIR, else kc_home(): images/, runs/, the store */
+	char *db_path;		/* db_path_in(home) */
+	const char *home_from;	/* where home came from, for messages: "--home",
+				 * "$KCANARY_HOME" or "the default home" */
+};
+
+/* cmd_ctx_init - ctx for home (borrowed, copied; NULL: kc_home()).
+ * cmd_ctx_release() frees what it holds. */
+void cmd_ctx_init(struct cmd_ctx *ctx, const char *home);
+void cmd_ctx_release(struct cmd_ctx *ctx);
+
 struct cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(struct cmd_ctx *ctx, int argc, char **argv);
 	const char *summary;
 };
 
@@ -26,59 +46,42 @@ extern const struct cmd commands[];
 /* true when argv has -h or --help (before any "--"). */
 bool cmd_wants_help(int argc, char **argv);
 
-/* The store path from --home/$KCANARY_HOME (caller frees). */
-char *cmd_db_path(void);
-/* cmd_open_store - open the store at cmd_db_path(); NULL after printing
+/* cmd_open_store - open the store at ctx->db_path; NULL after printing
  * "PROG: <why>" on stderr (prog: "kcanary compare"). db_close() it. */
-struct db *cmd_open_store(const char *prog);
-/*
- * cmd_check_metric - a run metric (bisect --metric, compare's headline
- * metric) must be one the runs will have: probe:NAME:KEY, any name for the
- * `command` workload (its script prints its own), "WORKLOAD:..." for the
- * tool adapters (fio:JOB:DIR:bw: named from the tool's output), else a name in the
- * store's metrics table (the built-in summary metrics and every name a run
- * has reported: db_api_metrics). Returns 0, -EINVAL with err listing the
- * known ones, or -EIO when the store cannot be read (err says so).
- * Lives in cmd_bisect.c.
- */
-struct buf;
-int cmd_check_metric(struct db *db, const char *metric, const char *workload,
-		     struct buf *err);
+struct db *cmd_open_store(const struct cmd_ctx *ctx, const char *prog);
 /* cmd_open_existing_store - cmd_open_store() for a command that only reads
  * (jobs, status, report): when the store file does not exist it creates
  * nothing and returns NULL after "PROG: no store at 'PATH' (--home): ...",
  * so a mistyped --home or $KCANARY_HOME is an error, not an empty list. */
-struct db *cmd_open_existing_store(const char *prog);
-/* Set by the global --home option before the subcommand runs. */
-extern const char *cmd_home;
+struct db *cmd_open_existing_store(const struct cmd_ctx *ctx, const char *prog);
 
-int cmd_help(int argc, char **argv);
-int cmd_version(int argc, char **argv);
-int cmd_ingest(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_resume(int argc, char **argv);
-int cmd_rerun(int argc, char **argv);
-int cmd_boot(int argc, char **argv);
-int cmd_doctor(int argc, char **argv);
-int cmd_jobs(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_bisect(int argc, char **argv);
-int cmd_canary(int argc, char **argv);
-int cmd_serve(int argc, char **argv);
-int cmd_token(int argc, char **argv);
-int cmd_series(int argc, char **argv);
-int cmd_tree(int argc, char **argv);
-int cmd_build(int argc, char **argv);
-int cmd_lab(int argc, char **argv);
-int cmd_rootfs(int argc, char **argv);
+int cmd_help(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_version(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_ingest(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_report(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_resume(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_rerun(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_doctor(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_jobs(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_status(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_canary(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_serve(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_token(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_series(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_tree(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_build(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_lab(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_rootfs(struct cmd_ctx *ctx, int argc, char **argv);
 
 /* `kcanary series apply ...` (argv[0] is "apply"), in cmd_series_apply.c:
  * a row of cmd_series.c's verb table. */
-int cmd_series_apply(int argc, char **argv);
+int cmd_series_apply(struct cmd_ctx *ctx, int argc, char **argv);
 /* `kcanary series revisions|diff ...`, in cmd_series_revs.c. */
-int cmd_series_revisions(int argc, char **argv);
-int cmd_series_diff(int argc, char **argv);
+int cmd_series_revisions(struct cmd_ctx *ctx, int argc, char **argv);
+int cmd_series_diff(struct cmd_ctx *ctx, int argc, char **argv);
 
 /*
  * struct cmd_verb - one sub-verb of a subcommand, bpftool's do_<verb>
@@ -88,23 +91,24 @@ int cmd_series_diff(int argc, char **argv);
  * no verb is named (`kcanary canary --control ...`), run with argv as
  * given.
  *
- * To add a verb: write `static int do_foo(int argc, char **argv)` in the
- * subcommand's file, add { "foo", do_foo } to its table and a line to its
+ * To add a verb: write `static int do_foo(struct cmd_ctx *ctx, int argc,
+ * char **argv)` in the subcommand's file, add { "foo", do_foo } to its table and a line to its
  * usage text.
  */
 struct cmd_verb {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(struct cmd_ctx *ctx, int argc, char **argv);
 };
 
 /*
  * cmd_select - run the verb argv[1] names (exact match) from verbs, with
- * argc - 1, argv + 1; anything else goes to the final row's fn when it has
+ * ctx, argc - 1, argv + 1; anything else goes to the final row's fn when it has
  * one. Without one, a missing or unknown verb is a usage error: a message
  * naming prog ("kcanary tree") and the verbs there are on stderr, and exit
  * status 2. Help (--help) is the subcommand's to handle first.
  */
-int cmd_select(const char *prog, const struct cmd_verb *verbs, int argc, char **argv);
+int cmd_select(struct cmd_ctx *ctx, const char *prog, const struct cmd_verb *verbs, int argc,
+	       char **argv);
 
 /* getopt_long() for a subcommand: glibc's messages ("unrecognized option
  * '--x'", "option '--m' requires an argument") name prog, e.g. "kcanary

@@ -15,10 +15,11 @@
 #include "judge/bisect.h"
 #include "exec/bisect_exec.h"
 #include "judge/bisect_sim.h"
+#include "judge/metric_check.h"
 #include "exec/job_check.h"
 #include "guest/agent_check.h"
-#include "store/db_api.h"
 #include "store/db_bisect.h"
+#include "store/db_runs.h"
 #include "cli/cmd.h"
 #include "error.h"
 #include "log.h"
@@ -176,13 +177,14 @@ static void candidate_lines(struct buf *b, const char *text)
 	}
 }
 
-static int do_replay(int argc, char **argv)
+static int do_replay(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct bisect_result r;
 	struct buf relog = BUF_INIT;
 	char *text = NULL;
 	struct buf err = BUF_INIT;
 	int rc;
+	(void)ctx;
 
 	if (help_asked(argc, argv))
 		return 0;
@@ -544,12 +546,13 @@ static int simulate_history(struct sim_args *a, size_t h)
 	return 0;
 }
 
-static int do_simulate(int argc, char **argv)
+static int do_simulate(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct sim_args a;
 	struct buf log = BUF_INIT;
 	FILE *logf = NULL;
 	int rc;
+	(void)ctx;
 
 	if (help_asked(argc, argv))
 		return 0;
@@ -583,7 +586,7 @@ static int do_simulate(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
-static int do_log(int argc, char **argv)
+static int do_log(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct buf err = BUF_INIT;
 	struct db *db;
@@ -598,18 +601,12 @@ static int do_log(int argc, char **argv)
 		return 2;
 	}
 	/* reading a log must not create an empty store */
-	{
-		char *p = cmd_db_path();
-		int missing = access(p, F_OK);
-
-		if (missing)
-			fprintf(stderr, "kcanary bisect log: no store at '%s' (no job has run with "
-				"this home): no job '%s'\n", p, argv[1]);
-		free(p);
-		if (missing)
-			return 1;
+	if (access(ctx->db_path, F_OK)) {
+		fprintf(stderr, "kcanary bisect log: no store at '%s' (no job has run with "
+			"this home): no job '%s'\n", ctx->db_path, argv[1]);
+		return 1;
 	}
-	if (!(db = cmd_open_store("kcanary bisect")))
+	if (!(db = cmd_open_store(ctx, "kcanary bisect")))
 		return 1;
 	if (db_job_resolve(db, &id, argv[1], &err) || db_bisect_log_get(db, id, &log, &err))
 		fprintf(stderr, "kcanary bisect log: %s\n", err_text(&err));
@@ -706,41 +703,6 @@ static void print_result(const struct bisect_cands *cs, const struct bisect_resu
 	printf("totals: %u builds (%u failed), %u boots, %u runs with a value, %u skips, "
 	       "wall %.1f s\n", t->builds, t->build_failures, t->boots, t->runs, t->skips,
 	       t->wall_s);
-}
-
-/* cmd.h: shared with compare, whose headline metric obeys the same rule. */
-int cmd_check_metric(struct db *db, const char *metric, const char *workload,
-		     struct buf *err)
-{
-	json_t *all = NULL, *m;
-	size_t i;
-	int r;
-
-	size_t wl = strlen(workload);
-
-	/* the tool adapters name their metrics from the tool's output,
-	 * "WORKLOAD:...": fio:JOB:DIR:bw, stress-ng:cpu:bogo_ops_s,
-	 * perf-bench:sched/messaging:total_s (agent/fio.c, stress_ng.c,
-	 * perf_bench.c); a fresh store has none of them yet */
-	if (!strncmp(metric, "probe:", 6) || !strcmp(workload, "command") ||
-	    (!strncmp(metric, workload, wl) && metric[wl] == ':' && metric[wl + 1]))
-		return 0;
-	if ((r = db_api_metrics(db, &all, err)))
-		return r;
-	json_array_foreach(all, i, m)
-		if (!strcmp(json_string_value(json_object_get(m, "name")), metric))
-			break;
-	r = i < json_array_size(all) ? 0 : -EINVAL;
-	if (r) {
-		buf_printf(err, "unknown metric '%s' for workload '%s': expected one of", metric,
-			   workload);
-		json_array_foreach(all, i, m)
-			buf_printf(err, "%s %s", i ? "," : "",
-				   json_string_value(json_object_get(m, "name")));
-		buf_puts(err, " (the store's metrics table), or probe:NAME:KEY");
-	}
-	json_decref(all);
-	return r;
 }
 
 /* The flags of a bisection over real guests (`kcanary bisect --repo ...`
@@ -1101,7 +1063,7 @@ static int metric_direction(struct run_args *a, struct db *db, struct buf *err)
 {
 	int r;
 
-	if ((r = cmd_check_metric(db, a->metric, a->spec->workload, err)))
+	if ((r = metric_check(db, a->metric, a->spec->workload, err)))
 		return r;
 	if ((r = db_metric_higher_is_worse(db, a->metric, &a->bo.higher_is_worse, err)))
 		return r;
@@ -1146,13 +1108,12 @@ out:
 
 /* `kcanary bisect --repo ... | --kernels ...`: the flags, the checks
  * kcanary compare makes, then the bisection. */
-static int do_run(int argc, char **argv)
+static int do_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct run_args a = { 0 };
 	struct bisect_cands cs = { 0 };
 	struct buf err = BUF_INIT;
 	struct db *db = NULL;
-	char *home = NULL;
 	int r, rc;
 
 	if ((rc = parse_run_args(&a, argc, argv)))
@@ -1164,14 +1125,13 @@ static int do_run(int argc, char **argv)
 		rc = 2;
 		goto fail;
 	}
-	if (!(db = cmd_open_store("kcanary bisect")))
+	if (!(db = cmd_open_store(ctx, "kcanary bisect")))
 		goto out;
 	if ((r = metric_direction(&a, db, &err))) {
 		rc = r == -EINVAL ? 2 : 1;
 		goto fail;
 	}
-	home = cmd_home ? xstrdup(cmd_home) : kc_home();
-	a.o.home = home;
+	a.o.home = ctx->home;
 	rc = run_bisection(&a, db, &cs);
 	goto out;
 fail:
@@ -1180,18 +1140,17 @@ out:
 	bisect_cands_release(&cs);
 	run_args_release(&a);
 	buf_release(&err);
-	free(home);
 	db_close(db);
 	return rc;
 }
 
 /* No verb: options start a bisection over real guests. */
-static int do_default(int argc, char **argv)
+static int do_default(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (help_asked(argc, argv))
 		return 0;
 	if (argv[1][0] == '-')
-		return do_run(argc, argv);
+		return do_run(ctx, argc, argv);
 	fprintf(stderr, "kcanary bisect: unknown subcommand '%s'; see 'kcanary bisect --help'\n",
 		argv[1]);
 	return 2;
@@ -1204,11 +1163,11 @@ static const struct cmd_verb verbs[] = {
 	{ NULL, do_default },
 };
 
-int cmd_bisect(int argc, char **argv)
+int cmd_bisect(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	return cmd_select("kcanary bisect", verbs, argc, argv);
+	return cmd_select(ctx, "kcanary bisect", verbs, argc, argv);
 }

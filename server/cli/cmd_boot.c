@@ -297,7 +297,7 @@ static int parse_args(struct boot_args *b, int argc, char **argv)
 	return 0;
 }
 
-int cmd_boot(int argc, char **argv)
+int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct boot_args b = {
 		.a = { .gs = { .fs = "ext4" } }, .workload = "wb-handover", .memory = 2ULL << 30,
@@ -307,7 +307,6 @@ int cmd_boot(int argc, char **argv)
 	struct guest_result res;
 	struct guest_ctx g = { 0 };
 	struct db *db = NULL;
-	char *db_path = NULL, *home = NULL;
 	int64_t run_id = 0;
 	int rc, r;
 	double cmd_start_s = clock_mono_s();
@@ -328,14 +327,12 @@ int cmd_boot(int argc, char **argv)
 	b.a.gs.sysctls = b.sysctls;
 
 	rc = 1;
-	db_path = cmd_db_path();
-	home = cmd_home ? xstrdup(cmd_home) : kc_home();
-	if ((r = db_open(&db, db_path, &err))) {
+	if ((r = db_open(&db, ctx->db_path, &err))) {
 		fprintf(stderr, "kcanary boot: %s\n", buf_str(&err));
 		goto out;
 	}
 	{
-		struct guest_opts go = { .home = home, .uri = b.uri, .agent = b.agent,
+		struct guest_opts go = { .home = ctx->home, .uri = b.uri, .agent = b.agent,
 					 .accel = b.accel, .console = b.console };
 		guest_ctx_init(&g, db, &go, true);
 	}
@@ -354,7 +351,5 @@ out:
 	guest_ctx_release(&g);
 	db_close(db);
 	buf_release(&err);
-	free(db_path);
-	free(home);
 	return rc;
 }

@@ -180,7 +180,7 @@ static void print_table(const struct variant_build_item *it, size_t n)
 			printf("%s: %s\n", it[i].v.name, it[i].res.reason);
 }
 
-int cmd_build(int argc, char **argv)
+int cmd_build(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct build_args a = { .files = xcalloc((size_t)argc + 1, sizeof(char *)),
 				.frags = xcalloc((size_t)argc + 1, sizeof(char *)) };
@@ -190,7 +190,7 @@ int cmd_build(int argc, char **argv)
 	struct series **revs = NULL;
 	struct buf err = BUF_INIT;
 	struct db *db = NULL;
-	char base_hex[KC_OID_HEX], *home = NULL, *dbp = NULL, *jname = NULL;
+	char base_hex[KC_OID_HEX], *jname = NULL;
 	size_t nrev = 0, nitems = 0;
 	int64_t job_id = 0;
 	int ret = 1;
@@ -203,14 +203,12 @@ int cmd_build(int argc, char **argv)
 	if ((ret = parse_args(&a, argc, argv)))
 		goto out;
 	ret = 1;
-	home = cmd_home ? xstrdup(cmd_home) : kc_home();
 	bo = (struct variant_build_opts){
-		.tree = a.repo, .home = home, .base_config = a.config,
+		.tree = a.repo, .home = ctx->home, .base_config = a.config,
 		.fragments = a.frags, .nfragments = a.nfrags, .no_default_fragments = a.no_defaults,
 		.jobs = a.jobs, .progress = true, .version = a.version, .distcc = a.distcc,
 	};
-	dbp = cmd_db_path();
-	if (db_open(&db, dbp, &err)) {
+	if (db_open(&db, ctx->db_path, &err)) {
 		log_err("%s", buf_str(&err));
 		goto out;
 	}
@@ -243,8 +241,6 @@ out:
 	free(items);
 	free(a.files);
 	free(a.frags);
-	free(home);
-	free(dbp);
 	free(jname);
 	buf_release(&err);
 	series_free_all(revs, nrev);

@@ -12,7 +12,10 @@
 #include "cli/cmd.h"
 #include "exec/compare.h"
 #include "judge/compare_sim.h"
+#include "judge/metric_check.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "exec/job.h"
 #include "log.h"
 #include "judge/report.h"
@@ -142,17 +145,12 @@ static int job_is_compare(struct db *db, int64_t job_id, bool *yes, struct buf *
 	return r;
 }
 
-static char *home_dir(void)
-{
-	return cmd_home ? xstrdup(cmd_home) : kc_home();
-}
-
 /* Carry a stored job out and print its report; shared by compare, resume
  * and rerun. */
-static int execute_and_report(struct db *db, int64_t job_id, const struct exec_flags *f)
+static int execute_and_report(const struct cmd_ctx *ctx, struct db *db, int64_t job_id,
+			      const struct exec_flags *f)
 {
-	char *home = home_dir();
-	struct guest_opts o = { .home = home, .uri = f->uri, .accel = f->accel, .hosts = f->hosts,
+	struct guest_opts o = { .home = ctx->home, .uri = f->uri, .accel = f->accel, .hosts = f->hosts,
 				.console = f->console, .quiet = f->quiet };
 	struct buf err = BUF_INIT, out = BUF_INIT;
 	struct report *rep = NULL;
@@ -183,7 +181,6 @@ static int execute_and_report(struct db *db, int64_t job_id, const struct exec_f
 	report_free(rep);
 	buf_release(&err);
 	buf_release(&out);
-	free(home);
 	return rc;
 }
 
@@ -313,7 +310,7 @@ static double pct(unsigned a, unsigned b)
 
 /* `kcanary compare simulate`: --repeat auto on simulated jobs
  * (compare_sim.h), with the targets bench/b_compare_auto.sh reports. */
-static int cmd_compare_simulate(int argc, char **argv)
+static int do_simulate(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "trials", required_argument, NULL, 't' },
@@ -326,6 +323,7 @@ static int cmd_compare_simulate(int argc, char **argv)
 				      .margin_pct = JOB_MARGIN_PCT };
 	struct compare_sim_stats st;
 	int c;
+	(void)ctx;
 
 	while ((c = cmd_getopt(argc, argv, "kcanary compare simulate", "", lopts)) != -1) {
 		char *end = NULL;
@@ -388,25 +386,16 @@ static int cmd_compare_simulate(int argc, char **argv)
 	return 0;
 }
 
-/* reason: one case per flag of compare (the job file's keys as options),
- * then the spec's check and one call of the executor (compare.c). */
-int cmd_compare(int argc, char **argv)
+/* The flags into spec (over its job file) and f; *fs_given when --fs
+ * was given. Returns -1 to go on, else the exit status (0 for --help, 2
+ * for a bad flag or value, after saying why). */
+static int parse_flags(struct job_spec *spec, struct exec_flags *f, bool *fs_given, int argc,
+		       char **argv)
 {
-	struct job_spec *spec = job_spec_new();
-	struct exec_flags f = { 0 };
 	struct buf err = BUF_INIT, frags = BUF_INIT;
-	struct db *db = NULL;
-	bool fs_given = false, files_given = false;
-	int c, ret = 2;
-	int64_t job_id;
+	bool files_given = false;
+	int c, ret = -1;
 
-	if (argc > 1 && !strcmp(argv[1], "simulate")) {
-		job_spec_free(spec);
-		return cmd_compare_simulate(argc - 1, argv + 1);
-	}
-	/* the job file first, so that flags override it */
-	if (load_job_file(spec, argc, argv, &fs_given, &err))
-		goto out;
 	optind = 0;   /* afresh after load_job_file's pass (glibc keeps state) */
 	while ((c = cmd_getopt(argc, argv, "kcanary compare", "qhv:", compare_opts)) != -1) {
 		int r = 0;
@@ -429,7 +418,7 @@ int cmd_compare(int argc, char **argv)
 		case O_SYSCTL: r = set_list(spec, "sysctl", optarg, &err); break;
 		case O_FS:
 			r = job_spec_set(spec, "matrix", "fs", optarg, &err);
-			fs_given = true;
+			*fs_given = true;
 			break;
 		case O_REPEAT: r = job_spec_set(spec, "job", "repeat", optarg, &err); break;
 		case O_MARGIN: r = job_spec_set(spec, "job", "margin", optarg, &err); break;
@@ -450,78 +439,139 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
 		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;
-		case O_CONNECT: f.uri = optarg; break;
-		case O_HOSTS: f.hosts = optarg; break;
+		case O_CONNECT: f->uri = optarg; break;
+		case O_HOSTS: f->hosts = optarg; break;
 		case O_ACCEL:
 			if (strcmp(optarg, "kvm") && strcmp(optarg, "tcg")) {
 				fprintf(stderr, "kcanary compare: --accel '%s': expected kvm or tcg\n", optarg);
+				ret = 2;
 				goto out;
 			}
-			f.accel = optarg;
+			f->accel = optarg;
 			break;
-		case O_CONSOLE: f.console = true; break;
-		case O_DRY: f.dry_run = true; break;
-		case 'q': f.quiet = true; break;
+		case O_CONSOLE: f->console = true; break;
+		case O_DRY: f->dry_run = true; break;
+		case 'q': f->quiet = true; break;
 		case 'h':
 			fputs(compare_usage, stdout);
 			ret = 0;
 			goto out;
 		default:
 			fputs(compare_usage, stderr);
+			ret = 2;
 			goto out;
 		}
 		if (r) {
 			fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+			ret = 2;
 			goto out;
 		}
 	}
-	/* a message-id's thread (revisions, base-commit) is read through the store */
-	bool needs_mail = spec->all_revisions || spec->version ||
-			  (spec->base && !strcmp(spec->base, "auto"));
-	if (needs_mail && series_source_any_ref(spec->series, spec->nseries) &&
-	    !(db = cmd_open_store("kcanary compare")))
-		goto out;
-	if (needs_mail && job_spec_resolve_series(spec, db, &err)) {
-		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
-		goto out;
-	}
-	if ((!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err)) ||
-	    job_spec_check(spec, &err) || agent_check_spec(spec, NULL, &err)) {
-		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
-		goto out;
-	}
-	if (f.dry_run) {
-		print_dry_run(spec);
-		ret = 0;
-		goto out;
-	}
-	ret = 1;
-	if (!db && !(db = cmd_open_store("kcanary compare")))
-		goto out;
-	/* the headline metric, before anything is stored (as bisect --metric) */
-	int mr = cmd_check_metric(db, spec->metric, spec->workload, &err);
-	if (mr) {
-		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
-		ret = mr == -EINVAL ? 2 : 1;   /* a usage error, as bisect --metric */
-		goto out;
-	}
-	if (job_store(db, spec, &job_id, &err)) {
-		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
-		goto out;
-	}
-	if (!f.quiet)
-		fprintf(stderr, "job %lld '%s' stored: kcanary status %lld\n", (long long)job_id,
-			spec->name, (long long)job_id);
-	ret = execute_and_report(db, job_id, &f);
 out:
-	db_close(db);
-	job_spec_free(spec);
 	buf_release(&err);
 	buf_release(&frags);
 	return ret;
 }
 
-static int resume_or_rerun(int argc, char **argv, bool rerun)
+/* spec made whole and checked: a message-id's thread (revisions,
+ * base-commit) read through the store (opened into *db), the default fs,
+ * the agent's check of every cell. 0, or -1 after saying why. */
+static int complete_spec(const struct cmd_ctx *ctx, struct job_spec *spec, bool fs_given,
+			 struct job_check *chk, struct db **db)
+{
+	bool needs_mail = spec->all_revisions || spec->version ||
+			  (spec->base && !strcmp(spec->base, "auto"));
+	struct buf err = BUF_INIT;
+	int r = -1;
+
+	if (needs_mail && series_source_any_ref(spec->series, spec->nseries) &&
+	    !(*db = cmd_open_store(ctx, "kcanary compare")))
+		return -1;
+	if ((needs_mail && job_spec_resolve_series(spec, *db, &err)) ||
+	    (!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err)) ||
+	    job_spec_check(spec, &err) || job_check_cells(chk, spec, NULL, &err))
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+	else
+		r = 0;
+	buf_release(&err);
+	return r;
+}
+
+/* Store the checked spec as a job, carry it out and print its report.
+ * Returns the exit status. */
+static int store_and_run(const struct cmd_ctx *ctx, struct db **db, const struct job_spec *spec,
+			 const struct job_check *chk, const struct exec_flags *f)
+{
+	struct buf err = BUF_INIT;
+	int64_t job_id;
+	int r, ret = 1;
+
+	if (!*db && !(*db = cmd_open_store(ctx, "kcanary compare")))
+		goto out;
+	/* the headline metric, before anything is stored (as bisect --metric) */
+	if ((r = metric_check(*db, spec->metric, spec->workload, &err))) {
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+		ret = r == -EINVAL ? 2 : 1;   /* a usage error, as bisect --metric */
+		goto out;
+	}
+	if (job_store(*db, spec, &job_id, &err)) {
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+		goto out;
+	}
+	job_check_store(*db, job_id, chk);	/* its runs' lengths; logged when it fails */
+	if (!f->quiet)
+		fprintf(stderr, "job %lld '%s' stored: kcanary status %lld\n", (long long)job_id,
+			spec->name, (long long)job_id);
+	ret = execute_and_report(ctx, *db, job_id, f);
+out:
+	buf_release(&err);
+	return ret;
+}
+
+/* `kcanary compare [JOBFILE] [flags]`: the job file, then the flags over
+ * it, the spec checked, then stored and carried out (compare.c). */
+static int do_compare(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct job_spec *spec = job_spec_new();
+	struct job_check chk = { 0 };
+	struct exec_flags f = { 0 };
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	bool fs_given = false;
+	int ret = 2;
+
+	/* the job file first, so that flags override it */
+	if (load_job_file(spec, argc, argv, &fs_given, &err) ||
+	    (ret = parse_flags(spec, &f, &fs_given, argc, argv)) >= 0)
+		goto out;
+	ret = 2;
+	if (complete_spec(ctx, spec, fs_given, &chk, &db))
+		goto out;
+	if (f.dry_run) {
+		print_dry_run(spec);
+		ret = 0;
+		goto out;
+	}
+	ret = store_and_run(ctx, &db, spec, &chk, &f);
+out:
+	job_check_release(&chk);
+	db_close(db);
+	job_spec_free(spec);
+	buf_release(&err);
+	return ret;
+}
+
+static const struct cmd_verb compare_verbs[] = {
+	{ "simulate", do_simulate },
+	{ NULL, do_compare },
+};
+
+int cmd_compare(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	return cmd_select(ctx, "kcanary compare", compare_verbs, argc, argv);
+}
+
+static int resume_or_rerun(struct cmd_ctx *ctx, int argc, char **argv, bool rerun)
 {
 	struct exec_flags f = { 0 };
 	struct buf err = BUF_INIT;
@@ -562,7 +612,7 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		return 2;
 	}
 	ret = 1;
-	if (!(db = cmd_open_store(rerun ? "kcanary rerun" : "kcanary resume")))
+	if (!(db = cmd_open_store(ctx, rerun ? "kcanary rerun" : "kcanary resume")))
 		goto out;
 	if (db_job_resolve(db, &job_id, job, &err)) {
 		fprintf(stderr, "kcanary %s: %s\n", argv[0], buf_str(&err));
@@ -606,19 +656,19 @@ static int resume_or_rerun(int argc, char **argv, bool rerun)
 		fprintf(stderr, "job %lld: %zu interrupted run%s rescheduled\n", (long long)job_id, n,
 			n == 1 ? "" : "s");
 	}
-	ret = execute_and_report(db, job_id, &f);
+	ret = execute_and_report(ctx, db, job_id, &f);
 out:
 	db_close(db);
 	buf_release(&err);
 	return ret;
 }
 
-int cmd_resume(int argc, char **argv)
+int cmd_resume(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	return resume_or_rerun(argc, argv, false);
+	return resume_or_rerun(ctx, argc, argv, false);
 }
 
-int cmd_rerun(int argc, char **argv)
+int cmd_rerun(struct cmd_ctx *ctx, int argc, char **argv)
 {
-	return resume_or_rerun(argc, argv, true);
+	return resume_or_rerun(ctx, argc, argv, true);
 }

@@ -102,12 +102,12 @@ out:
 	buf_release(&err);
 }
 
-int cmd_doctor(int argc, char **argv)
+int cmd_doctor(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *uri = NULL, *kernel_arg = NULL;
 	char buf[512], release[128], drv[32];
 	struct buf err = BUF_INIT;
-	char *kernel = NULL, *agent = NULL, *home = NULL, *initrd = NULL, *mods = NULL;
+	char *kernel = NULL, *agent = NULL, *initrd = NULL, *mods = NULL;
 	struct vm_accel_info ai;
 	struct vm_conn *conn = NULL;
 	bool has_qemu = false, has_kvm = false;
@@ -134,7 +134,6 @@ int cmd_doctor(int argc, char **argv)
 			return 2;
 		}
 	}
-	home = cmd_home ? xstrdup(cmd_home) : kc_home();
 
 	vm_accel_probe(&ai, NULL);
 	if (ai.accel == VM_ACCEL_KVM)
@@ -200,7 +199,7 @@ int cmd_doctor(int argc, char **argv)
 			mods = NULL;
 		}
 		if (access(agent, X_OK) == 0) {
-			struct image_spec is = { .home = home, .agent_path = agent, .modules_dir = mods };
+			struct image_spec is = { .home = ctx->home, .agent_path = agent, .modules_dir = mods };
 			if (image_build(&initrd, &is, &err))
 				report(false, "guest image", buf_str(&err), "see the message; 'make deps' installs the tools");
 			else
@@ -212,7 +211,6 @@ int cmd_doctor(int argc, char **argv)
 	vm_conn_close(conn);
 	free(kernel);
 	free(agent);
-	free(home);
 	free(initrd);
 	free(mods);
 	buf_release(&err);

@@ -8,6 +8,9 @@
 #include "cli/cmd.h"
 #include "exec/compare.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
+#include "store/db_status.h"
 #include "util.h"
 
 static const char jobs_usage[] =
@@ -28,7 +31,7 @@ static const char status_usage[] =
 	"\n"
 	"Exit status: 0 printed, 1 no such job or no store at the home, 2 usage.\n";
 
-int cmd_jobs(int argc, char **argv)
+int cmd_jobs(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct db_job_row *rows = NULL;
 	struct buf err = BUF_INIT;
@@ -44,7 +47,7 @@ int cmd_jobs(int argc, char **argv)
 		fprintf(stderr, "kcanary jobs: unexpected '%s'\n%s", argv[1], jobs_usage);
 		return 2;
 	}
-	if (!(db = cmd_open_existing_store("kcanary jobs")))
+	if (!(db = cmd_open_existing_store(ctx, "kcanary jobs")))
 		return 1;
 	if (db_jobs_list(db, &rows, &n, all ? 0 : 20, &err)) {
 		fprintf(stderr, "kcanary jobs: %s\n", buf_str(&err));
@@ -66,7 +69,7 @@ int cmd_jobs(int argc, char **argv)
 	return 0;
 }
 
-int cmd_status(int argc, char **argv)
+int cmd_status(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct db_job_row *j = NULL;
 	struct buf err = BUF_INIT;
@@ -86,7 +89,7 @@ int cmd_status(int argc, char **argv)
 		fputs(status_usage, stderr);
 		return 2;
 	}
-	if (!(db = cmd_open_existing_store("kcanary status")))
+	if (!(db = cmd_open_existing_store(ctx, "kcanary status")))
 		return 1;
 	if (db_job_resolve(db, &id, argv[1], &err) || db_job_get(db, id, &j, &err)) {
 		fprintf(stderr, "kcanary status: %s\n", buf_str(&err));

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 		"   or: kcanary lab check NAME\n"
 		"\n"
 		"Lab hosts: libvirt hosts that run a job's guests (kcanary compare --hosts).\n"
-		"Everything a guest needs goes over the libvirt connection (README, \"Lab\").\n"
+		"Everything a guest needs goes over the libvirt connection (docs/lab.md).\n"
 		"Without any, the default host '" LAB_LOCAL "' is $KCANARY_LIBVIRT_URI or\n"
 		"qemu:///system.\n"
 		"\n"
@@ -128,12 +128,14 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-static int do_list(struct db *db)
+static int do_list(struct db *db, int argc, char **argv)
 {
 	struct db_lab_host *h = NULL;
 	struct buf err = BUF_INIT;
 	size_t n = 0;
 
+	(void)argc;	/* list takes no arguments and, as ever, ignores any */
+	(void)argv;
 	if (db_lab_hosts(db, &h, &n, &err)) {
 		fprintf(stderr, "kcanary lab list: %s\n", buf_str(&err));
 		buf_release(&err);
@@ -214,28 +216,62 @@ static int do_check(struct db *db, int argc, char **argv)
 	return ok ? 0 : 1;
 }
 
-int cmd_lab(int argc, char **argv)
+/* A verb over the store: fn with it open, then closed. */
+static int with_store(const struct cmd_ctx *ctx, int argc, char **argv,
+		      int (*fn)(struct db *db, int argc, char **argv))
 {
 	struct db *db;
 	int ret;
 
+	if (!(db = cmd_open_store(ctx, "kcanary lab")))
+		return 1;
+	ret = fn(db, argc, argv);
+	db_close(db);
+	return ret;
+}
+
+static int verb_add(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	return with_store(ctx, argc, argv, do_add);
+}
+
+static int verb_list(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	return with_store(ctx, argc, argv, do_list);
+}
+
+static int verb_remove(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	return with_store(ctx, argc, argv, do_remove);
+}
+
+static int verb_check(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	return with_store(ctx, argc, argv, do_check);
+}
+
+/* Any other verb: the usage on stderr. */
+static int verb_unknown(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	return bad_usage();
+}
+
+static const struct cmd_verb verbs[] = {
+	{ "add", verb_add },
+	{ "list", verb_list },
+	{ "remove", verb_remove },
+	{ "check", verb_check },
+	{ NULL, verb_unknown },
+};
+
+int cmd_lab(struct cmd_ctx *ctx, int argc, char **argv)
+{
 	if (argc < 2 || cmd_wants_help(argc, argv)) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (strcmp(argv[1], "add") && strcmp(argv[1], "list") && strcmp(argv[1], "remove") &&
-	    strcmp(argv[1], "check"))
-		return bad_usage();
-	if (!(db = cmd_open_store("kcanary lab")))
-		return 1;
-	if (!strcmp(argv[1], "add"))
-		ret = do_add(db, argc - 1, argv + 1);
-	else if (!strcmp(argv[1], "list"))
-		ret = do_list(db);
-	else if (!strcmp(argv[1], "remove"))
-		ret = do_remove(db, argc - 1, argv + 1);
-	else
-		ret = do_check(db, argc - 1, argv + 1);
-	db_close(db);
-	return ret;
+	return cmd_select(ctx, "kcanary lab", verbs, argc, argv);
 }

@@ -9,6 +9,8 @@
 
 #include "cli/cmd.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "error.h"
 #include "judge/report.h"
 #include "kernel/reply_mail.h"
@@ -88,9 +90,42 @@ static int thread_of(struct series ***revs, size_t *n, const struct series **out
 	return r;
 }
 
-/* reason: one case per flag (format, metric, by, baseline, threshold,
- * series) and their checks, then one call of the report; nothing else. */
-int cmd_report(int argc, char **argv)
+/* report's flags, as parsed: job is the JOB operand. */
+struct report_args {
+	struct report_opts ro;
+	enum report_format fmt;
+	bool email;			/* --format email: fmt is not used */
+	const char *series, *job;
+};
+
+/* --threshold arg into ro: a number, optionally with s, ms or m, finite
+ * and >= 0. -EINVAL after saying why. */
+static int parse_threshold(struct report_opts *ro, const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	/* a run's summary values (lags, bytes, rates) are >= 0: a negative
+	 * or non-finite threshold counts nothing useful */
+	if ((end != arg && !strcmp(end, "")) || parse_duration_s(&v, arg) == 0) {
+		ro->threshold = v;
+	} else {
+		fprintf(stderr, "kcanary report: --threshold '%s': expected a number,"
+			" optionally with s, ms or m\n", arg);
+		return -EINVAL;
+	}
+	if (!isfinite(v) || v < 0) {
+		fprintf(stderr, "kcanary report: --threshold '%s': expected a finite"
+			" number >= 0 (summary values are not negative)\n", arg);
+		return -EINVAL;
+	}
+	ro->has_threshold = true;
+	return 0;
+}
+
+/* The flags and the JOB operand into a. Returns -1 to go on, else the exit
+ * status (0 for --help, 2 for bad usage). */
+static int parse_args(struct report_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "metric", required_argument, NULL, 'm' },
@@ -102,115 +137,122 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_opts ro = { 0 };
-	enum report_format fmt = REPORT_TEXT;
-	struct report *rep = NULL;
-	struct buf out = BUF_INIT, err = BUF_INIT;
-	struct db *db = NULL;
-	char *dbpath = NULL;
-	const char *series_arg = NULL;
-	struct series **revs = NULL;
-	const struct series *thread = NULL;
-	size_t nrevs = 0;
-	bool email = false;
-	int64_t job_id;
-	int c, ret = 2, r;
+	int c;
 
 	optind = 1;
 	while ((c = cmd_getopt(argc, argv, "kcanary report", "h", opts)) != -1) {
 		switch (c) {
-		case 'm': ro.metric = optarg; break;
-		case 'b': ro.by = optarg; break;
-		case 'B': ro.baseline = optarg; break;
-		case 't': {
-			char *end;
-			double v = strtod(optarg, &end);
-			/* a run's summary values (lags, bytes, rates) are >= 0:
-			 * a negative or non-finite threshold counts nothing useful */
-			if ((end != optarg && !strcmp(end, "")) || parse_duration_s(&v, optarg) == 0) {
-				ro.threshold = v;
-			} else {
-				fprintf(stderr, "kcanary report: --threshold '%s': expected a number,"
-					" optionally with s, ms or m\n", optarg);
-				goto out;
-			}
-			if (!isfinite(v) || v < 0) {
-				fprintf(stderr, "kcanary report: --threshold '%s': expected a finite"
-					" number >= 0 (summary values are not negative)\n", optarg);
-				goto out;
-			}
-			ro.has_threshold = true;
+		case 'm': a->ro.metric = optarg; break;
+		case 'b': a->ro.by = optarg; break;
+		case 'B': a->ro.baseline = optarg; break;
+		case 't':
+			if (parse_threshold(&a->ro, optarg))
+				return 2;
 			break;
-		}
-		case 's': series_arg = optarg; break;
+		case 's': a->series = optarg; break;
 		case 'f':
 			if (!strcmp(optarg, "email")) {
-				email = true;
-			} else if (report_format_parse(&fmt, optarg)) {
+				a->email = true;
+			} else if (report_format_parse(&a->fmt, optarg)) {
 				fprintf(stderr, "kcanary report: --format '%s': expected text, markdown,"
 					" csv, json or email\n", optarg);
-				goto out;
+				return 2;
 			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			ret = 0;
-			goto out;
+			return 0;
 		default:
 			fputs(usage_text, stderr);
-			goto out;
+			return 2;
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "kcanary report: expected one JOB\n");
 		fputs(usage_text, stderr);
-		goto out;
+		return 2;
 	}
-	ret = 1;
-	dbpath = cmd_db_path();
-	if (access(dbpath, F_OK)) {
-		/* reading must not create an empty store (cmd_open_existing_store) */
-		db = cmd_open_existing_store("kcanary report");
-		goto out;
-	}
-	if (db_open(&db, dbpath, &err)) {
+	a->job = argv[optind];
+	return -1;
+}
+
+/* --format email: the reply to the series' thread on stdout. Returns the
+ * exit status. */
+static int print_email(struct db *db, int64_t job_id, const struct report_args *a)
+{
+	struct series **revs = NULL;
+	const struct series *thread = NULL;
+	struct buf out = BUF_INIT, err = BUF_INIT;
+	size_t nrevs = 0;
+	int ret = 1;
+
+	if (thread_of(&revs, &nrevs, &thread, db, job_id, a->series, &err) ||
+	    reply_mail(&out, db, job_id, &a->ro, thread, &err)) {
 		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
-		goto out;
-	}
-	if ((r = db_job_resolve(db, &job_id, argv[optind], &err))) {
-		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
-		goto out;
-	}
-	if (email) {
-		if (thread_of(&revs, &nrevs, &thread, db, job_id, series_arg, &err) ||
-		    reply_mail(&out, db, job_id, &ro, thread, &err)) {
-			fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
-			goto out;
-		}
+	} else {
 		fputs(buf_str(&out), stdout);
 		ret = 0;
+	}
+	series_free_all(revs, nrevs);
+	buf_release(&out);
+	buf_release(&err);
+	return ret;
+}
+
+/* The job's table in a->fmt on stdout. Returns the exit status. */
+static int print_table(struct db *db, int64_t job_id, const struct report_args *a)
+{
+	struct report *rep = NULL;
+	struct buf out = BUF_INIT, err = BUF_INIT;
+	int ret = 1;
+
+	if (report_build(&rep, db, job_id, &a->ro, &err)) {
+		fprintf(stderr, "kcanary report: cannot read job '%s': %s\n", a->job, buf_str(&err));
 		goto out;
 	}
-	if (report_build(&rep, db, job_id, &ro, &err)) {
-		fprintf(stderr, "kcanary report: cannot read job '%s': %s\n", argv[optind],
-			buf_str(&err));
-		goto out;
-	}
-	if (ro.metric && !report_nvalues(rep)) {
+	if (a->ro.metric && !report_nvalues(rep)) {
 		fprintf(stderr, "kcanary report: no run of job '%s' has a value of metric '%s'"
 			" (the agent's summary names them, e.g. worst_lag_s, mean_lag_s,"
-			" lag_over_1s_s, written_bytes, rate_mbps)\n", argv[optind], ro.metric);
+			" lag_over_1s_s, written_bytes, rate_mbps)\n", a->job, a->ro.metric);
 		goto out;
 	}
-	report_format(&out, rep, fmt);
+	report_format(&out, rep, a->fmt);
 	fputs(buf_str(&out), stdout);
 	ret = 0;
 out:
-	series_free_all(revs, nrevs);
 	report_free(rep);
 	buf_release(&out);
 	buf_release(&err);
+	return ret;
+}
+
+int cmd_report(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct report_args a = { .fmt = REPORT_TEXT };
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	int64_t job_id;
+	int ret;
+
+	if ((ret = parse_args(&a, argc, argv)) >= 0)
+		return ret;
+	ret = 1;
+	if (access(ctx->db_path, F_OK)) {
+		/* reading must not create an empty store (cmd_open_existing_store) */
+		db = cmd_open_existing_store(ctx, "kcanary report");
+		goto out;
+	}
+	if (db_open(&db, ctx->db_path, &err)) {
+		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
+		goto out;
+	}
+	if (db_job_resolve(db, &job_id, a.job, &err)) {
+		fprintf(stderr, "kcanary report: %s\n", buf_str(&err));
+		goto out;
+	}
+	ret = a.email ? print_email(db, job_id, &a) : print_table(db, job_id, &a);
+out:
+	buf_release(&err);
 	db_close(db);
-	free(dbpath);
 	return ret;
 }

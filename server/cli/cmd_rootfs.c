@@ -28,12 +28,12 @@ static void usage(FILE *f)
 		"  rootfs HASH built|cached in SECONDS s: N packages, SIZE MiB, PATH\n");
 }
 
-static int do_build(int argc, char **argv)
+static int do_build(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *files[MAX_FILES + 1] = { NULL }, *spec = NULL, *agent = NULL;
 	struct rootfs_image img = { 0 };
 	struct buf err = BUF_INIT;
-	char *home = NULL, *agent_def = NULL;
+	char *agent_def = NULL;
 	size_t nfiles = 0, npk = 0;
 	double t0 = clock_mono_s();
 	int rc = 1;
@@ -60,11 +60,10 @@ static int do_build(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	home = cmd_home ? xstrdup(cmd_home) : kc_home();
 	if (!agent)
 		agent = agent_def = image_default_agent();
 	{
-		struct rootfs_spec s = { .home = home, .spec = spec, .agent_path = agent, .files = files };
+		struct rootfs_spec s = { .home = ctx->home, .spec = spec, .agent_path = agent, .files = files };
 
 		if (rootfs_get(&img, &s, &err)) {
 			fprintf(stderr, "kcanary rootfs: %s\n", buf_str(&err));
@@ -80,12 +79,11 @@ static int do_build(int argc, char **argv)
 out:
 	rootfs_image_release(&img);
 	buf_release(&err);
-	free(home);
 	free(agent_def);
 	return rc;
 }
 
-int cmd_rootfs(int argc, char **argv)
+int cmd_rootfs(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct cmd_verb verbs[] = {
 		{ "build", do_build },
@@ -96,5 +94,5 @@ int cmd_rootfs(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	return cmd_select("kcanary rootfs", verbs, argc, argv);
+	return cmd_select(ctx, "kcanary rootfs", verbs, argc, argv);
 }

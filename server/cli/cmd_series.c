@@ -321,7 +321,7 @@ static int print_json(struct series **v, size_t n)
 	return ret;
 }
 
-static int series_show(int argc, char **argv)
+static int series_show(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -377,7 +377,7 @@ static int series_show(int argc, char **argv)
 		return 2;
 	}
 	if (series_source_any_ref(argv + optind, (size_t)(argc - optind)) &&
-	    !(so.db = cmd_open_store("kcanary series show")))
+	    !(so.db = cmd_open_store(ctx, "kcanary series show")))
 		return 1;
 	ret = series_source_load(&v, &n, argv + optind, (size_t)(argc - optind), &so, &err);
 	db_close(so.db);
@@ -412,11 +412,11 @@ static const struct cmd_verb verbs[] = {
 	{ NULL, NULL },
 };
 
-int cmd_series(int argc, char **argv)
+int cmd_series(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	return cmd_select("kcanary series", verbs, argc, argv);
+	return cmd_select(ctx, "kcanary series", verbs, argc, argv);
 }

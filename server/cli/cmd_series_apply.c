@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"usage error.\n");
 }
 
-int cmd_series_apply(int argc, char **argv)
+int cmd_series_apply(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *repo_path = NULL, *base = NULL, *subset = NULL;
 	bool allow_missing = false;
@@ -87,7 +87,7 @@ int cmd_series_apply(int argc, char **argv)
 		return 2;
 	}
 	/* a message-id's thread is kept in the store */
-	if (series_source_any_ref(files, nfiles) && !(db = cmd_open_store("kcanary series apply")))
+	if (series_source_any_ref(files, nfiles) && !(db = cmd_open_store(ctx, "kcanary series apply")))
 		goto out;
 	vb = variant_build_new(db, &(struct variant_build_opts){ .tree = repo_path,
 							 .allow_missing = allow_missing });

@@ -13,14 +13,14 @@
 #include "kernel/series_diff.h"
 #include "kernel/series_source.h"
 
-static int open_for(struct series_source_opts *so, const char *prog)
+static int open_for(const struct cmd_ctx *ctx, struct series_source_opts *so, const char *prog)
 {
 	memset(so, 0, sizeof(*so));
-	so->db = cmd_open_store(prog);
+	so->db = cmd_open_store(ctx, prog);
 	return so->db ? 0 : -1;
 }
 
-int cmd_series_revisions(int argc, char **argv)
+int cmd_series_revisions(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct series_source_opts so;
 	struct series_revision *v = NULL;
@@ -35,7 +35,7 @@ int cmd_series_revisions(int argc, char **argv)
 			"one line each: vN, patches, date, message-id, how it was found.\n");
 		return argc == 2 ? 0 : 2;
 	}
-	if (open_for(&so, "kcanary series revisions"))
+	if (open_for(ctx, &so, "kcanary series revisions"))
 		return 1;
 	if (series_revisions(&v, &n, argv[1], &so, &err)) {
 		fprintf(stderr, "kcanary series revisions: %s\n", buf_str(&err));
@@ -110,7 +110,7 @@ static void print_rows(const struct series_diff_row *rows, size_t n)
 	printf("%zu unchanged, %zu changed, %zu dropped, %zu new\n", same, changed, dropped, added);
 }
 
-int cmd_series_diff(int argc, char **argv)
+int cmd_series_diff(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct series_source_opts so;
 	struct series_revision *v = NULL;
@@ -134,7 +134,7 @@ int cmd_series_diff(int argc, char **argv)
 			va ? argv[3] : argv[2]);
 		return 2;
 	}
-	if (open_for(&so, "kcanary series diff"))
+	if (open_for(ctx, &so, "kcanary series diff"))
 		return 1;
 	if (series_revisions(&v, &n, argv[1], &so, &err)) {
 		fprintf(stderr, "kcanary series diff: %s\n", buf_str(&err));

@@ -3,6 +3,7 @@
  * (http.c) as its handler, the web/ directory, and the job queue
  * (compare_worker_start). */
 #define LOG_MODULE "serve"
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -69,18 +70,80 @@ static char *default_web_dir(void)
 	return exe_sibling("KCANARY_WEB_DIR", "../web", NULL, "/usr/share/kcanary/web");
 }
 
-/* reason: one case per flag of serve (listen, limits, tokens, job dir,
- * execution), then one start of the service; the service is http.c/api*.c. */
-int cmd_serve(int argc, char **argv)
+/* serve's flags, as parsed. web and job_dirs are owned. */
+struct serve_args {
+	const char *listen, *uri, *home;	/* home: --home, NULL without */
+	bool exec;
+	unsigned long threads, max_conn;
+	char *web;
+	const char **job_dirs;
+	size_t njob_dirs;
+};
+
+static void serve_args_release(struct serve_args *a)
 {
-	const char *listen = "127.0.0.1:8080", *uri = NULL;
-	bool exec = true;
+	free(a->web);
+	free(a->job_dirs);
+}
+
+/* A number flag's value (--threads, --max-conn-per-ip) in 1..max into *out;
+ * -EINVAL with a message on stderr. */
+static int number_flag(unsigned long *out, const char *flag, const char *arg, unsigned long max)
+{
+	char *end;
+
+	*out = strtoul(arg, &end, 10);
+	if (!*arg || *end || *out < 1 || *out > max) {
+		fprintf(stderr, "kcanary serve: %s '%s': expected 1 to %lu\n", flag, arg, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The flags into a; 0, or -EINVAL after a message on stderr. */
+static int serve_parse(struct serve_args *a, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *f = argv[i];
+		if (!strcmp(f, "--listen") && i + 1 < argc)
+			a->listen = argv[++i];
+		else if (!strncmp(f, "--listen=", 9))
+			a->listen = f + 9;
+		else if (!strcmp(f, "--home") && i + 1 < argc)
+			a->home = argv[++i];
+		else if (!strncmp(f, "--home=", 7))
+			a->home = f + 7;
+		else if (!strcmp(f, "--no-exec"))
+			a->exec = false;
+		else if (!strcmp(f, "--connect") && i + 1 < argc)
+			a->uri = argv[++i];
+		else if (!strcmp(f, "--threads") && i + 1 < argc) {
+			if (number_flag(&a->threads, "--threads", argv[++i], 64))
+				return -EINVAL;
+		} else if (!strcmp(f, "--max-conn-per-ip") && i + 1 < argc) {
+			if (number_flag(&a->max_conn, "--max-conn-per-ip", argv[++i], 65536))
+				return -EINVAL;
+		} else if ((!strcmp(f, "--job-dir") && i + 1 < argc) || !strncmp(f, "--job-dir=", 10)) {
+			a->job_dirs = xrealloc(a->job_dirs, (a->njob_dirs + 1) * sizeof(*a->job_dirs));
+			a->job_dirs[a->njob_dirs++] = f[9] == '=' ? f + 10 : argv[++i];
+		} else if ((!strcmp(f, "--web") && i + 1 < argc) || !strncmp(f, "--web=", 6)) {
+			free(a->web);
+			a->web = xstrdup(f[5] == '=' ? f + 6 : argv[++i]);
+		} else {
+			fprintf(stderr, "kcanary serve: %s '%s'\n",
+				f[0] == '-' ? "unrecognized option (or missing value)" : "unexpected argument", f);
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The API over HTTP (and the job queue unless --no-exec) for ctx's store
+ * until SIGINT or SIGTERM. Returns the exit status. */
+static int serve_run(const struct cmd_ctx *ctx, const struct serve_args *a)
+{
 	struct compare_worker *worker = NULL;
-	char *home = NULL;
-	unsigned long threads = HTTP_DEFAULT_THREADS, max_conn = HTTP_MAX_CONN_PER_IP;
-	char *web = NULL, *db_path = NULL;
-	const char **job_dirs = NULL;
-	size_t njob_dirs = 0;
 	struct http_server *srv = NULL;
 	struct api_shared api = { 0 };
 	struct http_opts opts;
@@ -88,66 +151,6 @@ int cmd_serve(int argc, char **argv)
 	sigset_t sigs;
 	int sig, ret = 1;
 
-	if (cmd_wants_help(argc, argv)) {
-		usage(stdout);
-		return 0;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--listen") && i + 1 < argc)
-			listen = argv[++i];
-		else if (!strncmp(a, "--listen=", 9))
-			listen = a + 9;
-		else if (!strcmp(a, "--home") && i + 1 < argc)
-			cmd_home = argv[++i];
-		else if (!strncmp(a, "--home=", 7))
-			cmd_home = a + 7;
-		else if (!strcmp(a, "--no-exec"))
-			exec = false;
-		else if (!strcmp(a, "--connect") && i + 1 < argc)
-			uri = argv[++i];
-		else if (!strcmp(a, "--threads") && i + 1 < argc) {
-			char *end;
-			threads = strtoul(argv[++i], &end, 10);
-			if (!*argv[i] || *end || threads < 1 || threads > 64) {
-				fprintf(stderr, "kcanary serve: --threads '%s': expected 1 to 64\n", argv[i]);
-				free(web);
-				free(job_dirs);
-				return 2;
-			}
-		} else if (!strcmp(a, "--max-conn-per-ip") && i + 1 < argc) {
-			char *end;
-			max_conn = strtoul(argv[++i], &end, 10);
-			if (!*argv[i] || *end || max_conn < 1 || max_conn > 65536) {
-				fprintf(stderr, "kcanary serve: --max-conn-per-ip '%s': expected 1 to 65536\n",
-					argv[i]);
-				free(web);
-				free(job_dirs);
-				return 2;
-			}
-		} else if ((!strcmp(a, "--job-dir") && i + 1 < argc) || !strncmp(a, "--job-dir=", 10)) {
-			job_dirs = xrealloc(job_dirs, (njob_dirs + 1) * sizeof(*job_dirs));
-			job_dirs[njob_dirs++] = a[9] == '=' ? a + 10 : argv[++i];
-		} else if (!strcmp(a, "--web") && i + 1 < argc) {
-			free(web);
-			web = xstrdup(argv[++i]);
-		} else if (!strncmp(a, "--web=", 6)) {
-			free(web);
-			web = xstrdup(a + 6);
-		} else {
-			fprintf(stderr, "kcanary serve: %s '%s'\n",
-				a[0] == '-' ? "unrecognized option (or missing value)" : "unexpected argument", a);
-			usage(stderr);
-			free(web);
-			free(job_dirs);
-			return 2;
-		}
-	}
-	if (!web)
-		web = default_web_dir();
-	if (!is_dir(web))
-		log_warn("web directory '%s' does not exist: only the API is served", web);
-	db_path = cmd_db_path();
 	/* Block the signals before libmicrohttpd starts its thread, so they
 	 * reach sigwait() below and nothing else. */
 	sigemptyset(&sigs);
@@ -156,34 +159,35 @@ int cmd_serve(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (api_shared_init(&api, db_path, &err)) {
+	if (api_shared_init(&api, ctx->db_path, &err)) {
 		log_err("%s", err_text(&err));
 		goto out;
 	}
-	for (size_t i = 0; i < njob_dirs; i++)
-		if (api_shared_add_job_dir(&api, job_dirs[i], &err)) {
+	for (size_t i = 0; i < a->njob_dirs; i++)
+		if (api_shared_add_job_dir(&api, a->job_dirs[i], &err)) {
 			fprintf(stderr, "kcanary serve: %s\n", err_text(&err));
 			ret = 2;
 			goto out;
 		}
-	opts = (struct http_opts){ .listen = listen, .web_dir = web, .threads = (unsigned)threads,
-				   .max_conn_per_ip = (unsigned)max_conn, .handler = api_http_handler(&api) };
+	opts = (struct http_opts){ .listen = a->listen, .web_dir = a->web,
+				   .threads = (unsigned)a->threads,
+				   .max_conn_per_ip = (unsigned)a->max_conn,
+				   .handler = api_http_handler(&api) };
 	if (http_server_start(&srv, &opts, &err)) {
 		log_err("%s", err_text(&err));
 		goto out;
 	}
 	{
 		char host[128];
-		const char *colon = strrchr(listen, ':');
-		snprintf(host, sizeof(host), "%.*s", (int)(colon - listen), listen);
+		const char *colon = strrchr(a->listen, ':');
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - a->listen), a->listen);
 		printf("kcanary serve: listening on http://%s:%u/ (store %s)\n", host,
-		       http_server_port(srv), db_path);
+		       http_server_port(srv), ctx->db_path);
 		fflush(stdout);
 	}
-	if (exec) {
-		home = cmd_home ? xstrdup(cmd_home) : kc_home();
-		struct guest_opts co = { .home = home, .uri = uri };
-		if (compare_worker_start(&worker, db_path, &co))
+	if (a->exec) {
+		struct guest_opts co = { .home = ctx->home, .uri = a->uri };
+		if (compare_worker_start(&worker, ctx->db_path, &co))
 			log_err("cannot start the job queue: submitted jobs stay pending");
 	}
 	if (sigwait(&sigs, &sig) == 0)
@@ -194,9 +198,33 @@ out:
 	http_server_stop(srv);
 	api_shared_release(&api);
 	buf_release(&err);
-	free(home);
-	free(db_path);
-	free(web);
-	free(job_dirs);
+	return ret;
+}
+
+int cmd_serve(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	struct serve_args a = {
+		.listen = "127.0.0.1:8080", .exec = true, .threads = HTTP_DEFAULT_THREADS,
+		.max_conn = HTTP_MAX_CONN_PER_IP,
+	};
+	int ret = 2;
+
+	if (cmd_wants_help(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
+	if (serve_parse(&a, argc, argv))
+		goto out;
+	if (a.home) {	/* serve --home DIR: as kcanary --home DIR */
+		cmd_ctx_release(ctx);
+		cmd_ctx_init(ctx, a.home);
+	}
+	if (!a.web)
+		a.web = default_web_dir();
+	if (!is_dir(a.web))
+		log_warn("web directory '%s' does not exist: only the API is served", a.web);
+	ret = serve_run(ctx, &a);
+out:
+	serve_args_release(&a);
 	return ret;
 }

@@ -8,9 +8,9 @@
 
 #include "cli/cmd.h"
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_tokens.h"
 #include "log.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 
 static void usage(FILE *f)
@@ -66,7 +66,7 @@ static int parse_create(int argc, char **argv, struct buf *scopes)
 	return 0;
 }
 
-static int do_create(int argc, char **argv)
+static int do_create(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	char secret[TOKEN_SECRET_LEN + 1], hash[TOKEN_HASH_HEX + 1], dflt[TOKEN_MAX_SCOPES_LEN];
 	struct buf err = BUF_INIT, scopes = BUF_INIT;
@@ -88,7 +88,7 @@ static int do_create(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	if (!(db = cmd_open_store("kcanary token")))
+	if (!(db = cmd_open_store(ctx, "kcanary token")))
 		goto out;
 	if ((r = token_generate(secret, sizeof(secret)))) {
 		fprintf(stderr, "kcanary token: cannot read random bytes: %s\n", strerror(-r));
@@ -110,7 +110,7 @@ out:
 	return ret;
 }
 
-static int do_list(int argc, char **argv)
+static int do_list(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct buf err = BUF_INIT;
 	struct db *db = NULL;
@@ -121,7 +121,7 @@ static int do_list(int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return bad_usage();
-	if (!(db = cmd_open_store("kcanary token")))
+	if (!(db = cmd_open_store(ctx, "kcanary token")))
 		goto out;
 	if (db_token_list(db, &list, &err)) {
 		fprintf(stderr, "kcanary token: %s\n", buf_str(&err));
@@ -142,7 +142,7 @@ out:
 	return ret;
 }
 
-static int do_remove(int argc, char **argv)
+static int do_remove(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct buf err = BUF_INIT;
 	struct db *db = NULL;
@@ -150,7 +150,7 @@ static int do_remove(int argc, char **argv)
 
 	if (argc != 2)
 		return bad_usage();
-	if (!(db = cmd_open_store("kcanary token")))
+	if (!(db = cmd_open_store(ctx, "kcanary token")))
 		goto out;
 	if (db_token_remove(db, argv[1], &err)) {
 		fprintf(stderr, "kcanary token: cannot remove '%s': %s\n", argv[1], buf_str(&err));
@@ -170,7 +170,7 @@ static const struct cmd_verb verbs[] = {
 	{ NULL, NULL },
 };
 
-int cmd_token(int argc, char **argv)
+int cmd_token(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (cmd_wants_help(argc, argv)) {
 		usage(stdout);
@@ -180,5 +180,5 @@ int cmd_token(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	return cmd_select("kcanary token", verbs, argc, argv);
+	return cmd_select(ctx, "kcanary token", verbs, argc, argv);
 }

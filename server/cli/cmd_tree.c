@@ -30,13 +30,14 @@ static void usage(FILE *f)
 		"expression names; exit 1 when it is missing or ambiguous.\n");
 }
 
-static int do_import(int argc, char **argv)
+static int do_import(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *tarball = NULL, *repo_path = NULL, *tag = NULL;
 	struct repo *r = NULL;
 	struct import_result ir;
 	struct buf err = BUF_INIT;
 	int ret = 1;
+	(void)ctx;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--repo") && i + 1 < argc)
@@ -74,13 +75,14 @@ out:
 	return ret;
 }
 
-static int do_resolve(int argc, char **argv)
+static int do_resolve(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	const char *repo_path = NULL, *rev = NULL;
 	struct buf err = BUF_INIT;
 	struct repo *r = NULL;
 	char oid[KC_OID_HEX];
 	int ret = 1;
+	(void)ctx;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--repo") && i + 1 < argc)
@@ -113,11 +115,11 @@ static const struct cmd_verb verbs[] = {
 	{ NULL, NULL },
 };
 
-int cmd_tree(int argc, char **argv)
+int cmd_tree(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc < 2 || cmd_wants_help(argc, argv)) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	return cmd_select("kcanary tree", verbs, argc, argv);
+	return cmd_select(ctx, "kcanary tree", verbs, argc, argv);
 }

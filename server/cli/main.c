@@ -1,5 +1,6 @@
 /* main.c - the kcanary binary: global options and the subcommand table.
- * Start reading here; each subcommand lives in server/cmd_<name>.c. */
+ * Start reading here; each subcommand lives in server/cli/cmd_<name>.c and
+ * gets the one struct cmd_ctx (home, store path) made here. */
 #define LOG_MODULE "main"
 #include <getopt.h>
 #include <stdio.h>
@@ -60,13 +61,13 @@ static void usage(FILE *f)
 	fprintf(f, "\n'kcanary <command> --help' shows a command's options.\n");
 }
 
-int cmd_help(int argc, char **argv)
+int cmd_help(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "-h") && strcmp(argv[1], "--help")) {
 		for (const struct cmd *c = commands; c->name; c++) {
 			if (!strcmp(c->name, argv[1])) {
 				char *args[] = { argv[1], (char *)"--help", NULL };
-				return c->fn(2, args);
+				return c->fn(ctx, 2, args);
 			}
 		}
 		fprintf(stderr, "kcanary: '%s' is not a kcanary command; see 'kcanary help'\n",
@@ -77,8 +78,9 @@ int cmd_help(int argc, char **argv)
 	return 0;
 }
 
-int cmd_version(int argc, char **argv)
+int cmd_version(struct cmd_ctx *ctx, int argc, char **argv)
 {
+	(void)ctx;
 	if (argc > 1 && strcmp(argv[1], "--help") && strcmp(argv[1], "-h")) {
 		fprintf(stderr, "kcanary version: unexpected '%s'\n", argv[1]);
 		return 2;
@@ -87,16 +89,29 @@ int cmd_version(int argc, char **argv)
 	return 0;
 }
 
+/* The command argv[0] names, with ctx; 2 when there is none. */
+static int run_command(struct cmd_ctx *ctx, int argc, char **argv)
+{
+	for (const struct cmd *c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[0]))
+			return c->fn(ctx, argc, argv);
+	fprintf(stderr, "kcanary: '%s' is not a kcanary command; see 'kcanary help'\n",
+		argv[0]);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
-	int i = 1;
+	const char *home = NULL;
+	struct cmd_ctx ctx;
+	int i = 1, ret;
 
 	log_set_prog("kcanary");
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--home") && i + 1 < argc) {
-			cmd_home = argv[++i];
+			home = argv[++i];
 		} else if (!strncmp(argv[i], "--home=", 7)) {
-			cmd_home = argv[i] + 7;
+			home = argv[i] + 7;
 		} else if (!strcmp(argv[i], "-v")) {
 			log_level = log_level < LOG_INFO ? LOG_INFO : LOG_DEBUG;
 		} else if (!strcmp(argv[i], "-q")) {
@@ -105,7 +120,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--version")) {
-			return cmd_version(0, NULL);
+			return cmd_version(NULL, 0, NULL);
 		} else {
 			fprintf(stderr, "kcanary: unrecognized option '%s'\n", argv[i]);
 			usage(stderr);
@@ -116,10 +131,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	for (const struct cmd *c = commands; c->name; c++)
-		if (!strcmp(c->name, argv[i]))
-			return c->fn(argc - i, argv + i);
-	fprintf(stderr, "kcanary: '%s' is not a kcanary command; see 'kcanary help'\n",
-		argv[i]);
-	return 2;
+	cmd_ctx_init(&ctx, home);
+	ret = run_command(&ctx, argc - i, argv + i);
+	cmd_ctx_release(&ctx);
+	return ret;
 }

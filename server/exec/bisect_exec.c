@@ -12,6 +12,8 @@
 
 #include "exec/bisect_exec.h"
 #include "store/db_bisect.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "error.h"
 #include "guest/guest_run.h"
 #include "exec/lab.h"
@@ -365,7 +367,7 @@ static int create_round(struct oracle *x, const size_t *items, size_t n, int64_t
 	int base, blk = 0, r;
 	size_t in_blk = 0, prev = SIZE_MAX;
 
-	if ((r = db_bisect_next_repeat(x->db, x->job_id, &base, x->abort_why)))
+	if ((r = db_job_next_repeat(x->db, x->job_id, &base, x->abort_why)))
 		return r;
 	for (size_t i = 0; i < n; i++) {
 		int64_t id;
@@ -650,7 +652,7 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 		/* every run through lab.c, whatever the pool's size; the hosts
 		 * chosen before anything is stored */
 		x->lab = true;
-		x->db_path = xasprintf("%s/kcanary.db", o->guest->home);
+		x->db_path = db_path_in(o->guest->home);
 		if ((r = lab_select(&x->pool, db, o->guest->hosts, o->guest->uri, err))) {
 			free(spec_json);
 			return r;

@@ -13,6 +13,8 @@
 
 #include "exec/compare.h"
 #include "store/db_guest.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "error.h"
 #include "guest/guest_run.h"
 #include "guest/hostfs.h"
@@ -223,21 +225,19 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 
 /* repeat auto (report.h): look at the complete blocks, and store the next
  * block unless every comparison is decided or the cap is spent. *more
- * says whether a block was stored. The look is report_build()'s replay,
- * so a coordinator killed anywhere here looks the same way on resume. */
+ * says whether a block was stored. The look is the report's replay of the
+ * looks (report_seq_look: the runs' headline values only), so a
+ * coordinator killed anywhere here looks the same way on resume. */
 static int seq_look(struct db *db, int64_t job_id, const struct job_spec *spec,
 		    const struct guest_opts *o, bool *more, struct buf *err)
 {
-	struct report *rep = NULL;
 	struct report_seq_state st;
 	size_t n = 0;
 	int r;
 
 	*more = false;
-	if ((r = report_build(&rep, db, job_id, NULL, err)))
+	if ((r = report_seq_look(&st, db, job_id, err)))
 		return r;
-	report_seq_state(rep, &st);
-	report_free(rep);
 	if (st.done) {
 		say(o, "repeat auto: %zu of %zu comparison%s decided after %d block%s%s",
 		    st.ndecided, st.ncomparisons, st.ncomparisons == 1 ? "" : "s", st.blocks,
@@ -286,7 +286,7 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 {
 	struct job_spec *spec = job_spec_new();
 	char *spec_json = NULL, *me = owner_id();
-	char *owner = NULL, *status = NULL, *db_path = xasprintf("%s/kcanary.db", o->home);
+	char *owner = NULL, *status = NULL, *db_path = db_path_in(o->home);
 	struct build_thread bt = { .err = BUF_INIT };
 	bool have_bt = false;
 	int r;

@@ -20,6 +20,8 @@
 #include "log.h"
 #include "judge/stats.h"
 #include "kernel/variant_build.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 
 static void strv_free(char **v, size_t n)
 {
@@ -221,6 +223,75 @@ static int set_by(struct job_spec *s, const char *value, struct buf *err)
 	return r;
 }
 
+/* `patches`: b4's -P forms: "2", "1-2", "1,3", "2-"; a series has at most
+ * a few hundred patches, so numbers stop at 999 (a typo must not expand
+ * into thousands of prefix variants). */
+static int set_patches(struct job_spec *s, const char *value, struct buf *err)
+{
+	const char *p = value;
+	bool ok = *p != '\0';
+
+	while (ok && *p) {
+		char *end;
+		long k = strtol(p, &end, 10);
+		if (end == p || k < 1 || k > 999) {
+			ok = false;
+			break;
+		}
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (*p >= '0' && *p <= '9') {
+				k = strtol(p, &end, 10);
+				if (k < 1 || k > 999)
+					ok = false;
+				p = end;
+			}
+		}
+		if (*p == ',')
+			p++;
+		else if (*p)
+			ok = false;
+	}
+	if (!ok) {
+		buf_printf(err, "'patches' must be like 2, 1-2, 1,3 or 2- (patch numbers 1 to"
+			   " 999), not '%s'", value);
+		return -EINVAL;
+	}
+	set_str(&s->patches, value);
+	return 0;
+}
+
+/* `seed`: a number (strtoull base 0: decimal, 0x hex, 0 octal). */
+static int set_seed(struct job_spec *s, const char *value, struct buf *err)
+{
+	char *end;
+	unsigned long long v = strtoull(value, &end, 0);
+
+	if (!*value || *end) {
+		buf_printf(err, "'seed' must be a number, not '%s'", value);
+		return -EINVAL;
+	}
+	s->seed = v;
+	return 0;
+}
+
+/* `files`: the list replaces any files given before (job_spec_add_file). */
+static int set_files(struct job_spec *s, const char *value, struct buf *err)
+{
+	char **v = NULL;
+	size_t n = split_list(&v, value);
+	int r = 0;
+
+	strv_free(s->files, s->nfiles);
+	s->files = NULL;
+	s->nfiles = 0;
+	for (size_t i = 0; i < n && !r; i++)
+		r = job_spec_add_file(s, v[i], err);
+	strv_free(v, n);
+	return r;
+}
+
 static int set_job_key(struct job_spec *s, const char *key, const char *value, struct buf *err)
 {
 	if (!strcmp(key, "name")) {
@@ -239,39 +310,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else if (!strcmp(key, "all_revisions")) {
 		return set_bool(&s->all_revisions, key, value, err);
 	} else if (!strcmp(key, "patches")) {
-		/* b4's -P forms: "2", "1-2", "1,3", "2-"; a series has at most a few
-		 * hundred patches, so numbers stop at 999 (a typo must not expand
-		 * into thousands of prefix variants) */
-		const char *p = value;
-		bool ok = *p != '\0';
-		while (ok && *p) {
-			char *end;
-			long k = strtol(p, &end, 10);
-			if (end == p || k < 1 || k > 999) {
-				ok = false;
-				break;
-			}
-			p = end;
-			if (*p == '-') {
-				p++;
-				if (*p >= '0' && *p <= '9') {
-					k = strtol(p, &end, 10);
-					if (k < 1 || k > 999)
-						ok = false;
-					p = end;
-				}
-			}
-			if (*p == ',')
-				p++;
-			else if (*p)
-				ok = false;
-		}
-		if (!ok) {
-			buf_printf(err, "'patches' must be like 2, 1-2, 1,3 or 2- (patch numbers 1 to"
-				   " 999), not '%s'", value);
-			return -EINVAL;
-		}
-		set_str(&s->patches, value);
+		return set_patches(s, value, err);
 	} else if (!strcmp(key, "prefixes")) {
 		return set_bool(&s->prefixes, key, value, err);
 	} else if (!strcmp(key, "aa")) {
@@ -293,13 +332,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else if (!strcmp(key, "memory_mb")) {
 		return set_int(&s->memory_mb, key, value, 256, err);
 	} else if (!strcmp(key, "seed")) {
-		char *end;
-		unsigned long long v = strtoull(value, &end, 0);
-		if (!*value || *end) {
-			buf_printf(err, "'seed' must be a number, not '%s'", value);
-			return -EINVAL;
-		}
-		s->seed = v;
+		return set_seed(s, value, err);
 	} else if (!strcmp(key, "metric")) {
 		set_str(&s->metric, value);
 	} else if (!strcmp(key, "by")) {
@@ -322,16 +355,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		}
 		set_str(&s->overlap_builds, value);
 	} else if (!strcmp(key, "files")) {
-		char **v = NULL;
-		size_t n = split_list(&v, value);
-		int r = 0;
-		strv_free(s->files, s->nfiles);
-		s->files = NULL;
-		s->nfiles = 0;
-		for (size_t i = 0; i < n && !r; i++)
-			r = job_spec_add_file(s, v[i], err);
-		strv_free(v, n);
-		return r;
+		return set_files(s, value, err);
 	} else if (!strcmp(key, "watchdog_s")) {
 		if (parse_duration_s(&s->watchdog_s, value)) {
 			buf_printf(err, "'watchdog_s' must be a duration such as 300 or 5m, not '%s'", value);
@@ -1044,10 +1068,9 @@ int job_store_block(struct db *db, const struct job_spec *s, int64_t job_id, int
 	struct db_variant_row *v = NULL;
 	size_t nv = 0, ncells = job_ncells(s), n = 0;
 	size_t *order = xcalloc(ncells, sizeof(*order));
-	int64_t *vids = NULL, maxrep = 0;
+	int64_t *vids = NULL;
 	uint64_t rng = s->seed;
-	char id[24];
-	int r;
+	int next = 1, r;
 
 	if ((r = db_job_variants(db, job_id, &v, &nv, err)))
 		goto out;
@@ -1065,10 +1088,8 @@ int job_store_block(struct db *db, const struct job_spec *s, int64_t job_id, int
 	/* one repeat index above every stored one for the whole block, so
 	 * that the lab places it as one block (lab.h) even when a fresh
 	 * repeat took an earlier block's next index */
-	snprintf(id, sizeof(id), "%lld", (long long)job_id);
-	if ((r = db_query_int64(db, &maxrep, "SELECT coalesce(max(repeat_idx), 0) FROM runs"
-				" WHERE job_id = ?", id, err)) ||
-	    (r = store_repeat(db, s, job_id, vids, nv, order, ncells, (int)maxrep + 1, err)) ||
+	if ((r = db_job_next_repeat(db, job_id, &next, err)) ||
+	    (r = store_repeat(db, s, job_id, vids, nv, order, ncells, next, err)) ||
 	    (r = db_commit(db, err))) {
 		db_rollback(db);
 		err_wrapf(err, r, "cannot store block %d of job %lld", block, (long long)job_id);

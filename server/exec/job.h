@@ -3,7 +3,7 @@
  * and stored (job, variants, runs) before anything is built, so that the
  * job can be resumed and re-run exactly from the store.
  *
- * Job file format (DESIGN.md, "Job files"): sections [job], [workload],
+ * Job file format (docs/job-file.md): sections [job], [workload],
  * [matrix], [sysctl]. A value with spaces is a list; [matrix] lists expand
  * to their cross product. Every knob has a default.
  */

@@ -1,11 +1,17 @@
 /* job_check.h - a job spec's knobs checked by the agent before anything is
  * stored or built: every matrix cell through agent_check() (guest/
- * agent_check.h), an error naming where the bad knob was set.
+ * agent_check.h), an error naming where the bad knob was set; what the
+ * agent said of each cell's length is stored with the job (job_check_store)
+ * so that its runs need not ask again.
  */
 #ifndef KC_JOB_CHECK_H
 #define KC_JOB_CHECK_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "exec/job.h"
+#include "store/db.h"
 #include "util.h"
 
 /*
@@ -16,5 +22,33 @@
  * else the cell, then the agent's message; or agent_check()'s codes.
  */
 int agent_check_spec(const struct job_spec *spec, const char *agent, struct buf *err);
+
+/* What the agent's check said of each cell of a spec, cell i as
+ * job_cell_params(spec, i) names it. */
+struct job_check {
+	size_t ncells;
+	char **params;        /* each cell's params_json (the runs' params) */
+	double *expected_s;   /* each cell's run length in s; < 0: the agent cannot tell */
+};
+
+/*
+ * job_check_cells - agent_check_spec(), keeping each cell's expected length
+ * in *out for job_check_store(). Returns as agent_check_spec(); *out is
+ * to be released with job_check_release() whatever it returns.
+ */
+int job_check_cells(struct job_check *out, const struct job_spec *spec, const char *agent,
+		    struct buf *err);
+
+/*
+ * job_check_store - store c's lengths with job job_id (db_cells.h), once
+ * job_store() stored the job whose spec c checked: its runs then read them
+ * instead of asking the agent (guest_run.c). Best effort: a store error is
+ * logged, not returned, since a job without them still runs (each of its
+ * runs asks the agent, as a job stored before them does).
+ */
+void job_check_store(struct db *db, int64_t job_id, const struct job_check *c);
+
+/* job_check_release - free what job_check_cells() kept; NULL-safe. */
+void job_check_release(struct job_check *c);
 
 #endif

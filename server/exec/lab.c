@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "store/db_lab.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
 #include "error.h"
 #include "guest/hostfs.h"
 #include "exec/lab.h"
@@ -480,12 +482,9 @@ static bool probe(struct worker *w, struct db *db, struct guest_ctx *g, struct b
 
 static bool cancelled(struct db *db, int64_t job_id)
 {
-	int64_t n = 0;
-	char id[24];
+	bool yes = false;
 
-	snprintf(id, sizeof(id), "%lld", (long long)job_id);
-	return db_query_int64(db, &n, "SELECT count(*) FROM jobs WHERE id = ? AND status = 'cancelled'",
-			      id, NULL) == 0 && n > 0;
+	return db_job_is_cancelled(db, job_id, &yes, NULL) == 0 && yes;
 }
 
 /* Whether the worker should stop taking runs (interrupted, cancelled,

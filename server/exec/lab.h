@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
 #include "guest/guest_run.h"
 #include "util.h"
 #include "wrap/vm.h"

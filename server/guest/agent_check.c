@@ -1,57 +1,32 @@
 /* agent_check.c - `kcanary-agent check --json`, run and read (see
  * agent_check.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "guest/agent_check.h"
 #include "error.h"
 #include "guest/image.h"
 #include "guest/run_params.h"
+#include "proc.h"
 
 /* The agent's reply is one line; anything longer is not a reply. */
 #define REPLY_MAX (256 << 10)
 
-extern char **environ;
-
-/* Run argv with its stdout into out (at most REPLY_MAX bytes); stderr is
- * ours. *status gets its exit status (-1: killed by a signal). */
+/* Run argv with its stdout into out (at most REPLY_MAX bytes kept); stderr
+ * is ours. *status gets its exit status (-1: killed by a signal). */
 static int spawn_read(char *const argv[], struct buf *out, int *status, struct buf *err)
 {
-	posix_spawn_file_actions_t fa;
-	char chunk[4096];
-	int fds[2], ws = 0, r;
-	ssize_t n;
-	pid_t pid;
+	struct proc_spec s = { .argv = (const char *const *)argv, .out = PROC_CAPTURE,
+			       .out_buf = out, .err = PROC_INHERIT };
+	struct proc_outcome o;
+	int r;
 
-	if (pipe2(fds, O_CLOEXEC))
-		return err_setf(err, -errno, "cannot make a pipe: %s", strerror(errno));
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	r = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (r) {
-		close(fds[0]);
-		return err_setf(err, -r, "cannot run the agent '%s': %s", argv[0], strerror(r));
-	}
-	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (out->len + (size_t)n <= REPLY_MAX)
-			buf_append(out, chunk, (size_t)n);
-	}
-	close(fds[0]);
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
-	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	out->max_bytes = REPLY_MAX;
+	if ((r = proc_run(&o, &s, err)))
+		return err_setf(err, r, "cannot run the agent '%s': %s", argv[0], strerror(-r));
+	*status = o.status;
 	return 0;
 }
 

@@ -17,7 +17,7 @@
 /* The watchdog's base when the agent cannot tell a run's length
  * (expected_s null: the `command` workload without timeout_s): 153 s,
  * wb-handover's length with its default knobs (30 + 3 + 0 + 120 s), what
- * every workload got before the agent said. README, "How a run ends". */
+ * every workload got before the agent said. docs/guests.md, "How a run ends". */
 #define AGENT_CHECK_UNKNOWN_S 153.0
 
 struct agent_check {
@@ -34,7 +34,7 @@ struct agent_check {
  * error. Returns 0 with *out filled (release with agent_check_release()),
  * -ENOENT/-EACCES when the agent cannot be started, -EIO when it gave no
  * reply that parses (err says, quoting its exit status). Any thread may
- * call it (posix_spawn, pipes made close-on-exec).
+ * call it (proc.h).
  */
 int agent_check(struct agent_check *out, const char *agent, const char *workload,
 		const char *const *knobs, struct buf *err);

@@ -11,8 +11,12 @@
 #include <unistd.h>
 
 #include "guest/agent_check.h"
+#include "store/db_cells.h"
 #include "store/db_guest.h"
 #include "store/db_overhead.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
+#include "store/db_status.h"
 #include "error.h"
 #include "guest/guest_run.h"
 #include "guest/hostfs.h"
@@ -28,7 +32,7 @@ void guest_ctx_init(struct guest_ctx *g, struct db *db, const struct guest_opts 
 	g->db = db;
 	g->o = *o;
 	g->agent = o->agent ? xstrdup(o->agent) : image_default_agent();
-	g->db_path = xasprintf("%s/kcanary.db", o->home);
+	g->db_path = db_path_in(o->home);
 	if (o->accel) {
 		g->ai.accel = strcmp(o->accel, "kvm") ? VM_ACCEL_TCG : VM_ACCEL_KVM;
 		snprintf(g->ai.why, sizeof(g->ai.why), "--accel %s", o->accel);
@@ -235,25 +239,45 @@ static double watchdog_for(const struct guest_ctx *g, const struct guest_job *j,
 	       (j->setup_s > 0 ? j->setup_s : runner_setup_allowance_s(g->ai.accel));
 }
 
-/* Everything before the guest: the agent's check, the watchdog, the
+/* The run's expected length (< 0: the agent cannot tell): the one stored
+ * with its job's cell (db_cells.h, when the job was stored), else the
+ * agent's check now (a job stored before, an ad-hoc run, a bisection's).
+ * 0, or -errno with why: -EINVAL when the agent refuses the knobs. */
+static int expected_length(struct guest_ctx *g, const struct guest_run_req *rq,
+			   double *expected_s, struct buf *why)
+{
+	struct buf e = BUF_INIT;
+	struct agent_check chk;
+	int r;
+
+	r = db_run_expected_s(g->db, rq->run_id, expected_s, &e);
+	if (r && r != -ENOENT)
+		log_warn("run %lld: %s; asking the agent", (long long)rq->run_id, buf_str(&e));
+	buf_release(&e);
+	if (!r)
+		return 0;
+	if ((r = agent_check(&chk, g->agent, rq->gs.workload, rq->gs.knobs, why)))
+		return r;
+	if (!chk.ok)
+		r = err_setf(why, -EINVAL, "%s", chk.error);
+	*expected_s = chk.expected_s;
+	agent_check_release(&chk);
+	return r;
+}
+
+/* Everything before the guest: the expected length, the watchdog, the
  * command line and the initramfs. 0, or -errno with why when the run
  * cannot start (an outcome; -ENOSPC, a full disk, is not one). */
 static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct guest_run_req *rq,
 		   char **cmdline, double *watchdog_s, struct buf *why)
 {
 	struct guest_settings gs = rq->gs;
-	struct agent_check chk;
+	double expected_s;
 	int r;
 
-	if ((r = agent_check(&chk, g->agent, gs.workload, gs.knobs, why)))
+	if ((r = expected_length(g, rq, &expected_s, why)))
 		return r;
-	if (!chk.ok) {
-		r = err_setf(why, -EINVAL, "%s", chk.error);
-		agent_check_release(&chk);
-		return r;
-	}
-	*watchdog_s = watchdog_for(g, j, chk.expected_s);
-	agent_check_release(&chk);
+	*watchdog_s = watchdog_for(g, j, expected_s);
 	if (!gs.fs)
 		gs.fs = "ext4";
 	gs.port = "kcanary";

@@ -20,7 +20,7 @@
  * The watchdog: guest_job.watchdog_s when > 0, else the agent's expected_s
  * (AGENT_CHECK_UNKNOWN_S when it cannot tell) plus the setup allowance
  * (guest_job.setup_s, else runner_setup_allowance_s(): 180 s under TCG,
- * 60 s with KVM). README, "How a run ends".
+ * 60 s with KVM). docs/guests.md, "How a run ends".
  */
 #ifndef KC_GUEST_RUN_H
 #define KC_GUEST_RUN_H
@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
 #include "store/db_overhead.h"
 #include "guest/image.h"
 #include "guest/rootfs.h"

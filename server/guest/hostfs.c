@@ -1,19 +1,17 @@
 /* hostfs.c - virtiofsd over a read-only bind of the host's / (hostfs.h). */
 #define LOG_MODULE "hostfs"
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "guest/hostfs.h"
 #include "log.h"
+#include "proc.h"
 #include "wrap/vm.h"
 
 bool hostfs_uri_local(const char *uri)
@@ -36,33 +34,24 @@ static const char *virtiofsd_path(void)
 	return NULL;
 }
 
-/* The child: a private mount namespace, / bound read-only at root, then
- * virtiofsd on it. Only system calls between fork and exec (the parent
- * has threads). */
-static void child(const char *root, const char *log, char *const argv[])
+/* In the child, before virtiofsd runs (proc.h's child_setup: system
+ * calls only, the parent has threads): a private mount namespace with /
+ * bound read-only at root. */
+static int private_ro_root(void *root)
 {
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-		_exit(126);
 	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
 	    mount("/", root, NULL, MS_BIND, NULL) ||
-	    mount(NULL, root, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL)) {
-		static const char msg[] = "kcanary: cannot make the read-only bind of / (need root)\n";
-		(void)!write(2, msg, sizeof(msg) - 1);
-		_exit(125);
-	}
-	close_range(3, ~0U, 0);
-	execv(argv[0], argv);
-	_exit(127);
+	    mount(NULL, root, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL))
+		return -errno;
+	return 0;
 }
 
 int hostfs_start(struct hostfs *h, const char *dir, struct buf *err)
 {
 	const char *bin = virtiofsd_path();
-	char *sock_arg, *src_arg;
-	int st, r = 0;
+	char *sock_arg = NULL, *src_arg = NULL;
+	struct proc_outcome o;
+	int r = 0;
 
 	memset(h, 0, sizeof(*h));
 	if (!bin)
@@ -82,32 +71,26 @@ int hostfs_start(struct hostfs *h, const char *dir, struct buf *err)
 	sock_arg = xasprintf("--socket-path=%s", h->socket);
 	src_arg = xasprintf("source=%s,cache=auto,sandbox=namespace", h->root);
 	{
-		char opt[] = "-o";
-		char *argv[] = { (char *)bin, sock_arg, opt, src_arg, NULL };
+		const char *argv[] = { bin, sock_arg, "-o", src_arg, NULL };
+		struct proc_spec s = { .argv = argv, .out = PROC_FILE, .out_path = h->log,
+				       .err = PROC_STDOUT, .child_setup = private_ro_root,
+				       .setup_arg = h->root,
+				       .setup_what = "the read-only bind of / in a mount namespace (needs root)" };
 
-		h->pid = fork();
-		if (h->pid == 0)
-			child(h->root, h->log, argv);
+		r = proc_start(&h->proc, &s, err);
 	}
-	free(sock_arg);
-	free(src_arg);
-	if (h->pid < 0) {
-		h->pid = 0;
-		r = err_setf(err, -errno, "cannot fork for virtiofsd: %s", strerror(errno));
+	if (r)
 		goto fail;
-	}
 	for (int i = 0; i < 1000; i++) {
 		struct stat sb;
 
 		if (!stat(h->socket, &sb) && S_ISSOCK(sb.st_mode)) {
-			log_debug("virtiofsd %d shares / read-only at %s", (int)h->pid, h->socket);
-			return 0;
+			log_debug("virtiofsd %d shares / read-only at %s", (int)proc_pid(h->proc), h->socket);
+			goto out;
 		}
-		if (waitpid(h->pid, &st, WNOHANG) == h->pid) {
-			h->pid = 0;
+		if (proc_done(h->proc, &o)) {
 			r = err_setf(err, -EIO, "virtiofsd (%s) exited with status %d before making its"
-				     " socket: see %s", bin, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
-				     h->log);
+				     " socket: see %s", bin, o.signal ? 128 + o.signal : o.status, h->log);
 			goto fail;
 		}
 		usleep(10000);
@@ -116,6 +99,9 @@ int hostfs_start(struct hostfs *h, const char *dir, struct buf *err)
 		     h->log);
 fail:
 	hostfs_stop(h);
+out:
+	free(sock_arg);
+	free(src_arg);
 	return r;
 }
 
@@ -123,18 +109,7 @@ void hostfs_stop(struct hostfs *h)
 {
 	if (!h)
 		return;
-	if (h->pid > 0) {
-		int st;
-		bool reaped = false;
-
-		kill(h->pid, SIGTERM);
-		for (int i = 0; i < 200 && !(reaped = waitpid(h->pid, &st, WNOHANG) != 0); i++)
-			usleep(10000);
-		if (!reaped) {
-			kill(h->pid, SIGKILL);
-			waitpid(h->pid, &st, 0);
-		}
-	}
+	proc_stop(h->proc, 2000, NULL);
 	if (h->socket)
 		unlink(h->socket);
 	if (h->root)

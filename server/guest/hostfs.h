@@ -19,12 +19,13 @@
 #define KC_HOSTFS_H
 
 #include <stdbool.h>
-#include <sys/types.h>
 
 #include "util.h"
 
+struct proc;
+
 struct hostfs {
-	pid_t pid;                 /* virtiofsd; 0: none */
+	struct proc *proc;         /* virtiofsd (proc.h); NULL: none */
 	char *socket;              /* its vhost-user socket (dir/hostfs.sock) */
 	char *root;                /* the empty mount point of the read-only bind */
 	char *log;                 /* its output (dir/virtiofsd.log) */
@@ -40,7 +41,8 @@ bool hostfs_uri_local(const char *uri);
  * caller), and wait (up to 10 s) for the socket. The binary is
  * $KCANARY_VIRTIOFSD, else /usr/lib/qemu/virtiofsd (Debian's QEMU 7.2),
  * else /usr/libexec/virtiofsd. -ENOENT no virtiofsd, -EPERM not root,
- * -EIO it exited or never made its socket (err names its log). On failure
+ * another -errno when it cannot be started or the read-only bind cannot
+ * be made, -EIO it exited or never made its socket (err names its log). On failure
  * nothing is left running. Stop with hostfs_stop().
  */
 int hostfs_start(struct hostfs *h, const char *dir, struct buf *err);

@@ -1,6 +1,7 @@
 /* image.c - build and cache the guest initramfs; compose the kernel command
  * line that carries a run's settings to /init (see image.h). */
 #define LOG_MODULE "image"
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -12,12 +13,13 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "guest/image.h"
+#include "hash.h"
 #include "log.h"
+#include "proc.h"
 #include "util.h"
 
 /* Bump when the image layout changes, so old cached images are not used. */
@@ -157,7 +159,7 @@ int image_cmdline(char **out, const struct guest_settings *s,
 	 * a stop (on_reboot=destroy); the console keeps the panic text.
 	 * loglevel=5: the console gets warnings and worse (a WARN splat, a
 	 * hung task, a panic) but not the boot's info lines, which under TCG
-	 * cost boot time on the emulated UART (README, "Where a run's time
+	 * cost boot time on the emulated UART (docs/guests.md, "Where a run's time
 	 * goes"); --append loglevel=7 brings them back (a later one wins). */
 	buf_puts(&b, "console=ttyS0 loglevel=5 panic=-1 rdinit=/init");
 	buf_printf(&b, " kc.fs=%s", fs);
@@ -449,18 +451,20 @@ static char *find_tool(const char *name)
 /* Add the shared libraries `ldd` lists for bin (nothing for static ones). */
 static int add_ldd_closure(struct entries *e, const char *bin, struct buf *err)
 {
-	char *cmd, line[1024];
-	FILE *p;
-	int st;
+	const char *argv[] = { "ldd", bin, NULL };
+	struct buf out = BUF_INIT;
+	struct proc_spec s = { .argv = argv, .out = PROC_CAPTURE, .out_buf = &out,
+			       .err = PROC_STDOUT };
+	char *save = NULL, *line;
+	int r;
 
-	if (strchr(bin, '\''))
-		return err_setf(err, -EINVAL, "path '%s' has a quote", bin);
-	cmd = xasprintf("ldd '%s' 2>&1", bin);
-	p = popen(cmd, "r");
-	free(cmd);
-	if (!p)
-		return err_setf(err, -errno, "cannot run ldd: %s", strerror(errno));
-	while (fgets(line, sizeof(line), p)) {
+	/* ldd exits 1 for a static binary ("not a dynamic executable"): its
+	 * status says nothing here */
+	if ((r = proc_run(NULL, &s, err))) {
+		err_setf(err, r, "cannot run ldd: %s", strerror(-r));
+		goto out;
+	}
+	for (line = strtok_r(out.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *path = strstr(line, "=> /"), *end;
 
 		if (path)
@@ -471,16 +475,13 @@ static int add_ldd_closure(struct entries *e, const char *bin, struct buf *err)
 		if (!path)
 			continue;
 		end = strstr(path, " (");
-		if (!end)
-			end = path + strcspn(path, "\n");
-		*end = '\0';
+		if (end)
+			*end = '\0';
 		entries_add(e, ENTRY_COPY, path, path, NULL, 0755);
 	}
-	st = pclose(p);
-	/* ldd exits 1 for a static binary ("not a dynamic executable"). */
-	if (st == -1)
-		return err_setf(err, -EIO, "ldd '%s' failed", bin);
-	return 0;
+out:
+	buf_release(&out);
+	return r;
 }
 
 static int add_binary(struct entries *e, const char *src, const char *dst,
@@ -593,51 +594,19 @@ static int collect(struct entries *e, const struct image_spec *spec,
 	return 0;
 }
 
-/* FNV-1a, 64 bit (http://www.isthe.com/chongo/tech/comp/fnv/): a cache
- * key, not a security hash. */
-static void fnv(uint64_t *h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		*h ^= p[i];
-		*h *= 0x100000001b3ULL;
-	}
-}
-
-static int hash_file(uint64_t *h, const char *path)
-{
-	char chunk[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		fnv(h, chunk, (size_t)n);
-	close(fd);
-	return n < 0 ? -EIO : 0;
-}
-
+/* Run argv (stdin /dev/null, stderr ours) with its stdout into out_path
+ * when not NULL. 0, -EIO when it exits non-zero, another -errno when it
+ * cannot be run. */
 static int run_cmd(const char *const argv[], const char *out_path)
 {
-	pid_t pid = fork();
-	int st;
+	struct proc_spec s = { .argv = argv, .out = out_path ? PROC_FILE : PROC_INHERIT,
+			       .out_path = out_path, .err = PROC_INHERIT };
+	struct proc_outcome o;
+	int r = proc_run(&o, &s, NULL);
 
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (out_path) {
-			int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			if (fd < 0 || dup2(fd, 1) < 0)
-				_exit(127);
-		}
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -errno;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+	if (r)
+		return r;
+	return o.status == 0 ? 0 : -EIO;
 }
 
 static int write_text(const char *path, const char *text, unsigned mode)
@@ -726,6 +695,96 @@ out:
 	return r;
 }
 
+/* The paths below dir/rel (rel "." at the top), as find prints them
+ * ("./bin/busybox"), appended to *v (*n of them). */
+static int list_tree(char ***v, size_t *n, const char *dir, const char *rel)
+{
+	char *path = xasprintf("%s/%s", dir, rel);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int r = 0;
+
+	free(path);
+	if (!d)
+		return -errno;
+	while (!r && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+		(*v)[*n] = xasprintf("%s/%s", rel, de->d_name);
+		(*n)++;
+		if (de->d_type == DT_UNKNOWN) {
+			char *p = xasprintf("%s/%s", dir, (*v)[*n - 1]);
+			struct stat st;
+
+			if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+				de->d_type = DT_DIR;
+			free(p);
+		}
+		if (de->d_type == DT_DIR)
+			r = list_tree(v, n, dir, (*v)[*n - 1]);
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Pack the stage into the newc cpio archive tmp, the paths in byte order
+ * and every file owned by root (what `find . -mindepth 1 | LC_ALL=C sort |
+ * cpio -o -H newc -R 0:0` makes). 0, -EIO when cpio fails (err says how),
+ * another -errno. */
+static int pack(const char *stage, const char *tmp, struct buf *err)
+{
+	const char *argv[] = { "cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet", NULL };
+	char **v = NULL, *list = xasprintf("%s.list", tmp);
+	struct buf msg = BUF_INIT_MAX(64 << 10);
+	size_t n = 0;
+	FILE *f = NULL;
+	int fd = -1, r;
+
+	if ((r = list_tree(&v, &n, stage, "."))) {
+		err_setf(err, r, "cannot list '%s': %s", stage, strerror(-r));
+		goto out;
+	}
+	qsort(v, n, sizeof(*v), cmp_path);
+	if (!(f = fopen(list, "we"))) {
+		r = err_setf(err, -errno, "cannot write '%s': %s", list, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", v[i]);
+	if (fclose(f)) {
+		r = err_setf(err, -EIO, "cannot write '%s': %s", list, strerror(errno));
+		goto out;
+	}
+	if ((fd = open(list, O_RDONLY | O_CLOEXEC)) < 0) {
+		r = err_setf(err, -errno, "cannot read '%s': %s", list, strerror(errno));
+		goto out;
+	}
+	{
+		struct proc_spec s = { .argv = argv, .dir = stage, .in = PROC_FD, .in_fd = fd,
+				       .out = PROC_FILE, .out_path = tmp, .err = PROC_CAPTURE,
+				       .err_buf = &msg };
+
+		if ((r = proc_run_ok(&s, err)))
+			err_wrapf(err, r, "cannot pack the guest image");
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	unlink(list);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	free(list);
+	buf_release(&msg);
+	return r;
+}
+
 static int image_build_locked(char **out_path, const struct image_spec *spec,
 			      struct buf *err);
 
@@ -747,37 +806,35 @@ static int image_build_locked(char **out_path, const struct image_spec *spec,
 			      struct buf *err)
 {
 	struct entries e = { 0 };
-	uint64_t h = 0xcbf29ce484222325ULL;
-	char *dir = NULL, *final = NULL, *stage = NULL, *tmp = NULL, *cmd = NULL;
+	struct hash h;
+	char *dir = NULL, *final = NULL, *stage = NULL, *tmp = NULL, hex[HASH_HEX_SIZE];
 	int format = IMAGE_FORMAT, r;
 
 	if (!spec->agent_path)
 		return err_setf(err, -EINVAL, "no agent binary given for the guest image");
 	if ((r = collect(&e, spec, err)))
 		goto out;
-	fnv(&h, &format, sizeof(format));
+	hash_init(&h);
+	hash_update(&h, &format, sizeof(format));
 	for (size_t i = 0; i < e.n; i++) {
-		fnv(&h, e.v[i].dst, strlen(e.v[i].dst) + 1);
+		hash_update(&h, e.v[i].dst, strlen(e.v[i].dst) + 1);
 		if (e.v[i].kind == ENTRY_TEXT) {
-			fnv(&h, e.v[i].text, strlen(e.v[i].text));
-		} else if ((r = hash_file(&h, e.v[i].src))) {
+			hash_update(&h, e.v[i].text, strlen(e.v[i].text));
+		} else if ((r = hash_update_file(&h, e.v[i].src, NULL))) {
 			err_setf(err, r, "cannot read '%s' for the guest image: %s",
 			     e.v[i].src, strerror(-r));
 			goto out;
 		}
 	}
+	hash_final_hex(&h, hex);
 	dir = xasprintf("%s/images", spec->home);
-	final = xasprintf("%s/%016llx.cpio", dir, (unsigned long long)h);
+	final = xasprintf("%s/%.16s.cpio", dir, hex);
 	if (access(final, R_OK) == 0) {
 		log_debug("guest image %s is cached", final);
 		goto done;
 	}
 	if ((r = mkdir_p(dir, 0755))) {
 		err_setf(err, r, "cannot create '%s': %s", dir, strerror(-r));
-		goto out;
-	}
-	if (strchr(dir, '\'')) {
-		r = err_setf(err, -EINVAL, "image directory '%s' has a quote", dir);
 		goto out;
 	}
 	stage = xasprintf("%s/stage.XXXXXX", dir);
@@ -816,22 +873,19 @@ static int image_build_locked(char **out_path, const struct image_spec *spec,
 		}
 	}
 	tmp = xasprintf("%s.tmp.%d", final, (int)getpid());
-	cmd = xasprintf("cd '%s' && find . -mindepth 1 | LC_ALL=C sort | "
-			"cpio -o -H newc -R 0:0 --quiet > '%s'", stage, tmp);
-	if (system(cmd) != 0) {
-		/* cpio's ENOSPC does not come back through system(): a file
-		 * system left (nearly) without space says it */
+	if ((r = pack(stage, tmp, err))) {
+		/* cpio's ENOSPC does not come back through its exit status: a
+		 * file system left (nearly) without space says it */
 		struct statvfs sv;
 
-		if (statvfs(dir, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize < (1u << 20)) {
+		if (r == -EIO && statvfs(dir, &sv) == 0 &&
+		    (uint64_t)sv.f_bavail * sv.f_frsize < (1u << 20)) {
 			buf_reset(err);
 			buf_printf(err, "the file system of the guest image '%s' is full", final);
 			buf_free_space(err, final);
 			buf_puts(err, ": free space there, then run the command again ('kcanary resume"
 				 " JOB' for a job)");
 			r = -ENOSPC;
-		} else {
-			r = err_setf(err, -EIO, "cannot pack the guest image: '%s' failed", cmd);
 		}
 		unlink(tmp);
 		goto out;
@@ -856,7 +910,6 @@ out:
 	free(final);
 	free(stage);
 	free(tmp);
-	free(cmd);
 	return r;
 }
 
@@ -990,20 +1043,22 @@ out:
 
 int image_kernel_pvh(char **out, const char *home, const char *path, struct buf *err)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	struct hash h;
 	int format = IMAGE_FORMAT, r;
 	char *dir = xasprintf("%s/kernels", home), *final = NULL, *no = NULL, *tmp = NULL;
-	char *text = NULL, *elf = NULL, *why = NULL;
+	char *text = NULL, *elf = NULL, *why = NULL, hex[HASH_HEX_SIZE];
 	size_t len = 0, elen = 0;
 
 	*out = NULL;
-	fnv(&h, &format, sizeof(format));
-	if ((r = hash_file(&h, path))) {
+	hash_init(&h);
+	hash_update(&h, &format, sizeof(format));
+	if ((r = hash_update_file(&h, path, NULL))) {
 		err_setf(err, r, "cannot read kernel image '%s': %s", path, strerror(-r));
 		goto out;
 	}
-	final = xasprintf("%s/%016llx.pvh", dir, (unsigned long long)h);
-	no = xasprintf("%s/%016llx.nopvh", dir, (unsigned long long)h);
+	hash_final_hex(&h, hex);
+	final = xasprintf("%s/%.16s.pvh", dir, hex);
+	no = xasprintf("%s/%.16s.nopvh", dir, hex);
 	if (access(final, R_OK) == 0)
 		goto done;
 	if (read_file(&why, NULL, no, 4096) == 0) {

@@ -10,7 +10,7 @@
  * gives a new image and nothing else does. A run's image holds only what
  * its filesystem needs (image_spec.fs), and is not compressed: under TCG
  * the guest inflating ~11 MB of gzip took ~1.4 s more than copying the
- * 24 MB cpio (README, "Where a run's time goes").
+ * 24 MB cpio (docs/guests.md, "Where a run's time goes").
  *
  * A run's settings reach /init on the kernel command line, as kc.NAME=VALUE
  * words (the kernel ignores dotted unknown parameters and does not pass
@@ -53,7 +53,7 @@ struct image_spec {
 	const char *busybox_path; /* NULL: /bin/busybox (must be static) */
 	const char *init_path;    /* NULL: the /init compiled into kcanary */
 	const char *fs;           /* only this filesystem's mkfs tool and modules (a run's
-				   * image: a smaller initramfs boots faster, README "Where a
+				   * image: a smaller initramfs boots faster, docs/guests.md "Where a
 				   * run's time goes"); NULL: every filesystem's */
 	bool rootfs;              /* with fs: the --rootfs modules (squashfs, overlay) too */
 };
@@ -125,7 +125,7 @@ int image_kernel_release(char *out, size_t size, const char *path,
 /*
  * image_kernel_pvh - the uncompressed kernel (the ELF vmlinux) inside the
  * bzImage at path, for QEMU to boot through its PVH entry: the guest then
- * skips decompressing itself, seconds under TCG (README, "Where a run's
+ * skips decompressing itself, seconds under TCG (docs/guests.md, "Where a run's
  * time goes"). The payload is found and unpacked by the boot protocol
  * (Documentation/arch/x86/boot.rst: payload_offset and payload_length, the
  * compression told by its magic bytes) with the host's gzip, bzip2, xz,

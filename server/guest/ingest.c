@@ -1,5 +1,5 @@
 /* ingest.c - parse agent records (jansson) and store them (db_writer).
- * The record contract is DESIGN.md, "Agent records"; see ingest.h. */
+ * The record contract is docs/records.md; see ingest.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -14,6 +14,8 @@
 #include "guest/ingest.h"
 #include "json_num.h"
 #include "util.h"
+#include "store/db_runs.h"
+#include "store/db_writer.h"
 
 #define XSTR_(x) #x
 #define XSTR(x) XSTR_(x)
@@ -400,19 +402,70 @@ static char *record_text(json_t *rec, const char *line, size_t len)
 	return s ? s : xstrdup("(a record jansson cannot write)");
 }
 
+/* A "sample" record: as store_record(). */
+static int store_sample(struct ingest *in, json_t *rec, struct buf *why)
+{
+	const char *name = get_str(rec, "metric");
+	double t, value;
+
+	if (!get_num(rec, "t", &t) || !name || !get_num(rec, "value", &value)) {
+		buf_puts(why, "sample needs a number t, a string metric and a finite number value");
+		return 1;
+	}
+	if (in->check_order) {   /* the key costs a malloc: only when checked */
+		char *key = xasprintf("s:%s", name);
+		int bad = check_series(in, key, t, 0, false, why);
+		free(key);
+		if (bad)
+			return 1;
+	}
+	in->st.samples++;
+	return db_writer_sample(in->w, t, name, value, &in->store_err);
+}
+
+/* A "probe" record (its key a string or an integer): as store_record(). */
+static int store_probe(struct ingest *in, json_t *rec, struct buf *why)
+{
+	json_t *key = json_object_get(rec, "key");
+	json_t *count = json_object_get(rec, "count");
+	char keybuf[32];
+	const char *keystr = "";
+	const char *name = get_str(rec, "name");
+	double t;
+
+	if (json_is_string(key)) {
+		keystr = json_string_value(key);
+	} else if (json_is_integer(key)) {
+		snprintf(keybuf, sizeof(keybuf), "%" JSON_INTEGER_FORMAT, json_integer_value(key));
+		keystr = keybuf;
+	}
+	if (!get_num(rec, "t", &t) || !name || !json_is_integer(count)) {
+		buf_puts(why, "probe needs a number t, a string name and an integer count");
+		return 1;
+	}
+	if (in->check_order) {
+		char *skey = xasprintf("p:%s' key '%s", name, keystr);
+		int bad = check_series(in, skey, t, json_integer_value(count), true, why);
+		free(skey);
+		if (bad)
+			return 1;
+	}
+	in->st.probes++;
+	return db_writer_probe(in->w, t, name, keystr, json_integer_value(count), &in->store_err);
+}
+
 /*
  * Store one parsed record. Returns 0 (stored), 1 (contract broken: why
  * says how; the caller keeps the line raw) or a negative store error.
  * line (len bytes) is its text, or NULL for a record that came parsed.
- * reason: one branch per record type of docs/records.md, each with the
- * order checks that type has (hello once, t not going back, nothing after
- * done), which read best side by side.
+ * One branch per record type of docs/records.md, each with the order
+ * checks that type has (hello once, t not going back, nothing after done).
  */
 static int store_record(struct ingest *in, json_t *rec, const char *line,
 			size_t len, struct buf *why)
 {
 	const char *type = get_str(rec, "type");
-	double t, value;
+	double t;
 	const char *name;
 
 	if (!type) {
@@ -423,49 +476,10 @@ static int store_record(struct ingest *in, json_t *rec, const char *line,
 		buf_printf(why, "a record after \"done\" (line %" PRId64 ")", in->done_line);
 		return 1;
 	}
-	if (!strcmp(type, "sample")) {
-		name = get_str(rec, "metric");
-		if (!get_num(rec, "t", &t) || !name || !get_num(rec, "value", &value)) {
-			buf_puts(why, "sample needs a number t, a string metric and a finite number value");
-			return 1;
-		}
-		if (in->check_order) {   /* the key costs a malloc: only when checked */
-			char *key = xasprintf("s:%s", name);
-			int bad = check_series(in, key, t, 0, false, why);
-			free(key);
-			if (bad)
-				return 1;
-		}
-		in->st.samples++;
-		return db_writer_sample(in->w, t, name, value, &in->store_err);
-	}
-	if (!strcmp(type, "probe")) {
-		json_t *key = json_object_get(rec, "key");
-		json_t *count = json_object_get(rec, "count");
-		char keybuf[32];
-		const char *keystr = "";
-
-		name = get_str(rec, "name");
-		if (json_is_string(key)) {
-			keystr = json_string_value(key);
-		} else if (json_is_integer(key)) {
-			snprintf(keybuf, sizeof(keybuf), "%" JSON_INTEGER_FORMAT, json_integer_value(key));
-			keystr = keybuf;
-		}
-		if (!get_num(rec, "t", &t) || !name || !json_is_integer(count)) {
-			buf_puts(why, "probe needs a number t, a string name and an integer count");
-			return 1;
-		}
-		if (in->check_order) {
-			char *skey = xasprintf("p:%s' key '%s", name, keystr);
-			int bad = check_series(in, skey, t, json_integer_value(count), true, why);
-			free(skey);
-			if (bad)
-				return 1;
-		}
-		in->st.probes++;
-		return db_writer_probe(in->w, t, name, keystr, json_integer_value(count), &in->store_err);
-	}
+	if (!strcmp(type, "sample"))
+		return store_sample(in, rec, why);
+	if (!strcmp(type, "probe"))
+		return store_probe(in, rec, why);
 	if (!strcmp(type, "phase")) {
 		name = get_str(rec, "name");
 		if (!get_num(rec, "t", &t) || !name) {

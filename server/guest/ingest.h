@@ -1,4 +1,4 @@
-/* ingest.h - store an agent's record stream (DESIGN.md, "Agent records")
+/* ingest.h - store an agent's record stream (docs/records.md)
  * as one run, record by record, as it arrives.
  *
  * A whole stream (ingest_open) also keeps its order: a second hello,

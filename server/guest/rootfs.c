@@ -8,15 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/close_range.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "log.h"
 #include "guest/rootfs.h"
-#include "wrap/token.h"
+#include "hash.h"
+#include "proc.h"
 
 void rootfs_strv_free(char **v)
 {
@@ -89,38 +88,33 @@ int rootfs_parse_spec(char ***out, const char *spec, struct buf *err)
 	return 0;
 }
 
-/* Run argv with stdout and stderr to log_path (appended; NULL: /dev/null)
- * and stdout to out_path when not NULL. 0, -ENOENT when argv[0] cannot be
- * run, -EIO when it exits non-zero. */
+/* Run argv with stdout and stderr appended to log_path (NULL: /dev/null)
+ * and stdout to out_path instead when not NULL. 0, -ENOENT when argv[0]
+ * cannot be run, -EIO when it exits non-zero. Nothing else is inherited
+ * (proc.h): mmdebstrap hands apt the lowest free fd for `cat >&N`, and
+ * dash cannot redirect to N >= 10 ("Bad fd number"), which it reaches
+ * when the caller holds a few open (a flock, the store, sockets). */
 static int run_logged(const char *const argv[], const char *log_path, const char *out_path)
 {
-	pid_t pid = fork();
-	int st;
+	struct proc_spec s = { .argv = argv };
+	struct proc_outcome o;
+	int r;
 
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int lfd = open(log_path ? log_path : "/dev/null",
-			       O_WRONLY | O_CREAT | O_APPEND, 0644);
-		int ofd = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : lfd;
-		int nul = open("/dev/null", O_RDONLY);
-
-		if (lfd < 0 || ofd < 0 || nul < 0 || dup2(nul, 0) < 0 || dup2(ofd, 1) < 0 ||
-		    dup2(lfd, 2) < 0)
-			_exit(126);
-		/* Nothing else inherited: mmdebstrap hands apt the lowest free
-		 * fd for `cat >&N`, and dash cannot redirect to N >= 10 ("Bad fd
-		 * number"), which it reaches when the caller holds a few open
-		 * (a flock, the store, sockets). */
-		close_range(3, ~0U, 0);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
+	if (out_path) {
+		s.out = PROC_FILE;
+		s.out_path = out_path;
+		s.err = log_path ? PROC_FILE : PROC_NULL;
+		s.err_path = log_path;
+		s.err_append = true;
+	} else if (log_path) {
+		s.out = PROC_FILE;
+		s.out_path = log_path;
+		s.out_append = true;
+		s.err = PROC_STDOUT;
 	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -errno;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-		return -ENOENT;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+	if ((r = proc_run(&o, &s, NULL)))
+		return r;
+	return o.status == 0 ? 0 : -EIO;
 }
 
 /* Put a finished image in place: rename tmp to final (atomic on one
@@ -144,66 +138,51 @@ static void drop_stage(const char *stage)
 }
 
 
-/* The output of a command line (words already checked to be shell-safe)
- * in *out; -EIO when it fails, with its last output line in err. */
-static int capture(char **out, const char *cmd, const char *what, struct buf *err)
+/* The output of argv (stdout and stderr, as they came) in *out; -EIO when
+ * it exits non-zero (unless any_status), with its last output line in
+ * err. what names it in messages. */
+static int capture(char **out, const char *const argv[], bool any_status, const char *what,
+		   struct buf *err)
 {
 	struct buf b = BUF_INIT;
-	char chunk[4096];
-	size_t n;
-	FILE *p = popen(cmd, "r");
-	int st;
+	struct proc_spec s = { .argv = argv, .out = PROC_CAPTURE, .out_buf = &b,
+			       .err = PROC_STDOUT };
+	struct proc_outcome o;
+	int r;
 
-	if (!p)
-		return err_setf(err, -errno, "cannot run %s: %s", what, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
-		buf_append(&b, chunk, n);
-	st = pclose(p);
-	if (st != 0) {
-		const char *text = buf_str(&b), *last = text, *e;
-		size_t len = strlen(text);
+	if ((r = proc_run(&o, &s, err))) {
+		err_setf(err, r, "cannot run %s: %s", what, strerror(-r));
+		goto out;
+	}
+	if (!any_status && (o.status != 0 || o.signal)) {
+		char line[PROC_TAIL_BYTES];
 
-		while (len && text[len - 1] == '\n')
-			len--;
-		for (e = text; e < text + len; e++)
-			if (*e == '\n')
-				last = e + 1;
-		err_setf(err, -EIO, "%s failed: %.*s", what, (int)(text + len - last), last);
-		buf_release(&b);
-		return -EIO;
+		proc_tail_line(line, sizeof(line), &o);
+		r = err_setf(err, -EIO, "%s failed: %s", what, line);
+		goto out;
 	}
 	*out = buf_detach(&b);
-	return 0;
+out:
+	buf_release(&b);
+	return r;
+}
+
+/* The sha256 hex of a manifest, its trailing blanks and newlines left
+ * out: the names the images had when the manifest went through
+ * token_hash(), which trims them. */
+static void manifest_hash(char out[HASH_HEX_SIZE], const struct buf *m)
+{
+	const char *p = buf_str(m);
+	size_t n = m->len;
+
+	while (n && p[n - 1] && strchr(" \t\r\n", p[n - 1]))
+		n--;
+	hash_hex(out, p, n);
 }
 
 static bool shell_safe(const char *s)
 {
 	return !strchr(s, '\'');
-}
-
-/* sha256 hex of the file at path (sha256sum, coreutils). */
-static int file_sha256(char out[65], const char *path, struct buf *err)
-{
-	char *cmd, *text = NULL;
-	int r;
-
-	if (!shell_safe(path))
-		return err_setf(err, -EINVAL, "path '%s' has a quote", path);
-	if (access(path, R_OK))
-		return err_setf(err, -ENOENT, "cannot read '%s': %s", path, strerror(errno));
-	cmd = xasprintf("sha256sum -- '%s' 2>&1", path);
-	r = capture(&text, cmd, "sha256sum", err);
-	free(cmd);
-	if (r)
-		return r;
-	if (strlen(text) < 64) {
-		free(text);
-		return err_setf(err, -EIO, "sha256sum '%s' printed no hash", path);
-	}
-	memcpy(out, text, 64);
-	out[64] = '\0';
-	free(text);
-	return 0;
 }
 
 /*
@@ -212,20 +191,25 @@ static int file_sha256(char out[65], const char *path, struct buf *err)
  */
 static int resolve(struct buf *m, char **pkgs, struct buf *err)
 {
-	struct buf cmd = BUF_INIT;
+	static const char *const head[] = { "apt-get", "-s", "-q", "-o", "Dir::State::status=/dev/null",
+					    "-o", "Debug::NoLocking=1", "install",
+					    "--no-install-recommends" };
+	const size_t nh = sizeof(head) / sizeof(head[0]);
 	char *text = NULL, *save = NULL, *line, **v = NULL;
-	size_t n = 0;
+	const char **argv;
+	size_t n = 0, np = 0;
 	int r;
 
 	if (!pkgs[0])
 		return 0;
-	buf_puts(&cmd, "apt-get -s -q -o Dir::State::status=/dev/null -o Debug::NoLocking=1"
-		 " install --no-install-recommends");
-	for (size_t i = 0; pkgs[i]; i++)
-		buf_printf(&cmd, " %s", pkgs[i]);
-	buf_puts(&cmd, " 2>&1");
-	r = capture(&text, buf_str(&cmd), "resolving the rootfs packages with apt-get", err);
-	buf_release(&cmd);
+	while (pkgs[np])
+		np++;
+	argv = xcalloc(nh + np + 1, sizeof(*argv));
+	memcpy(argv, head, sizeof(head));
+	for (size_t i = 0; i < np; i++)
+		argv[nh + i] = pkgs[i];
+	r = capture(&text, argv, false, "resolving the rootfs packages with apt-get", err);
+	free(argv);
 	if (r)
 		return r;
 	/* "Inst libc6 (2.36-9+deb12u14 Debian:12.15/oldstable [amd64]) []" */
@@ -284,7 +268,7 @@ static int files_parse(struct file_arg **out, size_t *out_n, const char *const *
 				     " without '..' or quotes)", files[i]);
 			break;
 		}
-		if ((r = file_sha256(x->sha256, x->src, err)))
+		if ((r = hash_file_hex(x->sha256, x->src, err)))
 			break;
 	}
 	if (r) {
@@ -341,17 +325,15 @@ static int copy_in(const char *src, const char *dst, const char *log, struct buf
  * (LD_LIBRARY_PATH) leaks into the workloads it starts. */
 static int add_agent(const char *root, const char *agent, const char *log, struct buf *err)
 {
-	char *cmd = NULL, *text = NULL, *save = NULL, *line, *dst = NULL, *loader = NULL;
+	const char *ldd[] = { "ldd", agent, NULL };
+	char *text = NULL, *save = NULL, *line, *dst = NULL, *loader = NULL;
 	struct buf script = BUF_INIT;
 	int r;
 
-	if (!shell_safe(agent))
-		return err_setf(err, -EINVAL, "agent path '%s' has a quote", agent);
 	dst = xasprintf("%s/opt/kcanary/bin/kcanary-agent", root);
 	if ((r = copy_in(agent, dst, log, err)))
 		goto out;
-	cmd = xasprintf("ldd '%s' 2>&1 || true", agent);
-	if ((r = capture(&text, cmd, "ldd", err)))
+	if ((r = capture(&text, ldd, true, "ldd", err)))
 		goto out;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *path = strstr(line, "=> /"), *end, *base;
@@ -391,7 +373,6 @@ static int add_agent(const char *root, const char *agent, const char *log, struc
 	}
 out:
 	buf_release(&script);
-	free(cmd);
 	free(text);
 	free(dst);
 	free(loader);
@@ -603,7 +584,7 @@ int rootfs_get(struct rootfs_image *out, const struct rootfs_spec *s, struct buf
 		return r;
 	if ((r = files_parse(&f, &nf, s->files, err)) || (r = host_lists_ok(err)))
 		goto out;
-	if ((r = file_sha256(agent_sha, s->agent_path, err)))
+	if ((r = hash_file_hex(agent_sha, s->agent_path, err)))
 		goto out;
 	buf_printf(&m, "kcanary-rootfs %d\nsuite bookworm\nvariant essential\n", ROOTFS_RECIPE);
 	for (size_t i = 0; pkgs[i]; i++)
@@ -611,7 +592,7 @@ int rootfs_get(struct rootfs_image *out, const struct rootfs_spec *s, struct buf
 	if ((r = resolve(&m, pkgs, err)))
 		goto out;
 	buf_printf(&m, "agent %s\n", agent_sha);
-	token_hash(base_hash, buf_str(&m));
+	manifest_hash(base_hash, &m);
 	dir = xasprintf("%s/rootfs", s->home);
 	if ((r = mkdir_p(dir, 0755))) {
 		err_setf(err, r, "cannot create '%s': %s", dir, strerror(-r));
@@ -635,7 +616,7 @@ int rootfs_get(struct rootfs_image *out, const struct rootfs_spec *s, struct buf
 		buf_printf(&m, "kcanary-rootfs-files %d\nbase %s\n", ROOTFS_RECIPE, base_hash);
 		for (size_t i = 0; i < nf; i++)
 			buf_printf(&m, "file %s %s\n", f[i].dst, f[i].sha256);
-		token_hash(img.hash, buf_str(&m));
+		manifest_hash(img.hash, &m);
 		img.path = xasprintf("%s/%s.sqfs", dir, img.hash);
 		if (access(img.path, R_OK)) {
 			if ((r = files_layer(base, img.path, f, nf, log, err)))
@@ -694,7 +675,7 @@ int rootfs_volume_key(char *out, size_t size, const char *image_path, struct buf
 	    sscanf(text, "%64[0-9a-f] %llu", hex, &stored) == 2 && strlen(hex) == 64 &&
 	    stored == (unsigned long long)st.st_size)
 		goto done;
-	if ((r = file_sha256(hex, image_path, err)))
+	if ((r = hash_file_hex(hex, image_path, err)))
 		goto out;
 	tmp = xasprintf("%s.tmp.%d", side, (int)getpid());
 	if (!(f = fopen(tmp, "w")) || fprintf(f, "%s %llu\n", hex, (unsigned long long)st.st_size) < 0 ||
@@ -724,18 +705,18 @@ bool rootfs_is_host(const char *spec)
 
 int rootfs_host(struct rootfs_image *out, struct buf *err)
 {
+	static const char *const argv[] = { "dpkg-query", "-W", "-f=${Package} ${Version}\\n", NULL };
 	char *text = NULL;
 	struct buf m = BUF_INIT;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	if ((r = capture(&text, "dpkg-query -W -f='${Package} ${Version}\\n' 2>&1",
-			 "dpkg-query -W (the host's package list)", err)))
+	if ((r = capture(&text, argv, false, "dpkg-query -W (the host's package list)", err)))
 		return r;
 	out->packages = sorted_lines(text);
 	free(text);
 	buf_printf(&m, "kcanary-rootfs-host %d\n%s", ROOTFS_RECIPE, out->packages);
-	token_hash(out->hash, buf_str(&m));
+	manifest_hash(out->hash, &m);
 	buf_release(&m);
 	out->path = xstrdup("/");
 	out->files_json = xstrdup("[]");

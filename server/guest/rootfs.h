@@ -92,7 +92,7 @@ void rootfs_image_release(struct rootfs_image *img);
 /*
  * rootfs_volume_key - the name of image_path's volume on a lab host
  * (vm_volume_upload()): "kc-sha256-<sha256 of its bytes>-<size>.rootfs".
- * The hash is computed once (sha256sum) and kept beside the image in
+ * The hash is computed once (hash.h) and kept beside the image in
  * image_path.sha256 ("<hex> <size>"); later calls read only that (a stored
  * size other than the image's means it is stale: computed again), so a
  * run on a cached image reads none of it. out: at least 96 bytes. -errno

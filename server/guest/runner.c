@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "store/db_guest.h"
+#include "store/db_runs.h"
 #include "error.h"
 #include "guest/hostfs.h"
 #include "guest/ingest.h"

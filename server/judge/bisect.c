@@ -1003,8 +1003,126 @@ int bisect_run(struct bisect_result *out, size_t n, const struct bisect_opts *op
 	return bisect_run_planned(out, n, opts, measure_fn, NULL, ctx, log, verdicts);
 }
 
-/* reason: the steps (endpoints, search_binary/search_probabilistic, the culprit check) are
- * functions; what is left fills struct bisect_result from them in one place. */
+/* Probabilistic search: a commit's verdict is what the final posterior
+ * says of it. */
+static void posterior_verdicts(struct engine *e)
+{
+	double cdf = 0;
+
+	for (size_t i = 1; i + 1 < e->n; i++) {
+		cdf += e->post[i];
+		if (!e->c[i].runs || e->c[i].skipped)
+			continue;
+		e->c[i].verdict = cdf >= e->o.confidence ? v_new(e) :
+				  cdf <= 1 - e->o.confidence ? v_old(e) : BISECT_UNSURE;
+	}
+}
+
+/* The culprit range, its probability and the outcome: binary search's
+ * own answer when it converged (lo, hi: its last old and first new
+ * commit), else the posterior's best class. */
+static void pick_culprit(struct engine *e, const struct bisect_candidate *best, size_t lo,
+			 size_t hi)
+{
+	struct bisect_result *r = e->r;
+
+	if (e->o.strategy == BISECT_BINARY && hi - lo <= 1) {
+		/* binary search's own answer: the first new commit */
+		r->culprit_first = r->culprit_last = hi;
+	} else if (e->o.strategy == BISECT_BINARY && !binary_pick(e, lo, hi)) {
+		r->culprit_first = lo + 1;
+		r->culprit_last = hi;
+	} else {
+		r->culprit_first = best->first;
+		r->culprit_last = best->last;
+	}
+	r->culprit_prob = 0;
+	for (size_t j = r->culprit_first; j <= r->culprit_last; j++)
+		r->culprit_prob += e->post[j];
+	if (e->o.strategy == BISECT_PROBABILISTIC)
+		r->outcome = best->prob >= e->o.confidence ?
+			     (best->first == best->last ? BISECT_FOUND : BISECT_RANGE) :
+			     BISECT_UNDECIDED;
+	else
+		r->outcome = hi - lo > 1 && binary_pick(e, lo, hi) ? BISECT_UNDECIDED :
+			     r->culprit_first == r->culprit_last ? BISECT_FOUND : BISECT_RANGE;
+}
+
+/* The result's sentence, by outcome. */
+static void result_message(struct engine *e, size_t lo, size_t hi)
+{
+	struct bisect_result *r = e->r;
+
+	if (r->outcome == BISECT_RANGE)
+		snprintf(r->message, sizeof(r->message),
+			 "the culprit is in a range: one of commits %zu..%zu (p = %.3f); "
+			 "commits %zu..%zu could not be tested (skip)", r->culprit_first,
+			 r->culprit_last, r->culprit_prob, r->culprit_first, r->culprit_last - 1);
+	else if (r->outcome == BISECT_FOUND && e->o.strategy == BISECT_BINARY)
+		snprintf(r->message, sizeof(r->message),
+			 "%s commit: %zu (binary search converged: %zu %s, %zu %s; posterior "
+			 "p = %.3f%s)", e->o.find_fix ? "first fixed" : "first bad", r->culprit_first,
+			 lo, bisect_verdict_name(v_old(e)), hi, bisect_verdict_name(v_new(e)),
+			 r->culprit_prob, r->culprit_prob < e->o.confidence ? ", below the confidence" :
+			 "");
+	else if (r->outcome == BISECT_FOUND)
+		snprintf(r->message, sizeof(r->message), "%s commit: %zu (p = %.3f)",
+			 e->o.find_fix ? "first fixed" : "first bad", r->culprit_first,
+			 r->culprit_prob);
+	else if (r->culprit_prob >= BISECT_LIKELY)
+		snprintf(r->message, sizeof(r->message),
+			 "run budget (%u) spent below confidence %.2f: best guess %zu..%zu "
+			 "(p = %.3f)", e->o.max_runs, e->o.confidence, r->culprit_first,
+			 r->culprit_last, r->culprit_prob);
+	else {
+		int len = snprintf(r->message, sizeof(r->message),
+				   "run budget (%u) spent below confidence %.2f: no commit is likely "
+				   "(none above p = %.2f); top candidates", e->o.max_runs,
+				   e->o.confidence, BISECT_LIKELY);
+
+		for (size_t i = 0; i < r->ntop && len > 0 && (size_t)len < sizeof(r->message); i++)
+			len += r->top[i].first == r->top[i].last ?
+			       snprintf(r->message + len, sizeof(r->message) - (size_t)len,
+					"%s %zu (p = %.3f)", i ? "," : "", r->top[i].first,
+					r->top[i].prob) :
+			       snprintf(r->message + len, sizeof(r->message) - (size_t)len,
+					"%s %zu..%zu (p = %.3f)", i ? "," : "", r->top[i].first,
+					r->top[i].last, r->top[i].prob);
+	}
+}
+
+/* The culprit check (opts.check_runs) of a found culprit or range, its
+ * failure or abandonment added to the message. Returns 0 or the
+ * oracle's abort code. */
+static int check_result(struct engine *e)
+{
+	struct bisect_result *r = e->r;
+	int rc;
+
+	if (!e->o.check_runs || (r->outcome != BISECT_FOUND && r->outcome != BISECT_RANGE))
+		return 0;
+	rc = culprit_check(e, r->culprit_first - 1, r->culprit_last);
+	if (rc < 0)
+		return rc;
+	if (r->check_done && !r->check_passed) {
+		size_t len = strlen(r->message);
+
+		snprintf(r->message + len, sizeof(r->message) - len,
+			 "; culprit check FAILED (p = %.3g): not a result", r->check_p);
+	}
+	if (r->check_abandoned) {
+		size_t len = strlen(r->message);
+
+		snprintf(r->message + len, sizeof(r->message) - len,
+			 "; culprit check not run: %u of %u runs skipped", r->check_skips,
+			 r->check_attempts);
+	}
+	return 0;
+}
+
+/* The steps (endpoints, search_binary/search_probabilistic, the culprit
+ * check) are functions; what is left fills struct bisect_result from them
+ * in one place. */
 int bisect_run_planned(struct bisect_result *out, size_t n, const struct bisect_opts *opts,
 		       bisect_measure_fn measure_fn, bisect_plan_fn plan_fn, void *ctx,
 		       struct buf *log, enum bisect_verdict *verdicts)
@@ -1067,95 +1185,13 @@ int bisect_run_planned(struct bisect_result *out, size_t n, const struct bisect_
 
 	struct bisect_candidate best = classes_top(&e, r.top, &r.ntop);
 
-	if (e.o.strategy == BISECT_PROBABILISTIC) {
-		/* A commit's verdict is what the final posterior says of it. */
-		double cdf = 0;
-
-		for (size_t i = 1; i + 1 < n; i++) {
-			cdf += e.post[i];
-			if (!e.c[i].runs || e.c[i].skipped)
-				continue;
-			e.c[i].verdict = cdf >= e.o.confidence ? v_new(&e) :
-					 cdf <= 1 - e.o.confidence ? v_old(&e) : BISECT_UNSURE;
-		}
-	}
-
-	if (e.o.strategy == BISECT_BINARY && hi - lo <= 1) {
-		/* binary search's own answer: the first new commit */
-		r.culprit_first = r.culprit_last = hi;
-	} else if (e.o.strategy == BISECT_BINARY && !binary_pick(&e, lo, hi)) {
-		r.culprit_first = lo + 1;
-		r.culprit_last = hi;
-	} else {
-		r.culprit_first = best.first;
-		r.culprit_last = best.last;
-	}
-	r.culprit_prob = 0;
-	for (size_t j = r.culprit_first; j <= r.culprit_last; j++)
-		r.culprit_prob += e.post[j];
 	if (e.o.strategy == BISECT_PROBABILISTIC)
-		r.outcome = best.prob >= e.o.confidence ?
-			    (best.first == best.last ? BISECT_FOUND : BISECT_RANGE) :
-			    BISECT_UNDECIDED;
-	else
-		r.outcome = hi - lo > 1 && binary_pick(&e, lo, hi) ? BISECT_UNDECIDED :
-			    r.culprit_first == r.culprit_last ? BISECT_FOUND : BISECT_RANGE;
-
-	if (r.outcome == BISECT_RANGE)
-		snprintf(r.message, sizeof(r.message),
-			 "the culprit is in a range: one of commits %zu..%zu (p = %.3f); "
-			 "commits %zu..%zu could not be tested (skip)", r.culprit_first,
-			 r.culprit_last, r.culprit_prob, r.culprit_first, r.culprit_last - 1);
-	else if (r.outcome == BISECT_FOUND && e.o.strategy == BISECT_BINARY)
-		snprintf(r.message, sizeof(r.message),
-			 "%s commit: %zu (binary search converged: %zu %s, %zu %s; posterior "
-			 "p = %.3f%s)", e.o.find_fix ? "first fixed" : "first bad", r.culprit_first,
-			 lo, bisect_verdict_name(v_old(&e)), hi, bisect_verdict_name(v_new(&e)),
-			 r.culprit_prob, r.culprit_prob < e.o.confidence ? ", below the confidence" :
-			 "");
-	else if (r.outcome == BISECT_FOUND)
-		snprintf(r.message, sizeof(r.message), "%s commit: %zu (p = %.3f)",
-			 e.o.find_fix ? "first fixed" : "first bad", r.culprit_first,
-			 r.culprit_prob);
-	else if (r.culprit_prob >= BISECT_LIKELY)
-		snprintf(r.message, sizeof(r.message),
-			 "run budget (%u) spent below confidence %.2f: best guess %zu..%zu "
-			 "(p = %.3f)", e.o.max_runs, e.o.confidence, r.culprit_first,
-			 r.culprit_last, r.culprit_prob);
-	else {
-		int len = snprintf(r.message, sizeof(r.message),
-				   "run budget (%u) spent below confidence %.2f: no commit is likely "
-				   "(none above p = %.2f); top candidates", e.o.max_runs,
-				   e.o.confidence, BISECT_LIKELY);
-
-		for (size_t i = 0; i < r.ntop && len > 0 && (size_t)len < sizeof(r.message); i++)
-			len += r.top[i].first == r.top[i].last ?
-			       snprintf(r.message + len, sizeof(r.message) - (size_t)len,
-					"%s %zu (p = %.3f)", i ? "," : "", r.top[i].first,
-					r.top[i].prob) :
-			       snprintf(r.message + len, sizeof(r.message) - (size_t)len,
-					"%s %zu..%zu (p = %.3f)", i ? "," : "", r.top[i].first,
-					r.top[i].last, r.top[i].prob);
-	}
-
-	if (e.o.check_runs && (r.outcome == BISECT_FOUND || r.outcome == BISECT_RANGE)) {
-		rc = culprit_check(&e, r.culprit_first - 1, r.culprit_last);
-		if (rc < 0)
-			goto out_model;
-		if (r.check_done && !r.check_passed) {
-			size_t len = strlen(r.message);
-
-			snprintf(r.message + len, sizeof(r.message) - len,
-				 "; culprit check FAILED (p = %.3g): not a result", r.check_p);
-		}
-		if (r.check_abandoned) {
-			size_t len = strlen(r.message);
-
-			snprintf(r.message + len, sizeof(r.message) - len,
-				 "; culprit check not run: %u of %u runs skipped", r.check_skips,
-				 r.check_attempts);
-		}
-	}
+		posterior_verdicts(&e);
+	pick_culprit(&e, &best, lo, hi);
+	result_message(&e, lo, hi);
+	rc = check_result(&e);
+	if (rc < 0)
+		goto out_model;
 done:
 	/* Each tested commit's final verdict, for the table of `bisect replay`. */
 	for (size_t i = 0; i < n; i++)

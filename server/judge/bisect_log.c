@@ -1,5 +1,6 @@
 /* bisect_log.c - a bisection's event log read back: replay through the
- * engine (bisect_replay) and the table of tested commits (bisect_log_table).
+ * engine (bisect_replay), the table of tested commits (bisect_log_table)
+ * and the whole log as one value (bisect_log_read, bisect_log.h).
  *
  * The log, written by bisect_run(), is line-based text, one event per line
  * as space-separated key=value fields after a keyword:
@@ -18,11 +19,14 @@
  */
 #define LOG_MODULE "bisect"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "judge/bisect.h"
+#include "judge/bisect_log.h"
+#include "judge/stats.h"
 #include "error.h"
 #include "log.h"
 #include "util.h"
@@ -448,4 +452,217 @@ int bisect_log_table(struct buf *b, const char *text)
 	}
 	free(rows);
 	return 0;
+}
+
+/* ---- the log as one value (bisect_log.h) ---- */
+
+static struct bisect_log_cand *view_cand(struct bisect_log_view *v, size_t *cap, size_t idx)
+{
+	for (size_t i = 0; i < v->ncands; i++)
+		if (v->cands[i].idx == idx)
+			return &v->cands[i];
+	if (v->ncands == *cap) {
+		*cap = *cap ? 2 * *cap : 32;
+		v->cands = xrealloc(v->cands, *cap * sizeof(*v->cands));
+	}
+	memset(&v->cands[v->ncands], 0, sizeof(*v->cands));
+	v->cands[v->ncands].idx = idx;
+	v->cands[v->ncands].sha = xstrdup("");
+	return &v->cands[v->ncands++];
+}
+
+static void fields_free(struct bisect_log_fields *f)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		free(f->key[i]);
+		free(f->value[i]);
+	}
+	free(f->key);
+	free(f->value);
+	memset(f, 0, sizeof(*f));
+}
+
+/* f = the key=value tokens of line after its keyword (replacing f's). */
+static void fields_read(struct bisect_log_fields *f, const char *line)
+{
+	const char *p = line + strcspn(line, " ");
+
+	fields_free(f);
+	while (*p) {
+		size_t len, eq;
+
+		p += strspn(p, " ");
+		len = strcspn(p, " ");
+		eq = strcspn(p, "=");
+		if (eq > 0 && eq < len) {
+			f->key = xrealloc(f->key, (f->n + 1) * sizeof(*f->key));
+			f->value = xrealloc(f->value, (f->n + 1) * sizeof(*f->value));
+			f->key[f->n] = xstrndup(p, eq);
+			f->value[f->n] = xstrndup(p + eq + 1, len - eq - 1);
+			f->n++;
+		}
+		p += len;
+	}
+}
+
+/* '# candidate I SHA NAME' into its candidate. */
+static void view_cand_line(struct bisect_log_view *v, size_t *cap, const char *line)
+{
+	const char *p = line + 12, *sha, *name;
+	unsigned long long i;
+	size_t shalen;
+	char *end;
+	struct bisect_log_cand *c;
+
+	if (*p < '0' || *p > '9')
+		return;
+	i = strtoull(p, &end, 10);
+	if (*end != ' ')
+		return;
+	sha = end + 1;
+	shalen = strcspn(sha, " ");
+	if (!shalen || sha[shalen] != ' ')
+		return;
+	name = sha + shalen + 1;
+	c = view_cand(v, cap, (size_t)i);
+	free(c->sha);
+	free(c->name);
+	free(c->subject);
+	c->sha = shalen == 1 && *sha == '-' ? xstrdup("") : xstrndup(sha, shalen);
+	c->name = xstrdup(name);
+	/* "<sha12> <subject>" for a commit, "k<i> <path>" for an image */
+	c->subject = xstrdup(*c->sha && strlen(c->sha) >= 12 && !strncmp(name, c->sha, 12) &&
+			     name[12] == ' ' ? name + 13 : name);
+}
+
+/* A "posterior J:P J1-J2:P ..." line's classes (replacing v's). */
+static void view_posterior(struct bisect_log_view *v, const char *line)
+{
+	const char *p = line + 9;
+
+	v->npost = 0;
+	while (*p) {
+		unsigned long long a, b;
+		double prob;
+		char *end;
+		size_t len;
+
+		p += strspn(p, " ");
+		len = strcspn(p, " ");
+		if (*p >= '0' && *p <= '9') {
+			a = b = strtoull(p, &end, 10);
+			if (*end == '-' && end[1] >= '0' && end[1] <= '9')
+				b = strtoull(end + 1, &end, 10);
+			if (*end == ':' && end[1] && end[1] != ' ') {
+				prob = strtod(end + 1, &end);
+				if (end == p + len) {
+					v->post = xrealloc(v->post, (v->npost + 1) * sizeof(*v->post));
+					v->post[v->npost++] = (struct bisect_log_class){
+						.first = (size_t)a, .last = (size_t)b, .prob = prob };
+				}
+			}
+		}
+		p += len;
+	}
+}
+
+/* A run, skip or verdict line of a candidate below v->n. */
+static void view_event(struct bisect_log_view *v, size_t *cap, const char *line)
+{
+	unsigned long long idx;
+	struct bisect_log_cand *c;
+	const char *s;
+	size_t len;
+	double x;
+
+	if (field_uint(line, "idx", &idx) || idx >= v->n)
+		return;
+	if (!strncmp(line, "run ", 4)) {
+		if (field_double(line, "value", &x))
+			return;
+		c = view_cand(v, cap, (size_t)idx);
+		c->runs = xrealloc(c->runs, (c->nruns + 1) * sizeof(*c->runs));
+		c->runs[c->nruns].value = x;
+		s = field(line, "phase", &len);
+		snprintf(c->runs[c->nruns].phase, sizeof(c->runs[c->nruns].phase), "%.*s",
+			 s ? (int)len : 0, s ? s : "");
+		c->nruns++;
+	} else if (!strncmp(line, "skip ", 5)) {
+		view_cand(v, cap, (size_t)idx)->skips++;
+	} else if (!strncmp(line, "verdict ", 8) && (s = field(line, "verdict", &len))) {
+		c = view_cand(v, cap, (size_t)idx);
+		snprintf(c->verdict, sizeof(c->verdict), "%.*s", (int)len, s);
+	}
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct bisect_log_cand *x = a, *y = b;
+
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int bisect_log_read(struct bisect_log_view *v, const char *text, struct buf *err)
+{
+	bool have_config = false;
+	size_t cap = 0;
+
+	memset(v, 0, sizeof(*v));
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		char *line = xstrndup(p, len);
+
+		p += len + (p[len] == '\n');
+		if (!strncmp(line, "# candidate ", 12))
+			view_cand_line(v, &cap, line);
+		else if (*line == '#')
+			;
+		else if (!strncmp(line, "config ", 7) && !have_config)
+			have_config = !parse_config(line, &v->opts, &v->n);
+		else if (!have_config)
+			;
+		else if (!strncmp(line, "run ", 4) || !strncmp(line, "skip ", 5) ||
+			 !strncmp(line, "verdict ", 8))
+			view_event(v, &cap, line);
+		else if (!strncmp(line, "endpoints ", 10))
+			fields_read(&v->endpoints, line);
+		else if (!strncmp(line, "check ", 6))
+			fields_read(&v->check, line);
+		else if (!strncmp(line, "result ", 7))
+			fields_read(&v->result, line);
+		else if (!strncmp(line, "posterior ", 10))
+			view_posterior(v, line);
+		free(line);
+	}
+	if (!have_config)
+		return err_setf(err, -EINVAL, "not a bisect log: no valid config line");
+	qsort(v->cands, v->ncands, sizeof(*v->cands), cand_cmp);
+	for (size_t i = 0; i < v->ncands; i++) {
+		struct bisect_log_cand *c = &v->cands[i];
+		double *x = xmalloc((c->nruns ? c->nruns : 1) * sizeof(*x));
+
+		for (size_t k = 0; k < c->nruns; k++)
+			x[k] = c->runs[k].value;
+		c->median = stats_median(x, c->nruns);
+		free(x);
+	}
+	return 0;
+}
+
+void bisect_log_view_free(struct bisect_log_view *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->ncands; i++) {
+		free(v->cands[i].sha);
+		free(v->cands[i].name);
+		free(v->cands[i].subject);
+		free(v->cands[i].runs);
+	}
+	free(v->cands);
+	free(v->post);
+	fields_free(&v->endpoints);
+	fields_free(&v->check);
+	fields_free(&v->result);
+	memset(v, 0, sizeof(*v));
 }

@@ -105,16 +105,6 @@ static double split_stat(const double *z, const size_t *idx, size_t nx, size_t n
 	return bf_spread(gy, ny, scratch) - bf_spread(gx, nx, scratch);
 }
 
-static double binom(size_t n, size_t k)
-{
-	double c = 1;
-	if (k > n - k)
-		k = n - k;
-	for (size_t i = 1; i <= k; i++)
-		c = c * (double)(n - k + i) / (double)i;
-	return c;
-}
-
 int canary_spread_test(double *p, double *ratio, double *spread_x, double *spread_y,
 		       bool *log_scale, const double *x, size_t nx, const double *y,
 		       size_t ny, unsigned permutations, uint64_t seed)
@@ -145,7 +135,7 @@ int canary_spread_test(double *p, double *ratio, double *spread_x, double *sprea
 	double eps = 1e-9 * (fabs(sx) + fabs(sy) + 1e-300);
 	double count = 0, total = 0;
 
-	if (binom(n, ny) <= SPREAD_EXACT_MAX) {
+	if (stats_binom(n, ny) <= SPREAD_EXACT_MAX) {
 		/* every choice of the ny indices that form y, in lexicographic
 		 * order; x is the complement */
 		size_t *c = xmalloc(ny * sizeof(*c));

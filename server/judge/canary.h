@@ -267,7 +267,7 @@ void canary_format_text(struct buf *out, const struct canary_verdict *v,
 
 /*
  * canary_format_json - the same as one JSON object (jansson, compact keys
- * documented in README "kcanary canary"); NAN and INF become null.
+ * documented in docs/canary-and-fleet.md); NAN and INF become null.
  * Appends to out, with a trailing newline.
  */
 void canary_format_json(struct buf *out, const struct canary_verdict *v,

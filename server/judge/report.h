@@ -11,6 +11,10 @@
  * two-sided Mann-Whitney U p-value, the Hodges-Lehmann shift with a
  * bootstrap 95% CI, and "stalled in k of n" for the threshold. Statistics
  * come from stats.c, where each formula cites its source.
+ *
+ * report.c gathers and computes; report_format.c formats, one file per
+ * format (report_text.c, report_grid.c, report_csv.c, report_json.c,
+ * report_seq.c); report_data.h is the struct report they share.
  */
 #ifndef KC_REPORT_H
 #define KC_REPORT_H
@@ -99,6 +103,17 @@ struct report_seq_state {
 	bool done;               /* every comparison decided, or the cap spent */
 };
 void report_seq_state(const struct report *r, struct report_seq_state *out);
+
+/*
+ * report_seq_look - report_seq_state() of the job's report along its own
+ * axis and metric (report_build(..., NULL) then report_seq_state()), read
+ * from only what the looks need: each run's headline value, its variant and
+ * cell (db_report_load_values: no probes, no overheads, no statistics but
+ * the looks'). The same decisions; what compare's executor stops on.
+ * Returns 0 with *out, or report_build()'s errors.
+ */
+int report_seq_look(struct report_seq_state *out, struct db *db, int64_t job_id,
+		    struct buf *err);
 
 /* Parse "text", "markdown", "csv", "json"; -EINVAL otherwise. */
 int report_format_parse(enum report_format *out, const char *name);

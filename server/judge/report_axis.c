@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "judge/report_axis.h"
+#include "store/db_report.h"
 
 int report_axis_is_variant(const char *name)
 {

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "store/db.h"
+#include "store/db_report.h"
 #include "util.h"
 
 struct report_axis {

@@ -390,7 +390,7 @@ out:
 	return r;
 }
 
-static double binom(size_t n, size_t k)
+double stats_binom(size_t n, size_t k)
 {
 	double c = 1;
 	if (k > n - k)
@@ -404,7 +404,7 @@ double stats_mwu_min_p(size_t nx, size_t ny)
 {
 	if (!nx || !ny)
 		return 1;
-	double p = 2 / binom(nx + ny, nx);
+	double p = 2 / stats_binom(nx + ny, nx);
 	return p > 1 ? 1 : p;
 }
 

@@ -110,6 +110,14 @@ int stats_van_elteren(struct ve_result *out, const double *x, const size_t *sx, 
 		      const double *y, const size_t *sy, size_t ny, size_t nstrata);
 
 /*
+ * stats_binom - the binomial coefficient n choose k (k <= n) as a double,
+ * by the multiplicative formula over min(k, n - k) factors: exact up to
+ * 2^53, relative error of a few ulp beyond (the callers compare it with
+ * a bound or divide by it).
+ */
+double stats_binom(size_t n, size_t k);
+
+/*
  * stats_mwu_min_p - the smallest two-sided p any outcome can give with nx
  * against ny runs (complete separation): 2 / C(nx+ny, nx), capped at 1.
  * 3 against 3 gives 0.10, so such a comparison can never reach p < 0.05.

@@ -5,20 +5,18 @@
 #include <glob.h>
 #include <limits.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kernel/build.h"
 #include "error.h"
 #include "log.h"
+#include "proc.h"
 #include "util.h"
 
 extern char **environ;
@@ -40,7 +38,7 @@ const char *const build_default_fragments[] = {
  * which gcc only puts into debug info; sloppiness time_macros lets a file
  * that uses __DATE__ or __TIME__ hit, which the kernel forbids anyway,
  * -Wdate-time). base_dir is the tree itself, CCACHE_BASEDIR=<tree> in
- * make_envp(), and the build dir lies inside the tree
+ * make_env(), and the build dir lies inside the tree
  * (prepare_dirs()), so the relative paths are the same in every tree. */
 static const char *const build_env[] = {
 	"KBUILD_BUILD_TIMESTAMP=1970-01-01",
@@ -83,39 +81,41 @@ static bool have_program(const char *name)
 	return found;
 }
 
-/* The environment of a build step: ours over the caller's, with
- * CCACHE_BASEDIR at tree, and for a build through distcc (hosts not NULL)
- * CCACHE_PREFIX=distcc and DISTCC_HOSTS=hosts (ccache(1), "prefix_command":
- * a cache miss is compiled by "distcc gcc ..."); the caller's
- * CCACHE_PREFIX and DISTCC_HOSTS never reach a build that did not ask, so
- * the kernels row says truly whether distcc built it. own[3]: the strings
- * made here, freed by the caller. */
-static char **make_envp(const char *tree, const char *hosts, char *own[3])
+/* The environment of a build step, as changes to the caller's (proc.h):
+ * ours over the caller's, with CCACHE_BASEDIR at tree, and for a build
+ * through distcc (hosts not NULL) CCACHE_PREFIX=distcc and
+ * DISTCC_HOSTS=hosts (ccache(1), "prefix_command": a cache miss is
+ * compiled by "distcc gcc ..."); the caller's CCACHE_PREFIX and
+ * DISTCC_HOSTS never reach a build that did not ask (each of the caller's
+ * variables of ours() is removed), so the kernels row says truly whether
+ * distcc built it. New strings in a new array: env_free(). */
+static char **make_env(const char *tree, const char *hosts)
 {
 	size_t n = 0, k = 0;
-	char **envp;
+	char **env;
 
 	while (environ[n])
 		n++;
-	envp = xcalloc(n + 10, sizeof(*envp));
+	env = xcalloc(n + 10, sizeof(*env));
 	for (size_t i = 0; i < n; i++)
-		if (!ours(environ[i]))
-			envp[k++] = environ[i];
+		if (ours(environ[i]))
+			env[k++] = xstrndup(environ[i], strcspn(environ[i], "="));
 	for (size_t i = 0; build_env[i]; i++)
-		envp[k++] = (char *)build_env[i];
-	own[0] = tree ? xasprintf("CCACHE_BASEDIR=%s", tree) : NULL;
-	own[1] = hosts ? xstrdup("CCACHE_PREFIX=distcc") : NULL;
-	own[2] = hosts ? xasprintf("DISTCC_HOSTS=%s", hosts) : NULL;
-	for (int i = 0; i < 3; i++)
-		if (own[i])
-			envp[k++] = own[i];
-	return envp;
+		env[k++] = xstrdup(build_env[i]);
+	if (tree)
+		env[k++] = xasprintf("CCACHE_BASEDIR=%s", tree);
+	if (hosts) {
+		env[k++] = xstrdup("CCACHE_PREFIX=distcc");
+		env[k++] = xasprintf("DISTCC_HOSTS=%s", hosts);
+	}
+	return env;
 }
 
-static void own_free(char *own[3])
+static void env_free(char **env)
 {
-	for (int i = 0; i < 3; i++)
-		free(own[i]);
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
 }
 
 /* A make run being watched: files compiled ("  CC" lines), the expected
@@ -144,8 +144,10 @@ static bool says_full(const char *line, size_t n)
 	return false;
 }
 
-static void on_line(struct run_ctx *c, const char *line)
+static void on_line(void *arg, const char *line)
 {
+	struct run_ctx *c = arg;
+
 	if (!strncmp(line, "  CC ", 5))
 		c->ncc++;
 	if (c->full && !*c->full && says_full(line, strlen(line)))
@@ -172,71 +174,26 @@ static void on_line(struct run_ctx *c, const char *line)
 
 /*
  * Run argv (in dir when not NULL; tree: the kernel tree, ccache's base_dir)
- * with stdout and stderr into log_fd and
- * stdin from /dev/null; with ctx, each output line also goes to on_line()
- * and ctx->cpu_s gets the CPU time. Returns the exit status (0 ok, > 0
- * failed), or a negative errno when it could not run.
+ * with stdout and stderr into log_fd and stdin from /dev/null; each output
+ * line also goes to on_line() and ctx->cpu_s gets the CPU time. Returns
+ * the exit status (0 ok, > 0 failed; 128 + N for signal N), or a negative
+ * errno when it could not run.
  */
 static int run(char *const argv[], const char *dir, const char *tree, int log_fd,
 	       struct run_ctx *ctx)
 {
-	posix_spawn_file_actions_t fa;
-	int pfd[2] = { -1, -1 };
-	char *own[3];
-	char **envp = make_envp(tree, ctx ? ctx->spec->distcc : NULL, own);
-	pid_t pid;
-	int st, rc;
+	char **env = make_env(tree, ctx->spec->distcc);
+	struct proc_spec s = { .argv = (const char *const *)argv, .dir = dir,
+			       .env = (const char *const *)env, .out = PROC_FD, .out_fd = log_fd,
+			       .err = PROC_STDOUT, .on_line = on_line, .line_arg = ctx };
+	struct proc_outcome o;
+	int rc = proc_run(&o, &s, NULL);
 
-	if (pipe(pfd) < 0) {
-		rc = -errno;
-		free(envp);
-		own_free(own);
+	env_free(env);
+	if (rc)
 		return rc;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addclose(&fa, pfd[0]);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (dir)
-		posix_spawn_file_actions_addchdir_np(&fa, dir);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	free(envp);
-	own_free(own);
-	close(pfd[1]);
-	if (rc) {
-		close(pfd[0]);
-		return -rc;
-	}
-	{
-		FILE *in = fdopen(pfd[0], "r");
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t n;
-
-		while ((n = getline(&line, &cap, in)) > 0) {
-			if (write(log_fd, line, (size_t)n) != n)
-				log_warn("cannot write the build log: %s", strerror(errno));
-			if (ctx) {
-				if (line[n - 1] == '\n')
-					line[n - 1] = '\0';
-				on_line(ctx, line);
-			}
-		}
-		free(line);
-		fclose(in);
-	}
-	{
-		struct rusage ru;
-
-		if (wait4(pid, &st, 0, &ru) < 0)
-			return -errno;
-		if (ctx)
-			ctx->cpu_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-				     (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-	}
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	ctx->cpu_s = o.cpu_s;
+	return o.signal ? 128 + o.signal : o.status;
 }
 
 static int copy_file(const char *from, const char *to)
@@ -916,7 +873,7 @@ int build_kernel(struct build_result *out, struct repo *r, struct db *db,
 	snprintf(b.jobs, sizeof(b.jobs), "-j%ld", spec->jobs > 0 ? (long)spec->jobs : spec->distcc ?
 		 (long)build_distcc_jobs(spec->distcc, sysconf(_SC_NPROCESSORS_ONLN)) :
 		 sysconf(_SC_NPROCESSORS_ONLN));
-	/* through ccache, distcc is its prefix command (make_envp()) */
+	/* through ccache, distcc is its prefix command (make_env()) */
 	b.cc_arg = have_program("ccache") ? xstrdup("CC=ccache gcc") :
 		   xstrdup(spec->distcc ? "CC=distcc gcc" : "CC=gcc");
 	b.k.distcc_hosts = spec->distcc ? xstrdup(spec->distcc) : NULL;

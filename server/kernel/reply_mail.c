@@ -6,6 +6,9 @@
 #include <jansson.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
+#include "store/db_report.h"
+#include "store/db_status.h"
 #include "error.h"
 #include "judge/report.h"
 #include "kernel/reply_mail.h"

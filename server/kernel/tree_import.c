@@ -5,20 +5,17 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "proc.h"
 #include "wrap/git.h"
 #include "kernel/tree_import.h"
 #include "util.h"
-
-extern char **environ;
 
 #define TARBALL_TRAILER "Kcanary-Tarball: "
 
@@ -59,24 +56,30 @@ static int empty_workdir(const char *dir, struct buf *err)
 	return ret;
 }
 
-/* `tar -xf tarball -C dir --strip-components=1 --no-same-owner`. */
+/* `tar -xf tarball -C dir --strip-components=1 --no-same-owner`; its
+ * stderr's last line in err when it fails. */
 static int run_tar(const char *tarball, const char *dir, struct buf *err)
 {
-	char *argv[] = { (char *)"tar", (char *)"-xf", (char *)tarball, (char *)"-C",
-			 (char *)dir, (char *)"--strip-components=1",
-			 (char *)"--no-same-owner", NULL };
-	pid_t pid;
-	int st, rc;
+	const char *argv[] = { "tar", "-xf", tarball, "-C", dir, "--strip-components=1",
+			       "--no-same-owner", NULL };
+	struct buf msg = BUF_INIT_MAX(64 << 10);
+	struct proc_spec s = { .argv = argv, .out = PROC_INHERIT,
+			       .err = PROC_CAPTURE, .err_buf = &msg };
+	struct proc_outcome o;
+	int rc;
 
-	rc = posix_spawnp(&pid, "tar", NULL, NULL, argv, environ);
-	if (rc)
-		return err_setf(err, -rc, "cannot run tar: %s", strerror(rc));
-	if (waitpid(pid, &st, 0) < 0)
-		return err_setf(err, -errno, "waitpid tar: %s", strerror(errno));
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return err_setf(err, -EIO, "cannot unpack '%s': tar failed (status %d)", tarball,
-				WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	return 0;
+	if ((rc = proc_run(&o, &s, err)))
+		goto out;
+	if (o.status != 0 || o.signal) {
+		char line[PROC_TAIL_BYTES];
+
+		proc_tail_line(line, sizeof(line), &o);
+		rc = err_setf(err, -EIO, "cannot unpack '%s': tar failed (status %d)%s%s", tarball,
+			      o.status, *line ? ": " : "", line);
+	}
+out:
+	buf_release(&msg);
+	return rc;
 }
 
 /* "6.12.117" from the top Makefile of dir; "" when it cannot be read. */

@@ -10,6 +10,7 @@
 #include "kernel/build.h"
 #include "store/db_guest.h"
 #include "store/db_kernels.h"
+#include "store/db_runs.h"
 #include "error.h"
 #include "guest/image.h"
 #include "log.h"

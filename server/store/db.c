@@ -26,13 +26,9 @@ char *kc_home(void)
 	return xasprintf("%s/.local/share/kcanary", h && *h ? h : "/root");
 }
 
-char *db_default_path(void)
+char *db_path_in(const char *home)
 {
-	char *home = kc_home();
-	char *p = xasprintf("%s/kcanary.db", home);
-
-	free(home);
-	return p;
+	return xasprintf("%s/kcanary.db", home);
 }
 
 /*
@@ -424,7 +420,8 @@ void db_close(struct db *db)
 {
 	if (!db)
 		return;
-	db_writer_spare_free(db);
+	if (db->spare_writer)
+		db->spare_writer_free(db->spare_writer);
 	for (size_t i = 0; i < db->nkept; i++)
 		sqlite3_finalize(db->kept[i].st);
 	sqlite3_close_v2(db->h);

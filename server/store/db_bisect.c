@@ -127,19 +127,6 @@ int db_metric_higher_is_worse(struct db *db, const char *metric, bool *out, stru
 	return r == -ENOENT ? 0 : r;
 }
 
-int db_bisect_next_repeat(struct db *db, int64_t job_id, int *out, struct buf *err)
-{
-	char id[32];
-	int64_t v = 1;
-	int r;
-
-	snprintf(id, sizeof(id), "%lld", (long long)job_id);
-	r = db_query_int64(db, &v, "SELECT coalesce(max(repeat_idx), 0) + 1 FROM runs"
-			   " WHERE job_id = ?", id, err);
-	*out = r ? 1 : (int)v;
-	return r ? err_wrapf(err, r, "cannot read job %lld's repeats", (long long)job_id) : 0;
-}
-
 int db_bisect_runs_since(struct db *db, int64_t job_id, int64_t from_id,
 			 struct db_bisect_run **out, size_t *n, struct buf *err)
 {

@@ -35,13 +35,6 @@ int db_run_metric(struct db *db, int64_t run_id, const char *metric, double *out
  * worse). Probe counts: higher is worse (more of the event). */
 int db_metric_higher_is_worse(struct db *db, const char *metric, bool *out, struct buf *err);
 
-/*
- * db_bisect_next_repeat - one more than the largest repeat_idx of job_id's
- * runs (1 when it has none): a repeat no variant of the job has used yet,
- * so runs created with it in one round share it as a lab block (lab.h).
- */
-int db_bisect_next_repeat(struct db *db, int64_t job_id, int *out, struct buf *err);
-
 /* A run of a lab round, as bisect_exec.c reads it back. */
 struct db_bisect_run {
 	int64_t id, variant_id;

@@ -1,10 +1,11 @@
-/* db_compare.c - what the compare executor reads (see db.h). */
+/* db_compare.c - what the compare executor reads (see db_compare.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
 #include "store/db_internal.h"
 #include "error.h"
 #include "util.h"
@@ -285,6 +286,46 @@ int db_run_summary_value(struct db *db, int64_t run_id, const char *metric, doub
 			     metric);
 	} else {
 		r = db_fail(db, 0, err, "cannot read run %lld's summary value of '%s'", (long long)run_id, metric);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_next_repeat(struct db *db, int64_t job_id, int *out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*out = 1;
+	if ((r = db_prepare(db, &st, "SELECT coalesce(max(repeat_idx), 0) + 1 FROM runs"
+			    " WHERE job_id = ?", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*out = sqlite3_column_int(st, 0);
+	else
+		r = db_fail(db, 0, err, "cannot read job %lld's repeats", (long long)job_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_job_is_cancelled(struct db *db, int64_t job_id, bool *out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*out = false;
+	if ((r = db_prepare(db, &st, "SELECT status = 'cancelled' FROM jobs WHERE id = ?", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		*out = sqlite3_column_int(st, 0) != 0;
+		r = 0;
+	} else if (r == SQLITE_DONE) {
+		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
+	} else {
+		r = db_fail(db, 0, err, "cannot read job %lld's status", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
 #include "store/db_fleet.h"
 #include "store/db_internal.h"
 #include "error.h"
@@ -234,53 +235,61 @@ int db_host_run_update(struct db *db, const struct db_host *h, const char *key,
 	return status ? db_run_set_status(db, run_id, status, error, err) : 0;
 }
 
-int db_hosts_list(struct db *db, json_t **out, struct buf *err)
+int db_hosts_list(struct db *db, struct db_host_row **out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	json_t *a = json_array();
+	struct db_host_row *v = NULL;
+	size_t k = 0;
 	int r, rc;
 
 	if ((r = db_prepare(db, &st,
 			    "SELECT name, kernel_release, boot_id, labels_json, agent_version, token,"
 			    " first_seen, last_seen, next_seq, records, duplicates,"
 			    " (SELECT count(*) FROM host_runs hr WHERE hr.host_id = h.id),"
-			    " heartbeat_json FROM hosts h ORDER BY name", err))) {
-		json_decref(a);
+			    " heartbeat_json FROM hosts h ORDER BY name", err)))
 		return r;
-	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *labels = (const char *)sqlite3_column_text(st, 3);
-		const char *hb = (const char *)sqlite3_column_text(st, 12);
-		json_t *l = labels ? json_loads(labels, 0, NULL) : NULL;
-		json_t *hbj = hb ? json_loads(hb, 0, NULL) : NULL;
-		json_t *o = json_object();
+		struct db_host_row *h;
 
-#define S(k, i) json_object_set_new(o, k, sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : \
-			json_string((const char *)sqlite3_column_text(st, i)))
-#define I(k, i) json_object_set_new(o, k, json_integer(sqlite3_column_int64(st, i)))
-		S("name", 0);
-		S("kernel_release", 1);
-		S("boot_id", 2);
-		json_object_set_new(o, "labels", l ? l : json_object());
-		S("agent_version", 4);
-		S("token", 5);
-		S("first_seen", 6);
-		S("last_seen", 7);
-		I("next_seq", 8);
-		I("records", 9);
-		I("duplicates", 10);
-		I("runs", 11);
-		json_object_set_new(o, "heartbeat", hbj ? hbj : json_null());
-#undef S
-#undef I
-		json_array_append_new(a, o);
-	}
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, 0, err, "cannot list the hosts");
-		json_decref(a);
-	} else {
-		*out = a;
+		v = xrealloc(v, (k + 1) * sizeof(*v));
+		h = &v[k++];
+		h->name = db_col_strdup(st, 0);
+		h->kernel_release = db_col_strdup(st, 1);
+		h->boot_id = db_col_strdup(st, 2);
+		h->labels_json = db_col_strdup(st, 3);
+		h->agent_version = db_col_strdup(st, 4);
+		h->token = db_col_strdup(st, 5);
+		h->first_seen = db_col_strdup(st, 6);
+		h->last_seen = db_col_strdup(st, 7);
+		h->next_seq = sqlite3_column_int64(st, 8);
+		h->records = sqlite3_column_int64(st, 9);
+		h->duplicates = sqlite3_column_int64(st, 10);
+		h->runs = sqlite3_column_int64(st, 11);
+		h->heartbeat_json = db_col_strdup(st, 12);
 	}
 	sqlite3_finalize(st);
-	return r;
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, 0, err, "cannot list the hosts");
+		db_host_rows_free(v, k);
+		return r;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+void db_host_rows_free(struct db_host_row *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].kernel_release);
+		free(v[i].boot_id);
+		free(v[i].labels_json);
+		free(v[i].agent_version);
+		free(v[i].token);
+		free(v[i].first_seen);
+		free(v[i].last_seen);
+		free(v[i].heartbeat_json);
+	}
+	free(v);
 }

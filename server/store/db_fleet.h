@@ -7,7 +7,7 @@
 #ifndef KC_DB_FLEET_H
 #define KC_DB_FLEET_H
 
-#include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "store/db.h"
@@ -77,11 +77,22 @@ int db_host_run_update(struct db *db, const struct db_host *h, const char *key,
 		       int64_t run_id, int64_t line_no, int64_t records, int64_t bad_lines,
 		       const char *status, const char *error, struct buf *err);
 
+/* A host as the host list shows it; strings owned, NULL where not
+ * recorded. */
+struct db_host_row {
+	char *name, *kernel_release, *boot_id;
+	char *labels_json;        /* as stored (a JSON object's text) */
+	char *agent_version, *token, *first_seen, *last_seen;
+	int64_t next_seq, records, duplicates;
+	int64_t runs;             /* its streams (host_runs) */
+	char *heartbeat_json;     /* the last heartbeat's body, as stored */
+};
+
 /*
- * db_hosts_list - every host as a JSON array (new reference in *out):
- * name, kernel_release, boot_id, labels, agent_version, token, first_seen,
- * last_seen, next_seq, records, duplicates, runs, heartbeat.
+ * db_hosts_list - every host, by name. *out has *n rows
+ * (db_host_rows_free); the API's /hosts shapes them (api_fleet.c).
  */
-int db_hosts_list(struct db *db, json_t **out, struct buf *err);
+int db_hosts_list(struct db *db, struct db_host_row **out, size_t *n, struct buf *err);
+void db_host_rows_free(struct db_host_row *v, size_t n);
 
 #endif

@@ -1,4 +1,6 @@
-/* db_internal.h - what the db*.c files share; nothing else includes it. */
+/* db_internal.h - what the db*.c files share. Outside the store only
+ * white-box tests include it (to read a row the store has no named
+ * function for); SQL stays in the store. */
 #ifndef KC_DB_INTERNAL_H
 #define KC_DB_INTERNAL_H
 
@@ -7,6 +9,8 @@
 #include "error.h"
 #include "util.h"
 
+struct db_writer;
+
 /* Statements one connection keeps prepared (db_prepare_kept). */
 #define DB_KEPT_MAX 16
 
@@ -14,8 +18,11 @@ struct db {
 	sqlite3 *h;
 	char *path;        /* the store's file, for messages */
 	/* a closed db_writer kept with its prepared statements for the next
-	 * db_writer_open() on this connection (db_writer.c); owned */
+	 * db_writer_open() on this connection (db_writer.c); owned, and freed
+	 * by db_close() through spare_writer_free, which db_writer_close()
+	 * sets when it parks one: the connection does not know the writer */
 	struct db_writer *spare_writer;
+	void (*spare_writer_free)(struct db_writer *w);
 	/* statements kept prepared for db_prepare_kept(); owned */
 	struct db_kept {
 		const char *sql;   /* a string literal: matched by address */
@@ -24,9 +31,6 @@ struct db {
 	} kept[DB_KEPT_MAX];
 	size_t nkept;
 };
-
-/* Free db's spare writer (db_close()). */
-void db_writer_spare_free(struct db *db);
 
 /*
  * db_fail - the one translation of a sqlite failure into error.h's model,
@@ -44,6 +48,14 @@ void db_writer_spare_free(struct db *db);
  */
 int db_fail(struct db *db, int rc, struct buf *err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/*
+ * db_query_int64 - run a one-row, one-column query with up to one text
+ * parameter (arg may be NULL for none) and return its integer in *out.
+ * -ENOENT when there is no row. The store's own and tests': callers
+ * elsewhere use a named db_* function.
+ */
+int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg, struct buf *err);
 
 /* db_col_strdup - column i of st's current row as a string the caller
  * frees, or NULL when the column is NULL. */

@@ -1,9 +1,10 @@
-/* db_report.c - the queries behind a report (see db.h, report.h). */
+/* db_report.c - the queries behind a report (see db_report.h, report.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_report.h"
 #include "store/db_internal.h"
 #include "error.h"
 #include "util.h"
@@ -89,7 +90,9 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 		"SELECT r.id, r.variant_id, r.seq, r.repeat_idx, r.cell, r.status,"
 		" r.params_json, r.fs, r.accel, r.host,"
 		" (SELECT value FROM run_summary WHERE run_id = r.id AND metric = ?2),"
-		" %s, r.lab_host,"
+		/* the samples only for a run without the summary value */
+		" CASE WHEN (SELECT value FROM run_summary WHERE run_id = r.id AND metric = ?2)"
+		"  IS NULL THEN %s END, r.lab_host,"
 		" (SELECT spec FROM rootfs_images WHERE hash = r.rootfs_hash), r.rootfs_hash"
 		" FROM runs r JOIN variants v ON v.id = r.variant_id"
 		" WHERE r.job_id = ?1 ORDER BY r.cell, v.idx, r.repeat_idx",
@@ -208,6 +211,22 @@ int db_report_load(struct db *db, int64_t job_id, const char *metric,
 	    (r = load_runs(db, &d, err)) ||
 	    (r = load_probes(db, &d, err)) ||
 	    (r = load_run_probes(db, &d, err))) {
+		db_report_release(&d);
+		return r;
+	}
+	*out = d;
+	return 0;
+}
+
+int db_report_load_values(struct db *db, int64_t job_id, struct db_report_data *out,
+			  struct buf *err)
+{
+	struct db_report_data d = { .job_id = job_id };
+	int r;
+
+	if ((r = load_job(db, job_id, NULL, &d, err)) ||
+	    (r = load_variants(db, &d, err)) ||
+	    (r = load_runs(db, &d, err))) {
 		db_report_release(&d);
 		return r;
 	}

@@ -1,10 +1,11 @@
-/* db_runs.c - jobs, variants and runs in the store (see db.h). */
+/* db_runs.c - jobs, variants and runs in the store (see db_runs.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
 #include "store/db_internal.h"
 #include "error.h"
 #include "util.h"

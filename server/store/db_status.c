@@ -1,10 +1,11 @@
-/* db_status.c - job listing and live progress queries (see db.h). */
+/* db_status.c - job listing and live progress queries (see db_status.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_status.h"
 #include "store/db_internal.h"
 #include "error.h"
 #include "util.h"

@@ -1,11 +1,11 @@
 /* db_tokens.c - API tokens in the store: names and sha256 hashes only
- * (schema/001's tokens table; see db_api.h and token.h). */
+ * (schema/001's tokens table; see db_tokens.h and token.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_tokens.h"
 #include "store/db_internal.h"
 #include "error.h"
 

@@ -1,10 +1,12 @@
-/* db_writer.c - insert one run's records with prepared statements (db.h). */
+/* db_writer.c - insert one run's records with prepared statements (db_writer.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_writer.h"
 #include "store/db_internal.h"
 #include "error.h"
 #include "util.h"
@@ -62,13 +64,6 @@ static void writer_free(struct db_writer *w)
 		free(w->metrics[i].name);
 	free(w->metrics);
 	free(w);
-}
-
-void db_writer_spare_free(struct db *db)
-{
-	if (db->spare_writer)
-		writer_free(db->spare_writer);
-	db->spare_writer = NULL;
 }
 
 int db_writer_open(struct db_writer **out, struct db *db, int64_t run_id, struct buf *err)
@@ -147,6 +142,7 @@ void db_writer_close(struct db_writer *w)
 		free(w->metrics[i].name);
 	w->nmetrics = 0;
 	w->db->spare_writer = w;
+	w->db->spare_writer_free = writer_free;
 }
 
 int db_writer_begin(struct db_writer *w, struct buf *err)

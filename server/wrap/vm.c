@@ -19,6 +19,7 @@
 #include "log.h"
 #include "util.h"
 #include "error.h"
+#include "hash.h"
 #include "wrap/vm.h"
 
 const char vm_tcg_warning[] =
@@ -451,7 +452,7 @@ int vm_conn_open(struct vm_conn **out, const char *uri, struct buf *err)
 		int r = err_setf(err, refused ? -ECONNREFUSED : -EIO,
 			     "cannot connect to libvirt at '%s': %s%s", uri, virt_msg(),
 			     refused ? "\nhint: start a daemon with 'sudo tools/libvirtd-up.sh' "
-				       "(README.md, \"Guests and libvirt\")" : "");
+				       "(docs/guests.md)" : "");
 		pthread_mutex_destroy(&c->lock);
 		free(c->uri);
 		free(c);
@@ -814,24 +815,15 @@ uint64_t vm_bytes_uploaded(void)
 
 int vm_file_key(char *out, size_t size, const char *path, const char *suffix)
 {
-	char chunk[65536];
-	uint64_t h = 0xcbf29ce484222325ULL, len = 0;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char hex[HASH_HEX_SIZE];
+	struct stat st;
+	int r;
 
-	if (fd < 0)
+	if ((r = hash_file_hex(hex, path, NULL)))
+		return r;
+	if (stat(path, &st))
 		return -errno;
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
-		for (ssize_t i = 0; i < n; i++) {
-			h ^= (unsigned char)chunk[i];
-			h *= 0x100000001b3ULL;
-		}
-		len += (uint64_t)n;
-	}
-	close(fd);
-	if (n < 0)
-		return -EIO;
-	snprintf(out, size, "kc-%016llx-%llu%s", (unsigned long long)h, (unsigned long long)len,
+	snprintf(out, size, "kc-%.16s-%llu%s", hex, (unsigned long long)st.st_size,
 		 suffix ? suffix : "");
 	return 0;
 }

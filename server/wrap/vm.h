@@ -271,9 +271,8 @@ int vm_volume_delete(struct vm_conn *c, const char *name, struct buf *err);
  * mid-run left. *n_deleted (may be NULL) counts them. */
 int vm_volume_sweep(struct vm_conn *c, size_t *n_deleted, struct buf *err);
 
-/* vm_file_key - the volume name for a file's content: "kc-<16 hex digits
- * of FNV-1a 64 over the bytes>-<size>" plus suffix (".img"). A cache key,
- * not a security hash (http://www.isthe.com/chongo/tech/comp/fnv/).
+/* vm_file_key - the volume name for a file's content: "kc-<the first 16
+ * hex digits of its sha256 (hash.h)>-<size>" plus suffix (".img").
  * -errno when the file cannot be read. */
 int vm_file_key(char *out, size_t size, const char *path, const char *suffix);
 

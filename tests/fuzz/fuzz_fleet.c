@@ -22,11 +22,11 @@
 
 #include "api/api.h"
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_tokens.h"
 #include "store/db_fleet.h"
 #include "gzip.h"
 #include "http.h"
-#include "wrap/token.h"
+#include "api/token.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_internal.h"
 #include "guest/ingest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t_agent_delivery.sh - how the fleet agent delivers when the way to the
-# server is not clear (README, "Delivery"), against a real `kcanary serve`
+# server is not clear (docs/canary-and-fleet.md, "Delivery"), against a real `kcanary serve`
 # behind limit-proxy.py (a proxy doing what a gateway or nginx's
 # client_max_body_size does; the server alone never refuses a batch of
 # the agent's size):
@@ -67,7 +67,7 @@ awk '{ t[NR] = $1; s[NR] = $6 } END {
 		if (g < 0.8 * want - 0.1 || g > 1.2 * want + 0.25) {
 			printf "gap %d is %.2f s, back-off says %.2f s +-20%%\n", k, g, want; exit 1 }
 		printf "   gap %d: %.2f s (%.2f s +-20%%)\n", k, g, want
-	} }' "$T/proxy.log" || fail "the retries do not back off as README says"
+	} }' "$T/proxy.log" || fail "the retries do not back off as docs/canary-and-fleet.md says"
 queued=$(tail -n 1 "$T/proxy.log" | awk '{ print $4 }')
 [ "$queued" -gt 50 ] || fail "the killed agent had only $queued records queued"
 [ "$(q "SELECT records FROM hosts WHERE name = 'dlv'")" = 0 ] || fail "records got through a gateway that was down"

@@ -1,11 +1,14 @@
 #!/bin/sh
-# t_cli_readme.sh - README claims of the everyday commands that no other
-# test backed: `token create/list/remove` (the secret printed once, only
+# t_cli_readme.sh - claims of the everyday commands (README.md's first
+# run, docs/compare.md, docs/guests.md, docs/reliability.md; mapped in
+# docs/claims.md) that no other test backed: `token create/list/remove` (the secret printed once, only
 # its name listed, a removed token gone, removing it again an error naming
 # it), `jobs` and `status` of a stored job, and `kcanary doctor` "checks
 # every prerequisite and says how to fix what is missing" (mkfs.xfs
 # hidden in a private mount namespace: FAIL, the fix, exit 1). doctor
 # boots a guest for its channel check: run under the integration flock.
+# And README.md's first run as written: its ingest loop, run in a fresh
+# store, then the jobs row and the report it shows, compared line by line.
 set -u
 B=${B:-build}
 KC=$PWD/$B/kcanary
@@ -38,6 +41,29 @@ grep -qF "job 1 'j1' (adhoc): done" "$tmp/out" && grep -qF "runs: 1/1 done: 1 ok
 	fail "status j1 says: $(cat "$tmp/out")"
 rc=0; $KC status nosuch > "$tmp/out" 2>&1 || rc=$?
 [ $rc = 1 ] || fail "status of an unknown job: exit $rc"
+
+# README's first run: the loop as README gives it, then its pasted output
+readme=${README:-README.md}
+loop=$(sed -n '/^    for mode in removed alive; do$/,/^    done$/s/^    //p' "$readme")
+[ -n "$loop" ] || fail "$readme has no first-run ingest loop"
+# block CMD: the fenced block README shows after the command line CMD,
+# without a closing '...' line
+block() {
+	awk -v cmd="    $1" '$0 == cmd { f = 1; next }
+		f == 1 && /^```/ { f = 2; next }
+		f == 2 && /^```/ { exit }
+		f == 2 { print }' "$readme" | sed '${/^\.\.\.$/d}'
+}
+mkdir -p "$tmp/first"
+(export KCANARY_HOME=$tmp/first PATH=$PWD/$B:$PATH; eval "$loop") > "$tmp/out" 2>&1 ||
+	fail "README's ingest loop: $(tail -n 3 "$tmp/out")"
+[ "$(grep -c ': ok, ' "$tmp/out")" = 6 ] || fail "README's loop stored: $(cat "$tmp/out")"
+for cmd in "kcanary jobs" "kcanary report first-run --by mode"; do
+	block "$cmd" > "$tmp/want"
+	[ -s "$tmp/want" ] || { fail "$readme shows no output for '$cmd'"; continue; }
+	KCANARY_HOME=$tmp/first $KC ${cmd#kcanary } 2>&1 | head -n "$(wc -l < "$tmp/want")" > "$tmp/got"
+	diff -u "$tmp/want" "$tmp/got" || fail "'$cmd' does not print what $readme shows"
+done
 
 # doctor: all checks pass here (make deps); with mkfs.xfs hidden it fails
 # that check, says the fix and exits 1

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t_compare_rerun.sh - `kcanary rerun JOB` (README: "the same spec and run
+# t_compare_rerun.sh - `kcanary rerun JOB` (docs/compare.md: "the same spec and run
 # order again") on libvirt's test:///default driver, so no guest boots and
 # it needs neither root nor the integration lock: every run is a watchdog
 # timeout after 1 s, which is all a rerun's order needs. A compare of 2

@@ -7,7 +7,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/guest-lib.sh
 
-# The accelerator this host gives, by README's rule ("Accelerator"), worked
+# The accelerator this host gives, by the rule of docs/guests.md ("Accelerator"), worked
 # out here from the host and not from kcanary: $KCANARY_ACCEL when set,
 # else kvm only for a /dev/kvm that opens, is not PVM's, with vmx/svm.
 if [ -n "$KCANARY_ACCEL" ]; then

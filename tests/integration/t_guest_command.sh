@@ -3,7 +3,7 @@
 # t_agent_cli.sh runs the same workload for real on the host only when the
 # host has cgroup v2 with memory (this CI host has cgroup v1, so it does
 # not); the guest always has it. One short TCG boot checks what the
-# README says of `command` and of btrfs guests: the script runs in
+# docs/guests.md says of `command` and of btrfs guests: the script runs in
 # kcanary-cmd/run with memory.max = mem_max, under the scratch directory
 # on the filesystem asked for; each "metric NAME VALUE [UNIT higher|lower]"
 # line is a stored sample (its unit and direction kept); any other stdout

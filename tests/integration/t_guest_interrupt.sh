@@ -2,7 +2,7 @@
 # t_guest_interrupt.sh - SIGINT to kcanary boot during a run: the guest is
 # destroyed, the run stored as 'interrupted' with what arrived, and the
 # scratch disk and socket are removed. Then SIGTERM to a running compare
-# (README: "SIGINT/SIGTERM: destroyed, interrupted"): exit 130 with the
+# (docs/guests.md: "SIGINT/SIGTERM: destroyed, interrupted"): exit 130 with the
 # resume command, its guest destroyed, the run 'interrupted', the runs not
 # started still pending, the job resumable.
 cd "$(dirname "$0")/../.." || exit 1

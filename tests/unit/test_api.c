@@ -20,15 +20,18 @@
 #include <jansson.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_tokens.h"
 #include "api/api.h"
 #include "store/db_api.h"
+#include "store/db_bisect.h"
 #include "store/db_lab.h"
 #include "judge/downsample.h"
 #include "error.h"
 #include "http.h"
 #include "guest/ingest.h"
 #include "judge/report.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 #include "testutil.h"
 
@@ -500,6 +503,116 @@ static void test_run_detail_and_probes(void **state)
 	reply_release(&r);
 	get(&r, f, "/api/v1/runs/99999/probes");
 	assert_json_error(&r, 404, "run");
+	reply_release(&r);
+}
+
+/* GET .../bisect-log: the text as stored; ?format=json the same log read by
+ * the judge: candidates with their runs, skips, last verdict and median,
+ * the config, the last endpoints/posterior/check/result lines. */
+static void test_bisect_log_json(void **state)
+{
+	static const char LOG[] =
+		"# candidate 0 0123456789abcdef0123456789abcdef01234567 0123456789ab good commit\n"
+		"# candidate 1 - k1 /images/bzImage\n"
+		"# candidate 2 89abcdef0123456789abcdef0123456789abcdef 89abcdef0123 the culprit\n"
+		"kcanary-bisect-log 1\n"
+		"config n=3 strategy=binary confidence=0.95 find_fix=0 higher_is_worse=1 max_runs=40 "
+		"endpoint_min_runs=3 endpoint_max_runs=8 fixed_repeats=0 step_max_runs=6 check_runs=3\n"
+		"run idx=0 phase=endpoint value=1\n"
+		"run idx=0 phase=endpoint value=3\n"
+		"run idx=2 phase=endpoint value=10\n"
+		"run idx=2 phase=endpoint value=12\n"
+		"run idx=2 phase=endpoint value=11\n"
+		"endpoints n_old=2 n_new=3 p=0.0123 effect=1.0000 evalue=4 compare=different\n"
+		"skip idx=1 phase=search code=-5\n"
+		"posterior 1-2:0.5000 0:0.1\n"
+		"verdict idx=1 verdict=skip\n"
+		"posterior 2:0.9900 1:0.0100\n"
+		"run idx=2 phase=check value=13\n"
+		"check parent=1 culprit=2 n_parent=2 n_culprit=3 median_parent=nan median_culprit=11 "
+		"shift=9 p=0.05 effect=1.0000 passed=1\n"
+		"verdict idx=0 final=1 runs=2 verdict=good\n"
+		"verdict idx=2 final=1 runs=4 verdict=bad\n"
+		"result outcome=found first=2 last=2 prob=0.990000 runs=6 check_runs=1 skips=1 "
+		"endpoint_p=0.0123 check=passed check_p=0.05\n"
+		"run idx=7 phase=search value=99\n";
+	struct fx *f = *state;
+	struct reply r;
+	struct db *db = NULL;
+	char path[160];
+	json_t *c, *x;
+
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
+	assert_int_equal(db_bisect_log_set(db, f->job, LOG, NULL), 0);
+	db_close(db);
+
+	snprintf(path, sizeof(path), "/api/v1/jobs/%lld/bisect-log", (long long)f->job);
+	get(&r, f, path);
+	assert_int_equal(r.status, 200);
+	assert_string_equal(buf_str(&r.body), LOG);
+	reply_release(&r);
+
+	snprintf(path, sizeof(path), "/api/v1/jobs/%lld/bisect-log?format=json", (long long)f->job);
+	get(&r, f, path);
+	if (r.status != 200 || !r.json)
+		fail_msg("status %ld (%s): %s", r.status, r.ctype, buf_str(&r.body));
+	x = jpath(r.json, "config");
+	assert_int_equal(json_integer_value(jpath(x, "n")), 3);
+	assert_string_equal(json_string_value(jpath(x, "strategy")), "binary");
+	assert_true(json_is_false(jpath(x, "find_fix")));
+	assert_true(json_is_true(jpath(x, "higher_is_worse")));
+	assert_int_equal(json_integer_value(jpath(x, "max_runs")), 40);
+	assert_int_equal(json_integer_value(jpath(x, "check_runs")), 3);
+	c = jpath(r.json, "candidates");
+	assert_int_equal(json_array_size(c), 3);	/* idx 7 >= n: not a candidate */
+	x = json_array_get(c, 0);
+	assert_int_equal(json_integer_value(jpath(x, "idx")), 0);
+	assert_string_equal(json_string_value(jpath(x, "sha")),
+			    "0123456789abcdef0123456789abcdef01234567");
+	assert_string_equal(json_string_value(jpath(x, "name")), "0123456789ab good commit");
+	assert_string_equal(json_string_value(jpath(x, "subject")), "good commit");
+	assert_int_equal(json_array_size(jpath(x, "runs")), 2);
+	assert_true(json_real_value(jpath(x, "median")) == 2.0);
+	assert_string_equal(json_string_value(jpath(x, "verdict")), "good");
+	x = json_array_get(c, 1);
+	assert_string_equal(json_string_value(jpath(x, "sha")), "");
+	assert_string_equal(json_string_value(jpath(x, "subject")), "k1 /images/bzImage");
+	assert_int_equal(json_integer_value(jpath(x, "skips")), 1);
+	assert_int_equal(json_array_size(jpath(x, "runs")), 0);
+	assert_true(json_is_null(jpath(x, "median")));
+	assert_string_equal(json_string_value(jpath(x, "verdict")), "skip");
+	x = json_array_get(c, 2);
+	assert_true(json_real_value(jpath(x, "median")) == 11.5);	/* check runs too */
+	assert_string_equal(json_string_value(jpath(json_array_get(jpath(x, "runs"), 3), "phase")),
+			    "check");
+	assert_true(json_real_value(jpath(json_array_get(jpath(x, "runs"), 3), "value")) == 13.0);
+	assert_string_equal(json_string_value(jpath(x, "verdict")), "bad");
+	x = jpath(r.json, "endpoints");
+	assert_int_equal(json_integer_value(jpath(x, "n_old")), 2);
+	assert_true(json_real_value(jpath(x, "p")) == 0.0123);
+	assert_string_equal(json_string_value(jpath(x, "compare")), "different");
+	x = jpath(r.json, "posterior");	/* the last line's */
+	assert_int_equal(json_array_size(x), 2);
+	assert_int_equal(json_integer_value(jpath(json_array_get(x, 0), "first")), 2);
+	assert_int_equal(json_integer_value(jpath(json_array_get(x, 0), "last")), 2);
+	assert_true(json_real_value(jpath(json_array_get(x, 0), "prob")) == 0.99);
+	x = jpath(r.json, "check");
+	assert_int_equal(json_integer_value(jpath(x, "passed")), 1);
+	assert_true(json_is_null(jpath(x, "median_parent")));
+	assert_true(json_real_value(jpath(x, "shift")) == 9.0 ||
+		    json_integer_value(jpath(x, "shift")) == 9);
+	x = jpath(r.json, "result");
+	assert_string_equal(json_string_value(jpath(x, "outcome")), "found");
+	assert_int_equal(json_integer_value(jpath(x, "first")), 2);
+	assert_string_equal(json_string_value(jpath(x, "check")), "passed");
+	reply_release(&r);
+
+	snprintf(path, sizeof(path), "/api/v1/jobs/%lld/bisect-log?format=xml", (long long)f->job);
+	get(&r, f, path);
+	assert_json_error(&r, 400, "format");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/9999/bisect-log?format=json");
+	assert_json_error(&r, 404, "no job");
 	reply_release(&r);
 }
 
@@ -1459,6 +1572,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_samples_downsampled, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_run_detail_and_probes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_console_and_build_log, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_bisect_log_json, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_report_same_as_cli, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_report_golden, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_lab_hosts, fx_setup, fx_teardown),

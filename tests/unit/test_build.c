@@ -12,6 +12,8 @@
 
 #include "kernel/build.h"
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_internal.h"
 #include "store/db_kernels.h"
 #include "wrap/git.h"
 #include "kernel/tree_import.h"

@@ -11,7 +11,11 @@
 #include <cmocka.h>
 
 #include "store/db.h"
-#include "store/db_api.h"
+#include "store/db_runs.h"
+#include "store/db_writer.h"
+#include "store/db_status.h"
+#include "store/db_tokens.h"
+#include "store/db_internal.h"
 #include "store/schema.h"
 #include "util.h"
 #include "testutil.h"

@@ -12,6 +12,9 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
+#include "store/db_writer.h"
 #include "store/db_bisect.h"
 #include "store/db_lab.h"
 #include "util.h"
@@ -117,7 +120,7 @@ static void test_lab_round_runs(void **state)
 
 	assert_int_equal(db_open(&db, path, NULL), 0);
 	assert_int_equal(db_job_create(db, &job, "b", "bisect", NULL, NULL), 0);
-	assert_int_equal(db_bisect_next_repeat(db, job, &rep, NULL), 0);
+	assert_int_equal(db_job_next_repeat(db, job, &rep, NULL), 0);
 	assert_int_equal(rep, 1);
 	assert_int_equal(db_variant_get(db, &v0, job, "k0", NULL), 0);
 	assert_int_equal(db_variant_get(db, &v1, job, "k2", NULL), 0);
@@ -125,7 +128,7 @@ static void test_lab_round_runs(void **state)
 	r2 = new_run(db, job, v1, 1);
 	r3 = new_run(db, job, v0, 2);
 	r4 = new_run(db, job, v1, 2);
-	assert_int_equal(db_bisect_next_repeat(db, job, &rep, NULL), 0);
+	assert_int_equal(db_job_next_repeat(db, job, &rep, NULL), 0);
 	assert_int_equal(rep, 3);
 	assert_int_equal(db_run_set_lab_host(db, r1, "local", NULL), 0);
 	assert_int_equal(db_run_set_status(db, r1, "ok", NULL, NULL), 0);

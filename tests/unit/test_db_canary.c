@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_writer.h"
 #include "judge/canary.h"
 #include "store/db_canary.h"
 #include "util.h"

@@ -12,6 +12,9 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
+#include "store/db_writer.h"
 #include "util.h"
 #include "testutil.h"
 
@@ -80,11 +83,36 @@ static void test_run_summary_value(void **state)
 	db_close(db);
 }
 
+/* Whether a job was cancelled, as the lab's workers ask between runs
+ * (lab.c): false for a running job, true once cancelled, -ENOENT for a
+ * job that is not there. */
+static void test_job_is_cancelled(void **state)
+{
+	struct db *db = open_store(*state);
+	struct buf err = BUF_INIT;
+	int64_t job = 0;
+	bool yes = true;
+
+	assert_int_equal(db_job_create(db, &job, "c", "compare", NULL, NULL), 0);
+	assert_int_equal(db_job_set_status(db, job, "running", NULL, NULL), 0);
+	assert_int_equal(db_job_is_cancelled(db, job, &yes, NULL), 0);
+	assert_false(yes);
+	assert_int_equal(db_job_set_status(db, job, "cancelled", NULL, NULL), 0);
+	assert_int_equal(db_job_is_cancelled(db, job, &yes, NULL), 0);
+	assert_true(yes);
+	assert_int_equal(db_job_is_cancelled(db, job + 1, &yes, &err), -ENOENT);
+	assert_false(yes);
+	assert_non_null(strstr(buf_str(&err), "no job"));
+	buf_release(&err);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_job_kind, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_run_summary_value, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_job_is_cancelled, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

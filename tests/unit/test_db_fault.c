@@ -20,6 +20,8 @@
 #include <sqlite3.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_internal.h"
 #include "guest/ingest.h"
 #include "exec/job.h"
 #include "util.h"

@@ -19,10 +19,11 @@
 #include <zlib.h>
 
 #include "store/db.h"
+#include "store/db_tokens.h"
+#include "store/db_internal.h"
 #include "api/api.h"
-#include "store/db_api.h"
 #include "http.h"
-#include "wrap/token.h"
+#include "api/token.h"
 #include "util.h"
 #include "testutil.h"
 

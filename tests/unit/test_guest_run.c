@@ -17,6 +17,12 @@
 
 #include "guest/agent_check.h"
 #include "store/db.h"
+#include "store/db_cells.h"
+#include "exec/job.h"
+#include "exec/job_check.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
+#include "store/db_internal.h"
 #include "store/db_guest.h"
 #include "guest/guest_run.h"
 #include "util.h"
@@ -224,13 +230,109 @@ static void test_watchdog_is_the_agents_expected_s_plus_setup(void **state)
 	j.setup_s = 7.5;
 	assert_true(watchdog_of(fx, &j, "command", cmd) == AGENT_CHECK_UNKNOWN_S + 7.5);
 	assert_true(watchdog_of(fx, &j, "command", cmd_bounded) == 20 + 7.5);
-	/* the setup allowance README gives: 180 s under TCG (above), 60 s
+	/* the setup allowance docs/guests.md gives: 180 s under TCG (above), 60 s
 	 * with KVM (this host has none, so asked of the runner directly) */
 	assert_true(runner_setup_allowance_s(VM_ACCEL_TCG) == 180);
 	assert_true(runner_setup_allowance_s(VM_ACCEL_KVM) == 60);
 	/* the job's own watchdog wins */
 	j.watchdog_s = 42;
 	assert_true(watchdog_of(fx, &j, NULL, short_run) == 42);
+}
+
+/* A job stored with its cells' lengths (exec/job_check.c, when the job was
+ * stored): each run reads its cell's, the agent's check is not spawned
+ * (it would refuse 'rate' and fail the run), and the watchdog is the
+ * stored length plus the setup allowance. */
+static void test_stored_length_is_not_asked_again(void **state)
+{
+	struct fixture *fx = *state;
+	const char *refused[] = { "rate=3", NULL };
+	struct guest_job j = { .setup_s = 7.5 };
+	struct guest_opts o = fx->o;
+	struct guest_ctx g;
+	struct guest_result res;
+	int64_t variant, run, run2;
+	double x;
+
+	if (!can_build_images())
+		skip();
+	assert_int_equal(db_job_create(fx->db, &j.job_id, "stored", "compare", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(fx->db, &variant, j.job_id, "k", NULL), 0);
+	assert_int_equal(db_run_create(fx->db, &run, j.job_id, variant, "", 0, "ext4",
+				       "{\"knobs\":{\"a\":\"1\"}}", NULL), 0);
+	assert_int_equal(db_run_create(fx->db, &run2, j.job_id, variant, "", 0, "ext4",
+				       "{\"knobs\":{\"a\":\"2\"}}", NULL), 0);
+	assert_int_equal(db_run_expected_s(fx->db, run, &x, NULL), -ENOENT);
+	assert_int_equal(db_cell_expected_set(fx->db, j.job_id, "{\"knobs\":{\"a\":\"1\"}}",
+					      77, NULL), 0);
+	assert_int_equal(db_cell_expected_set(fx->db, j.job_id, "{\"knobs\":{\"a\":\"2\"}}",
+					      -1, NULL), 0);
+	assert_int_equal(db_run_expected_s(fx->db, run, &x, NULL), 0);
+	assert_true(x == 77);
+	/* the agent's check, if spawned, fails: this path is not an agent */
+	o.uri = NO_LIBVIRT;
+	guest_ctx_init(&g, fx->db, &o, false);
+	struct guest_run_req rq = req(fx, run, NULL, refused);
+	assert_int_equal(guest_run(&res, &g, &j, &rq, NULL), 0);
+	assert_true(res.started);
+	assert_string_equal(res.run.status, "infra");
+	assert_true(res.watchdog_s == 77 + 7.5);
+	/* a cell whose length the agent could not tell: the documented default */
+	rq = req(fx, run2, NULL, refused);
+	assert_int_equal(guest_run(&res, &g, &j, &rq, NULL), 0);
+	assert_true(res.started);
+	assert_true(res.watchdog_s == AGENT_CHECK_UNKNOWN_S + 7.5);
+	guest_ctx_release(&g);
+}
+
+/* When a job is stored, each cell's length as the agent's check said it is
+ * kept (job_check_cells, job_check_store): every run of the cell finds it,
+ * a later block's runs (stored from the spec read back) too. */
+static void test_job_keeps_its_cells_lengths(void **state)
+{
+	struct fixture *fx = *state;
+	struct job_spec *s = job_spec_new(), *back = job_spec_new();
+	struct job_check chk = { 0 };
+	struct buf err = BUF_INIT;
+	int64_t job, first, last, n = 0;
+	char *json, *arg;
+	double x;
+
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = cells\nkernels = /boot/a /boot/b\n"
+					    "repeat = auto:4\n[workload]\nold_s = 4\nsettle_s = 1\n"
+					    "pod_hop = 2\n[matrix]\nmeasure_s = 8 20\n", "job.ini",
+					    &err), 0);
+	assert_int_equal(job_check_cells(&chk, s, fx->agent, &err), 0);
+	assert_int_equal(chk.ncells, 2);
+	assert_int_equal(job_store(fx->db, s, &job, &err), 0);
+	job_check_store(fx->db, job, &chk);
+	json = job_spec_to_json(s);
+	assert_int_equal(job_spec_from_json(back, json, &err), 0);
+	arg = xasprintf("%lld", (long long)job);
+	assert_int_equal(db_exec(fx->db, "UPDATE variants SET status = 'ok'", NULL), 0);
+	assert_int_equal(job_store_block(fx->db, back, job, 2, NULL, &err), 0);
+	assert_int_equal(db_query_int64(fx->db, &first, "SELECT min(id) FROM runs WHERE job_id = ?",
+					arg, NULL), 0);
+	assert_int_equal(db_query_int64(fx->db, &last, "SELECT max(id) FROM runs WHERE job_id = ?",
+					arg, NULL), 0);
+	for (int64_t id = first; id <= last; id++, n++) {
+		char *ids = xasprintf("%lld", (long long)id);
+		int64_t measure = 0;
+
+		assert_int_equal(db_query_int64(fx->db, &measure, "SELECT json_extract(params_json,"
+						" '$.measure_s') FROM runs WHERE id = ?", ids,
+						NULL), 0);
+		assert_int_equal(db_run_expected_s(fx->db, id, &x, NULL), 0);
+		assert_true(x == 4 + 1 + measure + 2);
+		free(ids);
+	}
+	assert_int_equal(n, 2 * 2 * 2);	/* 2 blocks of 2 variants x 2 cells */
+	job_check_release(&chk);
+	job_spec_free(s);
+	job_spec_free(back);
+	free(json);
+	free(arg);
+	buf_release(&err);
 }
 
 static void test_run_on_test_driver(void **state)
@@ -336,6 +438,8 @@ int main(void)
 		cmocka_unit_test(test_no_initramfs_is_a_failed_run),
 		cmocka_unit_test(test_params_that_do_not_parse_fail_the_run),
 		cmocka_unit_test(test_watchdog_is_the_agents_expected_s_plus_setup),
+		cmocka_unit_test(test_stored_length_is_not_asked_again),
+		cmocka_unit_test(test_job_keeps_its_cells_lengths),
 		cmocka_unit_test(test_run_on_test_driver),
 		cmocka_unit_test(test_adhoc_stores_the_run_first),
 		cmocka_unit_test(test_adhoc_run_on_test_driver),

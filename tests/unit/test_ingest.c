@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_internal.h"
 #include "guest/ingest.h"
 #include "util.h"
 #include "testutil.h"

@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
+#include "store/db_internal.h"
 #include "exec/job.h"
 #include "util.h"
 #include "testutil.h"

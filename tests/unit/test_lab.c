@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
 #include "store/db_lab.h"
 #include "exec/lab.h"
 #include "util.h"

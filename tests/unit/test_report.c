@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_writer.h"
 #include "store/db_lab.h"
 #include "store/db_overhead.h"
 #include "guest/ingest.h"
@@ -658,12 +660,51 @@ static int64_t seq_job(struct db *db, const char *repeat, const double *a, const
 	return job;
 }
 
+/* The job's sequential state as the report has it; the executor's look
+ * (report_seq_look: the runs' values only) must say the same. */
 static void seq_state(struct db *db, int64_t job, struct report_seq_state *st)
 {
 	struct report *rep = NULL;
+	struct report_seq_state look;
+
 	assert_int_equal(report_build(&rep, db, job, NULL, NULL), 0);
 	report_seq_state(rep, st);
 	report_free(rep);
+	assert_int_equal(report_seq_look(&look, db, job, NULL), 0);
+	assert_int_equal(look.sequential, st->sequential);
+	assert_int_equal(look.max_blocks, st->max_blocks);
+	assert_int_equal(look.blocks, st->blocks);
+	assert_int_equal(look.ncomparisons, st->ncomparisons);
+	assert_int_equal(look.ndecided, st->ndecided);
+	assert_int_equal(look.done, st->done);
+}
+
+/* A look reads the runs' values only: a store whose probes and overheads
+ * cannot be read (renamed away here) still gives the same state, which the
+ * whole report cannot build. */
+static void test_sequential_look_reads_values_only(void **state)
+{
+	struct db *db = open_db(*state);
+	struct report_seq_state st;
+	struct report *rep = NULL;
+	struct buf err = BUF_INIT;
+	const double base[] = { 1.0, 1.1, 1.2 }, bad[] = { 40, 50, 45 };
+	int64_t job = seq_job(db, "auto:4", base, bad, 3);
+
+	assert_int_equal(db_exec(db, "ALTER TABLE probes RENAME TO probes_away;"
+				 " ALTER TABLE run_overhead RENAME TO run_overhead_away", NULL), 0);
+	assert_int_not_equal(report_build(&rep, db, job, NULL, &err), 0);
+	assert_null(rep);
+	assert_int_equal(report_seq_look(&st, db, job, &err), 0);
+	assert_true(st.sequential);
+	assert_int_equal(st.blocks, 3);
+	assert_int_equal(st.ncomparisons, 1);
+	assert_int_equal(st.ndecided, 1);
+	assert_true(st.done);
+	/* no such job: the report's error */
+	assert_int_equal(report_seq_look(&st, db, 9999, &err), -ENOENT);
+	buf_release(&err);
+	db_close(db);
 }
 
 /* compare --repeat auto: the looks replayed from the store, one per
@@ -820,6 +861,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_sequential, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_sequential_look_reads_values_only, tmpdir_setup,
+						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_cover_letter_formats, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failures_and_partial_runs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_by_knob, tmpdir_setup, tmpdir_teardown),

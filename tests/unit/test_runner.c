@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_internal.h"
 #include "guest/runner.h"
 #include "util.h"
 #include "wrap/vm.h"

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_compare.h"
 #include "exec/job.h"
 #include "util.h"
 #include "kernel/variant.h"

@@ -17,6 +17,9 @@
 #include <cmocka.h>
 
 #include "store/db.h"
+#include "store/db_runs.h"
+#include "store/db_compare.h"
+#include "store/db_internal.h"
 #include "wrap/git.h"
 #include "kernel/series.h"
 #include "kernel/tree_import.h"

@@ -1,14 +1,16 @@
-/* token.c - API token secrets and their sha256 (see token.h). The only
- * file that includes nettle. */
+/* token.c - API token secrets, their sha256 (hash.h) and their scopes
+ * (see token.h). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
-#include <nettle/sha2.h>
 
 #include "error.h"
-#include "wrap/token.h"
+#include "hash.h"
+#include "api/token.h"
+
+_Static_assert(TOKEN_HASH_HEX == HASH_HEX_LEN, "a token hash is a hash.h digest");
 
 static void hex(char *out, const uint8_t *b, size_t n)
 {
@@ -44,8 +46,6 @@ int token_generate(char *out, size_t size)
 
 void token_hash(char *out, const char *secret)
 {
-	struct sha256_ctx ctx;
-	uint8_t digest[SHA256_DIGEST_SIZE];
 	size_t n;
 
 	while (*secret == ' ' || *secret == '\t')
@@ -54,10 +54,7 @@ void token_hash(char *out, const char *secret)
 	while (n && (secret[n - 1] == ' ' || secret[n - 1] == '\t' ||
 		     secret[n - 1] == '\r' || secret[n - 1] == '\n'))
 		n--;
-	sha256_init(&ctx);
-	sha256_update(&ctx, n, (const uint8_t *)secret);
-	sha256_digest(&ctx, sizeof(digest), digest);
-	hex(out, digest, sizeof(digest));
+	hash_hex(out, secret, n);
 }
 
 const char *token_default_scopes(const char *name, char *out, size_t size)

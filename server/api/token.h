@@ -1,5 +1,5 @@
 /* token.h - API bearer tokens: random secrets shown once, stored only as
- * their sha256 (nettle's, in token.c, the one file including nettle). */
+ * their sha256 (hash.h); the scopes that say what a token may do. */
 #ifndef KC_TOKEN_H
 #define KC_TOKEN_H
 
@@ -19,7 +19,7 @@
 int token_generate(char *out, size_t size);
 
 /*
- * token_hash - sha256 (FIPS 180-4, via nettle) of the secret's bytes as
+ * token_hash - sha256 (hash.h) of the secret's bytes as
  * lowercase hex into out (TOKEN_HASH_HEX + 1 bytes). Surrounding blanks
  * of the secret are not part of it and are skipped.
  */

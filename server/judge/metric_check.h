@@ -1,0 +1,22 @@
+/* metric_check.h - which metric names a run of a workload can have: the
+ * rule bisect --metric and compare's headline metric both obey, checked
+ * before anything is stored or built. */
+#ifndef KC_METRIC_CHECK_H
+#define KC_METRIC_CHECK_H
+
+#include "util.h"
+
+struct db;
+
+/*
+ * metric_check - a run metric must be one the runs will have:
+ * probe:NAME:KEY, any name for the `command` workload (its script prints
+ * its own), "WORKLOAD:..." for the tool adapters (fio:JOB:DIR:bw: named
+ * from the tool's output), else a name in the store's metrics table (the
+ * built-in summary metrics and every name a run has reported). metric and
+ * workload are borrowed. Returns 0, -EINVAL with err listing the known
+ * ones, or the store's error (-EIO) when it cannot be read (err says so).
+ */
+int metric_check(struct db *db, const char *metric, const char *workload, struct buf *err);
+
+#endif

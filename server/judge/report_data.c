@@ -1,0 +1,133 @@
+/* report_data.c - the helpers every part of the report uses
+ * (report_data.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "judge/report_data.h"
+
+/* Human labels for the metrics the workloads emit. */
+static const struct {
+	const char *metric, *title, *short_name;
+} labels[] = {
+	{ "worst_lag_s", "Worst lag behind schedule", "worst lag" },
+	{ "mean_lag_s", "Mean lag behind schedule", "mean lag" },
+	{ "lag_over_1s_s", "Seconds with lag over 1s", "seconds lagging" },
+	{ "rate_mbps", "Achieved write rate", "rate" },
+	{ "written_bytes", "Bytes written", "written" },
+};
+
+const char *rep_metric_title(const char *m)
+{
+	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (!strcmp(labels[i].metric, m))
+			return labels[i].title;
+	return m;
+}
+
+const char *rep_metric_short(const char *m)
+{
+	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (!strcmp(labels[i].metric, m))
+			return labels[i].short_name;
+	return m;
+}
+
+/* v scaled by the largest step of steps[] (descending, ending in 1) that
+ * it reaches in magnitude, as "87.4MiB/s": one decimal below 100, none
+ * from there. */
+static void fmt_scaled(char *out, size_t size, double v, const double *steps,
+		       const char *const *names)
+{
+	size_t i = 0;
+	while (steps[i] > 1 && fabs(v) < steps[i])
+		i++;
+	double x = v / steps[i];
+	snprintf(out, size, fabs(x) >= 99.95 ? "%.0f%s" : "%.1f%s", x, names[i]);
+}
+
+/* "85.3s" for seconds; bytes/s (fio's bandwidth) in KiB/s to GiB/s, ns
+ * (fio's latencies) in us to s, ops/s with k and M, so that a row fits the
+ * 80 columns of a mail; otherwise 4 significant digits and the unit. */
+void rep_fmt_value(char *out, size_t size, double v, const char *unit)
+{
+	static const double bin[] = { 1 << 30, 1 << 20, 1 << 10, 1 };
+	static const double dec[] = { 1e9, 1e6, 1e3, 1 };
+	static const char *const bps[] = { "GiB/s", "MiB/s", "KiB/s", "B/s" };
+	static const char *const ns[] = { "s", "ms", "us", "ns" };
+	static const char *const ops[] = { "G ops/s", "M ops/s", "k ops/s", " ops/s" };
+
+	if (isnan(v))
+		snprintf(out, size, "-");
+	else if (unit && !strcmp(unit, "bytes/s"))
+		fmt_scaled(out, size, v, bin, bps);
+	else if (unit && !strcmp(unit, "ns"))
+		fmt_scaled(out, size, v, dec, ns);
+	else if (unit && !strcmp(unit, "ops/s"))
+		fmt_scaled(out, size, v, dec, ops);
+	else if (unit && !strcmp(unit, "s"))
+		snprintf(out, size, fabs(v) >= 99999.5 ? "%.2gs" : fabs(v) >= 1000 ? "%.0fs" : "%.1fs", v);
+	else if (unit && *unit)
+		snprintf(out, size, "%.4g %s", v, unit);
+	else
+		snprintf(out, size, "%.4g", v);
+}
+
+void rep_fmt_p(char *out, size_t size, double p)
+{
+	if (p < 0.001)
+		snprintf(out, size, "p<0.001");
+	else if (p < 0.01)
+		snprintf(out, size, "p=%.3f", p);
+	else
+		snprintf(out, size, "p=%.2f", p);
+}
+
+/* A value as sentences say it: a variant by its short name ("base"), any
+ * other by its label ("mode=removed", "sync_old=2": a bare "2" says nothing). */
+const char *rep_axis_say(const struct report_axis *a, size_t i)
+{
+	return report_axis_is_variant(a->name) ? a->values[i] : a->labels[i];
+}
+
+const struct db_report_variant *rep_variant_of(const struct report *r,
+						  const struct db_report_run *run)
+{
+	for (size_t j = 0; j < r->d.nvariants; j++)
+		if (r->d.variants[j].id == run->variant_id)
+			return &r->d.variants[j];
+	return NULL;
+}
+
+/* failed, timed-out and interrupted runs carry no value */
+bool rep_run_usable(const struct db_report_run *run)
+{
+	return !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
+}
+
+/* Rows of a cell: every variant on the variant axis (a failed one says
+ * why); on another axis the values the cell has runs of. */
+bool rep_group_shown(const struct rep_group *g)
+{
+	return g->v || g->nruns;
+}
+
+/* The first of run_id's rows in d.run_probes (sorted by run id), or
+ * nrun_probes when it has none. */
+size_t rep_run_probes_first(const struct report *r, int64_t run_id)
+{
+	size_t lo = 0, hi = r->d.nrun_probes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->d.run_probes[mid].run_id < run_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+json_t *rep_num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}

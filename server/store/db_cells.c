@@ -1,0 +1,50 @@
+/* db_cells.c - each cell's expected run length (see db_cells.h). */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "store/db_cells.h"
+#include "store/db_internal.h"
+#include "error.h"
+
+int db_cell_expected_set(struct db *db, int64_t job_id, const char *params_json,
+			 double expected_s, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "INSERT OR REPLACE INTO job_cells (job_id, params_json,"
+			    " expected_s) VALUES (?1, ?2, ?3)", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_text(st, 2, params_json ? params_json : "{}", -1, SQLITE_TRANSIENT);
+	if (expected_s < 0)
+		sqlite3_bind_null(st, 3);
+	else
+		sqlite3_bind_double(st, 3, expected_s);
+	r = db_step_done(db, st, err, "cannot store a cell of job %" PRId64, job_id);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_run_expected_s(struct db *db, int64_t run_id, double *out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r, rc;
+
+	if ((r = db_prepare(db, &st, "SELECT c.expected_s FROM runs r JOIN job_cells c"
+			    " ON c.job_id = r.job_id AND c.params_json = r.params_json"
+			    " WHERE r.id = ?1", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 :
+		       sqlite3_column_double(st, 0);
+	else if (rc == SQLITE_DONE)
+		r = err_setf(err, -ENOENT, "run %" PRId64 "'s cell has no expected length stored",
+			     run_id);
+	else
+		r = db_fail(db, rc, err, "cannot read the expected length of run %" PRId64, run_id);
+	sqlite3_finalize(st);
+	return r;
+}
