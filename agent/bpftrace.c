@@ -1,13 +1,11 @@
 /* bpftrace.c - a bpftrace program run beside a workload, its maps stored
  * as probe counts (see bpftrace.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,7 +18,7 @@
 #include "workload.h"
 
 struct bt {
-	pid_t pid;
+	struct proc *p;      /* bpftrace; NULL once it has been waited for */
 	char dir[32];        /* /tmp/kcbt.XXXXXX: out.json, err.txt */
 };
 
@@ -130,48 +128,45 @@ int bt_start(struct bt **out, const char *program, double attach_timeout_s,
 	}
 	outp = path_in(b, "out.json");
 	errp = path_in(b, "err.txt");
-	b->pid = fork();
-	if (b->pid == 0) {
-		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	{
+		const char *argv[] = { "bpftrace", "-f", "json", "-o", outp, "-e", program, NULL };
+		struct proc_spec spec = {
+			.argv = argv, .in = PROC_INHERIT, .out = PROC_INHERIT,
+			.err = PROC_FILE, .err_path = errp,
+		};
+		const struct wl_child wc = { .cg = NULL, .death_sig = 0, .own_group = false };
+		int r = wl_start(&b->p, &spec, &wc, err);
 
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		signal(SIGINT, SIG_DFL);
-		execlp("bpftrace", "bpftrace", "-f", "json", "-o", outp, "-e", program, (char *)NULL);
-		fprintf(stderr, "cannot run bpftrace: %s (install it: --rootfs debian:bpftrace)\n",
-			strerror(errno));
-		_exit(127);
-	}
-	free(errp);
-	if (b->pid < 0) {
-		int r = err_setf(err, -EAGAIN, "cannot fork bpftrace: %s", strerror(errno));
-
-		free(outp);
-		bt_free(b);
-		return r;
+		free(errp);
+		if (r < 0) {
+			if (r == -ENOENT || r == -EACCES)
+				buf_printf(err, " (install it: --rootfs debian:bpftrace)");
+			free(outp);
+			bt_free(b);
+			return r;
+		}
 	}
 	for (;;) {
 		char *text = NULL;
-		int st;
 		bool attached = read_file(&text, NULL, outp, 1 << 20) == 0 &&
 				strstr(text, "\"attached_probes\"");
 
 		free(text);
 		if (attached)
 			break;
-		if (waitpid(b->pid, &st, WNOHANG) == b->pid) {
+		if (proc_done(b->p, NULL)) {
 			char line[256];
 
 			last_err_line(b, line, sizeof(line));
-			b->pid = -1;
+			proc_wait(b->p, NULL);
 			free(outp);
 			bt_free(b);
 			return err_setf(err, -EIO, "bpftrace exited before attaching its probes: %s",
 					line[0] ? line : "no message");
 		}
 		if (clock_mono_s() - start > attach_timeout_s) {
-			kill(b->pid, SIGKILL);
-			waitpid(b->pid, NULL, 0);
+			kill(proc_pid(b->p), SIGKILL);
+			proc_wait(b->p, NULL);
 			free(outp);
 			bt_free(b);
 			return err_setf(err, -ETIMEDOUT,
@@ -203,30 +198,31 @@ int bt_stop(struct bt *b, struct rec_out *rec, double t, struct buf *err)
 	struct probe_emit e = { rec, t };
 	char *outp, *text = NULL;
 	double start = clock_mono_s();
-	int st = 0, n;
+	struct proc_outcome o;
+	int n;
 
 	if (!b)
 		return 0;
-	kill(b->pid, SIGINT);
-	while (waitpid(b->pid, &st, WNOHANG) == 0) {
+	kill(proc_pid(b->p), SIGINT);
+	while (!proc_done(b->p, NULL)) {
 		if (clock_mono_s() - start > 60) {
-			kill(b->pid, SIGKILL);
-			waitpid(b->pid, &st, 0);
+			kill(proc_pid(b->p), SIGKILL);
 			break;
 		}
 		nanosleep(&(struct timespec){ 0, 50000000L }, NULL);
 	}
+	proc_wait(b->p, &o);
 	outp = path_in(b, "out.json");
 	if (read_file(&text, NULL, outp, 64 << 20)) {
 		n = err_setf(err, -EIO, "bpftrace left no output in %s", outp);
 	} else {
 		n = bt_parse(text, on_entry, &e);
 	}
-	if (n >= 0 && WIFEXITED(st) && WEXITSTATUS(st)) {
+	if (n >= 0 && o.status > 0) {
 		char line[256];
 
 		last_err_line(b, line, sizeof(line));
-		log_warn("bpftrace exited with status %d: %s", WEXITSTATUS(st), line);
+		log_warn("bpftrace exited with status %d: %s", o.status, line);
 	}
 	free(text);
 	free(outp);

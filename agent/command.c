@@ -11,6 +11,7 @@
  * memory controller (nor root): the script still gets probes and records.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define LOG_MODULE "command"
@@ -37,30 +37,6 @@ static const struct knob_def knobs[] = {
 	{ "timeout_s", KNOB_SECONDS, "s", "0", "kill it after this long (0: no limit)", NULL },
 	{ "cgroup", KNOB_BOOL, "", "1", "run it in a cgroup of its own (0: in the agent's; mem_max unused)", NULL },
 };
-
-struct cmd_args {
-	const char *cmd, *dir;
-	int out_fd;     /* write end of the stdout pipe */
-	int close_fd;   /* read end, closed in the child */
-};
-
-static int cmd_child(void *arg)
-{
-	struct cmd_args *a = arg;
-
-	close(a->close_fd);
-	if (dup2(a->out_fd, STDOUT_FILENO) < 0)
-		return 127;
-	close(a->out_fd);
-	if (chdir(a->dir) < 0) {
-		fprintf(stderr, "kcanary-agent: cannot enter '%s': %s\n", a->dir, strerror(errno));
-		return 127;
-	}
-	signal(SIGINT, SIG_DFL);
-	execl("/bin/sh", "sh", "-c", a->cmd, (char *)NULL);
-	fprintf(stderr, "kcanary-agent: cannot run /bin/sh: %s\n", strerror(errno));
-	return 127;
-}
 
 /* The metrics a run has defined (unit, direction), each sent once. */
 struct defined {
@@ -169,7 +145,7 @@ static int cmd_check(struct wl_ctx *ctx, struct buf *err)
 struct cmd_state {
 	char *cgroot, *top, *cg;     /* cg NULL: in the agent's cgroup */
 	int pipefd[2];
-	pid_t pid;                   /* -1: none running */
+	struct proc *child;          /* sh -c CMD; NULL: none running */
 	struct buf line;             /* the stdout line being read */
 	long n_metrics;
 	struct defined defs;
@@ -204,33 +180,31 @@ static int cmd_cgroup_setup(struct cmd_state *s, struct wl_ctx *ctx, struct buf 
 	return 0;
 }
 
-/* Step 2: sh -c CMD in s->cg with its stdout on a pipe. */
+/* Step 2: sh -c CMD in s->cg, in dir, with its stdout on a pipe, in a
+ * process group of its own. */
 static int cmd_spawn(struct cmd_state *s, struct wl_ctx *ctx, struct buf *err)
 {
-	struct cmd_args a;
+	const char *argv[] = { "sh", "-c", knobs_str(ctx->knobs, "cmd"), NULL };
+	struct proc_spec spec = {
+		.argv = argv, .dir = knobs_str(ctx->knobs, "dir"),
+		.in = PROC_INHERIT, .out = PROC_FD, .err = PROC_INHERIT,
+	};
+	const struct wl_child wc = { .cg = s->cg, .death_sig = SIGKILL, .own_group = true };
+	int ret;
 
-	if (pipe(s->pipefd) < 0) {
+	if (pipe2(s->pipefd, O_CLOEXEC) < 0) {
 		int e = errno;
 
 		s->pipefd[0] = s->pipefd[1] = -1;
 		return err_setf(err, -e, "cannot make a pipe: %s", strerror(e));
 	}
-	a.cmd = knobs_str(ctx->knobs, "cmd");
-	a.dir = knobs_str(ctx->knobs, "dir");
-	a.out_fd = s->pipefd[1];
-	a.close_fd = s->pipefd[0];
+	spec.out_fd = s->pipefd[1];
 	rec_phase(ctx->rec, wl_t(ctx), "command");
 	s->start = clock_mono_s();
-	s->pid = wl_spawn(s->cg, cmd_child, &a);
+	ret = wl_start(&s->child, &spec, &wc, err);
 	close(s->pipefd[1]);
 	s->pipefd[1] = -1;
-	if (s->pid < 0) {
-		int ret = s->pid;
-
-		s->pid = -1;
-		return err_setf(err, ret, "cannot fork: %s", strerror(-ret));
-	}
-	return 0;
+	return ret;
 }
 
 /* Step 3: read its stdout line by line until EOF (handle_line), probe
@@ -287,16 +261,17 @@ static int cmd_pump(struct cmd_state *s, struct wl_ctx *ctx, double timeout_s)
 static int cmd_finish(struct cmd_state *s, struct wl_ctx *ctx, double timeout_s,
 		      struct buf *err)
 {
-	int status = 0, ret;
+	struct proc_outcome o;
+	int ret;
 
 	if (s->timed_out)
-		kill(-s->pid, SIGKILL);   /* the script's group, not only its shell */
-	ret = wl_reap(s->pid, s->timed_out ? 0.0 : 5.0, &status);
-	s->pid = -1;
+		kill(-proc_pid(s->child), SIGKILL);   /* the script's group, not only its shell */
+	ret = wl_proc_reap(s->child, s->timed_out ? 0.0 : 5.0, &o);
+	s->child = NULL;
 	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
 	rec_emit(ctx->rec, json_pack("{s:s, s:{s:i, s:f, s:I}}", "type", "summary", "metrics",
-				     "exit_status", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-				     "duration_s", rec_ms(clock_mono_s() - s->start),
+				     "exit_status", o.status, "duration_s",
+				     rec_ms(clock_mono_s() - s->start),
 				     "metric_lines", (json_int_t)s->n_metrics));
 	if (s->timed_out)
 		return err_setf(err, -ETIMEDOUT,
@@ -304,10 +279,10 @@ static int cmd_finish(struct cmd_state *s, struct wl_ctx *ctx, double timeout_s,
 	if (ret == -ETIMEDOUT)
 		return err_setf(err, ret,
 				"command closed its stdout but did not exit within 5 s; killed");
-	if (WIFSIGNALED(status))
-		return err_setf(err, -EIO, "command was killed by signal %d", WTERMSIG(status));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return err_setf(err, -EIO, "command exited with status %d", WEXITSTATUS(status));
+	if (o.signal)
+		return err_setf(err, -EIO, "command was killed by signal %d", o.signal);
+	if (o.status != 0)
+		return err_setf(err, -EIO, "command exited with status %d", o.status);
 	return ret;
 }
 
@@ -315,10 +290,10 @@ static int cmd_finish(struct cmd_state *s, struct wl_ctx *ctx, double timeout_s,
  * closed, the cgroup removed. */
 static void cmd_cleanup(struct cmd_state *s)
 {
-	if (s->pid > 0) {
-		kill(-s->pid, SIGKILL);   /* the script and what it started (its group) */
-		kill(s->pid, SIGKILL);
-		wl_reap(s->pid, 5.0, NULL);
+	if (s->child) {
+		kill(-proc_pid(s->child), SIGKILL);   /* the script and what it started (its group) */
+		kill(proc_pid(s->child), SIGKILL);
+		wl_proc_reap(s->child, 5.0, NULL);
 	}
 	if (s->pipefd[0] >= 0)
 		close(s->pipefd[0]);
@@ -337,7 +312,7 @@ static int cmd_run(struct wl_ctx *ctx, struct buf *err)
 {
 	double timeout_s = knobs_double(ctx->knobs, "timeout_s");
 	struct cmd_state s = {
-		.pipefd = { -1, -1 }, .pid = -1, .line = BUF_INIT_MAX(1 << 20),
+		.pipefd = { -1, -1 }, .line = BUF_INIT_MAX(1 << 20),
 		.defs = { NULL, 0 },
 	};
 	int ret;

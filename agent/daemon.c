@@ -28,9 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #define LOG_MODULE "daemon"
@@ -122,7 +120,7 @@ struct daemon {
 	double send_at, heartbeat_at, sample_at, workload_at;
 
 	/* the workload child */
-	pid_t child;
+	struct proc *child;      /* `kcanary-agent run`; NULL: none */
 	int child_fd;
 	char *child_key;
 	struct buf child_line;
@@ -290,50 +288,41 @@ static void emit_passive_hello(struct daemon *d)
 static void start_workload(struct daemon *d)
 {
 	int pipefd[2];
-	char **argv;
+	const char **argv;
 	int argc = 0;
-	pid_t pid, parent;
+	struct proc_spec spec = { .in = PROC_INHERIT, .out = PROC_FD, .err = PROC_INHERIT };
+	/* the run ends with the daemon, however it ends (a SIGKILL runs no
+	 * cleanup): SIGTERM lets it stop its script's process group */
+	const struct wl_child wc = { .cg = NULL, .death_sig = SIGTERM, .parent = getpid() };
+	struct buf err = BUF_INIT;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
 		log_err("cannot make a pipe for workload '%s': %s", d->workload, strerror(errno));
 		return;
 	}
 	argv = xcalloc((size_t)d->wl_argc + 8, sizeof(*argv));
-	argv[argc++] = (char *)"kcanary-agent";
-	argv[argc++] = (char *)"run";
-	argv[argc++] = (char *)d->workload;
+	argv[argc++] = "/proc/self/exe";
+	argv[argc++] = "run";
+	argv[argc++] = d->workload;
 	for (int i = 0; i < d->wl_argc; i++)
 		argv[argc++] = d->wl_argv[i];
-	argv[argc++] = (char *)"--out";
-	argv[argc++] = (char *)"-";
+	argv[argc++] = "--out";
+	argv[argc++] = "-";
 	if (log_level < LOG_DEBUG)
-		argv[argc++] = (char *)"-q";
-	parent = getpid();
-	pid = fork();
-	if (pid < 0) {
-		log_err("cannot fork workload '%s': %s", d->workload, strerror(errno));
+		argv[argc++] = "-q";
+	spec.argv = argv;
+	spec.out_fd = pipefd[1];
+	if (wl_start(&d->child, &spec, &wc, &err)) {
+		log_err("cannot start workload '%s': %s", d->workload, err_text(&err));
 		close(pipefd[0]);
 		close(pipefd[1]);
 		free(argv);
+		buf_release(&err);
 		return;
-	}
-	if (pid == 0) {
-		/* the run ends with the daemon, however it ends (a SIGKILL runs no
-		 * cleanup): SIGTERM lets it stop its script's process group */
-		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
-			_exit(126);
-		dup2(pipefd[1], STDOUT_FILENO);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);   /* the daemon's SIG_IGN is not for its children */
-		execv("/proc/self/exe", argv);
-		fprintf(stderr, "kcanary-agent: cannot run /proc/self/exe: %s\n", strerror(errno));
-		_exit(127);
 	}
 	free(argv);
 	close(pipefd[1]);
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
-	d->child = pid;
 	d->child_fd = pipefd[0];
 	free(d->child_key);
 	d->child_key = xasprintf("wl:%.0f", floor(clock_wall_s() * 1000.0));
@@ -392,22 +381,22 @@ static void read_child(struct daemon *d)
 		}
 	}
 	/* EOF */
-	int status = 0;
+	struct proc_outcome end;
 	if (d->child_line.len) {
 		child_record(d, d->child_line.ptr, d->child_line.len);
 		buf_reset(&d->child_line);
 	}
-	while (waitpid(d->child, &status, 0) < 0 && errno == EINTR)
-		;
+	proc_wait(d->child, &end);
+	d->child = NULL;
 	if (!d->child_ended_ok) {
 		char msg[128];
 		json_t *o;
 		char *s;
-		if (WIFSIGNALED(status))
-			snprintf(msg, sizeof(msg), "workload process killed by signal %d", WTERMSIG(status));
+		if (end.signal)
+			snprintf(msg, sizeof(msg), "workload process killed by signal %d", end.signal);
 		else
 			snprintf(msg, sizeof(msg), "workload process exited with status %d without a done record",
-				 WEXITSTATUS(status));
+				 end.status);
 		o = json_pack("{s:s, s:s}", "type", "error", "message", msg);
 		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		queue_record(d, d->child_key, s, strlen(s));
@@ -415,10 +404,9 @@ static void read_child(struct daemon *d)
 		json_decref(o);
 	}
 	log_info("workload run %s ended (%s)", d->child_key,
-		 WIFEXITED(status) ? (WEXITSTATUS(status) ? "failed" : "ok") : "killed");
+		 end.signal ? "killed" : end.status ? "failed" : "ok");
 	close(d->child_fd);
 	d->child_fd = -1;
-	d->child = 0;
 }
 
 /* ---- talking to the server ---- */
@@ -575,7 +563,7 @@ static void send_heartbeat(struct daemon *d)
 	spool_stats(d->spool, &ss);
 	body = json_pack("{s:I, s:I, s:I, s:I, s:b, s:I}", "produced", (json_int_t)d->produced,
 			 "pending", (json_int_t)ss.pending, "acked_seq", (json_int_t)ss.acked_seq,
-			 "dropped", (json_int_t)d->dropped, "workload_running", d->child > 0,
+			 "dropped", (json_int_t)d->dropped, "workload_running", d->child != NULL,
 			 "workload_runs", (json_int_t)d->wl_runs);
 	text = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
@@ -1012,7 +1000,7 @@ static void daemon_loop(struct daemon *d)
 			wake = d->workload_at;
 		struct pollfd pfd = { d->child_fd, POLLIN, 0 };
 		int ms = wake > now ? (int)ceil((wake - now) * 1000.0) : 0;
-		poll(&pfd, d->child > 0 ? 1 : 0, ms);
+		poll(&pfd, d->child ? 1 : 0, ms);
 	}
 }
 
@@ -1022,16 +1010,16 @@ static void daemon_drain(struct daemon *d)
 {
 	double now, until;
 
-	if (d->child > 0) {
-		kill(d->child, SIGTERM);
+	if (d->child) {
+		kill(proc_pid(d->child), SIGTERM);
 		until = clock_mono_s() + 5.0;
-		while (d->child > 0 && clock_mono_s() < until) {
+		while (d->child && clock_mono_s() < until) {
 			struct pollfd pfd = { d->child_fd, POLLIN, 0 };
 			poll(&pfd, 1, 100);
 			read_child(d);
 		}
-		if (d->child > 0) {
-			kill(d->child, SIGKILL);
+		if (d->child) {
+			kill(proc_pid(d->child), SIGKILL);
 			fcntl(d->child_fd, F_SETFL, 0);
 			read_child(d);
 		}
@@ -1055,9 +1043,9 @@ static void daemon_drain(struct daemon *d)
 /* Free what d holds, killing a workload child still running. */
 static void daemon_free(struct daemon *d)
 {
-	if (d->child > 0) {
-		kill(d->child, SIGKILL);
-		waitpid(d->child, NULL, 0);
+	if (d->child) {
+		kill(proc_pid(d->child), SIGKILL);
+		proc_wait(d->child, NULL);
 	}
 	if (d->child_fd >= 0)
 		close(d->child_fd);

@@ -62,61 +62,45 @@ int tr_begin(struct tool_run *tr, struct wl_ctx *ctx, const char *prefix, struct
 	return 0;
 }
 
-struct tool_child {
-	const struct tool_cmd *cmd;
-	int out_fd;              /* -1: stdout stays */
-};
-
-static int tool_exec(void *arg)
-{
-	struct tool_child *c = arg;
-
-	if (chdir(c->cmd->dir) < 0 || (c->out_fd >= 0 && dup2(c->out_fd, 1) < 0)) {
-		fprintf(stderr, "kcanary-agent: cannot enter '%s': %s\n", c->cmd->dir, strerror(errno));
-		return 127;
-	}
-	signal(SIGINT, SIG_DFL);
-	execvp(c->cmd->prog, c->cmd->argv);
-	fprintf(stderr, "kcanary-agent: cannot run %s: %s (%s)\n", c->cmd->prog, strerror(errno),
-		c->cmd->hint);
-	return 127;
-}
-
 int tr_exec(struct tool_run *tr, const struct tool_cmd *cmd, struct buf *err)
 {
 	struct wl_ctx *ctx = tr->ctx;
-	struct tool_child c = { cmd, -1 };
+	struct proc_spec spec = {
+		.argv = (const char *const *)cmd->argv, .dir = cmd->dir,
+		.in = PROC_INHERIT, .out = PROC_INHERIT, .err = PROC_INHERIT,
+	};
+	const struct wl_child wc = { .cg = NULL, .death_sig = SIGKILL, .own_group = true };
+	struct proc *p = NULL;
 	char *out_path = NULL;
-	pid_t pid;
-	int ret = 0;
+	int out_fd = -1, ret = 0;
 
 	if (cmd->stdout_name) {
 		out_path = xasprintf("%s/%s", tr->tmp, cmd->stdout_name);
-		c.out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (c.out_fd < 0) {
+		out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out_fd < 0) {
 			int e = errno;
 
 			ret = err_setf(err, -e, "cannot create %s: %s", out_path, strerror(e));
 			goto out;
 		}
+		spec.out = PROC_FD;
+		spec.out_fd = out_fd;
 	}
 	rec_phase(ctx->rec, wl_t(ctx), cmd->phase);
 	tr->t_start_s = wl_t(ctx);
-	pid = wl_spawn(NULL, tool_exec, &c);
-	if (pid < 0) {
-		ret = err_setf(err, pid, "cannot fork: %s", strerror(-pid));
+	if ((ret = wl_start(&p, &spec, &wc, err)) < 0) {
+		if (ret == -ENOENT || ret == -EACCES)   /* not installed: how to get it */
+			buf_printf(err, " (%s)", cmd->hint);
 		goto out;
 	}
-	if (c.out_fd >= 0) {
-		close(c.out_fd);
-		c.out_fd = -1;
-	}
-	if ((ret = wl_wait_tool(ctx, pid, cmd->timeout_s, cmd->label, err)) < 0)
+	close(out_fd);
+	out_fd = -1;
+	if ((ret = wl_wait_tool(ctx, p, cmd->timeout_s, cmd->label, err)) < 0)
 		goto out;
 	probes_emit(ctx->probes, ctx->rec, wl_t(ctx));
 out:
-	if (c.out_fd >= 0)
-		close(c.out_fd);
+	if (out_fd >= 0)
+		close(out_fd);
 	free(out_path);
 	return ret;
 }

@@ -22,10 +22,10 @@ struct tool_run {
 	double t_start_s;        /* workload time (wl_t) the tool started at */
 };
 
-/* What to start: prog is execvp'd with argv (NULL-terminated, argv[0]
- * included; borrowed) in dir. hint follows prog's exec failure on the
- * console ("--rootfs debian:stress-ng"). label names the tool in err
- * and is also the phase record's name. stdout_name, when not NULL, is a
+/* What to start: argv (NULL-terminated, borrowed; argv[0], prog, looked
+ * up on PATH by lib/proc.h) in dir. hint follows err when prog is not
+ * there ("--rootfs debian:stress-ng"). label names the tool in err and
+ * is also the phase record's name. stdout_name, when not NULL, is a
  * file in tr->tmp the tool's stdout goes to (perf bench prints its
  * figures there); NULL leaves stdout to the agent's. timeout_s: SIGKILL
  * after this long (<= 0: no limit). */
@@ -45,7 +45,7 @@ int tr_begin(struct tool_run *tr, struct wl_ctx *ctx, const char *prefix, struct
 
 /*
  * tr_exec - emit the phase record cmd->phase, start the tool (see struct
- * tool_cmd) in a process group of its own (wl_spawn) and wait for it
+ * tool_cmd) in a process group of its own (wl_start) and wait for it
  * (wl_wait_tool), then emit one round of probe records. 0 when the tool
  * exited 0; -errno with err (cannot create the stdout file, cannot fork,
  * -EINTR, -ETIMEDOUT, -EIO when it failed).

@@ -1,6 +1,7 @@
 /* workload.c - see workload.h: plumbing shared by the agent's workloads. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <mntent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -203,24 +204,91 @@ int wl_reap(pid_t pid, double timeout_s, int *status_out)
 	return ret;
 }
 
-int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *tool,
+/* wl_start's setup in the child: async-signal-safe calls only (the
+ * cgroup.procs path is made before the fork). */
+struct wl_setup {
+	const struct wl_child *c;
+	const char *procs;   /* <cg>/cgroup.procs, or NULL */
+};
+
+static int wl_child_setup(void *arg)
+{
+	const struct wl_setup *s = arg;
+	int fd;
+
+	if (prctl(PR_SET_PDEATHSIG, s->c->death_sig) < 0)
+		return -errno;
+	if (s->c->parent && getppid() != s->c->parent)
+		return -ESRCH;
+	if (s->c->own_group && setpgid(0, 0) < 0)
+		return -errno;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	if (!s->procs)
+		return 0;
+	/* "0": the writing process itself */
+	if ((fd = open(s->procs, O_WRONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (write(fd, "0", 1) != 1) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	close(fd);
+	return 0;
+}
+
+int wl_start(struct proc **out, struct proc_spec *spec, const struct wl_child *c,
+	     struct buf *err)
+{
+	struct wl_setup s = { c, NULL };
+	char *what = NULL;
+	int r;
+
+	if (c->cg) {
+		s.procs = xasprintf("%s/cgroup.procs", c->cg);
+		what = xasprintf("joining cgroup '%s'", c->cg);
+	}
+	spec->child_setup = wl_child_setup;
+	spec->setup_arg = &s;
+	spec->setup_what = what ? what : "setting up its process";
+	r = proc_start(out, spec, err);
+	free((char *)s.procs);
+	free(what);
+	return r;
+}
+
+int wl_proc_reap(struct proc *p, double timeout_s, struct proc_outcome *o)
+{
+	double deadline = clock_mono_s() + timeout_s;
+	int ret = 0;
+
+	while (!proc_done(p, NULL)) {
+		if ((timeout_s >= 0 && clock_mono_s() > deadline) || (timeout_s < 0 && wl_stop)) {
+			kill(proc_pid(p), SIGKILL);
+			ret = -ETIMEDOUT;
+			break;
+		}
+		usleep(10000);
+	}
+	proc_wait(p, o);
+	return ret;
+}
+
+int wl_wait_tool(struct wl_ctx *ctx, struct proc *p, double timeout_s, const char *tool,
 		 struct buf *err)
 {
 	double start = clock_mono_s();
-	int st = 0;
+	struct proc_outcome o;
 
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return -errno;
+	while (!proc_done(p, NULL)) {
 		if (wl_stop || (timeout_s > 0 && clock_mono_s() - start > timeout_s)) {
 			bool stopped = wl_stop;
 
-			kill(pid, SIGKILL);
-			wl_reap(pid, 5.0, NULL);
+			kill(proc_pid(p), SIGKILL);
+			proc_wait(p, NULL);
 			if (stopped)
 				return err_setf(err, -EINTR, "interrupted by signal %d", (int)wl_stop);
 			return err_setf(err, -ETIMEDOUT,
@@ -229,11 +297,11 @@ int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *to
 		}
 		wl_sleep_until(ctx, clock_mono_s() + 0.2);
 	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+	proc_wait(p, &o);
+	if (o.signal || o.status)
 		return err_setf(err, -EIO, "%s %s %d (its messages are on the console)", tool,
-				WIFEXITED(st) ? "exited with status" : "was killed by signal",
-				WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-	}
+				o.signal ? "was killed by signal" : "exited with status",
+				o.signal ? o.signal : o.status);
 	return 0;
 }
 

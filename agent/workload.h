@@ -2,8 +2,9 @@
  * knob table, a precondition check and a run function, registered in
  * workloads[] (main.c). Shared plumbing for workloads lives here too:
  * the run context, the stop flag set by SIGINT/SIGTERM, sleeping in
- * one-second ticks, the test directory's filesystem, and spawning a child
- * process inside a cgroup.
+ * one-second ticks, the test directory's filesystem, and starting a child
+ * process (a program through lib/proc.h, or the agent's own code) inside
+ * a cgroup.
  */
 #ifndef KC_WORKLOAD_H
 #define KC_WORKLOAD_H
@@ -14,6 +15,7 @@
 #include <sys/types.h>
 
 #include "knob.h"
+#include "proc.h"
 #include "util.h"
 
 struct rec_out;
@@ -86,8 +88,9 @@ int wl_check_common(char **cgroot_out, const char *controllers, const char *dir,
 
 /*
  * wl_spawn - fork a child that moves itself into cgroup cg (NULL: stays
- * in the agent's), then runs
- * fn(arg) and _exits with its return value. It is SIGKILLed if the agent
+ * in the agent's), then runs fn(arg) and _exits with its return value: for
+ * work of the agent's own code in a cgroup (wb-handover's writers); a
+ * program is started with wl_start. It is SIGKILLed if the agent
  * dies, leads a process group of its own (kill(-pid, sig) reaches what it
  * starts) and has SIGPIPE at its default. Returns the pid or -errno.
  */
@@ -100,14 +103,42 @@ pid_t wl_spawn(const char *cg, int (*fn)(void *arg), void *arg);
  */
 int wl_reap(pid_t pid, double timeout_s, int *status_out);
 
+/* How a program the agent starts (wl_start) is set up in its child,
+ * between fork and exec: what lib/proc.h does not do itself. */
+struct wl_child {
+	const char *cg;      /* the cgroup it runs in; NULL: the agent's */
+	int death_sig;       /* sent to it when the agent dies (SIGKILL, SIGTERM) */
+	pid_t parent;        /* when not 0: refuse to run when the agent (this
+			      * pid) is gone already (the death signal came too late) */
+	bool own_group;      /* a process group of its own: kill(-pid, sig)
+			      * reaches what it starts */
+};
+
 /*
- * wl_wait_tool - wait for a tool the workload started (pid, from
- * wl_spawn), emitting probe records each second; SIGKILL it when wl_stop
- * is set or after timeout_s (<= 0: no limit). 0 when it exited 0; -EINTR,
- * -ETIMEDOUT or -EIO (it failed: status or signal) with err naming tool;
- * another -errno (waitpid's) without a message.
+ * wl_start - proc_start() spec's program (lib/proc.h) with c's setup in
+ * the child, and SIGINT, SIGTERM and SIGPIPE at their defaults there (the
+ * agent catches the first two and ignores the last; a script's `awk |
+ * head` needs SIGPIPE). spec's child_setup is wl_start's. *out as
+ * proc_start's; 0 or its -errno with err ("cannot run 'fio': No such file
+ * or directory"; a cgroup that cannot be joined is named).
  */
-int wl_wait_tool(struct wl_ctx *ctx, pid_t pid, double timeout_s, const char *tool,
+int wl_start(struct proc **out, struct proc_spec *spec, const struct wl_child *c,
+	     struct buf *err);
+
+/*
+ * wl_proc_reap - wait for p up to timeout_s (< 0: forever, but stop
+ * waiting when wl_stop is set), then SIGKILL it and wait; *o (may be NULL)
+ * says how it ended. Frees p. 0, or -ETIMEDOUT when it had to be killed.
+ */
+int wl_proc_reap(struct proc *p, double timeout_s, struct proc_outcome *o);
+
+/*
+ * wl_wait_tool - wait for a tool the workload started (p, from wl_start),
+ * emitting probe records each second; SIGKILL it when wl_stop is set or
+ * after timeout_s (<= 0: no limit). Frees p. 0 when it exited 0; -EINTR,
+ * -ETIMEDOUT or -EIO (it failed: status or signal) with err naming tool.
+ */
+int wl_wait_tool(struct wl_ctx *ctx, struct proc *p, double timeout_s, const char *tool,
 		 struct buf *err);
 
 /*
