@@ -120,20 +120,24 @@ static void assert_run(struct db *db, int64_t run_id, const char *sql_cond)
 	free(id);
 }
 
-static struct guest_run_req req(struct fixture *fx, int64_t run, const char *workload,
-				const char *const *knobs)
+/* The settings of workload (NULL: the default) with the knobs of array kn. */
+#define RP(wl, kn) ((struct run_params){ .workload = (wl), .knobs = (kn), \
+					 .nknobs = sizeof(kn) / sizeof((kn)[0]) })
+
+static struct guest_run_req req(struct fixture *fx, int64_t run, const struct run_params *rp)
 {
 	return (struct guest_run_req){
 		.run_id = run, .kernel_id = fx->kernel, .kernel = fx->kernel_path,
-		.gs = { .workload = workload, .knobs = knobs },
+		.gs = { .run = rp },
 	};
 }
 
 static void test_refused_knob_is_a_failed_run(void **state)
 {
 	struct fixture *fx = *state;
-	const char *knobs[] = { "rate=3", NULL };
-	struct guest_run_req rq = req(fx, new_run(fx), NULL, knobs);
+	const struct knob knobs[] = { { "rate", "3" } };
+	struct run_params rp = RP(NULL, knobs);
+	struct guest_run_req rq = req(fx, new_run(fx), &rp);
 	struct guest_job j = { .job_id = fx->job };
 	struct guest_result res;
 	struct buf err = BUF_INIT;
@@ -155,7 +159,7 @@ static void test_refused_knob_is_a_failed_run(void **state)
 static void test_no_initramfs_is_a_failed_run(void **state)
 {
 	struct fixture *fx = *state;
-	struct guest_run_req rq = req(fx, new_run(fx), NULL, NULL);
+	struct guest_run_req rq = req(fx, new_run(fx), NULL);
 	struct guest_job j = { .job_id = fx->job };
 	struct guest_result res;
 
@@ -186,10 +190,10 @@ static void test_params_that_do_not_parse_fail_the_run(void **state)
 
 /* The watchdog each run gets, read from the stored guest_json: the
  * libvirt URI goes nowhere, so the runner stops at connecting. */
-static double watchdog_of(struct fixture *fx, const struct guest_job *j, const char *workload,
-			  const char *const *knobs)
+static double watchdog_of(struct fixture *fx, const struct guest_job *j,
+			  const struct run_params rp)
 {
-	struct guest_run_req rq = req(fx, new_run(fx), workload, knobs);
+	struct guest_run_req rq = req(fx, new_run(fx), &rp);
 	struct guest_opts o = fx->o;
 	struct guest_ctx g;
 	struct guest_result res;
@@ -215,28 +219,28 @@ static double watchdog_of(struct fixture *fx, const struct guest_job *j, const c
 static void test_watchdog_is_the_agents_expected_s_plus_setup(void **state)
 {
 	struct fixture *fx = *state;
-	const char *none[] = { NULL };
-	const char *short_run[] = { "old_s=4", "settle_s=1", "measure_s=8", "pod_hop=2", NULL };
-	const char *cmd[] = { "cmd=true", NULL };
-	const char *cmd_bounded[] = { "cmd=true", "timeout_s=20", NULL };
+	const struct run_params none = { 0 };
+	const struct knob short_run[] = { { "old_s", "4" }, { "settle_s", "1" }, { "measure_s", "8" }, { "pod_hop", "2" } };
+	const struct knob cmd[] = { { "cmd", "true" } };
+	const struct knob cmd_bounded[] = { { "cmd", "true" }, { "timeout_s", "20" } };
 	struct guest_job j = { .job_id = fx->job };
 
 	if (!can_build_images())
 		skip();
 	/* wb-handover's defaults (30 + 3 + 0 + 120 s) plus TCG's 180 s */
-	assert_true(watchdog_of(fx, &j, NULL, none) == 153 + 180);
-	assert_true(watchdog_of(fx, &j, "wb-handover", short_run) == 4 + 1 + 8 + 2 + 180);
+	assert_true(watchdog_of(fx, &j, none) == 153 + 180);
+	assert_true(watchdog_of(fx, &j, RP("wb-handover", short_run)) == 4 + 1 + 8 + 2 + 180);
 	/* a command the agent cannot time: the documented default */
 	j.setup_s = 7.5;
-	assert_true(watchdog_of(fx, &j, "command", cmd) == AGENT_CHECK_UNKNOWN_S + 7.5);
-	assert_true(watchdog_of(fx, &j, "command", cmd_bounded) == 20 + 7.5);
+	assert_true(watchdog_of(fx, &j, RP("command", cmd)) == AGENT_CHECK_UNKNOWN_S + 7.5);
+	assert_true(watchdog_of(fx, &j, RP("command", cmd_bounded)) == 20 + 7.5);
 	/* the setup allowance docs/guests.md gives: 180 s under TCG (above), 60 s
 	 * with KVM (this host has none, so asked of the runner directly) */
 	assert_true(runner_setup_allowance_s(VM_ACCEL_TCG) == 180);
 	assert_true(runner_setup_allowance_s(VM_ACCEL_KVM) == 60);
 	/* the job's own watchdog wins */
 	j.watchdog_s = 42;
-	assert_true(watchdog_of(fx, &j, NULL, short_run) == 42);
+	assert_true(watchdog_of(fx, &j, RP(NULL, short_run)) == 42);
 }
 
 /* A job stored with its cells' lengths (exec/job_check.c, when the job was
@@ -246,7 +250,8 @@ static void test_watchdog_is_the_agents_expected_s_plus_setup(void **state)
 static void test_stored_length_is_not_asked_again(void **state)
 {
 	struct fixture *fx = *state;
-	const char *refused[] = { "rate=3", NULL };
+	const struct knob refused[] = { { "rate", "3" } };
+	struct run_params rp = RP(NULL, refused);
 	struct guest_job j = { .setup_s = 7.5 };
 	struct guest_opts o = fx->o;
 	struct guest_ctx g;
@@ -272,13 +277,13 @@ static void test_stored_length_is_not_asked_again(void **state)
 	/* the agent's check, if spawned, fails: this path is not an agent */
 	o.uri = NO_LIBVIRT;
 	guest_ctx_init(&g, fx->db, &o, false);
-	struct guest_run_req rq = req(fx, run, NULL, refused);
+	struct guest_run_req rq = req(fx, run, &rp);
 	assert_int_equal(guest_run(&res, &g, &j, &rq, NULL), 0);
 	assert_true(res.started);
 	assert_string_equal(res.run.status, "infra");
 	assert_true(res.watchdog_s == 77 + 7.5);
 	/* a cell whose length the agent could not tell: the documented default */
-	rq = req(fx, run2, NULL, refused);
+	rq = req(fx, run2, &rp);
 	assert_int_equal(guest_run(&res, &g, &j, &rq, NULL), 0);
 	assert_true(res.started);
 	assert_true(res.watchdog_s == AGENT_CHECK_UNKNOWN_S + 7.5);
@@ -338,8 +343,9 @@ static void test_job_keeps_its_cells_lengths(void **state)
 static void test_run_on_test_driver(void **state)
 {
 	struct fixture *fx = *state;
-	const char *knobs[] = { "measure_s=1", "old_s=0", "settle_s=0", NULL };
-	struct guest_run_req rq = req(fx, new_run(fx), NULL, knobs);
+	const struct knob knobs[] = { { "measure_s", "1" }, { "old_s", "0" }, { "settle_s", "0" } };
+	struct run_params rp = RP(NULL, knobs);
+	struct guest_run_req rq = req(fx, new_run(fx), &rp);
 	struct guest_job j = { .job_id = fx->job, .setup_s = 0.5, .disk_bytes = 64 << 20 };
 	struct guest_result res;
 	struct buf err = BUF_INIT;
@@ -381,9 +387,10 @@ static void test_run_on_test_driver(void **state)
 static void test_adhoc_stores_the_run_first(void **state)
 {
 	struct fixture *fx = *state;
-	const char *knobs[] = { "measure_s=5", NULL };
+	const struct knob knobs[] = { { "measure_s", "5" } };
+	struct run_params rp = RP(NULL, knobs);
 	char *garbage = xasprintf("%s/garbage-vmlinuz", fx->td.path);
-	struct guest_adhoc a = { .kernel = garbage, .gs = { .knobs = knobs } };
+	struct guest_adhoc a = { .kernel = garbage, .gs = { .run = &rp } };
 	struct guest_job j = { 0 };
 	struct guest_result res;
 	int64_t run = 0;
@@ -406,9 +413,10 @@ static void test_adhoc_stores_the_run_first(void **state)
 static void test_adhoc_run_on_test_driver(void **state)
 {
 	struct fixture *fx = *state;
-	const char *knobs[] = { "measure_s=1", "old_s=0", "settle_s=0", NULL };
+	const struct knob knobs[] = { { "measure_s", "1" }, { "old_s", "0" }, { "settle_s", "0" } };
+	struct run_params rp = RP(NULL, knobs);
 	struct guest_adhoc a = { .job = "unit-boot", .variant = "k117", .kernel = TEST_KERNEL,
-				 .modules = "none", .gs = { .fs = "btrfs", .knobs = knobs } };
+				 .modules = "none", .gs = { .fs = "btrfs", .run = &rp } };
 	struct guest_job j = { .watchdog_s = 0.6, .disk_bytes = 64 << 20 };
 	struct guest_result res;
 	int64_t run = 0, kernel = 0;
