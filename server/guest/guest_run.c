@@ -241,7 +241,7 @@ static double watchdog_for(const struct guest_ctx *g, const struct guest_job *j,
 
 /* The run's expected length (< 0: the agent cannot tell): the one stored
  * with its job's cell (db_cells.h, when the job was stored), else the
- * agent's check now (a job stored before, an ad-hoc run, a bisection's).
+ * agent's check now (a job stored before, an ad-hoc run).
  * 0, or -errno with why: -EINVAL when the agent refuses the knobs. */
 static int expected_length(struct guest_ctx *g, const struct guest_run_req *rq,
 			   double *expected_s, struct buf *why)

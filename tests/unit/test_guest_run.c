@@ -20,6 +20,8 @@
 #include "store/db_cells.h"
 #include "exec/job.h"
 #include "exec/job_check.h"
+#include "exec/bisect_exec.h"
+#include "exec/compare.h"
 #include "store/db_runs.h"
 #include "store/db_compare.h"
 #include "store/db_internal.h"
@@ -340,6 +342,112 @@ static void test_job_keeps_its_cells_lengths(void **state)
 	buf_release(&err);
 }
 
+/* The runs of job as ids, first and last (the job's runs are consecutive). */
+static void job_runs(struct fixture *fx, int64_t job, int64_t *first, int64_t *last)
+{
+	char *arg = xasprintf("%lld", (long long)job);
+
+	assert_int_equal(db_query_int64(fx->db, first, "SELECT min(id) FROM runs WHERE job_id = ?",
+					arg, NULL), 0);
+	assert_int_equal(db_query_int64(fx->db, last, "SELECT max(id) FROM runs WHERE job_id = ?",
+					arg, NULL), 0);
+	free(arg);
+}
+
+/* `kcanary rerun` (compare_rerun) stores the cells' lengths with the new
+ * job, as compare does: a job stored before them (none kept) is rerun
+ * with them, and no run of it asks the agent. */
+static void test_rerun_keeps_its_cells_lengths(void **state)
+{
+	struct fixture *fx = *state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	int64_t job, again, first, last, n = 0;
+	double x;
+
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = rerun-cells\nkernels = /boot/a "
+					    "/boot/b\n[workload]\nold_s = 4\nsettle_s = 1\n"
+					    "pod_hop = 2\n[matrix]\nmeasure_s = 8 20\n", "job.ini",
+					    &err), 0);
+	assert_int_equal(job_store(fx->db, s, &job, &err), 0);
+	job_runs(fx, job, &first, &last);
+	assert_int_equal(db_run_expected_s(fx->db, first, &x, NULL), -ENOENT);
+	assert_int_equal(compare_rerun(fx->db, job, fx->agent, &again, &err), 0);
+	assert_true(again != job);
+	job_runs(fx, again, &first, &last);
+	for (int64_t id = first; id <= last; id++, n++) {
+		char *ids = xasprintf("%lld", (long long)id);
+		int64_t measure = 0;
+
+		assert_int_equal(db_query_int64(fx->db, &measure, "SELECT json_extract(params_json,"
+						" '$.measure_s') FROM runs WHERE id = ?", ids,
+						NULL), 0);
+		assert_int_equal(db_run_expected_s(fx->db, id, &x, NULL), 0);
+		assert_true(x == 4 + 1 + measure + 2);
+		free(ids);
+	}
+	assert_int_equal(n, 2 * 2 * 3);	/* 2 variants x 2 cells x 3 repeats (the default) */
+	job_spec_free(s);
+	buf_release(&err);
+}
+
+/* A bisection (bisect_execute) stores its cell's length, as the agent's
+ * check before it said (o.check), with its job: its runs read it and the
+ * watchdog is that length plus the setup allowance. The length given here
+ * (77 s) is not the agent's (4 + 1 + 8 + 2 s), so a run that asked the
+ * agent would show it. */
+static void test_bisection_keeps_its_cell_length(void **state)
+{
+	struct fixture *fx = *state;
+	char old[] = "/boot/vmlinuz-6.12.107+deb12-cloud-amd64", new[] = TEST_KERNEL;
+	char *kernels[] = { old, new };
+	struct job_spec *s = job_spec_new();
+	struct bisect_cands cs = { 0 };
+	struct bisect_opts bo;
+	struct guest_opts o = fx->o;
+	struct job_check chk = { .ncells = 1 };
+	enum bisect_verdict verdicts[2];
+	struct bisect_exec_out out;
+	struct buf err = BUF_INIT;
+	int64_t first, last;
+	double x, expected = 77;
+
+	if (!can_build_images() || access(kernels[0], R_OK) || access(kernels[1], R_OK))
+		skip();
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = bisect-cell\n[workload]\nold_s = 4\n"
+					    "settle_s = 1\npod_hop = 2\nmeasure_s = 8\n"
+					    "[matrix]\nfs = ext4\n", "job.ini", &err), 0);
+	chk.params = (char *[]){ job_cell_params(s, 0) };
+	chk.expected_s = &expected;
+	assert_int_equal(bisect_cands_from_kernels(&cs, kernels, 2, &err), 0);
+	bisect_opts_init(&bo);
+	o.uri = NO_LIBVIRT;	/* every run 'infra': the first endpoint skips, it ends */
+	{
+		struct bisect_exec_opts xo = { .spec = s, .name = "bisect-cell", .metric = "m",
+					       .engine = &bo, .guest = &o, .check = &chk };
+
+		assert_int_equal(bisect_execute(fx->db, &cs, &xo, &out, verdicts, &err), 0);
+	}
+	job_runs(fx, out.job_id, &first, &last);
+	assert_true(first > 0);
+	for (int64_t id = first; id <= last; id++) {
+		char *ids = xasprintf("%lld", (long long)id);
+		int64_t milli = 0;
+
+		assert_int_equal(db_run_expected_s(fx->db, id, &x, NULL), 0);
+		assert_true(x == 77);
+		assert_int_equal(db_query_int64(fx->db, &milli, "SELECT CAST(round(1000 * "
+						"json_extract(guest_json, '$.watchdog_s')) AS INTEGER)"
+						" FROM runs WHERE id = ?", ids, NULL), 0);
+		assert_int_equal(milli, (77 + 180) * 1000);
+		free(ids);
+	}
+	free(chk.params[0]);
+	bisect_cands_release(&cs);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
 static void test_run_on_test_driver(void **state)
 {
 	struct fixture *fx = *state;
@@ -448,6 +556,8 @@ int main(void)
 		cmocka_unit_test(test_watchdog_is_the_agents_expected_s_plus_setup),
 		cmocka_unit_test(test_stored_length_is_not_asked_again),
 		cmocka_unit_test(test_job_keeps_its_cells_lengths),
+		cmocka_unit_test(test_rerun_keeps_its_cells_lengths),
+		cmocka_unit_test(test_bisection_keeps_its_cell_length),
 		cmocka_unit_test(test_run_on_test_driver),
 		cmocka_unit_test(test_adhoc_stores_the_run_first),
 		cmocka_unit_test(test_adhoc_run_on_test_driver),
