@@ -1037,8 +1037,10 @@ static int load_candidates(struct run_args *a, struct bisect_cands *cs, struct b
 /* What kcanary compare checks before anything is stored or built: the
  * spec (job_spec_check, on a shallow copy given the range's ends as its
  * variants; it only reads), one setting, and the workload and its knobs
- * (the agent's check). -EINVAL with err (a usage error). */
-static int check_before_store(const struct run_args *a, struct buf *err)
+ * (the agent's check, kept in *check for the job: its runs' length).
+ * -EINVAL with err (a usage error). */
+static int check_before_store(const struct run_args *a, struct job_check *check,
+			      struct buf *err)
 {
 	struct job_spec chk = *a->spec;
 
@@ -1049,7 +1051,7 @@ static int check_before_store(const struct run_args *a, struct buf *err)
 		chk.kernels = a->kernels;
 		chk.nkernels = a->nkernels;
 	}
-	if (job_spec_check(&chk, err) || agent_check_spec(a->spec, NULL, err))
+	if (job_spec_check(&chk, err) || job_check_cells(check, a->spec, NULL, err))
 		return -EINVAL;
 	if (job_ncells(a->spec) != 1)
 		return err_setf(err, -EINVAL, "a bisection measures one setting: give single values "
@@ -1075,14 +1077,15 @@ static int metric_direction(struct run_args *a, struct db *db, struct buf *err)
 /* Run the bisection (bisect_exec.h) and print its result; the exit
  * status: 0 a culprit that passed its check, 3 none named (or it failed
  * or could not run its check), 1 an error (printed). */
-static int run_bisection(struct run_args *a, struct db *db, struct bisect_cands *cs)
+static int run_bisection(struct run_args *a, struct db *db, struct bisect_cands *cs,
+			 const struct job_check *chk)
 {
 	enum bisect_verdict *verdicts = xcalloc(cs->n, sizeof(*verdicts));
 	char *jname = a->name ? xstrdup(a->name) :
 		      a->repo ? xasprintf("bisect %s..%s", old_end(a), new_end(a)) :
 		      xasprintf("bisect %zu kernels", cs->n);
 	struct bisect_exec_opts xo = { .spec = a->spec, .name = jname, .metric = a->metric,
-				       .engine = &a->bo, .guest = &a->o };
+				       .engine = &a->bo, .guest = &a->o, .check = chk };
 	struct bisect_exec_out xr;
 	struct buf err = BUF_INIT;
 	int rc;
@@ -1112,6 +1115,7 @@ static int do_run(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct run_args a = { 0 };
 	struct bisect_cands cs = { 0 };
+	struct job_check chk = { 0 };
 	struct buf err = BUF_INIT;
 	struct db *db = NULL;
 	int r, rc;
@@ -1121,7 +1125,7 @@ static int do_run(struct cmd_ctx *ctx, int argc, char **argv)
 	rc = 1;
 	if (load_candidates(&a, &cs, &err))
 		goto fail;
-	if (check_before_store(&a, &err)) {
+	if (check_before_store(&a, &chk, &err)) {
 		rc = 2;
 		goto fail;
 	}
@@ -1132,12 +1136,13 @@ static int do_run(struct cmd_ctx *ctx, int argc, char **argv)
 		goto fail;
 	}
 	a.o.home = ctx->home;
-	rc = run_bisection(&a, db, &cs);
+	rc = run_bisection(&a, db, &cs, &chk);
 	goto out;
 fail:
 	fprintf(stderr, "kcanary bisect: %s\n", buf_str(&err));
 out:
 	bisect_cands_release(&cs);
+	job_check_release(&chk);
 	run_args_release(&a);
 	buf_release(&err);
 	db_close(db);

@@ -116,20 +116,20 @@ static void print_run(int64_t run_id, const struct guest_result *res,
 
 /* The agent's check of the workload and its --set knobs, before anything
  * is stored. 0, 2 (a knob it refuses, named as --set gave it) or 1. */
-static int check_knobs(const char *agent, const char *workload, const char *const *knobs)
+static int check_knobs(const char *agent, const struct run_params *rp)
 {
 	struct agent_check c;
 	struct buf err = BUF_INIT;
 	int rc = 0;
 
-	if (agent_check(&c, agent, workload, knobs, &err)) {
+	if (agent_check(&c, agent, rp, &err)) {
 		fprintf(stderr, "kcanary boot: %s\n", buf_str(&err));
 		rc = 1;
 	} else if (!c.ok) {
 		if (c.knob)
 			fprintf(stderr, "kcanary boot: --set %s: %s\n", c.knob, c.error);
 		else
-			fprintf(stderr, "kcanary boot: --workload %s: %s\n", workload, c.error);
+			fprintf(stderr, "kcanary boot: --workload %s: %s\n", rp->workload, c.error);
 		rc = 2;
 	}
 	agent_check_release(&c);
@@ -141,9 +141,11 @@ static int check_knobs(const char *agent, const char *workload, const char *cons
 struct boot_args {
 	struct guest_adhoc a;
 	struct guest_job j;
-	const char *knobs[MAX_LIST + 1], *sysctls[MAX_LIST + 1], *files[MAX_LIST + 1];
-	size_t nknobs, nsysctls, nfiles;
-	const char *workload, *uri, *agent, *accel;
+	struct run_params run;     /* the run's settings: a.gs.run points here */
+	struct knob knobs[MAX_LIST], sysctls[MAX_LIST];
+	const char *files[MAX_LIST + 1];
+	size_t nfiles;
+	const char *uri, *agent, *accel;
 	uint64_t memory;
 	bool console;
 };
@@ -158,14 +160,15 @@ static int add_setting(struct boot_args *b, const char *o, const char *v)
 		fprintf(stderr, "kcanary boot: %s '%s': expected KEY=VALUE\n", o, v);
 		return 2;
 	}
-	if ((knob ? b->nknobs : b->nsysctls) >= MAX_LIST) {
+	size_t *n = knob ? &b->run.nknobs : &b->run.nsysctls;
+
+	if (*n >= MAX_LIST) {
 		fprintf(stderr, "kcanary boot: more than %d %s options\n", MAX_LIST, o);
 		return 2;
 	}
-	if (knob)
-		b->knobs[b->nknobs++] = v;
-	else
-		b->sysctls[b->nsysctls++] = v;
+	/* KEY=VALUE split here, once: the key is kept, the value borrowed */
+	(knob ? b->knobs : b->sysctls)[(*n)++] =
+		(struct knob){ xstrndup(v, (size_t)(eq - v)), eq + 1 };
 	return 0;
 }
 
@@ -208,9 +211,9 @@ static const char **text_field(struct boot_args *b, const char *o)
 	if (!strcmp(o, "--kernel")) return &b->a.kernel;
 	if (!strcmp(o, "--modules")) return &b->a.modules;
 	if (!strcmp(o, "--fs")) return &b->a.gs.fs;
-	if (!strcmp(o, "--mkfs-opts")) return &b->a.gs.mkfs_opts;
-	if (!strcmp(o, "--mount-opts")) return &b->a.gs.mount_opts;
-	if (!strcmp(o, "--workload")) return &b->workload;
+	if (!strcmp(o, "--mkfs-opts")) return &b->run.mkfs_opts;
+	if (!strcmp(o, "--mount-opts")) return &b->run.mount_opts;
+	if (!strcmp(o, "--workload")) return &b->run.workload;
 	if (!strcmp(o, "--job")) return &b->a.job;
 	if (!strcmp(o, "--variant")) return &b->a.variant;
 	if (!strcmp(o, "--connect")) return &b->uri;
@@ -300,7 +303,8 @@ static int parse_args(struct boot_args *b, int argc, char **argv)
 int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct boot_args b = {
-		.a = { .gs = { .fs = "ext4" } }, .workload = "wb-handover", .memory = 2ULL << 30,
+		.a = { .gs = { .fs = "ext4" } }, .run = { .workload = "wb-handover" },
+		.memory = 2ULL << 30,
 		.j = { .vcpus = 2, .disk_bytes = 4ULL << 30 },
 	};
 	struct buf err = BUF_INIT;
@@ -315,18 +319,17 @@ int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if ((rc = parse_args(&b, argc, argv)) || (rc = check_knobs(b.agent, b.workload, b.knobs)))
-		return rc;
+	b.run.knobs = b.knobs;
+	b.run.sysctls = b.sysctls;
+	b.a.gs.run = &b.run;
+	if ((rc = parse_args(&b, argc, argv)) || (rc = check_knobs(b.agent, &b.run)))
+		goto out;
+	rc = 1;
 	if (access(b.a.kernel, R_OK)) {
 		fprintf(stderr, "kcanary boot: --kernel '%s': %s\n", b.a.kernel, strerror(errno));
-		return 1;
+		goto out;
 	}
 	b.j.memory_mib = b.memory >> 20;
-	b.a.gs.workload = b.workload;
-	b.a.gs.knobs = b.knobs;
-	b.a.gs.sysctls = b.sysctls;
-
-	rc = 1;
 	if ((r = db_open(&db, ctx->db_path, &err))) {
 		fprintf(stderr, "kcanary boot: %s\n", buf_str(&err));
 		goto out;
@@ -348,6 +351,10 @@ int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 	print_run(run_id, &res, &g, cmd_start_s);
 	rc = runner_interrupted() ? 130 : strcmp(res.run.status, "ok") ? 1 : 0;
 out:
+	for (size_t i = 0; i < b.run.nknobs; i++)
+		free((char *)b.knobs[i].key);
+	for (size_t i = 0; i < b.run.nsysctls; i++)
+		free((char *)b.sysctls[i].key);
 	guest_ctx_release(&g);
 	db_close(db);
 	buf_release(&err);

@@ -630,16 +630,7 @@ static int resume_or_rerun(struct cmd_ctx *ctx, int argc, char **argv, bool reru
 		goto out;
 	}
 	if (rerun) {
-		struct job_spec *spec = job_spec_new();
-		char *json = NULL;
-		int r = db_job_spec(db, job_id, &json, &err);
-		if (!r)
-			r = job_spec_from_json(spec, json, &err);
-		if (!r)
-			r = job_store(db, spec, &job_id, &err);
-		free(json);
-		job_spec_free(spec);
-		if (r) {
+		if (compare_rerun(db, job_id, NULL, &job_id, &err)) {
 			fprintf(stderr, "kcanary rerun: job '%s': %s\n", job, buf_str(&err));
 			goto out;
 		}

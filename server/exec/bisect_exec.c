@@ -668,6 +668,8 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 	if (r)
 		return r;
 	x->job_id = x->j.job_id = out->job_id;
+	if (o->check)
+		job_check_store(db, out->job_id, o->check);	/* logged when it fails */
 	x->params = job_cell_params(spec, 0);
 	x->cell = job_cell_text(spec, 0);
 	pj = json_loads(x->params, 0, NULL);

@@ -17,6 +17,7 @@
 #include "wrap/git.h"
 #include "guest/guest_run.h"
 #include "exec/job.h"
+#include "exec/job_check.h"
 #include "util.h"
 
 /* One candidate, in history order (index 0 is the old end). */
@@ -75,6 +76,10 @@ struct bisect_exec_opts {
 	const char *metric;               /* measured with db_run_metric() */
 	const struct bisect_opts *engine; /* bisect.h */
 	const struct guest_opts *guest;   /* how runs are booted (guest_run.h) */
+	const struct job_check *check;    /* spec's cell as the agent's check saw it
+					   * (job_check_cells()): its length is stored
+					   * with the job, so runs do not ask the agent
+					   * (job_check_store()); NULL: each run asks */
 };
 
 /* What one bisection gave. */

@@ -20,6 +20,7 @@
 #include "guest/hostfs.h"
 #include "guest/image.h"
 #include "exec/job.h"
+#include "exec/job_check.h"
 #include "exec/lab.h"
 #include "log.h"
 #include "judge/progress.h"
@@ -509,4 +510,33 @@ void compare_worker_stop(struct compare_worker *w)
 	pthread_join(w->thread, NULL);
 	free(w->db_path);
 	free(w);
+}
+
+int compare_rerun(struct db *db, int64_t job_id, const char *agent, int64_t *new_job,
+		  struct buf *err)
+{
+	struct job_spec *spec = job_spec_new();
+	struct job_check chk = { 0 };
+	struct buf why = BUF_INIT;
+	char *json = NULL;
+	bool checked = false;
+	int r;
+
+	if ((r = db_job_spec(db, job_id, &json, err)) || (r = job_spec_from_json(spec, json, err)))
+		goto out;
+	/* the lengths before the job is stored, as compare does; a check that
+	 * fails is no reason not to rerun (the job was checked when stored) */
+	if (!(checked = !job_check_cells(&chk, spec, agent, &why)))
+		log_warn("job %lld: its rerun's runs will ask the agent for their length: %s",
+			 (long long)job_id, buf_str(&why));
+	if ((r = job_store(db, spec, new_job, err)))
+		goto out;
+	if (checked)
+		job_check_store(db, *new_job, &chk);	/* logged when it fails */
+out:
+	job_check_release(&chk);
+	buf_release(&why);
+	free(json);
+	job_spec_free(spec);
+	return r;
 }

@@ -53,6 +53,18 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct buf *err);
 
 /*
+ * compare_rerun - store job_id's spec again as a new job (`kcanary rerun`):
+ * its runs pending, *new_job its id. Each cell's expected length, as the
+ * agent at agent (NULL: image_default_agent()) says it, is stored with the
+ * new job (job_check.h), so its runs do not ask the agent one by one; a
+ * check that fails (a knob the agent refuses now, no agent) stores none,
+ * logged: the runs then ask, and fail, as any run does. -ENOENT (no such
+ * job), -EINVAL (a spec that does not read back) or a store error, with err.
+ */
+int compare_rerun(struct db *db, int64_t job_id, const char *agent, int64_t *new_job,
+		  struct buf *err);
+
+/*
  * compare_owner_alive - is the coordinator owner ("pid@host", jobs.owner)
  * still running? Only this host's can be checked: another host's, and a
  * NULL owner (no coordinator), count as alive.

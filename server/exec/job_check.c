@@ -41,7 +41,7 @@ static int check_cell(const struct job_spec *spec, size_t i, const char *agent,
 	int r;
 
 	if ((r = run_params_parse(&rp, params, err)) ||
-	    (r = agent_check(&c, agent, rp.workload, rp.knobs, err)))
+	    (r = agent_check(&c, agent, &rp, err)))
 		goto out;
 	*expected_s = c.expected_s;
 	if (!c.ok) {

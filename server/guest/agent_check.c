@@ -8,7 +8,6 @@
 #include "guest/agent_check.h"
 #include "error.h"
 #include "guest/image.h"
-#include "guest/run_params.h"
 #include "proc.h"
 
 /* The agent's reply is one line; anything longer is not a reply. */
@@ -59,24 +58,27 @@ out:
 	return r;
 }
 
-int agent_check(struct agent_check *out, const char *agent, const char *workload,
-		const char *const *knobs, struct buf *err)
+int agent_check(struct agent_check *out, const char *agent, const struct run_params *rp,
+		struct buf *err)
 {
+	static const struct run_params none;
 	char *path = agent ? xstrdup(agent) : image_default_agent();
 	struct buf reply = BUF_INIT;
-	size_t nk = 0;
 	char **argv;
+	size_t nk;
 	int status = 0, r;
 
 	memset(out, 0, sizeof(*out));
-	while (knobs && knobs[nk])
-		nk++;
+	if (!rp)
+		rp = &none;
+	nk = rp->nknobs;
 	argv = xcalloc(nk + 5, sizeof(*argv));
 	argv[0] = path;
 	argv[1] = (char *)"check";
-	argv[2] = (char *)(workload ? workload : RUN_PARAMS_DEFAULT_WORKLOAD);
+	argv[2] = (char *)(rp->workload ? rp->workload : RUN_PARAMS_DEFAULT_WORKLOAD);
+	/* the agent's argv is where a knob becomes one "key=value" word */
 	for (size_t i = 0; i < nk; i++)
-		argv[3 + i] = (char *)knobs[i];
+		argv[3 + i] = xasprintf("%s=%s", rp->knobs[i].key, rp->knobs[i].value);
 	argv[3 + nk] = (char *)"--json";
 	if ((r = spawn_read(argv, &reply, &status, err)))
 		goto out;
@@ -88,6 +90,8 @@ int agent_check(struct agent_check *out, const char *agent, const char *workload
 	}
 out:
 	buf_release(&reply);
+	for (size_t i = 0; i < nk; i++)
+		free(argv[3 + i]);
 	free(argv);
 	free(path);
 	return r;

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "guest/run_params.h"
 #include "util.h"
 
 /* The watchdog's base when the agent cannot tell a run's length
@@ -29,15 +30,17 @@ struct agent_check {
 
 /*
  * agent_check - ask the agent at agent (NULL: image_default_agent()) about
- * workload (NULL: wb-handover) with knobs (NULL-ended "key=value", may be
- * NULL). Knobs that do not parse are a result (out->ok false), not an
+ * rp's workload (NULL: wb-handover) with rp's knobs, each one "key=value"
+ * word of the agent's argv (rp NULL: the default workload alone; its
+ * sysctls and filesystem options are the guest's, not the agent's).
+ * Knobs that do not parse are a result (out->ok false), not an
  * error. Returns 0 with *out filled (release with agent_check_release()),
  * -ENOENT/-EACCES when the agent cannot be started, -EIO when it gave no
  * reply that parses (err says, quoting its exit status). Any thread may
  * call it (proc.h).
  */
-int agent_check(struct agent_check *out, const char *agent, const char *workload,
-		const char *const *knobs, struct buf *err);
+int agent_check(struct agent_check *out, const char *agent, const struct run_params *rp,
+		struct buf *err);
 void agent_check_release(struct agent_check *c);
 
 #endif

@@ -241,7 +241,7 @@ static double watchdog_for(const struct guest_ctx *g, const struct guest_job *j,
 
 /* The run's expected length (< 0: the agent cannot tell): the one stored
  * with its job's cell (db_cells.h, when the job was stored), else the
- * agent's check now (a job stored before, an ad-hoc run, a bisection's).
+ * agent's check now (a job stored before, an ad-hoc run).
  * 0, or -errno with why: -EINVAL when the agent refuses the knobs. */
 static int expected_length(struct guest_ctx *g, const struct guest_run_req *rq,
 			   double *expected_s, struct buf *why)
@@ -256,7 +256,7 @@ static int expected_length(struct guest_ctx *g, const struct guest_run_req *rq,
 	buf_release(&e);
 	if (!r)
 		return 0;
-	if ((r = agent_check(&chk, g->agent, rq->gs.workload, rq->gs.knobs, why)))
+	if ((r = agent_check(&chk, g->agent, rq->gs.run, why)))
 		return r;
 	if (!chk.ok)
 		r = err_setf(why, -EINVAL, "%s", chk.error);
@@ -442,8 +442,7 @@ int guest_run_pending(struct guest_result *out, struct guest_ctx *g, const struc
 		struct guest_run_req rq = {
 			.run_id = p->id, .kernel_id = p->kernel_id, .kernel = p->image_path,
 			.modules_dir = p->modules_dir, .label = label,
-			.gs = { .fs = p->fs, .mkfs_opts = rp.mkfs_opts, .mount_opts = rp.mount_opts,
-				.sysctls = rp.sysctls, .workload = rp.workload, .knobs = rp.knobs },
+			.gs = { .fs = p->fs, .run = &rp },
 		};
 		r = guest_run(out, g, j, &rq, err);
 	}
@@ -461,21 +460,13 @@ static const char *base_name(const char *p)
 }
 
 /* The knobs as the run's params: {"key": "value", ...}, sorted. */
-static char *knobs_json(const char *const *knobs)
+static char *knobs_json(const struct run_params *rp)
 {
 	json_t *o = json_object();
 	char *text;
 
-	for (size_t i = 0; knobs && knobs[i]; i++) {
-		const char *eq = strchr(knobs[i], '=');
-		char *k;
-
-		if (!eq)
-			continue;
-		k = xstrndup(knobs[i], (size_t)(eq - knobs[i]));
-		json_object_set_new(o, k, json_string(eq + 1));
-		free(k);
-	}
+	for (size_t i = 0; rp && i < rp->nknobs; i++)
+		json_object_set_new(o, rp->knobs[i].key, json_string(rp->knobs[i].value));
 	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	return text;
@@ -486,7 +477,7 @@ static int store_adhoc(struct db *db, int64_t *job_id, int64_t *run_id,
 		       const struct guest_adhoc *a, const char *fs, struct buf *err)
 {
 	const char *job = a->job ? a->job : "adhoc-boot";
-	char *params = knobs_json(a->gs.knobs), *cell = xasprintf("fs=%s", fs);
+	char *params = knobs_json(a->gs.run), *cell = xasprintf("fs=%s", fs);
 	int64_t variant_id;
 	int r;
 

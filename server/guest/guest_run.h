@@ -108,8 +108,9 @@ struct guest_run_req {
 	int64_t kernel_id;         /* its kernels row, stored with the run */
 	const char *kernel;        /* bzImage */
 	const char *modules_dir;   /* its modules tree; NULL: none (all built in) */
-	struct guest_settings gs;  /* image.h; gs.fs NULL: ext4; gs.workload NULL:
-				    * wb-handover; gs.port is the service's */
+	struct guest_settings gs;  /* image.h; gs.fs NULL: ext4; gs.run (run_params.h,
+				    * borrowed) NULL: wb-handover alone; gs.port is
+				    * the service's */
 	const char *label;         /* names the run on the live line; NULL: none */
 };
 

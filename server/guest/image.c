@@ -123,21 +123,26 @@ static void encode(struct buf *b, const char *s, bool list_item)
 	}
 }
 
-static int add_list(struct buf *b, const char *name, const char *const *items,
+/* " kc.NAME=K=V,K=V": each key and value encoded as one list item, so the
+ * bytes are those of the joined "K=V" ('=' is a safe byte). */
+static int add_list(struct buf *b, const char *name, const struct knob *items, size_t n,
 		    struct buf *err)
 {
-	if (!items || !items[0])
+	if (!n)
 		return 0;
 	buf_printf(b, " kc.%s=", name);
-	for (size_t i = 0; items[i]; i++) {
-		const char *eq = strchr(items[i], '=');
+	for (size_t i = 0; i < n; i++) {
+		const struct knob *k = &items[i];
 
-		if (!eq || eq == items[i])
-			return err_setf(err, -EINVAL,
-				    "%s setting '%s' is not key=value", name, items[i]);
+		if (!k->key || !*k->key || !k->value)
+			return err_setf(err, -EINVAL, "%s setting '%s%s%s' is not key=value", name,
+					k->key ? k->key : "", k->value ? "=" : "",
+					k->value ? k->value : "");
 		if (i)
 			buf_puts(b, ",");
-		encode(b, items[i], true);
+		encode(b, k->key, true);
+		buf_puts(b, "=");
+		encode(b, k->value, true);
 	}
 	return 0;
 }
@@ -145,6 +150,8 @@ static int add_list(struct buf *b, const char *name, const char *const *items,
 int image_cmdline(char **out, const struct guest_settings *s,
 		  struct buf *err)
 {
+	static const struct run_params none;
+	const struct run_params *p = s->run ? s->run : &none;
 	struct buf b = BUF_INIT;
 	const char *fs = s->fs ? s->fs : "ext4";
 	bool known = false;
@@ -163,19 +170,19 @@ int image_cmdline(char **out, const struct guest_settings *s,
 	 * goes"); --append loglevel=7 brings them back (a later one wins). */
 	buf_puts(&b, "console=ttyS0 loglevel=5 panic=-1 rdinit=/init");
 	buf_printf(&b, " kc.fs=%s", fs);
-	if (s->mkfs_opts && *s->mkfs_opts) {
+	if (p->mkfs_opts && *p->mkfs_opts) {
 		buf_puts(&b, " kc.mkfs=");
-		encode(&b, s->mkfs_opts, false);
+		encode(&b, p->mkfs_opts, false);
 	}
-	if (s->mount_opts && *s->mount_opts) {
+	if (p->mount_opts && *p->mount_opts) {
 		buf_puts(&b, " kc.mnt=");
-		encode(&b, s->mount_opts, false);
+		encode(&b, p->mount_opts, false);
 	}
-	if ((r = add_list(&b, "sysctl", s->sysctls, err)))
+	if ((r = add_list(&b, "sysctl", p->sysctls, p->nsysctls, err)))
 		goto out;
 	buf_puts(&b, " kc.workload=");
-	encode(&b, s->workload ? s->workload : "wb-handover", false);
-	if ((r = add_list(&b, "knobs", s->knobs, err)))
+	encode(&b, p->workload ? p->workload : RUN_PARAMS_DEFAULT_WORKLOAD, false);
+	if ((r = add_list(&b, "knobs", p->knobs, p->nknobs, err)))
 		goto out;
 	buf_puts(&b, " kc.port=");
 	encode(&b, s->port ? s->port : "kcanary", false);

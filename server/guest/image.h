@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "guest/run_params.h"
 #include "util.h"
 
 /* x86's COMMAND_LINE_SIZE (arch/x86/include/uapi/asm/setup.h, 2048). */
@@ -58,15 +59,12 @@ struct image_spec {
 	bool rootfs;              /* with fs: the --rootfs modules (squashfs, overlay) too */
 };
 
-/* The guest settings carried on the command line. Lists are NULL-ended
- * arrays of "key=value" strings; any field may be NULL. */
+/* The guest settings carried on the command line. Any field may be NULL. */
 struct guest_settings {
 	const char *fs;
-	const char *mkfs_opts;
-	const char *mount_opts;
-	const char *const *sysctls;
-	const char *workload;
-	const char *const *knobs;
+	const struct run_params *run; /* the run's settings (run_params.h): workload, knobs,
+				       * sysctls, mkfs and mount options; NULL: the default
+				       * workload alone */
 	const char *port;
 	bool rootfs;              /* kc.rootfs=vdb: the second disk is a root filesystem */
 	bool rootfs_host;         /* kc.rootfs=host: the host's / over virtiofs (wins) */
@@ -106,7 +104,8 @@ extern const char *const image_wanted_modules[];
 /*
  * image_cmdline - the kernel command line for a run: "console=ttyS0
  * panic=-1 …" then the kc.* words of settings (see above). *out is a new
- * string. -EINVAL for a setting that is not "key=value" or an unknown fs,
+ * string. -EINVAL for a knob or sysctl with an empty key or no value, or
+ * an unknown fs,
  * -E2BIG when the line would exceed IMAGE_CMDLINE_MAX; err says which.
  */
 int image_cmdline(char **out, const struct guest_settings *settings,

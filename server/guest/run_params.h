@@ -19,23 +19,39 @@
 /* The workload a run gets when its params name none. */
 #define RUN_PARAMS_DEFAULT_WORKLOAD "wb-handover"
 
+/* One setting as the spec gave it: a workload knob or a sysctl. Neither
+ * string is split or joined on its way to the guest: image_cmdline()
+ * writes "key=value" once, encoded, and agent_check() passes "key=value"
+ * words to the agent. */
+struct knob {
+	const char *key;
+	const char *value;
+};
+
+/* A run's settings, the one typed value every consumer reads: the run
+ * service (guest_run.h, through image.h's struct guest_settings), the
+ * kernel command line (image_cmdline()) and the agent's check
+ * (agent_check()). Filled by run_params_parse() from the stored params, or
+ * by hand from flags (cmd_boot.c), the strings then the caller's. */
 struct run_params {
-	const char *workload;        /* never NULL: RUN_PARAMS_DEFAULT_WORKLOAD */
-	const char **knobs;          /* NULL-ended "key=value", in the document's order */
-	const char **sysctls;        /* NULL-ended "key=value" */
+	const char *workload;        /* NULL: RUN_PARAMS_DEFAULT_WORKLOAD */
+	const struct knob *knobs;    /* nknobs workload knobs, in the document's order */
+	const struct knob *sysctls;  /* nsysctls sysctls, in the document's order */
+	size_t nknobs, nsysctls;
 	const char *mkfs_opts;       /* NULL when not given */
 	const char *mount_opts;      /* NULL when not given */
-	size_t nknobs, nsysctls;
-	/* private: every string above is owned here */
-	char **owned;
-	size_t nowned;
+	/* private to run_params_parse(): the parsed document every string
+	 * above points into, and the two arrays */
+	void *doc;
+	struct knob *own;
 };
 
 /*
- * run_params_parse - read params_json (NULL or "" reads as {}) into *out.
- * Returns 0, or -EINVAL with err saying the text is not a JSON object;
- * *out is then empty but may still be released. Release with
- * run_params_release() (accepts a zeroed or released struct).
+ * run_params_parse - read params_json (NULL or "" reads as {}) into *out;
+ * out->workload is then never NULL. Returns 0, or -EINVAL with err saying
+ * the text is not a JSON object; *out is then empty but may still be
+ * released. Every string is owned by *out until run_params_release()
+ * (accepts a zeroed or released struct; not for a struct filled by hand).
  */
 int run_params_parse(struct run_params *out, const char *params_json, struct buf *err);
 void run_params_release(struct run_params *p);

@@ -22,7 +22,7 @@ int db_cell_expected_set(struct db *db, int64_t job_id, const char *params_json,
  * db_run_expected_s - the expected length stored for run_id's cell (its
  * job and params_json): 0 with *out in seconds (< 0: the agent cannot
  * tell); -ENOENT when none is stored (a job stored before the table, an
- * ad-hoc run, a bisection), the caller asks the agent.
+ * ad-hoc run), the caller asks the agent.
  */
 int db_run_expected_s(struct db *db, int64_t run_id, double *out, struct buf *err);
 

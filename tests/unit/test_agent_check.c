@@ -27,6 +27,17 @@ static char *agent_path(void)
 	return xasprintf("%s/kcanary-agent", b && *b ? b : "build");
 }
 
+/* agent_check() of workload with the n knobs kn; err NULL. */
+static int check(struct agent_check *c, const char *agent, const char *workload,
+		 const struct knob *kn, size_t n)
+{
+	struct run_params rp = { .workload = workload, .knobs = kn, .nknobs = n };
+
+	return agent_check(c, agent, &rp, NULL);
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
 static int agent_setup(void **state)
 {
 	char *path = agent_path();
@@ -49,26 +60,25 @@ static int agent_teardown(void **state)
 static void test_wb_handover_expected_s(void **state)
 {
 	const char *agent = *state;
-	const char *none[] = { NULL };
-	const char *short_run[] = { "rate_mbps=8", "old_s=4", "settle_s=1", "measure_s=8",
-				    "pod_hop=2.5", NULL };
+	const struct knob short_run[] = { { "rate_mbps", "8" }, { "old_s", "4" }, { "settle_s", "1" },
+					  { "measure_s", "8" }, { "pod_hop", "2.5" } };
 	struct agent_check c;
 
 	/* the agent's defaults: old_s 30 + settle_s 3 + pod_hop 0 + measure_s 120 */
-	assert_int_equal(agent_check(&c, agent, "wb-handover", none, NULL), 0);
+	assert_int_equal(check(&c, agent, "wb-handover", NULL, 0), 0);
 	assert_true(c.ok);
 	assert_true(c.expected_s == 153);
 	assert_null(c.knob);
 	assert_null(c.error);
 	agent_check_release(&c);
 	/* NULL workload: wb-handover; durations in any of the agent's forms */
-	assert_int_equal(agent_check(&c, agent, NULL, short_run, NULL), 0);
+	assert_int_equal(check(&c, agent, NULL, short_run, N(short_run)), 0);
 	assert_true(c.ok);
 	assert_true(c.expected_s == 4 + 1 + 2.5 + 8);
 	agent_check_release(&c);
 	{
-		const char *minutes[] = { "measure_s=2m", "old_s=0", NULL };
-		assert_int_equal(agent_check(&c, agent, "wb-handover", minutes, NULL), 0);
+		const struct knob minutes[] = { { "measure_s", "2m" }, { "old_s", "0" } };
+		assert_int_equal(check(&c, agent, "wb-handover", minutes, N(minutes)), 0);
 		assert_true(c.expected_s == 0 + 3 + 0 + 120);
 		agent_check_release(&c);
 	}
@@ -77,17 +87,17 @@ static void test_wb_handover_expected_s(void **state)
 static void test_command_expected_s(void **state)
 {
 	const char *agent = *state;
-	const char *unbounded[] = { "cmd=true", NULL };
-	const char *bounded[] = { "cmd=true", "timeout_s=90", NULL };
+	const struct knob unbounded[] = { { "cmd", "true" } };
+	const struct knob bounded[] = { { "cmd", "true" }, { "timeout_s", "90" } };
 	struct agent_check c;
 
 	/* nothing says how long a command runs: unknown, and the service's
 	 * documented default stands in */
-	assert_int_equal(agent_check(&c, agent, "command", unbounded, NULL), 0);
+	assert_int_equal(check(&c, agent, "command", unbounded, N(unbounded)), 0);
 	assert_true(c.ok);
 	assert_true(c.expected_s < 0);
 	agent_check_release(&c);
-	assert_int_equal(agent_check(&c, agent, "command", bounded, NULL), 0);
+	assert_int_equal(check(&c, agent, "command", bounded, N(bounded)), 0);
 	assert_true(c.ok);
 	assert_true(c.expected_s == 90);
 	agent_check_release(&c);
@@ -96,28 +106,27 @@ static void test_command_expected_s(void **state)
 static void test_refused_knobs_are_a_result(void **state)
 {
 	const char *agent = *state;
-	const char *unknown[] = { "rate=3", NULL };
-	const char *bad[] = { "nfiles=10", "pod_max=4Q", NULL };
-	const char *empty_cmd[] = { NULL };
+	const struct knob unknown[] = { { "rate", "3" } };
+	const struct knob bad[] = { { "nfiles", "10" }, { "pod_max", "4Q" } };
 	struct agent_check c;
 
-	assert_int_equal(agent_check(&c, agent, "wb-handover", unknown, NULL), 0);
+	assert_int_equal(check(&c, agent, "wb-handover", unknown, N(unknown)), 0);
 	assert_false(c.ok);
 	assert_string_equal(c.knob, "rate");
 	assert_string_equal(c.error, "unknown knob 'rate' for workload 'wb-handover' "
 			    "(see 'kcanary-agent list')");
 	agent_check_release(&c);
-	assert_int_equal(agent_check(&c, agent, "wb-handover", bad, NULL), 0);
+	assert_int_equal(check(&c, agent, "wb-handover", bad, N(bad)), 0);
 	assert_false(c.ok);
 	assert_string_equal(c.knob, "pod_max");
 	assert_non_null(strstr(c.error, "knob 'pod_max': '4Q' is not a size"));
 	agent_check_release(&c);
-	assert_int_equal(agent_check(&c, agent, "command", empty_cmd, NULL), 0);
+	assert_int_equal(check(&c, agent, "command", NULL, 0), 0);
 	assert_false(c.ok);
 	assert_string_equal(c.knob, "cmd");
 	agent_check_release(&c);
 	/* a workload the agent does not have names no knob */
-	assert_int_equal(agent_check(&c, agent, "sysbench", empty_cmd, NULL), 0);
+	assert_int_equal(check(&c, agent, "sysbench", NULL, 0), 0);
 	assert_false(c.ok);
 	assert_null(c.knob);
 	assert_non_null(strstr(c.error, "unknown workload 'sysbench'"));
@@ -130,13 +139,23 @@ static void test_no_agent_or_no_reply(void **state)
 	struct agent_check c;
 
 	(void)state;
-	assert_int_equal(agent_check(&c, "/nonexistent/kcanary-agent", NULL, NULL, &err), -ENOENT);
+	assert_int_equal(agent_check(&c, "/nonexistent/kcanary-agent", NULL, &err), -ENOENT);
 	assert_non_null(strstr(buf_str(&err), "cannot run the agent '/nonexistent/kcanary-agent'"));
 	buf_reset(&err);
 	/* a program that answers, but not the check's JSON */
-	assert_int_equal(agent_check(&c, "/bin/echo", NULL, NULL, &err), -EIO);
+	assert_int_equal(agent_check(&c, "/bin/echo", NULL, &err), -EIO);
 	assert_non_null(strstr(buf_str(&err), "the agent '/bin/echo' gave no check reply "
 			       "(exit status 0, stdout: check wb-handover --json)"));
+	/* each knob is one "key=value" word of the agent's argv, in order */
+	{
+		const struct knob kn[] = { { "cmd", "a b=c" }, { "timeout_s", "9" } };
+		struct run_params rp = { .workload = "command", .knobs = kn, .nknobs = 2 };
+
+		buf_reset(&err);
+		assert_int_equal(agent_check(&c, "/bin/echo", &rp, &err), -EIO);
+		assert_non_null(strstr(buf_str(&err), "stdout: check command cmd=a b=c timeout_s=9 "
+				       "--json)"));
+	}
 	buf_release(&err);
 }
 
@@ -186,12 +205,13 @@ static void test_run_params(void **state)
 					  &err), 0);
 	assert_string_equal(p.workload, "command");
 	assert_int_equal(p.nknobs, 2);
-	assert_string_equal(p.knobs[0], "cmd=true");
-	assert_string_equal(p.knobs[1], "timeout_s=5");
-	assert_null(p.knobs[2]);
+	assert_string_equal(p.knobs[0].key, "cmd");
+	assert_string_equal(p.knobs[0].value, "true");
+	assert_string_equal(p.knobs[1].key, "timeout_s");
+	assert_string_equal(p.knobs[1].value, "5");
 	assert_int_equal(p.nsysctls, 1);
-	assert_string_equal(p.sysctls[0], "vm.dirty_ratio=5");
-	assert_null(p.sysctls[1]);
+	assert_string_equal(p.sysctls[0].key, "vm.dirty_ratio");
+	assert_string_equal(p.sysctls[0].value, "5");
 	assert_string_equal(p.mkfs_opts, "-b 1k");
 	assert_null(p.mount_opts);
 	run_params_release(&p);
@@ -199,8 +219,8 @@ static void test_run_params(void **state)
 	/* none stored: the default workload, nothing else */
 	assert_int_equal(run_params_parse(&p, NULL, &err), 0);
 	assert_string_equal(p.workload, RUN_PARAMS_DEFAULT_WORKLOAD);
-	assert_null(p.knobs[0]);
-	assert_null(p.sysctls[0]);
+	assert_int_equal(p.nknobs, 0);
+	assert_int_equal(p.nsysctls, 0);
 	run_params_release(&p);
 
 	assert_int_equal(run_params_parse(&p, "[1, 2]", &err), -EINVAL);

@@ -20,6 +20,8 @@
 #include "store/db_cells.h"
 #include "exec/job.h"
 #include "exec/job_check.h"
+#include "exec/bisect_exec.h"
+#include "exec/compare.h"
 #include "store/db_runs.h"
 #include "store/db_compare.h"
 #include "store/db_internal.h"
@@ -120,20 +122,24 @@ static void assert_run(struct db *db, int64_t run_id, const char *sql_cond)
 	free(id);
 }
 
-static struct guest_run_req req(struct fixture *fx, int64_t run, const char *workload,
-				const char *const *knobs)
+/* The settings of workload (NULL: the default) with the knobs of array kn. */
+#define RP(wl, kn) ((struct run_params){ .workload = (wl), .knobs = (kn), \
+					 .nknobs = sizeof(kn) / sizeof((kn)[0]) })
+
+static struct guest_run_req req(struct fixture *fx, int64_t run, const struct run_params *rp)
 {
 	return (struct guest_run_req){
 		.run_id = run, .kernel_id = fx->kernel, .kernel = fx->kernel_path,
-		.gs = { .workload = workload, .knobs = knobs },
+		.gs = { .run = rp },
 	};
 }
 
 static void test_refused_knob_is_a_failed_run(void **state)
 {
 	struct fixture *fx = *state;
-	const char *knobs[] = { "rate=3", NULL };
-	struct guest_run_req rq = req(fx, new_run(fx), NULL, knobs);
+	const struct knob knobs[] = { { "rate", "3" } };
+	struct run_params rp = RP(NULL, knobs);
+	struct guest_run_req rq = req(fx, new_run(fx), &rp);
 	struct guest_job j = { .job_id = fx->job };
 	struct guest_result res;
 	struct buf err = BUF_INIT;
@@ -155,7 +161,7 @@ static void test_refused_knob_is_a_failed_run(void **state)
 static void test_no_initramfs_is_a_failed_run(void **state)
 {
 	struct fixture *fx = *state;
-	struct guest_run_req rq = req(fx, new_run(fx), NULL, NULL);
+	struct guest_run_req rq = req(fx, new_run(fx), NULL);
 	struct guest_job j = { .job_id = fx->job };
 	struct guest_result res;
 
@@ -186,10 +192,10 @@ static void test_params_that_do_not_parse_fail_the_run(void **state)
 
 /* The watchdog each run gets, read from the stored guest_json: the
  * libvirt URI goes nowhere, so the runner stops at connecting. */
-static double watchdog_of(struct fixture *fx, const struct guest_job *j, const char *workload,
-			  const char *const *knobs)
+static double watchdog_of(struct fixture *fx, const struct guest_job *j,
+			  const struct run_params rp)
 {
-	struct guest_run_req rq = req(fx, new_run(fx), workload, knobs);
+	struct guest_run_req rq = req(fx, new_run(fx), &rp);
 	struct guest_opts o = fx->o;
 	struct guest_ctx g;
 	struct guest_result res;
@@ -215,28 +221,28 @@ static double watchdog_of(struct fixture *fx, const struct guest_job *j, const c
 static void test_watchdog_is_the_agents_expected_s_plus_setup(void **state)
 {
 	struct fixture *fx = *state;
-	const char *none[] = { NULL };
-	const char *short_run[] = { "old_s=4", "settle_s=1", "measure_s=8", "pod_hop=2", NULL };
-	const char *cmd[] = { "cmd=true", NULL };
-	const char *cmd_bounded[] = { "cmd=true", "timeout_s=20", NULL };
+	const struct run_params none = { 0 };
+	const struct knob short_run[] = { { "old_s", "4" }, { "settle_s", "1" }, { "measure_s", "8" }, { "pod_hop", "2" } };
+	const struct knob cmd[] = { { "cmd", "true" } };
+	const struct knob cmd_bounded[] = { { "cmd", "true" }, { "timeout_s", "20" } };
 	struct guest_job j = { .job_id = fx->job };
 
 	if (!can_build_images())
 		skip();
 	/* wb-handover's defaults (30 + 3 + 0 + 120 s) plus TCG's 180 s */
-	assert_true(watchdog_of(fx, &j, NULL, none) == 153 + 180);
-	assert_true(watchdog_of(fx, &j, "wb-handover", short_run) == 4 + 1 + 8 + 2 + 180);
+	assert_true(watchdog_of(fx, &j, none) == 153 + 180);
+	assert_true(watchdog_of(fx, &j, RP("wb-handover", short_run)) == 4 + 1 + 8 + 2 + 180);
 	/* a command the agent cannot time: the documented default */
 	j.setup_s = 7.5;
-	assert_true(watchdog_of(fx, &j, "command", cmd) == AGENT_CHECK_UNKNOWN_S + 7.5);
-	assert_true(watchdog_of(fx, &j, "command", cmd_bounded) == 20 + 7.5);
+	assert_true(watchdog_of(fx, &j, RP("command", cmd)) == AGENT_CHECK_UNKNOWN_S + 7.5);
+	assert_true(watchdog_of(fx, &j, RP("command", cmd_bounded)) == 20 + 7.5);
 	/* the setup allowance docs/guests.md gives: 180 s under TCG (above), 60 s
 	 * with KVM (this host has none, so asked of the runner directly) */
 	assert_true(runner_setup_allowance_s(VM_ACCEL_TCG) == 180);
 	assert_true(runner_setup_allowance_s(VM_ACCEL_KVM) == 60);
 	/* the job's own watchdog wins */
 	j.watchdog_s = 42;
-	assert_true(watchdog_of(fx, &j, NULL, short_run) == 42);
+	assert_true(watchdog_of(fx, &j, RP(NULL, short_run)) == 42);
 }
 
 /* A job stored with its cells' lengths (exec/job_check.c, when the job was
@@ -246,7 +252,8 @@ static void test_watchdog_is_the_agents_expected_s_plus_setup(void **state)
 static void test_stored_length_is_not_asked_again(void **state)
 {
 	struct fixture *fx = *state;
-	const char *refused[] = { "rate=3", NULL };
+	const struct knob refused[] = { { "rate", "3" } };
+	struct run_params rp = RP(NULL, refused);
 	struct guest_job j = { .setup_s = 7.5 };
 	struct guest_opts o = fx->o;
 	struct guest_ctx g;
@@ -272,13 +279,13 @@ static void test_stored_length_is_not_asked_again(void **state)
 	/* the agent's check, if spawned, fails: this path is not an agent */
 	o.uri = NO_LIBVIRT;
 	guest_ctx_init(&g, fx->db, &o, false);
-	struct guest_run_req rq = req(fx, run, NULL, refused);
+	struct guest_run_req rq = req(fx, run, &rp);
 	assert_int_equal(guest_run(&res, &g, &j, &rq, NULL), 0);
 	assert_true(res.started);
 	assert_string_equal(res.run.status, "infra");
 	assert_true(res.watchdog_s == 77 + 7.5);
 	/* a cell whose length the agent could not tell: the documented default */
-	rq = req(fx, run2, NULL, refused);
+	rq = req(fx, run2, &rp);
 	assert_int_equal(guest_run(&res, &g, &j, &rq, NULL), 0);
 	assert_true(res.started);
 	assert_true(res.watchdog_s == AGENT_CHECK_UNKNOWN_S + 7.5);
@@ -335,11 +342,118 @@ static void test_job_keeps_its_cells_lengths(void **state)
 	buf_release(&err);
 }
 
+/* The runs of job as ids, first and last (the job's runs are consecutive). */
+static void job_runs(struct fixture *fx, int64_t job, int64_t *first, int64_t *last)
+{
+	char *arg = xasprintf("%lld", (long long)job);
+
+	assert_int_equal(db_query_int64(fx->db, first, "SELECT min(id) FROM runs WHERE job_id = ?",
+					arg, NULL), 0);
+	assert_int_equal(db_query_int64(fx->db, last, "SELECT max(id) FROM runs WHERE job_id = ?",
+					arg, NULL), 0);
+	free(arg);
+}
+
+/* `kcanary rerun` (compare_rerun) stores the cells' lengths with the new
+ * job, as compare does: a job stored before them (none kept) is rerun
+ * with them, and no run of it asks the agent. */
+static void test_rerun_keeps_its_cells_lengths(void **state)
+{
+	struct fixture *fx = *state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	int64_t job, again, first, last, n = 0;
+	double x;
+
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = rerun-cells\nkernels = /boot/a "
+					    "/boot/b\n[workload]\nold_s = 4\nsettle_s = 1\n"
+					    "pod_hop = 2\n[matrix]\nmeasure_s = 8 20\n", "job.ini",
+					    &err), 0);
+	assert_int_equal(job_store(fx->db, s, &job, &err), 0);
+	job_runs(fx, job, &first, &last);
+	assert_int_equal(db_run_expected_s(fx->db, first, &x, NULL), -ENOENT);
+	assert_int_equal(compare_rerun(fx->db, job, fx->agent, &again, &err), 0);
+	assert_true(again != job);
+	job_runs(fx, again, &first, &last);
+	for (int64_t id = first; id <= last; id++, n++) {
+		char *ids = xasprintf("%lld", (long long)id);
+		int64_t measure = 0;
+
+		assert_int_equal(db_query_int64(fx->db, &measure, "SELECT json_extract(params_json,"
+						" '$.measure_s') FROM runs WHERE id = ?", ids,
+						NULL), 0);
+		assert_int_equal(db_run_expected_s(fx->db, id, &x, NULL), 0);
+		assert_true(x == 4 + 1 + measure + 2);
+		free(ids);
+	}
+	assert_int_equal(n, 2 * 2 * 3);	/* 2 variants x 2 cells x 3 repeats (the default) */
+	job_spec_free(s);
+	buf_release(&err);
+}
+
+/* A bisection (bisect_execute) stores its cell's length, as the agent's
+ * check before it said (o.check), with its job: its runs read it and the
+ * watchdog is that length plus the setup allowance. The length given here
+ * (77 s) is not the agent's (4 + 1 + 8 + 2 s), so a run that asked the
+ * agent would show it. */
+static void test_bisection_keeps_its_cell_length(void **state)
+{
+	struct fixture *fx = *state;
+	char old[] = "/boot/vmlinuz-6.12.107+deb12-cloud-amd64", new[] = TEST_KERNEL;
+	char *kernels[] = { old, new };
+	struct job_spec *s = job_spec_new();
+	struct bisect_cands cs = { 0 };
+	struct bisect_opts bo;
+	struct guest_opts o = fx->o;
+	struct job_check chk = { .ncells = 1 };
+	enum bisect_verdict verdicts[2];
+	struct bisect_exec_out out;
+	struct buf err = BUF_INIT;
+	int64_t first, last;
+	double x, expected = 77;
+
+	if (!can_build_images() || access(kernels[0], R_OK) || access(kernels[1], R_OK))
+		skip();
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = bisect-cell\n[workload]\nold_s = 4\n"
+					    "settle_s = 1\npod_hop = 2\nmeasure_s = 8\n"
+					    "[matrix]\nfs = ext4\n", "job.ini", &err), 0);
+	chk.params = (char *[]){ job_cell_params(s, 0) };
+	chk.expected_s = &expected;
+	assert_int_equal(bisect_cands_from_kernels(&cs, kernels, 2, &err), 0);
+	bisect_opts_init(&bo);
+	o.uri = NO_LIBVIRT;	/* every run 'infra': the first endpoint skips, it ends */
+	{
+		struct bisect_exec_opts xo = { .spec = s, .name = "bisect-cell", .metric = "m",
+					       .engine = &bo, .guest = &o, .check = &chk };
+
+		assert_int_equal(bisect_execute(fx->db, &cs, &xo, &out, verdicts, &err), 0);
+	}
+	job_runs(fx, out.job_id, &first, &last);
+	assert_true(first > 0);
+	for (int64_t id = first; id <= last; id++) {
+		char *ids = xasprintf("%lld", (long long)id);
+		int64_t milli = 0;
+
+		assert_int_equal(db_run_expected_s(fx->db, id, &x, NULL), 0);
+		assert_true(x == 77);
+		assert_int_equal(db_query_int64(fx->db, &milli, "SELECT CAST(round(1000 * "
+						"json_extract(guest_json, '$.watchdog_s')) AS INTEGER)"
+						" FROM runs WHERE id = ?", ids, NULL), 0);
+		assert_int_equal(milli, (77 + 180) * 1000);
+		free(ids);
+	}
+	free(chk.params[0]);
+	bisect_cands_release(&cs);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
 static void test_run_on_test_driver(void **state)
 {
 	struct fixture *fx = *state;
-	const char *knobs[] = { "measure_s=1", "old_s=0", "settle_s=0", NULL };
-	struct guest_run_req rq = req(fx, new_run(fx), NULL, knobs);
+	const struct knob knobs[] = { { "measure_s", "1" }, { "old_s", "0" }, { "settle_s", "0" } };
+	struct run_params rp = RP(NULL, knobs);
+	struct guest_run_req rq = req(fx, new_run(fx), &rp);
 	struct guest_job j = { .job_id = fx->job, .setup_s = 0.5, .disk_bytes = 64 << 20 };
 	struct guest_result res;
 	struct buf err = BUF_INIT;
@@ -381,9 +495,10 @@ static void test_run_on_test_driver(void **state)
 static void test_adhoc_stores_the_run_first(void **state)
 {
 	struct fixture *fx = *state;
-	const char *knobs[] = { "measure_s=5", NULL };
+	const struct knob knobs[] = { { "measure_s", "5" } };
+	struct run_params rp = RP(NULL, knobs);
 	char *garbage = xasprintf("%s/garbage-vmlinuz", fx->td.path);
-	struct guest_adhoc a = { .kernel = garbage, .gs = { .knobs = knobs } };
+	struct guest_adhoc a = { .kernel = garbage, .gs = { .run = &rp } };
 	struct guest_job j = { 0 };
 	struct guest_result res;
 	int64_t run = 0;
@@ -406,9 +521,10 @@ static void test_adhoc_stores_the_run_first(void **state)
 static void test_adhoc_run_on_test_driver(void **state)
 {
 	struct fixture *fx = *state;
-	const char *knobs[] = { "measure_s=1", "old_s=0", "settle_s=0", NULL };
+	const struct knob knobs[] = { { "measure_s", "1" }, { "old_s", "0" }, { "settle_s", "0" } };
+	struct run_params rp = RP(NULL, knobs);
 	struct guest_adhoc a = { .job = "unit-boot", .variant = "k117", .kernel = TEST_KERNEL,
-				 .modules = "none", .gs = { .fs = "btrfs", .knobs = knobs } };
+				 .modules = "none", .gs = { .fs = "btrfs", .run = &rp } };
 	struct guest_job j = { .watchdog_s = 0.6, .disk_bytes = 64 << 20 };
 	struct guest_result res;
 	int64_t run = 0, kernel = 0;
@@ -440,6 +556,8 @@ int main(void)
 		cmocka_unit_test(test_watchdog_is_the_agents_expected_s_plus_setup),
 		cmocka_unit_test(test_stored_length_is_not_asked_again),
 		cmocka_unit_test(test_job_keeps_its_cells_lengths),
+		cmocka_unit_test(test_rerun_keeps_its_cells_lengths),
+		cmocka_unit_test(test_bisection_keeps_its_cell_length),
 		cmocka_unit_test(test_run_on_test_driver),
 		cmocka_unit_test(test_adhoc_stores_the_run_first),
 		cmocka_unit_test(test_adhoc_run_on_test_driver),

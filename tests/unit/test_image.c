@@ -89,12 +89,15 @@ static void test_module_order(void **state)
 
 static void test_cmdline(void **state)
 {
-	const char *knobs[] = { "rate_mbps=40", "nfiles=100", "shutdown_file=a b,c%", NULL };
-	const char *sysctls[] = { "vm.dirty_bytes=100000000", NULL };
-	struct guest_settings gs = {
-		.fs = "xfs", .mkfs_opts = "-m crc=1,finobt=1", .mount_opts = "noatime,logbsize=256k",
-		.sysctls = sysctls, .workload = "wb-handover", .knobs = knobs, .port = "kcanary",
+	const struct knob knobs[] = { { "rate_mbps", "40" }, { "nfiles", "100" },
+				      { "shutdown_file", "a b,c%" } };
+	const struct knob sysctls[] = { { "vm.dirty_bytes", "100000000" } };
+	struct run_params rp = {
+		.mkfs_opts = "-m crc=1,finobt=1", .mount_opts = "noatime,logbsize=256k",
+		.sysctls = sysctls, .nsysctls = 1, .workload = "wb-handover", .knobs = knobs,
+		.nknobs = 3,
 	};
+	struct guest_settings gs = { .fs = "xfs", .run = &rp, .port = "kcanary" };
 	char *line = NULL;
 	struct buf err = BUF_INIT;
 
@@ -113,18 +116,21 @@ static void test_cmdline(void **state)
 	assert_string_equal(buf_str(&err), "unknown filesystem 'zfs': expected ext4, xfs or btrfs");
 	gs.fs = NULL;
 
-	const char *bad[] = { "rate_mbps", NULL };
-	gs.knobs = bad;
+	const struct knob bad[] = { { "rate_mbps", NULL } };
+	rp.knobs = bad;
+	rp.nknobs = 1;
 	assert_int_equal(image_cmdline(&line, &gs, &err), -EINVAL);
 	assert_string_equal(buf_str(&err), "knobs setting 'rate_mbps' is not key=value");
+	const struct knob no_key[] = { { "", "40" } };
+	rp.knobs = no_key;
+	assert_int_equal(image_cmdline(&line, &gs, &err), -EINVAL);
+	assert_string_equal(buf_str(&err), "knobs setting '=40' is not key=value");
 
 	char *big = xmalloc(2100);
 	memset(big, 'x', 2099);
-	big[0] = 'k';
-	big[1] = '=';
 	big[2099] = '\0';
-	const char *long_knobs[] = { big, NULL };
-	gs.knobs = long_knobs;
+	const struct knob long_knobs[] = { { "k", big + 2 } };
+	rp.knobs = long_knobs;
 	assert_int_equal(image_cmdline(&line, &gs, &err), -E2BIG);
 	assert_non_null(strstr(buf_str(&err), "longer than the kernel's 2047"));
 	assert_null(line);

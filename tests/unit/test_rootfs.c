@@ -60,7 +60,8 @@ static void test_spec_refused(void **state)
 
 static void test_cmdline_word(void **state)
 {
-	struct guest_settings gs = { .fs = "ext4", .workload = "fio" };
+	struct run_params fio = { .workload = "fio" };
+	struct guest_settings gs = { .fs = "ext4", .run = &fio };
 	struct buf err = BUF_INIT;
 	char *line = NULL;
 
