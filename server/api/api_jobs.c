@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "exec/job_check.h"
-#include "guest/agent_check.h"
 #include "api/api_jobs.h"
 #include "api/api_view.h"
 #include "api/api_reply.h"

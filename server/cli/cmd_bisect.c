@@ -17,7 +17,6 @@
 #include "judge/bisect_sim.h"
 #include "judge/metric_check.h"
 #include "exec/job_check.h"
-#include "guest/agent_check.h"
 #include "store/db_bisect.h"
 #include "store/db_runs.h"
 #include "cli/cmd.h"

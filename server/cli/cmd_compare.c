@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "exec/job_check.h"
-#include "guest/agent_check.h"
 #include "cli/cmd.h"
 #include "exec/compare.h"
 #include "judge/compare_sim.h"

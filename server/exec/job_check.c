@@ -101,12 +101,3 @@ void job_check_release(struct job_check *c)
 	c->expected_s = NULL;
 	c->ncells = 0;
 }
-
-int agent_check_spec(const struct job_spec *spec, const char *agent, struct buf *err)
-{
-	struct job_check c;
-	int r = job_check_cells(&c, spec, agent, err);
-
-	job_check_release(&c);
-	return r;
-}

@@ -14,15 +14,6 @@
 #include "store/db.h"
 #include "util.h"
 
-/*
- * agent_check_spec - agent_check() every matrix cell of spec, so that an
- * unknown knob or a bad value fails before anything is stored or built.
- * Returns 0; -EINVAL when a cell's knobs do not parse, err naming where
- * the knob was set ("job.ini:6: [workload] nfiles", "--set nfiles") or
- * else the cell, then the agent's message; or agent_check()'s codes.
- */
-int agent_check_spec(const struct job_spec *spec, const char *agent, struct buf *err);
-
 /* What the agent's check said of each cell of a spec, cell i as
  * job_cell_params(spec, i) names it. */
 struct job_check {
@@ -32,9 +23,14 @@ struct job_check {
 };
 
 /*
- * job_check_cells - agent_check_spec(), keeping each cell's expected length
- * in *out for job_check_store(). Returns as agent_check_spec(); *out is
- * to be released with job_check_release() whatever it returns.
+ * job_check_cells - agent_check() every matrix cell of spec (agent: NULL
+ * for image_default_agent()), so that an unknown knob or a bad value fails
+ * before anything is stored or built, keeping each cell's expected length
+ * in *out for job_check_store(). Returns 0; -EINVAL when a cell's knobs do
+ * not parse, err naming where the knob was set ("job.ini:6: [workload]
+ * nfiles", "--set nfiles") or else the cell, then the agent's message; or
+ * agent_check()'s codes. *out is to be released with job_check_release()
+ * whatever it returns.
  */
 int job_check_cells(struct job_check *out, const struct job_spec *spec, const char *agent,
 		    struct buf *err);
