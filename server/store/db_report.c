@@ -283,13 +283,37 @@ static char *env_text(sqlite3_stmt *st, int i)
 	return xstrdup(t ? (const char *)t : "");
 }
 
+static void read_env(sqlite3_stmt *st, void *row)
+{
+	struct db_env_row *e = row;
+
+	e->variant = env_text(st, 0);
+	e->kernel_release = env_text(st, 1);
+	e->host = env_text(st, 2);
+	e->accel = env_text(st, 3);
+	e->fs = env_text(st, 4);
+	e->params_json = env_text(st, 5);
+	e->nruns = sqlite3_column_int64(st, 6);
+}
+
+static void release_env(void *row)
+{
+	struct db_env_row *e = row;
+
+	free(e->variant);
+	free(e->kernel_release);
+	free(e->host);
+	free(e->accel);
+	free(e->fs);
+	free(e->params_json);
+}
+
 int db_report_env(struct db *db, int64_t job_id, struct db_env_row **out, size_t *n,
 		  struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_env_row *v = NULL;
-	size_t k = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = db_prepare(db, &st,
 			    "SELECT v.name, coalesce(r.kernel_release, ''), coalesce(r.host, ''),"
@@ -298,38 +322,13 @@ int db_report_env(struct db *db, int64_t job_id, struct db_env_row **out, size_t
 			    " GROUP BY v.idx, 2, 3, 4, 5, 6 ORDER BY v.idx, 2, 3, 4, 5, 6", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = xrealloc(v, (k + 1) * sizeof(*v));
-		v[k].variant = env_text(st, 0);
-		v[k].kernel_release = env_text(st, 1);
-		v[k].host = env_text(st, 2);
-		v[k].accel = env_text(st, 3);
-		v[k].fs = env_text(st, 4);
-		v[k].params_json = env_text(st, 5);
-		v[k].nruns = sqlite3_column_int64(st, 6);
-		k++;
-	}
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, 0, err, "cannot read the run environments of job %lld",
-			    (long long)job_id);
-		db_env_rows_free(v, k);
-	} else {
+	if (!(r = db_rows(db, st, sizeof(**out), read_env, release_env, &v, n, err,
+			  "cannot read the run environments of job %lld", (long long)job_id)))
 		*out = v;
-		*n = k;
-	}
-	sqlite3_finalize(st);
 	return r;
 }
 
 void db_env_rows_free(struct db_env_row *v, size_t n)
 {
-	for (size_t i = 0; v && i < n; i++) {
-		free(v[i].variant);
-		free(v[i].kernel_release);
-		free(v[i].host);
-		free(v[i].accel);
-		free(v[i].fs);
-		free(v[i].params_json);
-	}
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_env);
 }
