@@ -600,9 +600,7 @@ static void read_sample_metric(sqlite3_stmt *st, void *row)
 {
 	struct db_api_sample_metric *m = row;
 
-	m->name = db_col_strdup(st, 0);
-	m->unit = db_col_strdup(st, 1);
-	m->better = db_col_strdup(st, 2);
+	read_metric(st, &m->metric);
 	m->n = sqlite3_column_int64(st, 3);
 }
 
@@ -632,11 +630,7 @@ static void release_summary(void *row)
 
 static void release_sample_metric(void *row)
 {
-	struct db_api_sample_metric *m = row;
-
-	free(m->name);
-	free(m->unit);
-	free(m->better);
+	release_metric(&((struct db_api_sample_metric *)row)->metric);
 }
 
 /* The run's phases, summary values and sampled metrics. */
