@@ -203,6 +203,11 @@ int db_rows(struct db *db, sqlite3_stmt *st, size_t size, db_row_fn *read,
 	return 0;
 }
 
+void db_read_int64(sqlite3_stmt *st, void *row)
+{
+	*(int64_t *)row = sqlite3_column_int64(st, 0);
+}
+
 void db_rows_free(void *rows, size_t n, size_t size, db_row_release_fn *release)
 {
 	for (size_t i = 0; release && i < n; i++)

@@ -79,6 +79,10 @@ int db_rows(struct db *db, sqlite3_stmt *st, size_t size, db_row_fn *read,
 	    db_row_release_fn *release, void **rows, size_t *n, struct buf *err, const char *fmt, ...)
 	__attribute__((format(printf, 9, 10)));
 
+/* db_read_int64 - a db_row_fn for a list of ids: column 0 into an
+ * int64_t element. */
+void db_read_int64(sqlite3_stmt *st, void *row);
+
 /* db_rows_free - release() (may be NULL) each of the n elements of size
  * bytes at rows, then free rows. NULL rows is fine. */
 void db_rows_free(void *rows, size_t n, size_t size, db_row_release_fn *release);
