@@ -203,6 +203,21 @@ int db_rows(struct db *db, sqlite3_stmt *st, size_t size, db_row_fn *read,
 	return 0;
 }
 
+int db_job_row(struct db *db, sqlite3_stmt *st, int64_t job_id, const char *what, struct buf *err)
+{
+	int rc;
+
+	sqlite3_bind_int64(st, 1, job_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
+	if (what)
+		return db_fail(db, rc, err, "cannot read job %lld's %s", (long long)job_id, what);
+	return db_fail(db, rc, err, "cannot read job %lld", (long long)job_id);
+}
+
 void db_read_int64(sqlite3_stmt *st, void *row)
 {
 	*(int64_t *)row = sqlite3_column_int64(st, 0);

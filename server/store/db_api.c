@@ -157,17 +157,12 @@ int db_api_jobs(struct db *db, struct db_api_job **out, size_t *n, int limit, st
 int db_api_job(struct db *db, struct db_api_job *out, int64_t job_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int r, rc;
+	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT " JOB_COLS " FROM jobs j WHERE j.id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (!(r = db_job_row(db, st, job_id, NULL, err)))
 		read_job(st, out);
-	else
-		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -226,17 +221,12 @@ static int run_exists(struct db *db, int64_t run_id, struct buf *err)
 int db_api_job_metric(struct db *db, int64_t job_id, char **out, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int r, rc;
+	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT metric FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (!(r = db_job_row(db, st, job_id, "metric", err)))
 		*out = xstrdup((const char *)sqlite3_column_text(st, 0));
-	else
-		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld's metric", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -784,7 +774,7 @@ int db_api_kernel_build_log(struct db *db, char **path_out, int64_t kernel_id, s
 int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int r, rc;
+	int r;
 
 	if ((r = db_prepare(db, &st,
 		"SELECT j.status || '|' || j.metric || '|' ||"
@@ -800,13 +790,8 @@ int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id, struct buf
 		"   WHERE run_id IN (SELECT id FROM runs WHERE job_id = j.id AND status = 'running'))"
 		" FROM jobs j WHERE j.id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (!(r = db_job_row(db, st, job_id, "state", err)))
 		*out = xstrdup((const char *)sqlite3_column_text(st, 0));
-	else
-		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld's state", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -814,19 +799,14 @@ int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id, struct buf
 int db_job_cancel(struct db *db, int64_t job_id, char *status_out, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int r, rc;
+	int r;
 
 	if ((r = db_begin(db, err)))
 		return r;
 	if ((r = db_prepare(db, &st, "SELECT status FROM jobs WHERE id = ?", err)))
 		goto out;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
+	if ((r = db_job_row(db, st, job_id, NULL, err)))
 		goto out;
-	}
 	if (status_out)
 		snprintf(status_out, 32, "%s", sqlite3_column_text(st, 0));
 	if (strcmp((const char *)sqlite3_column_text(st, 0), "pending") &&

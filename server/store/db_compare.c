@@ -169,14 +169,9 @@ int db_job_spec(struct db *db, int64_t job_id, char **out, struct buf *err)
 
 	if ((r = db_prepare(db, &st, "SELECT spec_json FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, "spec", err))) {
 		*out = db_col_strdup(st, 0);
 		r = *out ? 0 : err_setf(err, -ENOENT, "job %lld has no spec", (long long)job_id);
-	} else {
-		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld's spec", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -203,15 +198,9 @@ int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, str
 
 	if ((r = db_prepare(db, &st, "SELECT owner, status FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, "coordinator", err))) {
 		*owner = db_col_strdup(st, 0);
 		*status = db_col_strdup(st, 1);
-		r = 0;
-	} else {
-		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld's coordinator", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -241,16 +230,8 @@ int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err)
 
 	if ((r = db_prepare(db, &st, "SELECT kind FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, "kind", err)))
 		*out = db_col_strdup(st, 0);
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
-	} else {
-		r = db_fail(db, 0, err, "cannot read job %lld's kind", (long long)job_id);
-	}
 	sqlite3_finalize(st);
 	return r;
 }
@@ -305,16 +286,8 @@ int db_job_is_cancelled(struct db *db, int64_t job_id, bool *out, struct buf *er
 	*out = false;
 	if ((r = db_prepare(db, &st, "SELECT status = 'cancelled' FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, "status", err)))
 		*out = sqlite3_column_int(st, 0) != 0;
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
-	} else {
-		r = db_fail(db, 0, err, "cannot read job %lld's status", (long long)job_id);
-	}
 	sqlite3_finalize(st);
 	return r;
 }

@@ -79,6 +79,15 @@ int db_rows(struct db *db, sqlite3_stmt *st, size_t size, db_row_fn *read,
 	    db_row_release_fn *release, void **rows, size_t *n, struct buf *err, const char *fmt, ...)
 	__attribute__((format(printf, 9, 10)));
 
+/*
+ * db_job_row - bind job_id to st's first parameter and step it once, for
+ * a query of one job's row: 0 with st on the row; -ENOENT "no job ID in
+ * the store" when there is none; else db_fail "cannot read job ID" (what
+ * NULL) or "cannot read job ID's <what>". st stays the caller's to
+ * finalize.
+ */
+int db_job_row(struct db *db, sqlite3_stmt *st, int64_t job_id, const char *what, struct buf *err);
+
 /* db_read_int64 - a db_row_fn for a list of ids: column 0 into an
  * int64_t element. */
 void db_read_int64(sqlite3_stmt *st, void *row);

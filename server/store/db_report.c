@@ -18,19 +18,12 @@ static int load_job(struct db *db, int64_t job_id, const char *metric,
 	if ((r = db_prepare(db, &st,
 			    "SELECT name, kind, status, metric, spec_json FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, NULL, err))) {
 		d->job_name = db_col_strdup(st, 0);
 		d->job_kind = db_col_strdup(st, 1);
 		d->job_status = db_col_strdup(st, 2);
 		d->job_metric = metric ? xstrdup(metric) : db_col_strdup(st, 3);
 		d->spec_json = db_col_strdup(st, 4);
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
-	} else {
-		r = db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	if (r)

@@ -84,15 +84,9 @@ int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out, struct bu
 
 	if ((r = db_prepare(db, &st, JOB_ROW_SQL " WHERE j.id = ? GROUP BY j.id", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, NULL, err))) {
 		*out = xcalloc(1, sizeof(**out));
 		read_row(st, *out);
-		r = 0;
-	} else {
-		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;

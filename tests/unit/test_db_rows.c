@@ -2,7 +2,7 @@
  * rows (db_internal.h): every row read into a zeroed element in order,
  * none for an empty result, and on a step that fails part way the rows
  * read so far released, the caller's array left as it was and the
- * context in the error. */
+ * context in the error; db_job_row(), the one step of a job's row. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 
 #include "store/db.h"
 #include "store/db_internal.h"
+#include "store/db_runs.h"
 #include "util.h"
 #include "testutil.h"
 
@@ -111,11 +112,45 @@ static void test_failure_part_way(void **state)
 	db_close(db);
 }
 
+static void test_job_row(void **state)
+{
+	struct db *db = open_db(*state);
+	struct buf err = BUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int64_t job;
+
+	assert_int_equal(db_job_create(db, &job, "one", "compare", NULL, NULL), 0);
+	assert_int_equal(db_prepare(db, &st, "SELECT name FROM jobs WHERE id = ?", NULL), 0);
+	assert_int_equal(db_job_row(db, st, job, "name", &err), 0);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), "one");
+	sqlite3_finalize(st);
+
+	assert_int_equal(db_prepare(db, &st, "SELECT name FROM jobs WHERE id = ?", NULL), 0);
+	assert_int_equal(db_job_row(db, st, job + 41, "name", &err), -ENOENT);
+	assert_string_equal(buf_str(&err), "no job 42 in the store");
+	sqlite3_finalize(st);
+
+	/* a step that fails names the job and what was read */
+	assert_int_equal(db_prepare(db, &st, "SELECT abs(-9223372036854775807 - 1) FROM jobs"
+				    " WHERE id = ?", NULL), 0);
+	assert_true(db_job_row(db, st, job, "name", &err) < 0);
+	assert_non_null(strstr(buf_str(&err), "cannot read job 1's name: "));
+	sqlite3_finalize(st);
+	assert_int_equal(db_prepare(db, &st, "SELECT abs(-9223372036854775807 - 1) FROM jobs"
+				    " WHERE id = ?", NULL), 0);
+	assert_true(db_job_row(db, st, job, NULL, &err) < 0);
+	assert_non_null(strstr(buf_str(&err), "cannot read job 1: "));
+	sqlite3_finalize(st);
+	buf_release(&err);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_rows_in_order, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_failure_part_way, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_job_row, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
