@@ -517,9 +517,9 @@ static void add_run_lists(json_t *o, const struct db_api_run_detail *d)
 		json_object_set_new(summary, d->summary[i].metric, json_real(d->summary[i].value));
 	for (size_t i = 0; i < d->nsample_metrics; i++) {
 		const struct db_api_sample_metric *m = &d->sample_metrics[i];
-		json_array_append_new(sm, json_pack("{s:s, s:o, s:o, s:I}", "name", m->name,
-						    "unit", str_or_null(m->unit),
-						    "better", str_or_null(m->better),
+		json_array_append_new(sm, json_pack("{s:s, s:o, s:o, s:I}", "name", m->metric.name,
+						    "unit", str_or_null(m->metric.unit),
+						    "better", str_or_null(m->metric.better),
 						    "n", (json_int_t)m->n));
 	}
 	json_object_set_new(o, "phases", phases);

@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "guest/image.h"
+#include "guest/ldd.h"
 #include "hash.h"
 #include "log.h"
 #include "proc.h"
@@ -462,7 +463,7 @@ static int add_ldd_closure(struct entries *e, const char *bin, struct buf *err)
 	struct buf out = BUF_INIT;
 	struct proc_spec s = { .argv = argv, .out = PROC_CAPTURE, .out_buf = &out,
 			       .err = PROC_STDOUT };
-	char *save = NULL, *line;
+	char **paths = NULL;
 	int r;
 
 	/* ldd exits 1 for a static binary ("not a dynamic executable"): its
@@ -471,22 +472,11 @@ static int add_ldd_closure(struct entries *e, const char *bin, struct buf *err)
 		err_setf(err, r, "cannot run ldd: %s", strerror(-r));
 		goto out;
 	}
-	for (line = strtok_r(out.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *path = strstr(line, "=> /"), *end;
-
-		if (path)
-			path += 3;
-		else if ((path = strchr(line, '/')) && path > line &&
-			 strspn(line, " \t") != (size_t)(path - line))
-			path = NULL;
-		if (!path)
-			continue;
-		end = strstr(path, " (");
-		if (end)
-			*end = '\0';
-		entries_add(e, ENTRY_COPY, path, path, NULL, 0755);
-	}
+	ldd_paths(out.ptr, &paths);
+	for (size_t i = 0; paths[i]; i++)
+		entries_add(e, ENTRY_COPY, paths[i], paths[i], NULL, 0755);
 out:
+	free(paths);
 	buf_release(&out);
 	return r;
 }

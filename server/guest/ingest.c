@@ -201,6 +201,20 @@ int ingest_open_at(struct ingest **out, struct db *db, int64_t run_id, int64_t l
 	return 0;
 }
 
+/* The end of in, whichever way the stream ends: its counts to stats_out
+ * (may be NULL), its writer closed, in freed. Returns r. */
+static int release(struct ingest *in, struct ingest_stats *stats_out, int r)
+{
+	if (stats_out)
+		*stats_out = in->st;
+	db_writer_close(in->w);
+	json_decref(in->series);
+	buf_release(&in->partial);
+	buf_release(&in->store_err);
+	free(in);
+	return r;
+}
+
 int ingest_detach(struct ingest *in, struct ingest_stats *stats_out, struct buf *err)
 {
 	int r = 0;
@@ -211,14 +225,7 @@ int ingest_detach(struct ingest *in, struct ingest_stats *stats_out, struct buf 
 		r = ingest_line(in, in->partial.ptr, in->partial.len, err);
 	if (!r)
 		r = ingest_flush(in, err);
-	if (stats_out)
-		*stats_out = in->st;
-	db_writer_close(in->w);
-	json_decref(in->series);
-	buf_release(&in->partial);
-	buf_release(&in->store_err);
-	free(in);
-	return r;
+	return release(in, stats_out, r);
 }
 
 const struct ingest_stats *ingest_stats(const struct ingest *in)
@@ -750,12 +757,5 @@ int ingest_close(struct ingest *in, struct ingest_stats *stats_out, struct buf *
 	}
 	if (in->failed && !r)
 		r = stopped(in, err);
-	if (stats_out)
-		*stats_out = in->st;
-	db_writer_close(in->w);
-	json_decref(in->series);
-	buf_release(&in->partial);
-	buf_release(&in->store_err);
-	free(in);
-	return r;
+	return release(in, stats_out, r);
 }

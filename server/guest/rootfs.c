@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "log.h"
+#include "guest/ldd.h"
 #include "guest/rootfs.h"
 #include "hash.h"
 #include "proc.h"
@@ -137,6 +138,25 @@ static void drop_stage(const char *stage)
 	}
 }
 
+/* A new staging directory "DIR/name.XXXXXX" beside final (DIR/FILE), in
+ * *out (caller frees, and drop_stage()s). */
+static int make_stage(char **out, const char *final, const char *name, struct buf *err)
+{
+	char *dir = xstrdup(final), *stage;
+	int r = 0;
+
+	*strrchr(dir, '/') = '\0';
+	stage = xasprintf("%s/%s.XXXXXX", dir, name);
+	if (!mkdtemp(stage)) {
+		r = err_setf(err, -errno, "cannot create a staging directory in '%s': %s", dir,
+			     strerror(errno));
+		free(stage);
+		stage = NULL;
+	}
+	free(dir);
+	*out = stage;
+	return r;
+}
 
 /* The output of argv (stdout and stderr, as they came) in *out; -EIO when
  * it exits non-zero (unless any_status), with its last output line in
@@ -326,7 +346,7 @@ static int copy_in(const char *src, const char *dst, const char *log, struct buf
 static int add_agent(const char *root, const char *agent, const char *log, struct buf *err)
 {
 	const char *ldd[] = { "ldd", agent, NULL };
-	char *text = NULL, *save = NULL, *line, *dst = NULL, *loader = NULL;
+	char *text = NULL, *dst = NULL, *loader = NULL, **paths = NULL;
 	struct buf script = BUF_INIT;
 	int r;
 
@@ -335,20 +355,13 @@ static int add_agent(const char *root, const char *agent, const char *log, struc
 		goto out;
 	if ((r = capture(&text, ldd, true, "ldd", err)))
 		goto out;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *path = strstr(line, "=> /"), *end, *base;
+	ldd_paths(text, &paths);
+	for (size_t i = 0; paths[i]; i++) {
+		const char *base = strrchr(paths[i], '/') + 1;
 
-		if (path)
-			path += 3;
-		else if (!(path = strchr(line, '/')))
-			continue;
-		end = strstr(path, " (");
-		if (end)
-			*end = '\0';
-		base = strrchr(path, '/') + 1;
 		free(dst);
 		dst = xasprintf("%s/opt/kcanary/lib/%s", root, base);
-		if ((r = copy_in(path, dst, log, err)))
+		if ((r = copy_in(paths[i], dst, log, err)))
 			goto out;
 		if (strstr(base, "ld-linux")) {
 			free(loader);
@@ -373,6 +386,7 @@ static int add_agent(const char *root, const char *agent, const char *log, struc
 	}
 out:
 	buf_release(&script);
+	free(paths);
 	free(text);
 	free(dst);
 	free(loader);
@@ -413,19 +427,12 @@ static int host_lists_ok(struct buf *err)
 static int build(const struct rootfs_spec *s, char **pkgs, const char *final,
 		 const char *pkgs_path, const char *log, struct buf *err)
 {
-	char *dir = xstrdup(final), *stage = NULL, *root = NULL, *include = NULL, *tmp = NULL;
+	char *stage = NULL, *root = NULL, *include = NULL, *tmp = NULL;
 	struct buf inc = BUF_INIT;
 	int r;
 
-	*strrchr(dir, '/') = '\0';
-	stage = xasprintf("%s/stage.XXXXXX", dir);
-	if (!mkdtemp(stage)) {
-		r = err_setf(err, -errno, "cannot create a staging directory in '%s': %s", dir,
-			     strerror(errno));
-		free(stage);
-		stage = NULL;
+	if ((r = make_stage(&stage, final, "stage", err)))
 		goto out;
-	}
 	root = xasprintf("%s/root", stage);
 	for (size_t i = 0; pkgs[i]; i++)
 		buf_printf(&inc, "%s%s", i ? "," : "", pkgs[i]);
@@ -485,7 +492,6 @@ static int build(const struct rootfs_spec *s, char **pkgs, const char *final,
 out:
 	drop_stage(stage);
 	buf_release(&inc);
-	free(dir);
 	free(stage);
 	free(root);
 	free(include);
@@ -503,18 +509,11 @@ out:
 static int files_layer(const char *base, const char *final, const struct file_arg *f, size_t nf,
 		       const char *log, struct buf *err)
 {
-	char *dir = xstrdup(final), *stage = NULL, *top = NULL, *tmp = NULL;
+	char *stage = NULL, *top = NULL, *tmp = NULL;
 	int r;
 
-	*strrchr(dir, '/') = '\0';
-	stage = xasprintf("%s/files.XXXXXX", dir);
-	if (!mkdtemp(stage)) {
-		r = err_setf(err, -errno, "cannot create a staging directory in '%s': %s", dir,
-			     strerror(errno));
-		free(stage);
-		stage = NULL;
+	if ((r = make_stage(&stage, final, "files", err)))
 		goto out;
-	}
 	top = xasprintf("%s%s", stage, ROOTFS_FILES_DIR);
 	for (size_t i = 0; i < nf; i++) {
 		char *dst = xasprintf("%s/%s/%s", top, f[i].dst[0] == '/' ? "abs" : "rel",
@@ -540,7 +539,6 @@ static int files_layer(const char *base, const char *final, const struct file_ar
 	r = publish(tmp, final, err);
 out:
 	drop_stage(stage);
-	free(dir);
 	free(stage);
 	free(top);
 	free(tmp);

@@ -190,36 +190,38 @@ static bool joined_index_line(const char *p, size_t n)
 	return false;
 }
 
+/* One "a[,b]" of a hunk header at *p (before end): b in *count (left as it
+ * is without one); *p moves past it. false when it is no such range. */
+static bool hunk_range(const char **p, const char *end, long *count)
+{
+	char *e;
+
+	strtol(*p, &e, 10);
+	if (e == *p || e > end)
+		return false;
+	*p = e;
+	if (**p == ',') {
+		*count = strtol(*p + 1, &e, 10);
+		if (e == *p + 1 || e > end)
+			return false;
+		*p = e;
+	}
+	return true;
+}
+
 /* Parse "@@ -a[,b] +c[,d] @@" counts. */
 static bool hunk_counts(const struct line *l, long *old_n, long *new_n)
 {
 	const char *p = l->p + 4, *end = l->p + l->len;
-	char *e;
 
 	*old_n = *new_n = 1;
-	strtol(p, &e, 10);
-	if (e == p || e > end)
+	if (!hunk_range(&p, end, old_n))
 		return false;
-	p = e;
-	if (*p == ',') {
-		*old_n = strtol(p + 1, &e, 10);
-		if (e == p + 1 || e > end)
-			return false;
-		p = e;
-	}
 	if (p + 2 > end || p[0] != ' ' || p[1] != '+')
 		return false;
 	p += 2;
-	strtol(p, &e, 10);
-	if (e == p || e > end)
+	if (!hunk_range(&p, end, new_n))
 		return false;
-	p = e;
-	if (*p == ',') {
-		*new_n = strtol(p + 1, &e, 10);
-		if (e == p + 1 || e > end)
-			return false;
-		p = e;
-	}
 	return p + 3 <= end && !memcmp(p, " @@", 3) && *old_n >= 0 && *new_n >= 0;
 }
 

@@ -174,6 +174,62 @@ char *db_col_strdup(sqlite3_stmt *st, int i)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
+int db_rows(struct db *db, sqlite3_stmt *st, size_t size, db_row_fn *read,
+	    db_row_release_fn *release, void **rows, size_t *n, struct buf *err, const char *fmt, ...)
+{
+	va_list ap;
+	char *v = NULL;
+	size_t k = 0, cap = 0;
+	int r, rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (k == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = xrealloc(v, cap * size);
+		}
+		memset(v + k * size, 0, size);
+		read(st, v + k++ * size);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		va_start(ap, fmt);
+		r = db_vfail(db, rc, err, fmt, ap);
+		va_end(ap);
+		db_rows_free(v, k, size, release);
+		return r;
+	}
+	*rows = v;
+	*n = k;
+	return 0;
+}
+
+int db_job_row(struct db *db, sqlite3_stmt *st, int64_t job_id, const char *what, struct buf *err)
+{
+	int rc;
+
+	sqlite3_bind_int64(st, 1, job_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
+	if (what)
+		return db_fail(db, rc, err, "cannot read job %lld's %s", (long long)job_id, what);
+	return db_fail(db, rc, err, "cannot read job %lld", (long long)job_id);
+}
+
+void db_read_int64(sqlite3_stmt *st, void *row)
+{
+	*(int64_t *)row = sqlite3_column_int64(st, 0);
+}
+
+void db_rows_free(void *rows, size_t n, size_t size, db_row_release_fn *release)
+{
+	for (size_t i = 0; release && i < n; i++)
+		release((char *)rows + i * size);
+	free(rows);
+}
+
 int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *err)
 {
 	if (sqlite3_prepare_v2(db->h, sql, -1, out, NULL) != SQLITE_OK)

@@ -27,40 +27,41 @@ static void *grow(void *v, size_t n, size_t *cap, size_t size)
 	return xrealloc(v, *cap * size);
 }
 
+static void read_metric(sqlite3_stmt *st, void *row)
+{
+	struct db_metric_row *m = row;
+
+	m->name = db_col_strdup(st, 0);
+	m->unit = db_col_strdup(st, 1);
+	m->better = db_col_strdup(st, 2);
+}
+
+static void release_metric(void *row)
+{
+	struct db_metric_row *m = row;
+
+	free(m->name);
+	free(m->unit);
+	free(m->better);
+}
+
 int db_metrics_list(struct db *db, struct db_metric_row **out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_metric_row *v = NULL;
-	size_t k = 0, cap = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT name, unit, better FROM metrics ORDER BY name", err)))
 		return r;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, k, &cap, sizeof(*v));
-		v[k].name = db_col_strdup(st, 0);
-		v[k].unit = db_col_strdup(st, 1);
-		v[k].better = db_col_strdup(st, 2);
-		k++;
-	}
-	sqlite3_finalize(st);
-	if ((r = step_err(db, rc, "list the metrics", err))) {
-		db_metric_rows_free(v, k);
-		return r;
-	}
-	*out = v;
-	*n = k;
-	return 0;
+	if (!(r = db_rows(db, st, sizeof(**out), read_metric, release_metric, &v, n, err,
+			  "cannot list the metrics")))
+		*out = v;
+	return r;
 }
 
 void db_metric_rows_free(struct db_metric_row *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].unit);
-		free(v[i].better);
-	}
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_metric);
 }
 
 int db_api_metric_info(struct db *db, const char *metric, char *unit, size_t unit_sz,
@@ -94,8 +95,10 @@ int db_api_metric_info(struct db *db, const char *metric, char *unit, size_t uni
 	" j.spec_json"
 
 /* The current row of a JOB_COLS statement. */
-static void read_job(sqlite3_stmt *st, struct db_api_job *j)
+static void read_job(sqlite3_stmt *st, void *row)
 {
+	struct db_api_job *j = row;
+
 	j->id = sqlite3_column_int64(st, 0);
 	j->name = db_col_strdup(st, 1);
 	j->kind = db_col_strdup(st, 2);
@@ -126,132 +129,150 @@ void db_api_job_release(struct db_api_job *j)
 	memset(j, 0, sizeof(*j));
 }
 
+static void release_job(void *row)
+{
+	db_api_job_release(row);
+}
+
 void db_api_jobs_free(struct db_api_job *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		db_api_job_release(&v[i]);
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_job);
 }
 
 int db_api_jobs(struct db *db, struct db_api_job **out, size_t *n, int limit, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_api_job *v = NULL;
-	size_t k = 0, cap = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT " JOB_COLS " FROM jobs j ORDER BY j.id DESC LIMIT ?", err)))
 		return r;
 	sqlite3_bind_int(st, 1, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, k, &cap, sizeof(*v));
-		read_job(st, &v[k++]);
-	}
-	sqlite3_finalize(st);
-	if ((r = step_err(db, rc, "list the jobs", err))) {
-		db_api_jobs_free(v, k);
-		return r;
-	}
-	*out = v;
-	*n = k;
-	return 0;
+	if (!(r = db_rows(db, st, sizeof(**out), read_job, release_job, &v, n, err,
+			  "cannot list the jobs")))
+		*out = v;
+	return r;
 }
 
 int db_api_job(struct db *db, struct db_api_job *out, int64_t job_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int r, rc;
+	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT " JOB_COLS " FROM jobs j WHERE j.id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (!(r = db_job_row(db, st, job_id, NULL, err)))
 		read_job(st, out);
-	else
-		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
+}
+
+static void read_cell(sqlite3_stmt *st, void *row)
+{
+	*(char **)row = xstrdup((const char *)sqlite3_column_text(st, 0));
+}
+
+static void release_cell(void *row)
+{
+	free(*(char **)row);
 }
 
 int db_api_job_cells(struct db *db, int64_t job_id, char ***out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	char **v = NULL;
-	size_t k = 0, cap = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT DISTINCT cell FROM runs WHERE job_id = ? ORDER BY cell", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, k, &cap, sizeof(*v));
-		v[k++] = xstrdup((const char *)sqlite3_column_text(st, 0));
-	}
-	sqlite3_finalize(st);
-	if ((r = step_err(db, rc, "list the job's cells", err))) {
-		for (size_t i = 0; i < k; i++)
-			free(v[i]);
-		free(v);
-		return r;
-	}
-	*out = v;
-	*n = k;
-	return 0;
+	if (!(r = db_rows(db, st, sizeof(**out), read_cell, release_cell, &v, n, err,
+			  "cannot list the job's cells")))
+		*out = v;
+	return r;
+}
+
+/* 0 when sql ("SELECT 1 … WHERE id = ?") finds id, -ENOENT "no <what> ID
+ * in the store" when not. */
+static int row_exists(struct db *db, const char *sql, const char *what, int64_t id,
+		      struct buf *err)
+{
+	int64_t one;
+	char arg[32];
+	int r;
+
+	snprintf(arg, sizeof(arg), "%lld", (long long)id);
+	r = db_query_int64(db, &one, sql, arg, err);
+	if (r == -ENOENT)
+		err_setf(err, r, "no %s %lld in the store", what, (long long)id);
+	return r;
 }
 
 static int job_exists(struct db *db, int64_t job_id, struct buf *err)
 {
-	int64_t one;
-	char id[32];
-	int r;
-
-	snprintf(id, sizeof(id), "%lld", (long long)job_id);
-	r = db_query_int64(db, &one, "SELECT 1 FROM jobs WHERE id = ?", id, err);
-	if (r == -ENOENT)
-		err_setf(err, r, "no job %lld in the store", (long long)job_id);
-	return r;
+	return row_exists(db, "SELECT 1 FROM jobs WHERE id = ?", "job", job_id, err);
 }
 
 static int run_exists(struct db *db, int64_t run_id, struct buf *err)
 {
-	int64_t one;
-	char id[32];
-	int r;
-
-	snprintf(id, sizeof(id), "%lld", (long long)run_id);
-	r = db_query_int64(db, &one, "SELECT 1 FROM runs WHERE id = ?", id, err);
-	if (r == -ENOENT)
-		err_setf(err, r, "no run %lld in the store", (long long)run_id);
-	return r;
+	return row_exists(db, "SELECT 1 FROM runs WHERE id = ?", "run", run_id, err);
 }
 
 int db_api_job_metric(struct db *db, int64_t job_id, char **out, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int r, rc;
+	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT metric FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (!(r = db_job_row(db, st, job_id, "metric", err)))
 		*out = xstrdup((const char *)sqlite3_column_text(st, 0));
-	else
-		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld's metric", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
+}
+
+static void read_variant(sqlite3_stmt *st, void *row)
+{
+	struct db_api_variant *x = row;
+
+	x->id = sqlite3_column_int64(st, 0);
+	x->idx = sqlite3_column_int(st, 1);
+	x->name = db_col_strdup(st, 2);
+	x->base_rev = db_col_strdup(st, 3);
+	x->commit_oid = db_col_strdup(st, 4);
+	x->patches = db_col_strdup(st, 5);
+	x->status = db_col_strdup(st, 6);
+	x->error = db_col_strdup(st, 7);
+	x->kernel_id = sqlite3_column_int64(st, 8);
+	x->series = db_col_strdup(st, 9);
+	x->series_version = sqlite3_column_int64(st, 10);
+	x->series_subject = db_col_strdup(st, 11);
+	x->runs_total = sqlite3_column_int64(st, 12);
+	x->runs_done = sqlite3_column_int64(st, 13);
+	x->spec_json = db_col_strdup(st, 14);
+}
+
+static void release_variant(void *row)
+{
+	struct db_api_variant *x = row;
+
+	free(x->name);
+	free(x->base_rev);
+	free(x->commit_oid);
+	free(x->patches);
+	free(x->status);
+	free(x->error);
+	free(x->series);
+	free(x->series_subject);
+	free(x->spec_json);
 }
 
 int db_api_variants(struct db *db, int64_t job_id, struct db_api_variant **out, size_t *n,
 		    struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_api_variant *v = NULL;
-	size_t k = 0, cap = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = job_exists(db, job_id, err)))
 		return r;
@@ -266,51 +287,15 @@ int db_api_variants(struct db *db, int64_t job_id, struct db_api_variant **out, 
 		" WHERE v.job_id = ? ORDER BY v.idx", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_api_variant *x;
-
-		v = grow(v, k, &cap, sizeof(*v));
-		x = &v[k++];
-		x->id = sqlite3_column_int64(st, 0);
-		x->idx = sqlite3_column_int(st, 1);
-		x->name = db_col_strdup(st, 2);
-		x->base_rev = db_col_strdup(st, 3);
-		x->commit_oid = db_col_strdup(st, 4);
-		x->patches = db_col_strdup(st, 5);
-		x->status = db_col_strdup(st, 6);
-		x->error = db_col_strdup(st, 7);
-		x->kernel_id = sqlite3_column_int64(st, 8);
-		x->series = db_col_strdup(st, 9);
-		x->series_version = sqlite3_column_int64(st, 10);
-		x->series_subject = db_col_strdup(st, 11);
-		x->runs_total = sqlite3_column_int64(st, 12);
-		x->runs_done = sqlite3_column_int64(st, 13);
-		x->spec_json = db_col_strdup(st, 14);
-	}
-	sqlite3_finalize(st);
-	if ((r = step_err(db, rc, "list the job's variants", err))) {
-		db_api_variants_free(v, k);
-		return r;
-	}
-	*out = v;
-	*n = k;
-	return 0;
+	if (!(r = db_rows(db, st, sizeof(**out), read_variant, release_variant, &v, n, err,
+			  "cannot list the job's variants")))
+		*out = v;
+	return r;
 }
 
 void db_api_variants_free(struct db_api_variant *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].base_rev);
-		free(v[i].commit_oid);
-		free(v[i].patches);
-		free(v[i].status);
-		free(v[i].error);
-		free(v[i].series);
-		free(v[i].series_subject);
-		free(v[i].spec_json);
-	}
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_variant);
 }
 
 /*
@@ -368,8 +353,10 @@ static int prepare_runs(struct db *db, sqlite3_stmt **out, int64_t job_id, const
 	return 0;
 }
 
-static void read_run(sqlite3_stmt *st, struct db_api_run *x)
+static void read_run(sqlite3_stmt *st, void *row)
 {
+	struct db_api_run *x = row;
+
 	x->id = sqlite3_column_int64(st, 0);
 	x->variant_id = sqlite3_column_int64(st, 1);
 	x->source = sqlite3_column_type(st, 2) != SQLITE_NULL ? DB_VALUE_SUMMARY :
@@ -395,47 +382,42 @@ static void read_run(sqlite3_stmt *st, struct db_api_run *x)
 	x->lab_host = db_col_strdup(st, 20);
 }
 
+static void release_run(void *row)
+{
+	struct db_api_run *x = row;
+
+	free(x->variant);
+	free(x->cell);
+	free(x->fs);
+	free(x->status);
+	free(x->accel);
+	free(x->host);
+	free(x->kernel_release);
+	free(x->started_at);
+	free(x->finished_at);
+	free(x->error);
+	free(x->params_json);
+	free(x->lab_host);
+}
+
 int db_api_runs(struct db *db, int64_t job_id, const char *metric, struct db_api_run **out,
 		size_t *n, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_api_run *v = NULL;
-	size_t k = 0, cap = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = job_exists(db, job_id, err)) || (r = prepare_runs(db, &st, job_id, metric, err)))
 		return r;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, k, &cap, sizeof(*v));
-		read_run(st, &v[k++]);
-	}
-	sqlite3_finalize(st);
-	if ((r = step_err(db, rc, "list the job's runs", err))) {
-		db_api_runs_free(v, k);
-		return r;
-	}
-	*out = v;
-	*n = k;
-	return 0;
+	if (!(r = db_rows(db, st, sizeof(**out), read_run, release_run, &v, n, err,
+			  "cannot list the job's runs")))
+		*out = v;
+	return r;
 }
 
 void db_api_runs_free(struct db_api_run *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].variant);
-		free(v[i].cell);
-		free(v[i].fs);
-		free(v[i].status);
-		free(v[i].accel);
-		free(v[i].host);
-		free(v[i].kernel_release);
-		free(v[i].started_at);
-		free(v[i].finished_at);
-		free(v[i].error);
-		free(v[i].params_json);
-		free(v[i].lab_host);
-	}
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_run);
 }
 
 int db_api_samples(struct db *db, int64_t job_id, int64_t run_id, const char *metric,
@@ -588,57 +570,83 @@ static int read_kernel(struct db *db, struct db_api_run_detail *d, struct buf *e
 	return r;
 }
 
+static void read_phase(sqlite3_stmt *st, void *row)
+{
+	struct db_api_phase *p = row;
+
+	p->t = sqlite3_column_double(st, 0);
+	p->name = db_col_strdup(st, 1);
+}
+
+static void read_summary(sqlite3_stmt *st, void *row)
+{
+	struct db_api_summary *s = row;
+
+	s->metric = db_col_strdup(st, 0);
+	s->value = sqlite3_column_double(st, 1);
+}
+
+static void read_sample_metric(sqlite3_stmt *st, void *row)
+{
+	struct db_api_sample_metric *m = row;
+
+	read_metric(st, &m->metric);
+	m->n = sqlite3_column_int64(st, 3);
+}
+
+/* The rows of sql (one parameter: the run's id) into *rows, *n. */
+static int run_rows(struct db *db, int64_t run_id, const char *sql, size_t size, db_row_fn *read,
+		    db_row_release_fn *release, void **rows, size_t *n, const char *what,
+		    struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, sql, err)))
+		return r;
+	sqlite3_bind_int64(st, 1, run_id);
+	return db_rows(db, st, size, read, release, rows, n, err, "cannot %s", what);
+}
+
+static void release_phase(void *row)
+{
+	free(((struct db_api_phase *)row)->name);
+}
+
+static void release_summary(void *row)
+{
+	free(((struct db_api_summary *)row)->metric);
+}
+
+static void release_sample_metric(void *row)
+{
+	release_metric(&((struct db_api_sample_metric *)row)->metric);
+}
+
 /* The run's phases, summary values and sampled metrics. */
 static int read_run_lists(struct db *db, struct db_api_run_detail *d, struct buf *err)
 {
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int r, rc;
+	void *v;
+	int r;
 
-	if ((r = db_prepare(db, &st, "SELECT t_s, name FROM phases WHERE run_id = ? ORDER BY t_s", err)))
+	if ((r = run_rows(db, d->id, "SELECT t_s, name FROM phases WHERE run_id = ? ORDER BY t_s",
+			  sizeof(*d->phases), read_phase, release_phase, &v, &d->nphases,
+			  "read the run's phases", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, d->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		d->phases = grow(d->phases, d->nphases, &cap, sizeof(*d->phases));
-		d->phases[d->nphases].t = sqlite3_column_double(st, 0);
-		d->phases[d->nphases++].name = db_col_strdup(st, 1);
-	}
-	sqlite3_finalize(st);
-	if ((r = step_err(db, rc, "read the run's phases", err)))
+	d->phases = v;
+	if ((r = run_rows(db, d->id, "SELECT metric, value FROM run_summary WHERE run_id = ?"
+			  " ORDER BY metric", sizeof(*d->summary), read_summary, release_summary,
+			  &v, &d->nsummary, "read the run's summary", err)))
 		return r;
-
-	cap = 0;
-	if ((r = db_prepare(db, &st, "SELECT metric, value FROM run_summary WHERE run_id = ? ORDER BY metric", err)))
+	d->summary = v;
+	if ((r = run_rows(db, d->id, "SELECT m.name, m.unit, m.better, count(*) FROM samples s"
+			  " JOIN metrics m ON m.id = s.metric_id WHERE s.run_id = ?"
+			  " GROUP BY m.id ORDER BY m.name", sizeof(*d->sample_metrics),
+			  read_sample_metric, release_sample_metric, &v, &d->nsample_metrics,
+			  "list the run's sampled metrics", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, d->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		d->summary = grow(d->summary, d->nsummary, &cap, sizeof(*d->summary));
-		d->summary[d->nsummary].metric = db_col_strdup(st, 0);
-		d->summary[d->nsummary++].value = sqlite3_column_double(st, 1);
-	}
-	sqlite3_finalize(st);
-	if ((r = step_err(db, rc, "read the run's summary", err)))
-		return r;
-
-	cap = 0;
-	if ((r = db_prepare(db, &st, "SELECT m.name, m.unit, m.better, count(*) FROM samples s"
-			    " JOIN metrics m ON m.id = s.metric_id WHERE s.run_id = ?"
-			    " GROUP BY m.id ORDER BY m.name", err)))
-		return r;
-	sqlite3_bind_int64(st, 1, d->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_api_sample_metric *m;
-
-		d->sample_metrics = grow(d->sample_metrics, d->nsample_metrics, &cap,
-					 sizeof(*d->sample_metrics));
-		m = &d->sample_metrics[d->nsample_metrics++];
-		m->name = db_col_strdup(st, 0);
-		m->unit = db_col_strdup(st, 1);
-		m->better = db_col_strdup(st, 2);
-		m->n = sqlite3_column_int64(st, 3);
-	}
-	sqlite3_finalize(st);
-	return step_err(db, rc, "list the run's sampled metrics", err);
+	d->sample_metrics = v;
+	return 0;
 }
 
 int db_api_run(struct db *db, int64_t run_id, struct db_api_run_detail *out, struct buf *err)
@@ -681,61 +689,50 @@ void db_api_run_release(struct db_api_run_detail *d)
 	free(d->kernel.build_status);
 	free(d->kernel.build_error);
 	free(d->kernel.created_at);
-	for (size_t i = 0; i < d->nphases; i++)
-		free(d->phases[i].name);
-	free(d->phases);
-	for (size_t i = 0; i < d->nsummary; i++)
-		free(d->summary[i].metric);
-	free(d->summary);
-	for (size_t i = 0; i < d->nsample_metrics; i++) {
-		free(d->sample_metrics[i].name);
-		free(d->sample_metrics[i].unit);
-		free(d->sample_metrics[i].better);
-	}
-	free(d->sample_metrics);
+	db_rows_free(d->phases, d->nphases, sizeof(*d->phases), release_phase);
+	db_rows_free(d->summary, d->nsummary, sizeof(*d->summary), release_summary);
+	db_rows_free(d->sample_metrics, d->nsample_metrics, sizeof(*d->sample_metrics),
+		     release_sample_metric);
 	memset(d, 0, sizeof(*d));
+}
+
+static void read_probe(sqlite3_stmt *st, void *row)
+{
+	struct db_api_probe *p = row;
+
+	p->name = db_col_strdup(st, 0);
+	p->key = db_col_strdup(st, 1);
+	p->has_t = sqlite3_column_type(st, 2) != SQLITE_NULL;
+	p->t = sqlite3_column_double(st, 2);
+	p->count = sqlite3_column_int64(st, 3);
+}
+
+static void release_probe(void *row)
+{
+	struct db_api_probe *x = row;
+
+	free(x->name);
+	free(x->key);
 }
 
 int db_api_run_probes(struct db *db, int64_t run_id, struct db_api_probe **out, size_t *n,
 		      struct buf *err)
 {
-	sqlite3_stmt *st = NULL;
-	struct db_api_probe *v = NULL;
-	size_t k = 0, cap = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = run_exists(db, run_id, err)))
 		return r;
-	if ((r = db_prepare(db, &st, "SELECT name, key, t_s, count FROM probes WHERE run_id = ?"
-			    " ORDER BY name, key, t_s IS NULL, t_s", err)))
-		return r;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, k, &cap, sizeof(*v));
-		v[k].name = db_col_strdup(st, 0);
-		v[k].key = db_col_strdup(st, 1);
-		v[k].has_t = sqlite3_column_type(st, 2) != SQLITE_NULL;
-		v[k].t = sqlite3_column_double(st, 2);
-		v[k].count = sqlite3_column_int64(st, 3);
-		k++;
-	}
-	sqlite3_finalize(st);
-	if ((r = step_err(db, rc, "read the run's probe counts", err))) {
-		db_api_probes_free(v, k);
-		return r;
-	}
-	*out = v;
-	*n = k;
-	return 0;
+	if (!(r = run_rows(db, run_id, "SELECT name, key, t_s, count FROM probes WHERE run_id = ?"
+			   " ORDER BY name, key, t_s IS NULL, t_s", sizeof(**out), read_probe,
+			   release_probe, &v, n, "read the run's probe counts", err)))
+		*out = v;
+	return r;
 }
 
 void db_api_probes_free(struct db_api_probe *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].key);
-	}
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_probe);
 }
 
 /* Two nullable text columns of one row selected by id. */
@@ -777,7 +774,7 @@ int db_api_kernel_build_log(struct db *db, char **path_out, int64_t kernel_id, s
 int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int r, rc;
+	int r;
 
 	if ((r = db_prepare(db, &st,
 		"SELECT j.status || '|' || j.metric || '|' ||"
@@ -793,13 +790,8 @@ int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id, struct buf
 		"   WHERE run_id IN (SELECT id FROM runs WHERE job_id = j.id AND status = 'running'))"
 		" FROM jobs j WHERE j.id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (!(r = db_job_row(db, st, job_id, "state", err)))
 		*out = xstrdup((const char *)sqlite3_column_text(st, 0));
-	else
-		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld's state", (long long)job_id);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -807,19 +799,14 @@ int db_api_job_fingerprint(struct db *db, char **out, int64_t job_id, struct buf
 int db_job_cancel(struct db *db, int64_t job_id, char *status_out, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int r, rc;
+	int r;
 
 	if ((r = db_begin(db, err)))
 		return r;
 	if ((r = db_prepare(db, &st, "SELECT status FROM jobs WHERE id = ?", err)))
 		goto out;
-	sqlite3_bind_int64(st, 1, job_id);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		r = rc == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
+	if ((r = db_job_row(db, st, job_id, NULL, err)))
 		goto out;
-	}
 	if (status_out)
 		snprintf(status_out, 32, "%s", sqlite3_column_text(st, 0));
 	if (strcmp((const char *)sqlite3_column_text(st, 0), "pending") &&

@@ -157,7 +157,7 @@ struct db_api_summary {
 };
 
 struct db_api_sample_metric {   /* a metric the run has samples of */
-	char *name, *unit, *better;   /* unit, better may be NULL */
+	struct db_metric_row metric;   /* unit, better may be NULL */
 	int64_t n;
 };
 

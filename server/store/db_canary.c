@@ -86,8 +86,7 @@ int db_cohort_runs(struct db *db, int64_t **out, size_t *n, const struct db_sele
 {
 	struct buf sql = BUF_INIT;
 	sqlite3_stmt *st = NULL;
-	int64_t *ids = NULL;
-	size_t nids = 0;
+	void *ids;
 	int r, arg = 1;
 
 	buf_puts(&sql, "SELECT r.id FROM runs r JOIN variants v ON v.id = r.variant_id"
@@ -121,18 +120,11 @@ int db_cohort_runs(struct db *db, int64_t **out, size_t *n, const struct db_sele
 		goto out;
 	for (size_t i = 0; i < nsel; i++)
 		sqlite3_bind_text(st, (int)i + 1, sel[i].value, -1, SQLITE_STATIC);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		ids = xrealloc(ids, (nids + 1) * sizeof(*ids));
-		ids[nids++] = sqlite3_column_int64(st, 0);
-	}
-	if (r != SQLITE_DONE) {
-		r = db_fail(db, 0, err, "cannot select the cohort's runs");
-		free(ids);
-		goto out;
-	}
-	r = 0;
-	*out = ids;
-	*n = nids;
+	r = db_rows(db, st, sizeof(**out), db_read_int64, NULL, &ids, n, err,
+		    "cannot select the cohort's runs");
+	st = NULL;   /* db_rows finalized it */
+	if (!r)
+		*out = ids;
 out:
 	sqlite3_finalize(st);
 	buf_release(&sql);

@@ -10,12 +10,40 @@
 #include "error.h"
 #include "util.h"
 
+static void release_pending_run(void *row)
+{
+	struct db_pending_run *x = row;
+
+	free(x->variant);
+	free(x->cell);
+	free(x->fs);
+	free(x->params_json);
+	free(x->image_path);
+	free(x->modules_dir);
+}
+
+static void read_pending_run(sqlite3_stmt *st, void *row)
+{
+	struct db_pending_run *p = row;
+
+	p->id = sqlite3_column_int64(st, 0);
+	p->seq = sqlite3_column_int64(st, 1);
+	p->variant_id = sqlite3_column_int64(st, 2);
+	p->kernel_id = sqlite3_column_int64(st, 3);
+	p->repeat_idx = sqlite3_column_int(st, 4);
+	p->variant = db_col_strdup(st, 5);
+	p->cell = db_col_strdup(st, 6);
+	p->fs = db_col_strdup(st, 7);
+	p->params_json = db_col_strdup(st, 8);
+	p->image_path = db_col_strdup(st, 9);
+	p->modules_dir = db_col_strdup(st, 10);
+}
+
 static int pending_runs(struct db *db, int64_t job_id, bool unbuilt, struct db_pending_run **out,
 			size_t *n, int *total, int *done, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_pending_run *v = NULL;
-	size_t k = 0;
+	void *v;
 	int64_t t = 0, d = 0;
 	int r;
 	char id[32];
@@ -37,33 +65,13 @@ static int pending_runs(struct db *db, int64_t job_id, bool unbuilt, struct db_p
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int(st, 2, unbuilt);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		v = xrealloc(v, (k + 1) * sizeof(*v));
-		struct db_pending_run *p = &v[k++];
-		p->id = sqlite3_column_int64(st, 0);
-		p->seq = sqlite3_column_int64(st, 1);
-		p->variant_id = sqlite3_column_int64(st, 2);
-		p->kernel_id = sqlite3_column_int64(st, 3);
-		p->repeat_idx = sqlite3_column_int(st, 4);
-		p->variant = db_col_strdup(st, 5);
-		p->cell = db_col_strdup(st, 6);
-		p->fs = db_col_strdup(st, 7);
-		p->params_json = db_col_strdup(st, 8);
-		p->image_path = db_col_strdup(st, 9);
-		p->modules_dir = db_col_strdup(st, 10);
-	}
-	if (r != SQLITE_DONE) {
-		r = db_fail(db, 0, err, "cannot read job %lld's pending runs", (long long)job_id);
-		db_pending_runs_free(v, k);
-	} else {
-		r = 0;
-		*out = v;
-		*n = k;
-		*total = (int)t;
-		*done = (int)d;
-	}
-	sqlite3_finalize(st);
-	return r;
+	if ((r = db_rows(db, st, sizeof(**out), read_pending_run, release_pending_run, &v, n, err,
+			 "cannot read job %lld's pending runs", (long long)job_id)))
+		return r;
+	*out = v;
+	*total = (int)t;
+	*done = (int)d;
+	return 0;
 }
 
 int db_job_pending_runs(struct db *db, int64_t job_id, struct db_pending_run **out,
@@ -110,57 +118,48 @@ int db_run_kernel(struct db *db, struct db_pending_run *p, struct buf *err)
 
 void db_pending_runs_free(struct db_pending_run *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].variant);
-		free(v[i].cell);
-		free(v[i].fs);
-		free(v[i].params_json);
-		free(v[i].image_path);
-		free(v[i].modules_dir);
-	}
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_pending_run);
+}
+
+static void release_variant_row(void *row)
+{
+	struct db_variant_row *x = row;
+
+	free(x->name);
+	free(x->status);
+	free(x->spec_json);
+}
+
+static void read_variant_row(sqlite3_stmt *st, void *row)
+{
+	struct db_variant_row *x = row;
+
+	x->id = sqlite3_column_int64(st, 0);
+	x->idx = sqlite3_column_int(st, 1);
+	x->name = db_col_strdup(st, 2);
+	x->status = db_col_strdup(st, 3);
+	x->spec_json = db_col_strdup(st, 4);
 }
 
 int db_job_variants(struct db *db, int64_t job_id, struct db_variant_row **out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_variant_row *v = NULL;
-	size_t k = 0;
+	void *v;
 	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT id, idx, name, status, spec_json FROM variants"
 			    " WHERE job_id = ? ORDER BY idx", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		v = xrealloc(v, (k + 1) * sizeof(*v));
-		v[k].id = sqlite3_column_int64(st, 0);
-		v[k].idx = sqlite3_column_int(st, 1);
-		v[k].name = db_col_strdup(st, 2);
-		v[k].status = db_col_strdup(st, 3);
-		v[k].spec_json = db_col_strdup(st, 4);
-		k++;
-	}
-	if (r != SQLITE_DONE) {
-		r = db_fail(db, 0, err, "cannot read job %lld's variants", (long long)job_id);
-		db_variant_rows_free(v, k);
-	} else {
-		r = 0;
+	if (!(r = db_rows(db, st, sizeof(**out), read_variant_row, release_variant_row, &v, n, err,
+			  "cannot read job %lld's variants", (long long)job_id)))
 		*out = v;
-		*n = k;
-	}
-	sqlite3_finalize(st);
 	return r;
 }
 
 void db_variant_rows_free(struct db_variant_row *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].status);
-		free(v[i].spec_json);
-	}
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_variant_row);
 }
 
 int db_job_spec(struct db *db, int64_t job_id, char **out, struct buf *err)
@@ -170,14 +169,9 @@ int db_job_spec(struct db *db, int64_t job_id, char **out, struct buf *err)
 
 	if ((r = db_prepare(db, &st, "SELECT spec_json FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, "spec", err))) {
 		*out = db_col_strdup(st, 0);
 		r = *out ? 0 : err_setf(err, -ENOENT, "job %lld has no spec", (long long)job_id);
-	} else {
-		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld's spec", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -204,15 +198,9 @@ int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, str
 
 	if ((r = db_prepare(db, &st, "SELECT owner, status FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, "coordinator", err))) {
 		*owner = db_col_strdup(st, 0);
 		*status = db_col_strdup(st, 1);
-		r = 0;
-	} else {
-		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld's coordinator", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -221,8 +209,7 @@ int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, str
 int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	int64_t *ids = NULL;
-	size_t k = 0;
+	void *ids;
 	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT id FROM jobs WHERE kind = 'compare' AND status = ?"
@@ -230,19 +217,9 @@ int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, max);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		ids = xrealloc(ids, (k + 1) * sizeof(*ids));
-		ids[k++] = sqlite3_column_int64(st, 0);
-	}
-	if (r != SQLITE_DONE) {
-		free(ids);
-		r = db_fail(db, 0, err, "cannot list the jobs in status '%s'", status);
-	} else {
-		r = 0;
+	if (!(r = db_rows(db, st, sizeof(**out), db_read_int64, NULL, &ids, n, err,
+			  "cannot list the jobs in status '%s'", status)))
 		*out = ids;
-		*n = k;
-	}
-	sqlite3_finalize(st);
 	return r;
 }
 
@@ -253,16 +230,8 @@ int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err)
 
 	if ((r = db_prepare(db, &st, "SELECT kind FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, "kind", err)))
 		*out = db_col_strdup(st, 0);
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
-	} else {
-		r = db_fail(db, 0, err, "cannot read job %lld's kind", (long long)job_id);
-	}
 	sqlite3_finalize(st);
 	return r;
 }
@@ -317,16 +286,8 @@ int db_job_is_cancelled(struct db *db, int64_t job_id, bool *out, struct buf *er
 	*out = false;
 	if ((r = db_prepare(db, &st, "SELECT status = 'cancelled' FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, "status", err)))
 		*out = sqlite3_column_int(st, 0) != 0;
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
-	} else {
-		r = db_fail(db, 0, err, "cannot read job %lld's status", (long long)job_id);
-	}
 	sqlite3_finalize(st);
 	return r;
 }

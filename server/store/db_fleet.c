@@ -235,12 +235,45 @@ int db_host_run_update(struct db *db, const struct db_host *h, const char *key,
 	return status ? db_run_set_status(db, run_id, status, error, err) : 0;
 }
 
+static void read_host(sqlite3_stmt *st, void *row)
+{
+	struct db_host_row *h = row;
+
+	h->name = db_col_strdup(st, 0);
+	h->kernel_release = db_col_strdup(st, 1);
+	h->boot_id = db_col_strdup(st, 2);
+	h->labels_json = db_col_strdup(st, 3);
+	h->agent_version = db_col_strdup(st, 4);
+	h->token = db_col_strdup(st, 5);
+	h->first_seen = db_col_strdup(st, 6);
+	h->last_seen = db_col_strdup(st, 7);
+	h->next_seq = sqlite3_column_int64(st, 8);
+	h->records = sqlite3_column_int64(st, 9);
+	h->duplicates = sqlite3_column_int64(st, 10);
+	h->runs = sqlite3_column_int64(st, 11);
+	h->heartbeat_json = db_col_strdup(st, 12);
+}
+
+static void release_host(void *row)
+{
+	struct db_host_row *h = row;
+
+	free(h->name);
+	free(h->kernel_release);
+	free(h->boot_id);
+	free(h->labels_json);
+	free(h->agent_version);
+	free(h->token);
+	free(h->first_seen);
+	free(h->last_seen);
+	free(h->heartbeat_json);
+}
+
 int db_hosts_list(struct db *db, struct db_host_row **out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_host_row *v = NULL;
-	size_t k = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = db_prepare(db, &st,
 			    "SELECT name, kernel_release, boot_id, labels_json, agent_version, token,"
@@ -248,48 +281,13 @@ int db_hosts_list(struct db *db, struct db_host_row **out, size_t *n, struct buf
 			    " (SELECT count(*) FROM host_runs hr WHERE hr.host_id = h.id),"
 			    " heartbeat_json FROM hosts h ORDER BY name", err)))
 		return r;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_host_row *h;
-
-		v = xrealloc(v, (k + 1) * sizeof(*v));
-		h = &v[k++];
-		h->name = db_col_strdup(st, 0);
-		h->kernel_release = db_col_strdup(st, 1);
-		h->boot_id = db_col_strdup(st, 2);
-		h->labels_json = db_col_strdup(st, 3);
-		h->agent_version = db_col_strdup(st, 4);
-		h->token = db_col_strdup(st, 5);
-		h->first_seen = db_col_strdup(st, 6);
-		h->last_seen = db_col_strdup(st, 7);
-		h->next_seq = sqlite3_column_int64(st, 8);
-		h->records = sqlite3_column_int64(st, 9);
-		h->duplicates = sqlite3_column_int64(st, 10);
-		h->runs = sqlite3_column_int64(st, 11);
-		h->heartbeat_json = db_col_strdup(st, 12);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, 0, err, "cannot list the hosts");
-		db_host_rows_free(v, k);
-		return r;
-	}
-	*out = v;
-	*n = k;
-	return 0;
+	if (!(r = db_rows(db, st, sizeof(**out), read_host, release_host, &v, n, err,
+			  "cannot list the hosts")))
+		*out = v;
+	return r;
 }
 
 void db_host_rows_free(struct db_host_row *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].kernel_release);
-		free(v[i].boot_id);
-		free(v[i].labels_json);
-		free(v[i].agent_version);
-		free(v[i].token);
-		free(v[i].first_seen);
-		free(v[i].last_seen);
-		free(v[i].heartbeat_json);
-	}
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_host);
 }

@@ -61,6 +61,41 @@ int db_query_int64(struct db *db, int64_t *out, const char *sql, const char *arg
  * frees, or NULL when the column is NULL. */
 char *db_col_strdup(sqlite3_stmt *st, int i);
 
+/* db_row_fn - fill row (zeroed, of the caller's element type) from st's
+ * current row. db_row_release_fn - free what one filled in row (not row). */
+typedef void db_row_fn(sqlite3_stmt *st, void *row);
+typedef void db_row_release_fn(void *row);
+
+/*
+ * db_rows - the list queries' loop, whose copies differed only in their
+ * columns: step st (prepared and bound) to its end, one element of size
+ * bytes a row, each zeroed and filled by read(), and finalize it. The
+ * array in *rows (NULL for none; the caller frees it with db_rows_free()
+ * or its own *_free) and its length in *n. On a step's failure, db_fail
+ * with the formatted context ("cannot list the hosts"): the rows read are
+ * freed (release() on each, may be NULL) and *rows, *n are left as they were.
+ */
+int db_rows(struct db *db, sqlite3_stmt *st, size_t size, db_row_fn *read,
+	    db_row_release_fn *release, void **rows, size_t *n, struct buf *err, const char *fmt, ...)
+	__attribute__((format(printf, 9, 10)));
+
+/*
+ * db_job_row - bind job_id to st's first parameter and step it once, for
+ * a query of one job's row: 0 with st on the row; -ENOENT "no job ID in
+ * the store" when there is none; else db_fail "cannot read job ID" (what
+ * NULL) or "cannot read job ID's <what>". st stays the caller's to
+ * finalize.
+ */
+int db_job_row(struct db *db, sqlite3_stmt *st, int64_t job_id, const char *what, struct buf *err);
+
+/* db_read_int64 - a db_row_fn for a list of ids: column 0 into an
+ * int64_t element. */
+void db_read_int64(sqlite3_stmt *st, void *row);
+
+/* db_rows_free - release() (may be NULL) each of the n elements of size
+ * bytes at rows, then free rows. NULL rows is fine. */
+void db_rows_free(void *rows, size_t n, size_t size, db_row_release_fn *release);
+
 /* sqlite3_prepare_v2; a failure through db_fail ("cannot prepare '<sql>…'"). */
 int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql, struct buf *err);
 

@@ -48,29 +48,58 @@ int db_lab_host_remove(struct db *db, const char *name, struct buf *err)
 	return r;
 }
 
+static void release_lab_host(void *row)
+{
+	struct db_lab_host *h = row;
+
+	free(h->name);
+	free(h->uri);
+	free(h->labels_json);
+	free(h->state);
+	free(h->state_why);
+	free(h->accel);
+	free(h->libvirt_version);
+	free(h->qemu_version);
+	free(h->checked_at);
+	free(h->last_run_at);
+}
+
 void db_lab_hosts_free(struct db_lab_host *h, size_t n)
 {
-	for (size_t i = 0; h && i < n; i++) {
-		free(h[i].name);
-		free(h[i].uri);
-		free(h[i].labels_json);
-		free(h[i].state);
-		free(h[i].state_why);
-		free(h[i].accel);
-		free(h[i].libvirt_version);
-		free(h[i].qemu_version);
-		free(h[i].checked_at);
-		free(h[i].last_run_at);
-	}
-	free(h);
+	db_rows_free(h, n, sizeof(*h), release_lab_host);
+}
+
+static void read_lab_host(sqlite3_stmt *st, void *row)
+{
+	struct db_lab_host *h = row;
+
+	h->id = sqlite3_column_int64(st, 0);
+	h->name = db_col_strdup(st, 1);
+	h->uri = db_col_strdup(st, 2);
+	h->slots = sqlite3_column_int(st, 3);
+	h->labels_json = db_col_strdup(st, 4);
+	h->state = db_col_strdup(st, 5);
+	h->state_why = db_col_strdup(st, 6);
+	h->fails_in_row = sqlite3_column_int(st, 7);
+	h->accel = db_col_strdup(st, 8);
+	h->cpus = col_int_or(st, 9, -1);
+	h->memory_mib = col_int_or(st, 10, -1);
+	h->free_mib = col_int_or(st, 11, -1);
+	h->libvirt_version = db_col_strdup(st, 12);
+	h->qemu_version = db_col_strdup(st, 13);
+	h->checked_at = db_col_strdup(st, 14);
+	h->last_run_at = db_col_strdup(st, 15);
+	h->runs_done = sqlite3_column_int64(st, 16);
+	h->runs_running = sqlite3_column_int64(st, 17);
+	h->last_run_id = col_int_or(st, 18, -1);
+	h->last_run_job_id = col_int_or(st, 19, -1);
 }
 
 int db_lab_hosts(struct db *db, struct db_lab_host **out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_lab_host *v = NULL;
-	size_t len = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	*out = NULL;
 	*n = 0;
@@ -85,41 +114,9 @@ int db_lab_hosts(struct db *db, struct db_lab_host **out, size_t *n, struct buf 
 			    " FROM lab_hosts h ORDER BY name",
 			    err)))
 		return r;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_lab_host *h;
-
-		v = xrealloc(v, (len + 1) * sizeof(*v));
-		h = &v[len++];
-		memset(h, 0, sizeof(*h));
-		h->id = sqlite3_column_int64(st, 0);
-		h->name = db_col_strdup(st, 1);
-		h->uri = db_col_strdup(st, 2);
-		h->slots = sqlite3_column_int(st, 3);
-		h->labels_json = db_col_strdup(st, 4);
-		h->state = db_col_strdup(st, 5);
-		h->state_why = db_col_strdup(st, 6);
-		h->fails_in_row = sqlite3_column_int(st, 7);
-		h->accel = db_col_strdup(st, 8);
-		h->cpus = col_int_or(st, 9, -1);
-		h->memory_mib = col_int_or(st, 10, -1);
-		h->free_mib = col_int_or(st, 11, -1);
-		h->libvirt_version = db_col_strdup(st, 12);
-		h->qemu_version = db_col_strdup(st, 13);
-		h->checked_at = db_col_strdup(st, 14);
-		h->last_run_at = db_col_strdup(st, 15);
-		h->runs_done = sqlite3_column_int64(st, 16);
-		h->runs_running = sqlite3_column_int64(st, 17);
-		h->last_run_id = col_int_or(st, 18, -1);
-		h->last_run_job_id = col_int_or(st, 19, -1);
-	}
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, 0, err, "cannot read the lab hosts");
-		db_lab_hosts_free(v, len);
-	} else {
+	if (!(r = db_rows(db, st, sizeof(**out), read_lab_host, release_lab_host, &v, n, err,
+			  "cannot read the lab hosts")))
 		*out = v;
-		*n = len;
-	}
-	sqlite3_finalize(st);
 	return r;
 }
 

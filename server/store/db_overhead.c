@@ -54,6 +54,11 @@ static void row_to(struct db_overhead *o, sqlite3_stmt *st)
 		o->phase_ms[i] = sqlite3_column_int64(st, 2 + i);
 }
 
+static void read_overhead(sqlite3_stmt *st, void *row)
+{
+	row_to(row, st);
+}
+
 int db_run_overhead(struct db *db, struct db_overhead *out, int64_t run_id, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -77,9 +82,8 @@ int db_job_overheads(struct db *db, struct db_overhead **out, size_t *n, int64_t
 		     bool finished_only, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_overhead *v = NULL;
-	size_t nv = 0, cap = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = db_prepare(db, &st, "SELECT o.run_id, o.wall_ms, o.image_ms, o.upload_ms,"
 			    " o.create_ms, o.boot_ms, o.mkfs_ms, o.workload_ms, o.teardown_ms"
@@ -89,20 +93,8 @@ int db_job_overheads(struct db *db, struct db_overhead **out, size_t *n, int64_t
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int(st, 2, finished_only);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (nv == cap) {
-			cap = cap ? 2 * cap : 16;
-			v = xrealloc(v, cap * sizeof(*v));
-		}
-		row_to(&v[nv++], st);
-	}
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, err, "cannot read the overheads of job %" PRId64, job_id);
-		free(v);
-	} else {
+	if (!(r = db_rows(db, st, sizeof(**out), read_overhead, NULL, &v, n, err,
+			  "cannot read the overheads of job %" PRId64, job_id)))
 		*out = v;
-		*n = nv;
-	}
-	sqlite3_finalize(st);
 	return r;
 }

@@ -18,19 +18,12 @@ static int load_job(struct db *db, int64_t job_id, const char *metric,
 	if ((r = db_prepare(db, &st,
 			    "SELECT name, kind, status, metric, spec_json FROM jobs WHERE id = ?", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, NULL, err))) {
 		d->job_name = db_col_strdup(st, 0);
 		d->job_kind = db_col_strdup(st, 1);
 		d->job_status = db_col_strdup(st, 2);
 		d->job_metric = metric ? xstrdup(metric) : db_col_strdup(st, 3);
 		d->spec_json = db_col_strdup(st, 4);
-		r = 0;
-	} else if (r == SQLITE_DONE) {
-		r = err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id);
-	} else {
-		r = db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	if (r)
@@ -46,9 +39,62 @@ static int load_job(struct db *db, int64_t job_id, const char *metric,
 	return 0;
 }
 
+static void release_variant(void *row)
+{
+	struct db_report_variant *v = row;
+
+	free(v->name);
+	free(v->status);
+	free(v->error);
+}
+
+static void release_run(void *row)
+{
+	struct db_report_run *x = row;
+
+	free(x->cell);
+	free(x->status);
+	free(x->params_json);
+	free(x->fs);
+	free(x->accel);
+	free(x->host);
+	free(x->lab_host);
+	free(x->rootfs);
+	free(x->rootfs_hash);
+}
+
+static void release_probe(void *row)
+{
+	struct db_report_probe *p = row;
+
+	free(p->name);
+	free(p->key);
+	free(p->cell);
+}
+
+static void release_run_probe(void *row)
+{
+	struct db_report_run_probe *p = row;
+
+	free(p->name);
+	free(p->key);
+}
+
+static void read_variant(sqlite3_stmt *st, void *row)
+{
+	struct db_report_variant *v = row;
+
+	v->id = sqlite3_column_int64(st, 0);
+	v->idx = sqlite3_column_int(st, 1);
+	v->name = db_col_strdup(st, 2);
+	v->status = db_col_strdup(st, 3);
+	v->error = db_col_strdup(st, 4);
+}
+
 static int load_variants(struct db *db, struct db_report_data *d, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
+	void *v;
 	int r;
 
 	if ((r = db_prepare(db, &st,
@@ -56,18 +102,38 @@ static int load_variants(struct db *db, struct db_report_data *d, struct buf *er
 			    " WHERE job_id = ? ORDER BY idx", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, d->job_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		d->variants = xrealloc(d->variants, (d->nvariants + 1) * sizeof(*d->variants));
-		struct db_report_variant *v = &d->variants[d->nvariants++];
-		v->id = sqlite3_column_int64(st, 0);
-		v->idx = sqlite3_column_int(st, 1);
-		v->name = db_col_strdup(st, 2);
-		v->status = db_col_strdup(st, 3);
-		v->error = db_col_strdup(st, 4);
+	if ((r = db_rows(db, st, sizeof(*d->variants), read_variant, release_variant, &v,
+			 &d->nvariants, err, "cannot read job %lld's variants", (long long)d->job_id)))
+		return r;
+	d->variants = v;
+	return 0;
+}
+
+static void read_run(sqlite3_stmt *st, void *row)
+{
+	struct db_report_run *x = row;
+
+	x->id = sqlite3_column_int64(st, 0);
+	x->variant_id = sqlite3_column_int64(st, 1);
+	x->seq = sqlite3_column_int64(st, 2);
+	x->repeat_idx = sqlite3_column_int(st, 3);
+	x->cell = db_col_strdup(st, 4);
+	x->status = db_col_strdup(st, 5);
+	x->params_json = db_col_strdup(st, 6);
+	x->fs = db_col_strdup(st, 7);
+	x->accel = db_col_strdup(st, 8);
+	x->host = db_col_strdup(st, 9);
+	if (sqlite3_column_type(st, 10) != SQLITE_NULL) {
+		x->value = sqlite3_column_double(st, 10);
+		x->has_value = true;
+	} else if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+		x->value = sqlite3_column_double(st, 11);
+		x->has_value = true;
+		x->derived = true;
 	}
-	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's variants", (long long)d->job_id);
-	sqlite3_finalize(st);
-	return r;
+	x->lab_host = db_col_strdup(st, 12);
+	x->rootfs = db_col_strdup(st, 13);
+	x->rootfs_hash = db_col_strdup(st, 14);
 }
 
 /* worst_X and mean_X can be derived from the samples of X when a run has
@@ -77,6 +143,7 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 	const char *m = d->job_metric;
 	const char *base = NULL, *agg = NULL;
 	sqlite3_stmt *st = NULL;
+	void *v;
 	int r;
 
 	if (!strncmp(m, "worst_", 6)) {
@@ -109,35 +176,22 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 	sqlite3_bind_text(st, 2, m, -1, SQLITE_STATIC);
 	if (base)
 		sqlite3_bind_text(st, 3, base, -1, SQLITE_STATIC);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		d->runs = xrealloc(d->runs, (d->nruns + 1) * sizeof(*d->runs));
-		struct db_report_run *x = &d->runs[d->nruns++];
-		memset(x, 0, sizeof(*x));
-		x->id = sqlite3_column_int64(st, 0);
-		x->variant_id = sqlite3_column_int64(st, 1);
-		x->seq = sqlite3_column_int64(st, 2);
-		x->repeat_idx = sqlite3_column_int(st, 3);
-		x->cell = db_col_strdup(st, 4);
-		x->status = db_col_strdup(st, 5);
-		x->params_json = db_col_strdup(st, 6);
-		x->fs = db_col_strdup(st, 7);
-		x->accel = db_col_strdup(st, 8);
-		x->host = db_col_strdup(st, 9);
-		if (sqlite3_column_type(st, 10) != SQLITE_NULL) {
-			x->value = sqlite3_column_double(st, 10);
-			x->has_value = true;
-		} else if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
-			x->value = sqlite3_column_double(st, 11);
-			x->has_value = true;
-			x->derived = true;
-		}
-		x->lab_host = db_col_strdup(st, 12);
-		x->rootfs = db_col_strdup(st, 13);
-		x->rootfs_hash = db_col_strdup(st, 14);
-	}
-	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's runs", (long long)d->job_id);
-	sqlite3_finalize(st);
-	return r;
+	if ((r = db_rows(db, st, sizeof(*d->runs), read_run, release_run, &v,
+			 &d->nruns, err, "cannot read job %lld's runs", (long long)d->job_id)))
+		return r;
+	d->runs = v;
+	return 0;
+}
+
+static void read_probe(sqlite3_stmt *st, void *row)
+{
+	struct db_report_probe *p = row;
+
+	p->variant_id = sqlite3_column_int64(st, 0);
+	p->name = db_col_strdup(st, 1);
+	p->key = db_col_strdup(st, 2);
+	p->count = sqlite3_column_int64(st, 3);
+	p->cell = db_col_strdup(st, 4);
 }
 
 /* Final probe counts per variant: the summary's totals (t_s NULL) where a
@@ -145,6 +199,7 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 static int load_probes(struct db *db, struct db_report_data *d, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
+	void *v;
 	int r;
 
 	if ((r = db_prepare(db, &st,
@@ -157,18 +212,21 @@ static int load_probes(struct db *db, struct db_report_data *d, struct buf *err)
 			    " GROUP BY cell, variant_id, name, key ORDER BY cell, name, key, variant_id", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, d->job_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		d->probes = xrealloc(d->probes, (d->nprobes + 1) * sizeof(*d->probes));
-		struct db_report_probe *p = &d->probes[d->nprobes++];
-		p->variant_id = sqlite3_column_int64(st, 0);
-		p->name = db_col_strdup(st, 1);
-		p->key = db_col_strdup(st, 2);
-		p->count = sqlite3_column_int64(st, 3);
-		p->cell = db_col_strdup(st, 4);
-	}
-	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's probe counts", (long long)d->job_id);
-	sqlite3_finalize(st);
-	return r;
+	if ((r = db_rows(db, st, sizeof(*d->probes), read_probe, release_probe, &v,
+			 &d->nprobes, err, "cannot read job %lld's probe counts", (long long)d->job_id)))
+		return r;
+	d->probes = v;
+	return 0;
+}
+
+static void read_run_probe(sqlite3_stmt *st, void *row)
+{
+	struct db_report_run_probe *p = row;
+
+	p->run_id = sqlite3_column_int64(st, 0);
+	p->name = db_col_strdup(st, 1);
+	p->key = db_col_strdup(st, 2);
+	p->count = sqlite3_column_int64(st, 3);
 }
 
 /* Each usable run's final count per probe key, the same rule as above:
@@ -176,6 +234,7 @@ static int load_probes(struct db *db, struct db_report_data *d, struct buf *err)
 static int load_run_probes(struct db *db, struct db_report_data *d, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
+	void *v;
 	int r;
 
 	if ((r = db_prepare(db, &st,
@@ -186,18 +245,12 @@ static int load_run_probes(struct db *db, struct db_report_data *d, struct buf *
 			    " GROUP BY p.run_id, p.name, p.key ORDER BY p.run_id, p.name, p.key", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, d->job_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		d->run_probes = xrealloc(d->run_probes, (d->nrun_probes + 1) * sizeof(*d->run_probes));
-		struct db_report_run_probe *p = &d->run_probes[d->nrun_probes++];
-		p->run_id = sqlite3_column_int64(st, 0);
-		p->name = db_col_strdup(st, 1);
-		p->key = db_col_strdup(st, 2);
-		p->count = sqlite3_column_int64(st, 3);
-	}
-	r = r == SQLITE_DONE ? 0 : db_fail(db, 0, err, "cannot read job %lld's probe counts per run",
-					   (long long)d->job_id);
-	sqlite3_finalize(st);
-	return r;
+	if ((r = db_rows(db, st, sizeof(*d->run_probes), read_run_probe, release_run_probe, &v,
+			 &d->nrun_probes, err, "cannot read job %lld's probe counts per run",
+			 (long long)d->job_id)))
+		return r;
+	d->run_probes = v;
+	return 0;
 }
 
 int db_report_load(struct db *db, int64_t job_id, const char *metric,
@@ -236,37 +289,11 @@ int db_report_load_values(struct db *db, int64_t job_id, struct db_report_data *
 
 void db_report_release(struct db_report_data *d)
 {
-	for (size_t i = 0; i < d->nvariants; i++) {
-		free(d->variants[i].name);
-		free(d->variants[i].status);
-		free(d->variants[i].error);
-	}
-	for (size_t i = 0; i < d->nruns; i++) {
-		struct db_report_run *x = &d->runs[i];
-		free(x->cell);
-		free(x->status);
-		free(x->params_json);
-		free(x->fs);
-		free(x->accel);
-		free(x->host);
-		free(x->lab_host);
-		free(x->rootfs);
-		free(x->rootfs_hash);
-	}
-	for (size_t i = 0; i < d->nrun_probes; i++) {
-		free(d->run_probes[i].name);
-		free(d->run_probes[i].key);
-	}
-	free(d->run_probes);
+	db_rows_free(d->variants, d->nvariants, sizeof(*d->variants), release_variant);
+	db_rows_free(d->runs, d->nruns, sizeof(*d->runs), release_run);
+	db_rows_free(d->probes, d->nprobes, sizeof(*d->probes), release_probe);
+	db_rows_free(d->run_probes, d->nrun_probes, sizeof(*d->run_probes), release_run_probe);
 	free(d->spec_json);
-	for (size_t i = 0; i < d->nprobes; i++) {
-		free(d->probes[i].name);
-		free(d->probes[i].key);
-		free(d->probes[i].cell);
-	}
-	free(d->variants);
-	free(d->runs);
-	free(d->probes);
 	free(d->job_name);
 	free(d->job_kind);
 	free(d->job_status);
@@ -283,13 +310,37 @@ static char *env_text(sqlite3_stmt *st, int i)
 	return xstrdup(t ? (const char *)t : "");
 }
 
+static void read_env(sqlite3_stmt *st, void *row)
+{
+	struct db_env_row *e = row;
+
+	e->variant = env_text(st, 0);
+	e->kernel_release = env_text(st, 1);
+	e->host = env_text(st, 2);
+	e->accel = env_text(st, 3);
+	e->fs = env_text(st, 4);
+	e->params_json = env_text(st, 5);
+	e->nruns = sqlite3_column_int64(st, 6);
+}
+
+static void release_env(void *row)
+{
+	struct db_env_row *e = row;
+
+	free(e->variant);
+	free(e->kernel_release);
+	free(e->host);
+	free(e->accel);
+	free(e->fs);
+	free(e->params_json);
+}
+
 int db_report_env(struct db *db, int64_t job_id, struct db_env_row **out, size_t *n,
 		  struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_env_row *v = NULL;
-	size_t k = 0;
-	int r, rc;
+	void *v;
+	int r;
 
 	if ((r = db_prepare(db, &st,
 			    "SELECT v.name, coalesce(r.kernel_release, ''), coalesce(r.host, ''),"
@@ -298,38 +349,13 @@ int db_report_env(struct db *db, int64_t job_id, struct db_env_row **out, size_t
 			    " GROUP BY v.idx, 2, 3, 4, 5, 6 ORDER BY v.idx, 2, 3, 4, 5, 6", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = xrealloc(v, (k + 1) * sizeof(*v));
-		v[k].variant = env_text(st, 0);
-		v[k].kernel_release = env_text(st, 1);
-		v[k].host = env_text(st, 2);
-		v[k].accel = env_text(st, 3);
-		v[k].fs = env_text(st, 4);
-		v[k].params_json = env_text(st, 5);
-		v[k].nruns = sqlite3_column_int64(st, 6);
-		k++;
-	}
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, 0, err, "cannot read the run environments of job %lld",
-			    (long long)job_id);
-		db_env_rows_free(v, k);
-	} else {
+	if (!(r = db_rows(db, st, sizeof(**out), read_env, release_env, &v, n, err,
+			  "cannot read the run environments of job %lld", (long long)job_id)))
 		*out = v;
-		*n = k;
-	}
-	sqlite3_finalize(st);
 	return r;
 }
 
 void db_env_rows_free(struct db_env_row *v, size_t n)
 {
-	for (size_t i = 0; v && i < n; i++) {
-		free(v[i].variant);
-		free(v[i].kernel_release);
-		free(v[i].host);
-		free(v[i].accel);
-		free(v[i].fs);
-		free(v[i].params_json);
-	}
-	free(v);
+	db_rows_free(v, n, sizeof(*v), release_env);
 }

@@ -25,8 +25,10 @@
 	"   WHERE x.job_id = j.id AND x.status = 'interrupted' ORDER BY x.id DESC LIMIT 1)" \
 	" FROM jobs j LEFT JOIN runs r ON r.job_id = j.id"
 
-static void read_row(sqlite3_stmt *st, struct db_job_row *j)
+static void read_row(sqlite3_stmt *st, void *row)
 {
+	struct db_job_row *j = row;
+
 	j->id = sqlite3_column_int64(st, 0);
 	j->name = db_col_strdup(st, 1);
 	j->kind = db_col_strdup(st, 2);
@@ -46,29 +48,32 @@ static void read_row(sqlite3_stmt *st, struct db_job_row *j)
 	j->last_interrupted = db_col_strdup(st, 16);
 }
 
+static void release_row(void *row)
+{
+	struct db_job_row *x = row;
+
+	free(x->name);
+	free(x->kind);
+	free(x->status);
+	free(x->created_at);
+	free(x->started_at);
+	free(x->finished_at);
+	free(x->error);
+	free(x->last_interrupted);
+}
+
 int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	struct db_job_row *rows = NULL;
-	size_t k = 0;
+	void *rows;
 	int r;
 
 	if ((r = db_prepare(db, &st, JOB_ROW_SQL " GROUP BY j.id ORDER BY j.id DESC LIMIT ?", err)))
 		return r;
 	sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		rows = xrealloc(rows, (k + 1) * sizeof(*rows));
-		read_row(st, &rows[k++]);
-	}
-	if (r != SQLITE_DONE) {
-		r = db_fail(db, 0, err, "cannot list the jobs");
-		db_jobs_free(rows, k);
-	} else {
-		r = 0;
+	if (!(r = db_rows(db, st, sizeof(**out), read_row, release_row, &rows, n, err,
+			  "cannot list the jobs")))
 		*out = rows;
-		*n = k;
-	}
-	sqlite3_finalize(st);
 	return r;
 }
 
@@ -79,15 +84,9 @@ int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out, struct bu
 
 	if ((r = db_prepare(db, &st, JOB_ROW_SQL " WHERE j.id = ? GROUP BY j.id", err)))
 		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
+	if (!(r = db_job_row(db, st, job_id, NULL, err))) {
 		*out = xcalloc(1, sizeof(**out));
 		read_row(st, *out);
-		r = 0;
-	} else {
-		r = r == SQLITE_DONE ? err_setf(err, -ENOENT, "no job %lld in the store", (long long)job_id) :
-		    db_fail(db, 0, err, "cannot read job %lld", (long long)job_id);
 	}
 	sqlite3_finalize(st);
 	return r;
@@ -95,17 +94,7 @@ int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out, struct bu
 
 void db_jobs_free(struct db_job_row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].name);
-		free(rows[i].kind);
-		free(rows[i].status);
-		free(rows[i].created_at);
-		free(rows[i].started_at);
-		free(rows[i].finished_at);
-		free(rows[i].error);
-		free(rows[i].last_interrupted);
-	}
-	free(rows);
+	db_rows_free(rows, n, sizeof(*rows), release_row);
 }
 
 int db_run_progress(struct db *db, int64_t job_id, const char *metric,

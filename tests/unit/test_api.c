@@ -486,6 +486,13 @@ static void test_run_detail_and_probes(void **state)
 	assert_float_equal(json_real_value(jpath(jpath(r.json, "summary"), "worst_lag_s")), 1.0, 1e-9);
 	assert_true(json_is_null(jpath(r.json, "kernel")));
 	assert_false(json_is_true(jpath(r.json, "has_console")));
+	/* the metric it has samples of, with the metric's unit and direction */
+	assert_int_equal(json_array_size(jpath(r.json, "sample_metrics")), 1);
+	json_t *sm = json_array_get(jpath(r.json, "sample_metrics"), 0);
+	assert_string_equal(json_string_value(jpath(sm, "name")), "lag_s");
+	assert_string_equal(json_string_value(jpath(sm, "unit")), "s");
+	assert_string_equal(json_string_value(jpath(sm, "better")), "lower");
+	assert_true(json_integer_value(jpath(sm, "n")) > 0);
 	reply_release(&r);
 
 	snprintf(path, sizeof(path), "/api/v1/runs/%lld/probes", (long long)f->runs[1]);
