@@ -467,15 +467,8 @@ int spool_expect(struct spool *s, int64_t expected_seq)
 		return -EINVAL;
 	if ((r = drop_through(s, expected_seq - 1)))
 		return r;
-	if ((r = set_acked(s, expected_seq - 1)))
-		return r;
-	if (s->head == s->n) {
-		s->next_seq = expected_seq;
-		return reserve(s);
-	}
-	if (s->v[s->head].seq == expected_seq)
-		return 0;
-	/* the queue starts above what the server has: renumber it */
+	/* the acked mark, then what is left renumbered when the queue starts
+	 * above what the server has */
 	return spool_rebase(s, expected_seq);
 }
 
