@@ -34,6 +34,8 @@ struct launch {
 	int sink[2];            /* where a piped stream's bytes go on our side; -1: a buf
 				 * or nowhere */
 	struct buf *cap[2];     /* a piped stream's capture; NULL: none */
+	int sink_file[2];       /* a sink we opened (PROC_FILE read through us):
+				 * ours until launch_release(); -1 none */
 	int own[8];             /* descriptors to close in the parent after the fork */
 	size_t nown;
 	char *tail_path;
@@ -68,15 +70,19 @@ static void launch_init(struct launch *L)
 	for (int i = 0; i < 3; i++)
 		L->src[i] = -1;
 	L->rd[0] = L->rd[1] = L->sink[0] = L->sink[1] = -1;
+	L->sink_file[0] = L->sink_file[1] = -1;
 }
 
 static void launch_release(struct launch *L)
 {
 	for (size_t i = 0; i < L->nown; i++)
 		close(L->own[i]);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (L->rd[i] >= 0)
 			close(L->rd[i]);
+		if (L->sink_file[i] >= 0)
+			close(L->sink_file[i]);
+	}
 	free(L->path);
 	free(L->envp);
 	free(L->tail_path);
@@ -200,15 +206,19 @@ static int setup_output(struct launch *L, int t, enum proc_io how, struct buf *c
 	case PROC_FILE:
 		if (!path)
 			return err_setf(err, -EINVAL, "an output file without a path");
-		file = own(L, open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC),
-				   0644));
+		/* the child's own descriptor is closed on our side after the
+		 * fork; one we write through (on_line) stays ours until the end */
+		file = fd_high(open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC),
+				    0644));
 		if (file < 0)
 			return err_setf(err, -errno, "cannot open '%s': %s", path, strerror(errno));
 		if (t == 2 || L->err_to_out)
 			L->tail_path = xstrdup(path);
-		if (!through_us)
+		if (!through_us) {
+			L->own[L->nown++] = file;
 			return (L->src[t] = file, 0);
-		L->sink[t - 1] = file;
+		}
+		L->sink[t - 1] = L->sink_file[t - 1] = file;
 		break;
 	case PROC_FD:
 		if (fd < 0)
@@ -264,8 +274,14 @@ static int prepare(struct launch *L, const struct proc_spec *s, bool may_pipe, s
 static void child(const struct launch *L, const struct proc_spec *s, int report)
 {
 	struct child_fail f = { STEP_FDS, 0 };
+	sigset_t none;
 	int src[3];
 
+	/* a caller's blocked SIGTERM (kcanary serve blocks it in every
+	 * thread) or ignored SIGPIPE is not the program's: exec keeps both */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
 	for (int t = 0; t < 3; t++) {
 		src[t] = L->src[t];
 		/* a caller's descriptor 0-2 that a dup2 below would overwrite */

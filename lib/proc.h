@@ -11,7 +11,9 @@
  * execve), so any thread may call it. The child holds no descriptor but
  * its 0, 1 and 2: pipes and files are opened close-on-exec, and every
  * other descriptor (another thread's, a lock's, the store's) is closed
- * before exec. A failure between fork and exec (chdir, exec itself) comes
+ * before exec. It starts with no signal blocked and SIGPIPE at its
+ * default, whatever the calling thread has (child_setup may change
+ * that). A failure between fork and exec (chdir, exec itself) comes
  * back through a close-on-exec pipe as the errno it was.
  *
  *     const char *argv[] = { "tar", "-xf", tarball, "-C", dir, NULL };

@@ -233,6 +233,57 @@ static void test_lines_and_fd(void **state)
 	buf_release(&err);
 }
 
+/* on_line with stdout to a file: the lines are seen and the file holds
+ * every byte (the file is ours to write through until the child ends). */
+static void test_lines_and_file(void **state)
+{
+	struct tmpdir *td = *state;
+	char *logp = xasprintf("%s/build.log", td->path), *text = NULL;
+	const char *argv[] = { "sh", "-c", "echo one; echo two", NULL };
+	struct lines l = { 0, "" };
+	struct buf err = BUF_INIT;
+	struct proc_outcome o;
+	struct proc_spec s = { .argv = argv, .out = PROC_FILE, .out_path = logp,
+			       .on_line = on_line, .line_arg = &l };
+
+	assert_int_equal(proc_run(&o, &s, &err), 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.last, "two");
+	assert_int_equal(read_file(&text, NULL, logp, 1 << 20), 0);
+	assert_string_equal(text, "one\ntwo\n");
+	free(text);
+	free(logp);
+	buf_release(&err);
+}
+
+/* A caller that blocks SIGTERM and ignores SIGPIPE (kcanary serve does, in
+ * every thread) still starts children with an empty signal mask and
+ * SIGPIPE at its default: proc_stop()'s SIGTERM reaches them. */
+static void test_child_signals_reset(void **state)
+{
+	const char *argv[] = { "sh", "-c", "grep -E '^Sig(Blk|Ign):' /proc/self/status", NULL };
+	struct buf out = BUF_INIT, err = BUF_INIT;
+	struct proc_outcome o;
+	struct proc_spec s = { .argv = argv, .out = PROC_CAPTURE, .out_buf = &out };
+	sigset_t set, old;
+	void (*oldpipe)(int) = signal(SIGPIPE, SIG_IGN);
+
+	(void)state;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	assert_int_equal(proc_run(&o, &s, &err), 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	signal(SIGPIPE, oldpipe);
+	/* SigBlk: no signal blocked; SigIgn: not SIGPIPE (bit 13, 0x1000) */
+	assert_non_null(strstr(buf_str(&out), "SigBlk:\t0000000000000000"));
+	const char *ign = strstr(buf_str(&out), "SigIgn:\t");
+	assert_non_null(ign);
+	assert_false(strtoull(ign + 8, NULL, 16) & (1ULL << (SIGPIPE - 1)));
+	buf_release(&out);
+	buf_release(&err);
+}
+
 static int fail_setup(void *arg)
 {
 	(void)arg;
@@ -299,6 +350,8 @@ int main(void)
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test_setup_teardown(test_files_stdin_dir_env, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_lines_and_fd, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_lines_and_file, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(test_child_signals_reset),
 		cmocka_unit_test_setup_teardown(test_start_stop, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
