@@ -899,10 +899,12 @@ static int daemon_open(struct daemon *d, const struct daemon_opts *o)
 	if ((r = http_out_new(&d->http, d->server, d->token, 10.0)))
 		return r;
 	if (o->metrics_listen) {
-		if ((r = metrics_start(&d->metrics, o->metrics_listen))) {
-			fprintf(stderr, "kcanary-agent daemon: cannot serve /metrics on '%s': %s\n",
-				o->metrics_listen, r == -EINVAL ? "expected HOST:PORT with a numeric host" :
-				strerror(-r));
+		struct buf err = BUF_INIT;
+
+		if ((r = metrics_start(&d->metrics, o->metrics_listen, &err))) {
+			fprintf(stderr, "kcanary-agent daemon: cannot serve /metrics: %s\n",
+				buf_str(&err));
+			buf_release(&err);
 			return r;
 		}
 		fprintf(stderr, "kcanary-agent daemon: metrics on http://%s:%u/metrics\n",

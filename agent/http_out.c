@@ -76,7 +76,7 @@ int http_out_post(struct http_out *h, const char *path, const char *body, size_t
 	req.url = url;
 	if (gzip) {
 		if ((r = gzip_deflate(&z, body, len, NULL))) {
-			err_setf(err, r, "cannot gzip the batch");
+			err_wrapf(err, r, "cannot gzip the batch");
 			goto out;
 		}
 		req.body = z.ptr;

@@ -43,7 +43,7 @@ static void on_request(void *payload, void *state, struct http_req *req, struct 
 	pthread_mutex_unlock(&m->lock);
 }
 
-int metrics_start(struct metrics **out, const char *listen)
+int metrics_start(struct metrics **out, const char *listen, struct buf *err)
 {
 	struct metrics *m = xcalloc(1, sizeof(*m));
 	struct http_opts opts = {
@@ -55,7 +55,7 @@ int metrics_start(struct metrics **out, const char *listen)
 	int r;
 
 	pthread_mutex_init(&m->lock, NULL);
-	if ((r = http_server_start(&m->srv, &opts, NULL))) {
+	if ((r = http_server_start(&m->srv, &opts, err))) {
 		pthread_mutex_destroy(&m->lock);
 		free(m);
 		return r;
