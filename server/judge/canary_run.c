@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "judge/canary_run.h"
 #include "judge/stats.h"
 #include "store/db.h"
@@ -78,7 +79,7 @@ int canary_metric_spec_parse(struct canary_metric_spec *m, const char *spec, str
 	memset(m, 0, sizeof(*m));
 	m->text = xstrdup(spec);
 	if (!tok || !*tok) {
-		buf_printf(err, "--metric '%s': expected NAME[,OPTION...]", spec);
+		err_setf(err, -EINVAL, "--metric '%s': expected NAME[,OPTION...]", spec);
 		goto out;
 	}
 	m->name = xstrdup(tok);
@@ -89,7 +90,7 @@ int canary_metric_spec_parse(struct canary_metric_spec *m, const char *spec, str
 		if (eq)
 			*eq = '\0';
 		if (metric_option(m, tok, val)) {
-			buf_printf(err, "--metric '%s': bad option '%s%s%s'; expected critical, "
+			err_setf(err, -EINVAL, "--metric '%s': bad option '%s%s%s'; expected critical, "
 				   "nospread, weight=W (> 0), direction=increase|decrease|either,"
 				   " tolerance=F, spread-tolerance=F (>= 0), nodata=ignore|fail|pass "
 				   "or min-runs=N (>= 2)", spec, tok, val ? "=" : "", val ? val : "");
@@ -113,7 +114,7 @@ int canary_prom_add_query(struct canary_prom *p, const char *arg, struct buf *er
 	const char *eq = strchr(arg, '=');
 
 	if (!eq || eq == arg || !strstr(eq + 1, "$cohort")) {
-		buf_printf(err, "--query '%s': expected NAME=PROMQL with $cohort where the "
+		err_setf(err, -EINVAL, "--query '%s': expected NAME=PROMQL with $cohort where the "
 			   "cohort's label matchers go, as in "
 			   "'x_s=kcanary_workload_sample{metric=\"x_s\",$cohort}'", arg);
 		return -EINVAL;
@@ -178,7 +179,7 @@ static int judge(struct canary_run *out, const struct canary_metric_input *in, d
 	struct canary_run run = { .cohorts = *cc, .weights = weights, .n = n };
 
 	if (canary_judge(&run.verdict, in, n, &o->judge)) {
-		buf_puts(err, "invalid judge settings");
+		err_setf(err, -EINVAL, "invalid judge settings");
 		canary_verdict_release(&run.verdict);
 		free(weights);
 		return -EINVAL;
@@ -243,7 +244,7 @@ static int cohort_runs(struct db *db, struct cohort *c, const char *which, const
 	int r;
 
 	if (db_selectors_parse(&sel, &nsel, text, &why)) {
-		buf_printf(err, "--%s: %s", which, buf_str(&why));
+		err_setf(err, -EINVAL, "--%s: %s", which, buf_str(&why));
 		r = -EINVAL;
 		goto out;
 	}
@@ -260,7 +261,7 @@ static int cohort_runs(struct db *db, struct cohort *c, const char *which, const
 		nsel++;
 	}
 	if ((r = db_cohort_runs(db, &c->ids, &c->n, sel, nsel, &why))) {
-		buf_printf(err, "--%s '%s': %s", which, text, buf_str(&why));
+		err_setf(err, -EINVAL, "--%s '%s': %s", which, text, buf_str(&why));
 		r = -EINVAL;
 	}
 out:
@@ -274,22 +275,26 @@ out:
 static int no_runs(struct db *db, const char *which, const char *text, const char *job,
 		   const char *since, struct buf *err)
 {
+	struct buf msg = BUF_INIT;
 	char **rel = NULL;
 	size_t nrel = 0;
+	int r;
 
-	buf_printf(err, "--%s '%s'%s%s%s matches no runs (NODATA): no verdict", which, text,
+	buf_printf(&msg, "--%s '%s'%s%s%s matches no runs (NODATA): no verdict", which, text,
 		   job ? " in job '" : "", job ? job : "", job ? "'" : "");
 	if (!db_kernel_releases(db, &rel, &nrel, NULL) && nrel) {
-		buf_puts(err, "\n  kernels in the store:");
+		buf_puts(&msg, "\n  kernels in the store:");
 		for (size_t i = 0; i < nrel; i++)
-			buf_printf(err, "%s %s", i ? "," : "", rel[i]);
+			buf_printf(&msg, "%s %s", i ? "," : "", rel[i]);
 	} else if (!nrel) {
-		buf_puts(err, "\n  the store has no runs with a kernel release");
+		buf_puts(&msg, "\n  the store has no runs with a kernel release");
 	}
 	db_strings_free(rel, nrel);
 	if (since)
-		buf_printf(err, "\n  (only runs since %s: --window)", since);
-	return -ENODATA;
+		buf_printf(&msg, "\n  (only runs since %s: --window)", since);
+	r = err_setf(err, -ENODATA, "%s", buf_str(&msg));
+	buf_release(&msg);
+	return r;
 }
 
 /* Both cohorts' runs (within job and window): 0, -EINVAL (a bad selector,
@@ -316,7 +321,7 @@ static int store_cohorts(struct db *db, const struct canary_run_opts *o, struct 
 		for (size_t j = 0; j < can->n; j++)
 			shared += ctl->ids[i] == can->ids[j];
 	if (shared) {
-		buf_printf(err, "--control '%s' and --canary '%s' share %zu of their runs; a run"
+		err_setf(err, -EINVAL, "--control '%s' and --canary '%s' share %zu of their runs; a run"
 			   " can be in one cohort only", o->control, o->canary, shared);
 		return -EINVAL;
 	}
@@ -348,8 +353,8 @@ static int default_metrics(struct db *db, struct canary_run_opts *o, const struc
 		buf_release(&ignored);
 	}
 	if (!o->nspecs) {
-		buf_puts(err, "the cohorts' runs have no summary metrics or probe totals to judge"
-			 " (NODATA): no verdict");
+		err_setf(err, -ENODATA, "the cohorts' runs have no summary metrics or probe totals"
+			 " to judge (NODATA): no verdict");
 		r = -ENODATA;
 	}
 out:
@@ -409,7 +414,7 @@ static int store_values(struct db *db, struct canary_run_opts *o, const struct c
 	}
 	return 0;
 fail:
-	buf_printf(err, "--metric '%s': %s", o->specs[i].text, buf_str(&why));
+	err_setf(err, -EINVAL, "--metric '%s': %s", o->specs[i].text, buf_str(&why));
 	buf_release(&why);
 	return -EINVAL;
 }
@@ -482,7 +487,7 @@ static int prom_cohort_matchers(char *match[2], const struct canary_run_opts *o,
 			r = prom_matchers(&match[c], sel, nsel, &why);
 		db_selectors_free(sel, nsel);
 		if (r)
-			buf_printf(err, "--%s '%s': %s", which[c], cohort_text[c], buf_str(&why));
+			err_setf(err, -EINVAL, "--%s '%s': %s", which[c], cohort_text[c], buf_str(&why));
 		buf_release(&why);
 		if (r)
 			return -EINVAL;
@@ -508,7 +513,7 @@ static int prom_query_cohort(struct prom_result *pr, const struct canary_run_opt
 	buf_puts(&q, p);
 	r = prom_query(pr, pa->url, buf_str(&q), end_s, o->window_s, pa->step_s, &why);
 	if (r)
-		buf_printf(err, "--query '%s': %s", pa->names[i], buf_str(&why));
+		err_setf(err, r, "--query '%s': %s", pa->names[i], buf_str(&why));
 	buf_release(&q);
 	buf_release(&why);
 	return r;
