@@ -82,11 +82,6 @@ static json_t *body_object(struct http_resp *resp, const struct http_req *req, b
 	return o;
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 /* A host as /hosts lists it: labels ({} when not an object or array's
  * text) and heartbeat (null likewise) parsed. */
 static json_t *host_obj(const struct db_host_row *h)
@@ -95,10 +90,10 @@ static json_t *host_obj(const struct db_host_row *h)
 	json_t *hb = h->heartbeat_json ? json_loads(h->heartbeat_json, 0, NULL) : NULL;
 
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:o}",
-		"name", str_or_null(h->name), "kernel_release", str_or_null(h->kernel_release),
-		"boot_id", str_or_null(h->boot_id), "labels", l ? l : json_object(),
-		"agent_version", str_or_null(h->agent_version), "token", str_or_null(h->token),
-		"first_seen", str_or_null(h->first_seen), "last_seen", str_or_null(h->last_seen),
+		"name", api_str_or_null(h->name), "kernel_release", api_str_or_null(h->kernel_release),
+		"boot_id", api_str_or_null(h->boot_id), "labels", l ? l : json_object(),
+		"agent_version", api_str_or_null(h->agent_version), "token", api_str_or_null(h->token),
+		"first_seen", api_str_or_null(h->first_seen), "last_seen", api_str_or_null(h->last_seen),
 		"next_seq", (json_int_t)h->next_seq, "records", (json_int_t)h->records,
 		"duplicates", (json_int_t)h->duplicates, "runs", (json_int_t)h->runs,
 		"heartbeat", hb ? hb : json_null());

@@ -14,11 +14,6 @@ static json_t *int_or_null(int64_t v)
 	return v < 0 ? json_null() : json_integer((json_int_t)v);
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 /* One host as JSON; labels parsed from their stored JSON object. */
 static json_t *lab_host_json(const struct db_lab_host *h)
 {
@@ -31,15 +26,15 @@ static json_t *lab_host_json(const struct db_lab_host *h)
 	return json_pack("{s:s,s:s,s:i,s:o,s:s,s:o,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,"
 			 "s:I,s:I,s:o,s:o,s:o}",
 		"name", h->name, "uri", h->uri, "slots", h->slots, "labels", labels,
-		"state", h->state ? h->state : "unknown", "state_why", str_or_null(h->state_why),
-		"fails_in_row", h->fails_in_row, "accel", str_or_null(h->accel),
+		"state", h->state ? h->state : "unknown", "state_why", api_str_or_null(h->state_why),
+		"fails_in_row", h->fails_in_row, "accel", api_str_or_null(h->accel),
 		"cpus", int_or_null(h->cpus), "memory_mib", int_or_null(h->memory_mib),
 		"free_mib", int_or_null(h->free_mib),
-		"libvirt_version", str_or_null(h->libvirt_version),
-		"qemu_version", str_or_null(h->qemu_version),
-		"checked_at", str_or_null(h->checked_at),
+		"libvirt_version", api_str_or_null(h->libvirt_version),
+		"qemu_version", api_str_or_null(h->qemu_version),
+		"checked_at", api_str_or_null(h->checked_at),
 		"runs_done", (json_int_t)h->runs_done, "runs_running", (json_int_t)h->runs_running,
-		"last_run_at", str_or_null(h->last_run_at),
+		"last_run_at", api_str_or_null(h->last_run_at),
 		"last_run_id", int_or_null(h->last_run_id),
 		"last_run_job_id", int_or_null(h->last_run_job_id));
 }

@@ -10,6 +10,13 @@
 #include "http.h"
 #include "util.h"
 
+/* api_str_or_null - a text column's value as JSON: the string (copied),
+ * or null for NULL; a new reference. */
+static inline json_t *api_str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
 /* api_json - answer status with the JSON value v (reference stolen);
  * reals with 10 significant digits (statistics, times). */
 void api_json(struct http_resp *resp, int status, json_t *v);

@@ -14,13 +14,9 @@
 #include "store/db.h"
 #include "store/db_compare.h"
 #include "store/db_api.h"
+#include "api/api_reply.h"
+#include "error.h"
 #include "util.h"
-
-/* A text column's value: the string, or null for NULL. */
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
 
 /* A TEXT column holding JSON, parsed; unparsable text is kept as a string. */
 static json_t *json_text(const char *s)
@@ -45,15 +41,17 @@ int api_view_metrics(struct db *db, json_t **out, struct buf *err)
 	a = json_array();
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(a, json_pack("{s:s, s:o, s:o}", "name", m[i].name,
-						   "unit", str_or_null(m[i].unit),
-						   "better", str_or_null(m[i].better)));
+						   "unit", api_str_or_null(m[i].unit),
+						   "better", api_str_or_null(m[i].better)));
 	db_metric_rows_free(m, n);
 	*out = a;
 	return 0;
 }
 
-/* A value as the cover-letter table writes it (report.c): "85.3s" for
- * seconds, else 4 significant digits and the unit. */
+/* A value in the jobs list's short form: seconds as the cover-letter
+ * table writes them ("85.3s"), anything else 4 significant digits and
+ * its unit as stored (not the table's bytes/s, ns or ops/s scaling,
+ * judge/report_data.h rep_fmt_value(); the API's goldens pin this form). */
 static void fmt_value(char *out, size_t size, double v, const char *unit)
 {
 	if (isnan(v))
@@ -270,11 +268,11 @@ static int job_obj(struct db *db, json_t **out, const struct db_api_job *j, stru
 	int r;
 
 	o = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I}",
-		      "id", (json_int_t)j->id, "name", str_or_null(j->name),
-		      "kind", str_or_null(j->kind), "status", str_or_null(j->status),
-		      "metric", str_or_null(j->metric), "created_at", str_or_null(j->created_at),
-		      "started_at", str_or_null(j->started_at),
-		      "finished_at", str_or_null(j->finished_at), "error", str_or_null(j->error),
+		      "id", (json_int_t)j->id, "name", api_str_or_null(j->name),
+		      "kind", api_str_or_null(j->kind), "status", api_str_or_null(j->status),
+		      "metric", api_str_or_null(j->metric), "created_at", api_str_or_null(j->created_at),
+		      "started_at", api_str_or_null(j->started_at),
+		      "finished_at", api_str_or_null(j->finished_at), "error", api_str_or_null(j->error),
 		      "seed", (json_int_t)j->seed, "runs_total", (json_int_t)j->runs_total,
 		      "runs_done", (json_int_t)j->runs_done,
 		      "runs_running", (json_int_t)j->runs_running);
@@ -386,14 +384,14 @@ int api_view_variants(struct db *db, json_t **out, int64_t job_id, struct buf *e
 		const struct db_api_variant *x = &v[i];
 		json_array_append_new(a, json_pack(
 			"{s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o}",
-			"id", (json_int_t)x->id, "idx", x->idx, "name", str_or_null(x->name),
-			"base_rev", str_or_null(x->base_rev), "commit_oid", str_or_null(x->commit_oid),
-			"patches", str_or_null(x->patches), "status", str_or_null(x->status),
-			"error", str_or_null(x->error),
+			"id", (json_int_t)x->id, "idx", x->idx, "name", api_str_or_null(x->name),
+			"base_rev", api_str_or_null(x->base_rev), "commit_oid", api_str_or_null(x->commit_oid),
+			"patches", api_str_or_null(x->patches), "status", api_str_or_null(x->status),
+			"error", api_str_or_null(x->error),
 			"kernel_id", x->kernel_id ? json_integer(x->kernel_id) : json_null(),
-			"series", str_or_null(x->series),
+			"series", api_str_or_null(x->series),
 			"series_version", x->series ? json_integer(x->series_version) : json_null(),
-			"series_subject", str_or_null(x->series_subject),
+			"series_subject", api_str_or_null(x->series_subject),
 			"runs_total", (json_int_t)x->runs_total, "runs_done", (json_int_t)x->runs_done,
 			"spec", json_text(x->spec_json)));
 	}
@@ -407,18 +405,18 @@ static json_t *run_obj(const struct db_api_run *x)
 {
 	json_t *o = json_pack("{s:I, s:I, s:I, s:o, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 		"id", (json_int_t)x->id, "variant_id", (json_int_t)x->variant_id,
-		"seq", (json_int_t)x->seq, "variant", str_or_null(x->variant), "repeat", x->repeat,
-		"cell", str_or_null(x->cell), "fs", str_or_null(x->fs),
-		"status", str_or_null(x->status), "accel", str_or_null(x->accel),
-		"host", str_or_null(x->host), "kernel_release", str_or_null(x->kernel_release),
-		"started_at", str_or_null(x->started_at), "finished_at", str_or_null(x->finished_at),
-		"error", str_or_null(x->error));
+		"seq", (json_int_t)x->seq, "variant", api_str_or_null(x->variant), "repeat", x->repeat,
+		"cell", api_str_or_null(x->cell), "fs", api_str_or_null(x->fs),
+		"status", api_str_or_null(x->status), "accel", api_str_or_null(x->accel),
+		"host", api_str_or_null(x->host), "kernel_release", api_str_or_null(x->kernel_release),
+		"started_at", api_str_or_null(x->started_at), "finished_at", api_str_or_null(x->finished_at),
+		"error", api_str_or_null(x->error));
 
 	json_object_set_new(o, "records", json_integer(x->records));
 	json_object_set_new(o, "bad_lines", json_integer(x->bad_lines));
 	json_object_set_new(o, "params", json_text(x->params_json));
 	json_object_set_new(o, "has_console", json_boolean(x->has_console));
-	json_object_set_new(o, "lab_host", str_or_null(x->lab_host));
+	json_object_set_new(o, "lab_host", api_str_or_null(x->lab_host));
 	json_object_set_new(o, "value", x->source == DB_VALUE_NONE ? json_null() :
 			    json_real(x->value));
 	json_object_set_new(o, "value_source", x->source == DB_VALUE_NONE ? json_null() :
@@ -435,10 +433,14 @@ int api_view_runs(struct db *db, json_t **out, int64_t job_id, const char *metri
 	json_t *a;
 	int r = 0;
 
-	if (!metric && !(r = db_api_job_metric(db, job_id, &job_metric, err)))
-		metric = job_metric;
-	if (!metric || (r = db_api_metric_info(db, metric, unit, sizeof(unit), better,
-					       sizeof(better), err)) ||
+	if (!metric && (r = db_api_job_metric(db, job_id, &job_metric, err)))
+		goto out;
+	if (!metric && !(metric = job_metric)) {
+		r = err_setf(err, -EIO, "job %lld has no headline metric in the store",
+			     (long long)job_id);
+		goto out;
+	}
+	if ((r = db_api_metric_info(db, metric, unit, sizeof(unit), better, sizeof(better), err)) ||
 	    (r = db_api_runs(db, job_id, metric, &runs, &n, err)))
 		goto out;
 	a = json_array();
@@ -496,13 +498,13 @@ out:
 static json_t *kernel_obj(const struct db_api_kernel *k)
 {
 	return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
-		"id", (json_int_t)k->id, "source", str_or_null(k->source),
-		"tree_oid", str_or_null(k->tree_oid), "config_hash", str_or_null(k->config_hash),
-		"release", str_or_null(k->release), "image_path", str_or_null(k->image_path),
-		"build_status", str_or_null(k->build_status),
-		"build_error", str_or_null(k->build_error),
+		"id", (json_int_t)k->id, "source", api_str_or_null(k->source),
+		"tree_oid", api_str_or_null(k->tree_oid), "config_hash", api_str_or_null(k->config_hash),
+		"release", api_str_or_null(k->release), "image_path", api_str_or_null(k->image_path),
+		"build_status", api_str_or_null(k->build_status),
+		"build_error", api_str_or_null(k->build_error),
 		"build_s", k->has_build_s ? json_real(k->build_s) : json_null(),
-		"created_at", str_or_null(k->created_at), "has_build_log", k->has_build_log);
+		"created_at", api_str_or_null(k->created_at), "has_build_log", k->has_build_log);
 }
 
 /* The run's phases, summary and sampled metrics, added to o. */
@@ -518,8 +520,8 @@ static void add_run_lists(json_t *o, const struct db_api_run_detail *d)
 	for (size_t i = 0; i < d->nsample_metrics; i++) {
 		const struct db_api_sample_metric *m = &d->sample_metrics[i];
 		json_array_append_new(sm, json_pack("{s:s, s:o, s:o, s:I}", "name", m->metric.name,
-						    "unit", str_or_null(m->metric.unit),
-						    "better", str_or_null(m->metric.better),
+						    "unit", api_str_or_null(m->metric.unit),
+						    "better", api_str_or_null(m->metric.better),
 						    "n", (json_int_t)m->n));
 	}
 	json_object_set_new(o, "phases", phases);
@@ -536,16 +538,16 @@ int api_view_run(struct db *db, json_t **out, int64_t run_id, struct buf *err)
 	if ((r = db_api_run(db, run_id, &d, err)))
 		return r;
 	o = json_pack("{s:I, s:I, s:o, s:o, s:I, s:o, s:I, s:i, s:o, s:o, s:o, s:o, s:o, s:o}",
-		"id", (json_int_t)d.id, "job_id", (json_int_t)d.job_id, "job", str_or_null(d.job),
-		"job_metric", str_or_null(d.job_metric), "variant_id", (json_int_t)d.variant_id,
-		"variant", str_or_null(d.variant), "seq", (json_int_t)d.seq, "repeat", d.repeat,
-		"cell", str_or_null(d.cell), "fs", str_or_null(d.fs),
-		"status", str_or_null(d.status), "accel", str_or_null(d.accel),
-		"host", str_or_null(d.host), "kernel_release", str_or_null(d.kernel_release));
-	json_object_set_new(o, "agent_version", str_or_null(d.agent_version));
-	json_object_set_new(o, "started_at", str_or_null(d.started_at));
-	json_object_set_new(o, "finished_at", str_or_null(d.finished_at));
-	json_object_set_new(o, "error", str_or_null(d.error));
+		"id", (json_int_t)d.id, "job_id", (json_int_t)d.job_id, "job", api_str_or_null(d.job),
+		"job_metric", api_str_or_null(d.job_metric), "variant_id", (json_int_t)d.variant_id,
+		"variant", api_str_or_null(d.variant), "seq", (json_int_t)d.seq, "repeat", d.repeat,
+		"cell", api_str_or_null(d.cell), "fs", api_str_or_null(d.fs),
+		"status", api_str_or_null(d.status), "accel", api_str_or_null(d.accel),
+		"host", api_str_or_null(d.host), "kernel_release", api_str_or_null(d.kernel_release));
+	json_object_set_new(o, "agent_version", api_str_or_null(d.agent_version));
+	json_object_set_new(o, "started_at", api_str_or_null(d.started_at));
+	json_object_set_new(o, "finished_at", api_str_or_null(d.finished_at));
+	json_object_set_new(o, "error", api_str_or_null(d.error));
 	json_object_set_new(o, "records", json_integer(d.records));
 	json_object_set_new(o, "bad_lines", json_integer(d.bad_lines));
 	json_object_set_new(o, "has_console", json_boolean(d.has_console));

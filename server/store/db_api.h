@@ -115,7 +115,9 @@ int db_api_runs(struct db *db, int64_t job_id, const char *metric, struct db_api
 		size_t *n, struct buf *err);
 void db_api_runs_free(struct db_api_run *v, size_t n);
 
-/* db_api_job_metric - the job's headline metric (a new string). */
+/* db_api_job_metric - the job's headline metric in *out (a new string,
+ * the caller frees it). -ENOENT "no job N" when there is no such job, a
+ * store error (db_fail's words) otherwise. */
 int db_api_job_metric(struct db *db, int64_t job_id, char **out, struct buf *err);
 
 /* One run's samples of a metric, in time order. */

@@ -17,7 +17,7 @@
 #include "util.h"
 #include "testutil.h"
 
-/* The sketch from DESIGN.md, "Job files". */
+/* The sketch of docs/job-file.md. */
 static const char design_ini[] =
 	"[job]\n"
 	"name = dying-cgwb-foreign-flush\n"
