@@ -1,5 +1,5 @@
-/* record.h - the agent's output: the record stream of DESIGN.md ("Agent
- * records"), one JSON object per line, "type" first, written with one
+/* record.h - the agent's output: the record stream of docs/records.md,
+ * one JSON object per line, "type" first, written with one
  * write() per record so a host reading live sees each one as it happens.
  *
  * The stream goes to stdout, a file, a character device (a virtio-serial

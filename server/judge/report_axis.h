@@ -2,8 +2,7 @@
  * stored run has, in which order the values come (the baseline first), and
  * what is left of a run's cell when the axis is taken out of it.
  *
- * An axis is any dimension a run varies in (DESIGN.md, "What is
- * compared"): "variant" (the kernel: the default), "fs", "host" (the
+ * An axis is any dimension a run varies in (docs/compare.md): "variant" (the kernel: the default), "fs", "host" (the
  * agent's hello host), "sysctl" (every sysctl of the cell together), one
  * sysctl ("vm.dirty_expire_centisecs" or "sysctl.vm.dirty_expire_centisecs")
  * or a workload knob ("mode", "sync_old", "shutdown_file"), or a part of
