@@ -292,56 +292,6 @@ static void test_stored_length_is_not_asked_again(void **state)
 	guest_ctx_release(&g);
 }
 
-/* When a job is stored, each cell's length as the agent's check said it is
- * kept (job_check_cells, job_check_store): every run of the cell finds it,
- * a later block's runs (stored from the spec read back) too. */
-static void test_job_keeps_its_cells_lengths(void **state)
-{
-	struct fixture *fx = *state;
-	struct job_spec *s = job_spec_new(), *back = job_spec_new();
-	struct job_check chk = { 0 };
-	struct buf err = BUF_INIT;
-	int64_t job, first, last, n = 0;
-	char *json, *arg;
-	double x;
-
-	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = cells\nkernels = /boot/a /boot/b\n"
-					    "repeat = auto:4\n[workload]\nold_s = 4\nsettle_s = 1\n"
-					    "pod_hop = 2\n[matrix]\nmeasure_s = 8 20\n", "job.ini",
-					    &err), 0);
-	assert_int_equal(job_check_cells(&chk, s, fx->agent, &err), 0);
-	assert_int_equal(chk.ncells, 2);
-	assert_int_equal(job_store(fx->db, s, &job, &err), 0);
-	job_check_store(fx->db, job, &chk);
-	json = job_spec_to_json(s);
-	assert_int_equal(job_spec_from_json(back, json, &err), 0);
-	arg = xasprintf("%lld", (long long)job);
-	assert_int_equal(db_exec(fx->db, "UPDATE variants SET status = 'ok'", NULL), 0);
-	assert_int_equal(job_store_block(fx->db, back, job, 2, NULL, &err), 0);
-	assert_int_equal(db_query_int64(fx->db, &first, "SELECT min(id) FROM runs WHERE job_id = ?",
-					arg, NULL), 0);
-	assert_int_equal(db_query_int64(fx->db, &last, "SELECT max(id) FROM runs WHERE job_id = ?",
-					arg, NULL), 0);
-	for (int64_t id = first; id <= last; id++, n++) {
-		char *ids = xasprintf("%lld", (long long)id);
-		int64_t measure = 0;
-
-		assert_int_equal(db_query_int64(fx->db, &measure, "SELECT json_extract(params_json,"
-						" '$.measure_s') FROM runs WHERE id = ?", ids,
-						NULL), 0);
-		assert_int_equal(db_run_expected_s(fx->db, id, &x, NULL), 0);
-		assert_true(x == 4 + 1 + measure + 2);
-		free(ids);
-	}
-	assert_int_equal(n, 2 * 2 * 2);	/* 2 blocks of 2 variants x 2 cells */
-	job_check_release(&chk);
-	job_spec_free(s);
-	job_spec_free(back);
-	free(json);
-	free(arg);
-	buf_release(&err);
-}
-
 /* The runs of job as ids, first and last (the job's runs are consecutive). */
 static void job_runs(struct fixture *fx, int64_t job, int64_t *first, int64_t *last)
 {
@@ -354,6 +304,62 @@ static void job_runs(struct fixture *fx, int64_t job, int64_t *first, int64_t *l
 	free(arg);
 }
 
+/* Each run first..last has its cell's stored length (the fixture agent's
+ * 4 + 1 + measure_s + 2 s); returns how many runs were checked. */
+static int64_t check_lengths(struct fixture *fx, int64_t first, int64_t last)
+{
+	int64_t n = 0;
+	double x;
+
+	for (int64_t id = first; id <= last; id++, n++) {
+		char *ids = xasprintf("%lld", (long long)id);
+		int64_t measure = 0;
+
+		assert_int_equal(db_query_int64(fx->db, &measure, "SELECT json_extract(params_json,"
+						" '$.measure_s') FROM runs WHERE id = ?", ids,
+						NULL), 0);
+		assert_int_equal(db_run_expected_s(fx->db, id, &x, NULL), 0);
+		assert_true(x == 4 + 1 + measure + 2);
+		free(ids);
+	}
+	return n;
+}
+
+/* When a job is stored, each cell's length as the agent's check said it is
+ * kept (job_check_cells, job_check_store): every run of the cell finds it,
+ * a later block's runs (stored from the spec read back) too. */
+static void test_job_keeps_its_cells_lengths(void **state)
+{
+	struct fixture *fx = *state;
+	struct job_spec *s = job_spec_new(), *back = job_spec_new();
+	struct job_check chk = { 0 };
+	struct buf err = BUF_INIT;
+	int64_t job, first, last;
+	char *json;
+
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = cells\nkernels = /boot/a /boot/b\n"
+					    "repeat = auto:4\n[workload]\nold_s = 4\nsettle_s = 1\n"
+					    "pod_hop = 2\n[matrix]\nmeasure_s = 8 20\n", "job.ini",
+					    &err), 0);
+	assert_int_equal(job_check_cells(&chk, s, fx->agent, &err), 0);
+	assert_int_equal(chk.ncells, 2);
+	assert_int_equal(job_store(fx->db, s, &job, &err), 0);
+	job_check_store(fx->db, job, &chk);
+	json = job_spec_to_json(s);
+	assert_int_equal(job_spec_from_json(back, json, &err), 0);
+	assert_int_equal(db_exec(fx->db, "UPDATE variants SET status = 'ok'", NULL), 0);
+	assert_int_equal(job_store_block(fx->db, back, job, 2, NULL, &err), 0);
+	job_runs(fx, job, &first, &last);
+	/* 2 blocks of 2 variants x 2 cells */
+	assert_int_equal(check_lengths(fx, first, last), 2 * 2 * 2);
+	job_check_release(&chk);
+	job_spec_free(s);
+	job_spec_free(back);
+	free(json);
+	buf_release(&err);
+}
+
+
 /* `kcanary rerun` (compare_rerun) stores the cells' lengths with the new
  * job, as compare does: a job stored before them (none kept) is rerun
  * with them, and no run of it asks the agent. */
@@ -362,7 +368,7 @@ static void test_rerun_keeps_its_cells_lengths(void **state)
 	struct fixture *fx = *state;
 	struct job_spec *s = job_spec_new();
 	struct buf err = BUF_INIT;
-	int64_t job, again, first, last, n = 0;
+	int64_t job, again, first, last;
 	double x;
 
 	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = rerun-cells\nkernels = /boot/a "
@@ -375,18 +381,8 @@ static void test_rerun_keeps_its_cells_lengths(void **state)
 	assert_int_equal(compare_rerun(fx->db, job, fx->agent, &again, &err), 0);
 	assert_true(again != job);
 	job_runs(fx, again, &first, &last);
-	for (int64_t id = first; id <= last; id++, n++) {
-		char *ids = xasprintf("%lld", (long long)id);
-		int64_t measure = 0;
-
-		assert_int_equal(db_query_int64(fx->db, &measure, "SELECT json_extract(params_json,"
-						" '$.measure_s') FROM runs WHERE id = ?", ids,
-						NULL), 0);
-		assert_int_equal(db_run_expected_s(fx->db, id, &x, NULL), 0);
-		assert_true(x == 4 + 1 + measure + 2);
-		free(ids);
-	}
-	assert_int_equal(n, 2 * 2 * 3);	/* 2 variants x 2 cells x 3 repeats (the default) */
+	/* 2 variants x 2 cells x 3 repeats (the default) */
+	assert_int_equal(check_lengths(fx, first, last), 2 * 2 * 3);
 	job_spec_free(s);
 	buf_release(&err);
 }
