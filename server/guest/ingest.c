@@ -153,6 +153,7 @@ struct ingest {
 	bool failed;             /* a store error happened: stop writing */
 	struct buf store_err;    /* what it was, said again by every later call */
 	bool check_order;        /* a whole stream: hello once, nothing after done, ... */
+	bool live;               /* ingest_feed() commits before it returns */
 	json_t *series;          /* "s:METRIC" -> last t; "p:NAME' key 'KEY" -> [t, count] */
 	int64_t hello_line, done_line;
 	uint64_t raw_bytes;      /* raw text kept, for the refusal bound */
@@ -706,7 +707,12 @@ int ingest_feed(struct ingest *in, const char *data, size_t len, struct buf *err
 			return r;
 		p = nl + 1;
 	}
-	return 0;
+	return in->live ? ingest_flush(in, err) : 0;
+}
+
+void ingest_set_live(struct ingest *in)
+{
+	in->live = true;
 }
 
 int ingest_flush(struct ingest *in, struct buf *err)

@@ -122,6 +122,19 @@ int ingest_line(struct ingest *in, const char *line, size_t len, struct buf *err
  */
 int ingest_record(struct ingest *in, json_t *rec, struct buf *err);
 
+/*
+ * ingest_set_live - a stream that arrives while something else waits (a
+ * guest's channel, read between polls): from now on every ingest_feed()
+ * commits what it stored before it returns, so no write lock is held
+ * between calls. Other writers on the same store (a second lab host's run,
+ * the job's own bookkeeping) then wait for one feed, never for the guest;
+ * a batch left open across the wait kept them out for seconds and, with
+ * sqlite's sleeping busy handler, could starve one past DB_BUSY_TIMEOUT_MS
+ * (db.h). Readers see each feed at once. A whole file fed in chunks keeps
+ * the default: INGEST_BATCH records a transaction.
+ */
+void ingest_set_live(struct ingest *in);
+
 /* ingest_flush - commit the batch in progress now (for a live view). */
 int ingest_flush(struct ingest *in, struct buf *err);
 

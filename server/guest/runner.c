@@ -408,6 +408,7 @@ static int run_setup(struct run *x, struct buf *err)
 
 	if ((r = ingest_open(&x->in, x->db, x->id, err)))
 		return r;
+	ingest_set_live(x->in);   /* no write lock held while we poll */
 	if ((r = mkdir_p(x->dir, 0755))) {
 		run_failf(x, "cannot create '%s': %s", x->dir, strerror(-r));
 		return 0;
@@ -506,7 +507,7 @@ static int console_failed(struct run *x, struct buf *err)
 
 /* One pass of the wait: poll the channel, libvirt's events and the signal
  * pipe, feed the store. Sets *done when the run has ended. */
-static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *err)
+static int wait_once(struct run *x, bool *done, struct buf *err)
 {
 	struct run_state *s = &x->s;
 	struct pollfd pf[2];
@@ -544,11 +545,6 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 	if (s->stream_broke && !s->stopped && !vm_conn_is_alive(x->conn))
 		s->conn_lost = true;
 	now = clock_mono_s();
-	if (now - *last_flush >= 1.0) {
-		if ((r = ingest_flush(x->in, err)))
-			return r;
-		*last_flush = now;
-	}
 	/* Stopped: read what is left; QEMU's exit ends the channel. */
 	if (s->paused || s->interrupted || s->conn_lost ||
 	    (s->stopped && (s->sock_eof || now - s->stopped_at > 2.0)))
@@ -561,13 +557,12 @@ static int wait_once(struct run *x, double *last_flush, bool *done, struct buf *
 /* Feed the store until the run ends, then destroy the guest. */
 static int run_wait(struct run *x, struct buf *err)
 {
-	double last_flush = clock_mono_s();
 	struct buf e = BUF_INIT;
 	bool done = false;
 	int r;
 
 	while (!done)
-		if ((r = wait_once(x, &last_flush, &done, err)) || x->why[0])
+		if ((r = wait_once(x, &done, err)) || x->why[0])
 			return r;
 	x->out->end_mono_s = clock_mono_s();
 	x->out->wall_s = x->out->end_mono_s - x->t0;

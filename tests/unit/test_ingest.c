@@ -302,6 +302,49 @@ static void test_caller_tx_batches_and_rollback(void **state)
 	assert_int_equal(q(f, "SELECT count(DISTINCT t_s) FROM samples"), 130);
 }
 
+/* A live stream (a guest's channel, read between polls) holds no write lock
+ * between feeds: a second connection -- another lab host's run -- begins a
+ * write at once and reads what was fed. Fed in batch mode, the same lines
+ * keep the lock until the batch closes, and that connection times out. */
+static void test_live_feed_keeps_no_lock(void **state)
+{
+	struct fx *f = *state;
+	struct ingest *in = NULL;
+	struct db *other = NULL;
+	struct buf err = BUF_INIT;
+	int64_t run, n = -1;
+	char *path = xasprintf("%s/kc.db", f->td.path);
+
+	assert_int_equal(db_open(&other, path, NULL), 0);
+	assert_int_equal(db_exec(other, "PRAGMA busy_timeout = 200", NULL), 0);
+	for (int live = 0; live <= 1; live++) {
+		assert_int_equal(db_run_create(f->db, &run, f->job, f->variant, "", 0, NULL, NULL, NULL), 0);
+		assert_int_equal(ingest_open(&in, f->db, run, NULL), 0);
+		if (live)
+			ingest_set_live(in);
+		assert_int_equal(ingest_feed(in, good, 200, NULL), 0);   /* a cut line kept */
+		assert_int_equal(ingest_feed(in, good + 200, strlen(good) - 200, NULL), 0);
+		buf_reset(&err);
+		int r = db_begin(other, &err);
+		if (live) {
+			assert_int_equal(r, 0);
+			db_rollback(other);
+			char *id = xasprintf("%lld", (long long)run);
+			assert_int_equal(db_query_int64(other, &n, "SELECT count(*) FROM samples"
+							" WHERE run_id = ?", id, NULL), 0);
+			free(id);
+			assert_int_equal(n, 2);
+		} else {
+			assert_int_equal(r, -EBUSY);
+			assert_non_null(strstr(buf_str(&err), "busy"));
+		}
+		assert_int_equal(ingest_close(in, NULL, NULL), 0);
+	}
+	db_close(other);
+	buf_release(&err);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +356,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nothing_rewritten, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_overlong_line, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_caller_tx_batches_and_rollback, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_live_feed_keeps_no_lock, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests_name("ingest", tests, NULL, NULL);
 }
