@@ -3,15 +3,18 @@
 # "unit: N passed, N failed, N skipped" (N counts test cases, from cmocka's
 # output). Exits non-zero when any binary fails or times out, and under
 # CI=true when a case skips that tests/allowed-skips.txt does not list as
-# "binary:case" (tests/skips-lib.sh).
+# "binary:case" (tests/skips-lib.sh). Each binary's wall time is printed
+# after its output ("-- NAME: N s").
 . tests/skips-lib.sh
 passed=0 failed=0 skipped=0 bad=""
 out=$(mktemp)
 for t in "$@"; do
 	echo "== $t"
+	t0=$(date +%s)
 	timeout 300 "$t" >"$out" 2>&1
 	rc=$?
 	cat "$out"
+	echo "-- ${t##*/}: $(( $(date +%s) - t0 )) s (exit $rc)"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | awk '{s+=$1} END {print s+0}')
 	passed=$((passed + p))

@@ -114,8 +114,8 @@ static int do_list(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct buf err = BUF_INIT;
 	struct db *db = NULL;
-	json_t *list, *t;
-	size_t i;
+	struct db_token_row *list = NULL;
+	size_t n = 0;
 	int ret = 1;
 
 	(void)argv;
@@ -123,18 +123,19 @@ static int do_list(struct cmd_ctx *ctx, int argc, char **argv)
 		return bad_usage();
 	if (!(db = cmd_open_store(ctx, "kcanary token")))
 		goto out;
-	if (db_token_list(db, &list, &err)) {
+	if (db_token_list(db, &list, &n, &err)) {
 		fprintf(stderr, "kcanary token: %s\n", buf_str(&err));
 		goto out;
 	}
-	json_array_foreach(list, i, t) {
+	for (size_t i = 0; i < n; i++) {
 		char dflt[TOKEN_MAX_SCOPES_LEN];
-		const char *name = json_string_value(json_object_get(t, "name"));
-		const char *scopes = json_string_value(json_object_get(t, "scopes"));
-		printf("%s\t%s\t%s\n", name, scopes ? scopes : token_default_scopes(name, dflt, sizeof(dflt)),
-		       json_string_value(json_object_get(t, "created_at")));
+		const char *scopes = list[i].scopes;
+
+		printf("%s\t%s\t%s\n", list[i].name,
+		       scopes ? scopes : token_default_scopes(list[i].name, dflt, sizeof(dflt)),
+		       list[i].created_at);
 	}
-	json_decref(list);
+	db_token_rows_free(list, n);
 	ret = 0;
 out:
 	buf_release(&err);

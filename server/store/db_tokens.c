@@ -2,6 +2,7 @@
  * (schema/001's tokens table; see db_tokens.h and token.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/db.h"
@@ -52,30 +53,41 @@ int db_token_find(struct db *db, char *name, size_t size, char *scopes, size_t s
 	return r;
 }
 
-int db_token_list(struct db *db, json_t **out, struct buf *err)
+static void read_token(sqlite3_stmt *st, void *row)
+{
+	struct db_token_row *t = row;
+
+	t->name = db_col_strdup(st, 0);
+	t->created_at = db_col_strdup(st, 1);
+	t->scopes = db_col_strdup(st, 2);
+}
+
+static void release_token(void *row)
+{
+	struct db_token_row *t = row;
+
+	free(t->name);
+	free(t->created_at);
+	free(t->scopes);
+}
+
+int db_token_list(struct db *db, struct db_token_row **out, size_t *n, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
-	json_t *a = json_array();
-	int r, rc;
+	void *v;
+	int r;
 
-	if ((r = db_prepare(db, &st, "SELECT name, created_at, scopes FROM tokens ORDER BY id", err))) {
-		json_decref(a);
+	if ((r = db_prepare(db, &st, "SELECT name, created_at, scopes FROM tokens ORDER BY id", err)))
 		return r;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *scopes = (const char *)sqlite3_column_text(st, 2);
-		json_array_append_new(a, json_pack("{s:s, s:s, s:o}",
-			"name", (const char *)sqlite3_column_text(st, 0),
-			"created_at", (const char *)sqlite3_column_text(st, 1),
-			"scopes", scopes ? json_string(scopes) : json_null()));
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		json_decref(a);
-		return db_fail(db, 0, err, "cannot list the tokens");
-	}
-	*out = a;
-	return 0;
+	if (!(r = db_rows(db, st, sizeof(**out), read_token, release_token, &v, n, err,
+			  "cannot list the tokens")))
+		*out = v;
+	return r;
+}
+
+void db_token_rows_free(struct db_token_row *v, size_t n)
+{
+	db_rows_free(v, n, sizeof(*v), release_token);
 }
 
 int db_token_remove(struct db *db, const char *name, struct buf *err)

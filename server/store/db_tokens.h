@@ -5,7 +5,6 @@
 #define KC_DB_TOKENS_H
 
 #include <stddef.h>
-#include <jansson.h>
 
 #include "store/db.h"
 
@@ -18,9 +17,19 @@ int db_token_add(struct db *db, const char *name, const char *hash_hex, const ch
  * takes token_default_scopes()); -ENOENT if none. */
 int db_token_find(struct db *db, char *name, size_t size, char *scopes, size_t scopes_size,
 		  const char *hash_hex, struct buf *err);
-/* [{"name","created_at","scopes"}], oldest first; scopes null for a token
- * stored before scopes. */
-int db_token_list(struct db *db, json_t **out, struct buf *err);
+/* One stored token: its name, when it was made (sqlite's UTC
+ * "YYYY-MM-DD HH:MM:SS") and its scopes (NULL for a token stored before
+ * scopes: the caller takes token_default_scopes()). Never the hash. */
+struct db_token_row {
+	char *name;
+	char *created_at;
+	char *scopes;
+};
+
+/* db_token_list - every token, oldest first, into *out (*n of them; NULL
+ * for none); free with db_token_rows_free(). */
+int db_token_list(struct db *db, struct db_token_row **out, size_t *n, struct buf *err);
+void db_token_rows_free(struct db_token_row *v, size_t n);
 /* -ENOENT when there is no token of that name. */
 int db_token_remove(struct db *db, const char *name, struct buf *err);
 

@@ -17,37 +17,36 @@ B=${B:-build}
 rows=$(mktemp) log=$(mktemp)
 trap 'rm -f "$rows" "$log"' EXIT
 bad=""
-for t in tests/fault/f_*.sh; do
+# run_one SECONDS TEST [VAR=VALUE...]: run TEST under a timeout, its output
+# in $log, its fault-table rows kept, its wall time said; sets rc
+run_one() {
+	secs=$1 t=$2
+	shift 2
 	echo "== $t"
-	B=$B timeout 1800 sh "$t" > "$log" 2>&1
+	t0=$(date +%s)
+	env "$@" B=$B timeout "$secs" sh "$t" > "$log" 2>&1
 	rc=$?
+	echo "-- ${t##*/}: $(( $(date +%s) - t0 )) s (exit $rc)"
 	sed -n 's/^fault-table: //p' "$log" >> "$rows"
 	case $rc in
 	0) ;;
 	77) echo "$(tail -n 1 "$log")|0|0|skipped" >> "$rows"; bad="$bad $t(skipped)" ;;
 	*) tail -n 20 "$log"; echo "$t failed (rc=$rc)|?|0|?" >> "$rows"; bad="$bad $t(rc=$rc)" ;;
 	esac
+}
+for t in tests/fault/f_*.sh; do
+	run_one 1800 "$t"
 done
 # the quick integration fault test (seconds, no guest): a full disk in a
 # compare's build and guest image stage
-for t in tests/integration/t_stage_diskfull.sh; do
-	echo "== $t"
-	B=$B timeout 600 sh "$t" > "$log" 2>&1
-	rc=$?
-	sed -n 's/^fault-table: //p' "$log" >> "$rows"
-	[ $rc = 0 ] || { tail -n 20 "$log"; echo "$t failed (rc=$rc)|?|0|?" >> "$rows"; bad="$bad $t(rc=$rc)"; }
-done
+run_one 600 tests/integration/t_stage_diskfull.sh
 # soak only: the fault tests that boot TCG guests (a minute or more each;
 # `make test` runs them once as integration tests)
 if [ "${SOAK:-0}" = 1 ]; then
 	for t in tests/integration/t_libvirtd_restart.sh tests/integration/t_compare_kills.sh \
 		 tests/integration/t_compare_diskfull.sh tests/integration/t_build_diskfull.sh \
 		 tests/integration/t_compare_writers.sh; do
-		echo "== $t"
-		KILLS=20 B=$B timeout 3600 sh "$t" > "$log" 2>&1
-		rc=$?
-		sed -n 's/^fault-table: //p' "$log" >> "$rows"
-		[ $rc = 0 ] || { tail -n 20 "$log"; echo "$t failed (rc=$rc)|?|0|?" >> "$rows"; bad="$bad $t(rc=$rc)"; }
+		run_one 3600 "$t" KILLS=20
 	done
 fi
 # unit tests that inject faults: name|binary|cmocka test

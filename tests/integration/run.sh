@@ -1,7 +1,8 @@
 #!/bin/sh
 # Integration tests: each tests/integration/t_*.sh runs with $B (build dir)
 # set, exits 0 (pass), 77 (skip, with the reason on its last line) or other
-# (fail). Prints "integration: N passed, N failed, N skipped" (a skip CI
+# (fail). Prints each test's wall time ("-- NAME: N s (exit RC)") and
+# "integration: N passed, N failed, N skipped" (a skip CI
 # refuses counts as skipped and failed).
 #
 # Under CI=true (what .ci/run sets) a skip is a failure unless the test is
@@ -21,8 +22,10 @@ fi
 for t in "$@"; do
 	[ -e "$t" ] || continue
 	echo "== $t"
+	t0=$(date +%s)
 	B=${B:-build} timeout 1800 sh "$t"
 	rc=$?
+	echo "-- ${t##*/}: $(( $(date +%s) - t0 )) s (exit $rc)"
 	case $rc in
 	0) passed=$((passed + 1)) ;;
 	77)
