@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "store/db.h"
@@ -23,7 +24,8 @@ static const char usage_text[] =
 	"                      [--param KEY=VALUE]... [--lab-host NAME] FILE|-\n"
 	"\n"
 	"Store one run: read an agent record stream (newline-delimited JSON,\n"
-	"see docs/records.md) from FILE or stdin.\n"
+	"see docs/records.md) from FILE or stdin. A pipe (an agent's live\n"
+	"stream) is stored as it arrives, each read committed.\n"
 	"\n"
 	"  --job JOB          job name or id; a new ad-hoc job is made when no\n"
 	"                     job has that name\n"
@@ -218,6 +220,23 @@ out:
 	return ret;
 }
 
+/* Up to size bytes of f, as soon as some are there (fread() would wait
+ * for size bytes from a pipe); 0 at the end; -1 on a read error, said on
+ * stderr (the run then ends as its stream does: incomplete without done). */
+static ssize_t read_some(FILE *f, char *buf, size_t size)
+{
+	for (;;) {
+		ssize_t n = read(fileno(f), buf, size);
+		if (n >= 0)
+			return n;
+		if (errno != EINTR) {
+			fprintf(stderr, "kcanary ingest: cannot read the stream: %s; what was read"
+				" is stored\n", strerror(errno));
+			return -1;
+		}
+	}
+}
+
 /* The stream f into run run_id; *st its counts. 0, or -EIO after saying
  * why (the run is then left interrupted, its batches so far kept). */
 static int feed_stream(struct db *db, int64_t run_id, FILE *f, struct ingest_stats *st)
@@ -225,15 +244,22 @@ static int feed_stream(struct db *db, int64_t run_id, FILE *f, struct ingest_sta
 	struct ingest *in = NULL;
 	struct buf err = BUF_INIT;
 	char chunk[1 << 16];
-	size_t n;
+	ssize_t n;
 	int r;
 
 	if ((r = ingest_open(&in, db, run_id, &err))) {
 		fprintf(stderr, "kcanary ingest: %s\n", buf_str(&err));
 		goto out;
 	}
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (ingest_feed(in, chunk, n, NULL) || ingest_stats(in)->refused)
+	/* a pipe or a socket (an agent's live stream: `kcanary-agent run ... |
+	 * kcanary ingest -`) is stored as it comes, each read committed, so
+	 * no write lock is held while we wait for the next line; a file is
+	 * stored INGEST_BATCH records a transaction */
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && !S_ISREG(sb.st_mode))
+		ingest_set_live(in);
+	while ((n = read_some(f, chunk, sizeof(chunk))) > 0)
+		if (ingest_feed(in, chunk, (size_t)n, NULL) || ingest_stats(in)->refused)
 			break;   /* not a record stream: the rest is not read */
 	/* a store error in feed is said again by close */
 	if ((r = ingest_close(in, st, &err))) {

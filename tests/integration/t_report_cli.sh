@@ -105,4 +105,26 @@ grep -q "has no axis 'nosuch'" $tmp/err
 : > $tmp/vmlinuz-fixture
 KCANARY_HOME=$tmp/dry $KC compare --kernels $tmp/vmlinuz-fixture --set mode=removed,alive --by mode \
 	--dry-run | grep -q '^  report: compared along mode$'
-echo "ok: ingest + report reproduce the cover-letter table; report --by compares any axis"
+# a live stream on stdin (an agent piped in) is stored as it comes and
+# holds no write lock while the next line is awaited: readers see its
+# first samples, and another writer gets the store, before the stream ends
+( head -n 5 $S/lag-1.0.jsonl; sleep 8; tail -n +6 $S/lag-1.0.jsonl ) |
+	$KC ingest --job live --variant a - > $tmp/live.out 2>&1 &
+live=$!
+i=0 n=0
+while [ $i -lt 60 ]; do
+	n=$(sqlite3 -cmd ".timeout 100" "$KCANARY_HOME/kcanary.db" "SELECT count(*) FROM samples s
+		JOIN runs r ON r.id = s.run_id JOIN jobs j ON j.id = r.job_id WHERE j.name = 'live'" 2>/dev/null || :)
+	[ "${n:-0}" -ge 2 ] && break
+	i=$((i + 1)); sleep 0.1
+done
+[ "${n:-0}" = 2 ] || { echo "FAIL: a piped stream's first 2 samples were not seen while it ran (saw '$n')"; exit 1; }
+sqlite3 -cmd ".timeout 500" "$KCANARY_HOME/kcanary.db" "BEGIN IMMEDIATE; ROLLBACK;" ||
+	{ echo "FAIL: a piped stream held the store's write lock while it waited"; exit 1; }
+kill -0 $live 2>/dev/null || { echo "FAIL: the piped ingest ended early: $(cat $tmp/live.out)"; exit 1; }
+wait $live || { echo "FAIL: the piped ingest failed: $(cat $tmp/live.out)"; exit 1; }
+[ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT r.status || ' ' || (SELECT count(*) FROM samples s
+	WHERE s.run_id = r.id) FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'live'")" = "ok 30" ] ||
+	{ echo "FAIL: the piped run: $(cat $tmp/live.out)"; exit 1; }
+echo "ok: ingest + report reproduce the cover-letter table; report --by compares any axis;" \
+	"a piped stream is stored as it comes"
