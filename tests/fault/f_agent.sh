@@ -19,10 +19,12 @@ cleanup() {
 	rm -rf "$tmp"
 }
 # the workload's processes are found by a marker in their command line,
-# unique to this test run (never a broad name)
+# unique to this test run (never a broad name), matched whole (pgrep -x):
+# the daemon's and the script shell's own argv hold the marker too, and
+# must not count as the workload's two sleeps having started
 marker=31$$
 pkill_marker() {
-	for p in $(pgrep -f "sleep $marker" || true); do kill -9 $p 2>/dev/null || true; done
+	for p in $(pgrep -fx "sleep $marker" || true); do kill -9 $p 2>/dev/null || true; done
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -46,16 +48,16 @@ for i in $(seq $kills); do
 		> $tmp/daemon.out 2>&1 &
 	dpid=$!
 	for j in $(seq 100); do
-		[ "$(pgrep -fc "sleep $marker" || true)" -ge 2 ] && break
+		[ "$(pgrep -fxc "sleep $marker" || true)" -ge 2 ] && break
 		sleep 0.1
 	done
-	[ "$(pgrep -fc "sleep $marker" || true)" -ge 2 ] || fail "the workload did not start: $(cat $tmp/daemon.out)"
+	[ "$(pgrep -fxc "sleep $marker" || true)" -ge 2 ] || fail "the workload did not start: $(cat $tmp/daemon.out)"
 	kill -9 $dpid; wait $dpid 2>/dev/null || true; dpid=
 	for j in $(seq 50); do
-		[ "$(pgrep -fc "sleep $marker" || true)" = 0 ] && break
+		[ "$(pgrep -fxc "sleep $marker" || true)" = 0 ] && break
 		sleep 0.1
 	done
-	left=$(pgrep -fa "sleep $marker" || true)
+	left=$(pgrep -fxa "sleep $marker" || true)
 	[ -z "$left" ] || fail "after a SIGKILL of the daemon (kill $i) its workload is left running: $left"
 done
 echo "fault-table: agent daemon SIGKILL with a workload running|$kills|$kills|0"

@@ -32,10 +32,16 @@ echo "idle connection: read rc $rc after ${took} s"
 [ "$took" -ge 13 ] && [ "$took" -le 20 ] || fail "idle connection closed after $took s, expected about 15"
 echo "fault-table: idle connection held open|1|1|0"
 
-# tokens never in the log
+# tokens never in the log: a job file (printf: this is sh, not bash)
+# sent with the good token (accepted: it parsed), a wrong and a removed one
+printf '[job]\nname = x\ntree = /src/linux\nbase = v1\n' > $tmp/job.ini
 for t in "$tok" kct_wrong-secret "$old"; do
-	curl -s -o /dev/null -H "Authorization: Bearer $t" --data-binary $'[job]\nname = x\ntree = /src/linux\nbase = v1\n' \
-		"$url/api/v1/jobs" || true
+	code=$(curl -s -o $tmp/answer -w '%{http_code}' -H "Authorization: Bearer $t" \
+		-H 'Content-Type: text/plain' --data-binary @$tmp/job.ini "$url/api/v1/jobs") || true
+	case $t in
+	"$tok") [ "$code" = 201 ] || fail "the job file with a good token: HTTP $code: $(cat $tmp/answer)" ;;
+	*) [ "$code" = 401 ] || fail "a job with token $t: HTTP $code, expected 401: $(cat $tmp/answer)" ;;
+	esac
 done
 curl -s -o /dev/null -H "Authorization: Bearer $tok" -H "Authorization: Bearer $old" -d '{}' "$url/api/v1/jobs" || true
 for t in "$tok" kct_wrong-secret "$old"; do

@@ -183,7 +183,8 @@ fi
 total=0
 i=1
 while [ $i -le $N ]; do
-	line=$(grep '^kcanary-agent daemon: stats ' $tmp/agent$i.out | tail -1) ||
+	line=$(grep '^kcanary-agent daemon: stats ' $tmp/agent$i.out | tail -n 1)
+	[ -n "$line" ] ||
 		{ tail -5 $tmp/agent$i.log; fail "agent $i printed no stats line"; }
 	get() { echo "$line" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
 	produced=$(get produced) samples=$(get samples) pending=$(get pending)

@@ -53,6 +53,22 @@ private_libvirtd_cleanup() {
 	cleanup
 }
 
+# run_leftovers RUN: print what of run RUN is still on its host, one line
+# each: its guest (the domain it stored in guest_json) and its scratch
+# volume (DOMAIN-scratch.img in the kcanary pool, runner.c). Asks the URI
+# the run stored; fails the test when the run stored none or the pool
+# cannot be listed, so an empty answer means "looked, and nothing left".
+run_leftovers() {
+	_d=$(q "SELECT json_extract(guest_json, '\$.domain') FROM runs WHERE id = $1")
+	_u=$(q "SELECT json_extract(guest_json, '\$.uri') FROM runs WHERE id = $1")
+	[ -n "$_d" ] && [ -n "$_u" ] || fail "run $1 stored no guest name or URI"
+	_vols=$(virsh -q -c "$_u" vol-list kcanary) || fail "cannot list the kcanary pool on $_u"
+	_doms=$(virsh -q -c "$_u" list --all --name) || fail "cannot list the guests on $_u"
+	echo "$_doms" | grep -qx "$_d" && echo "guest $_d"
+	echo "$_vols" | grep -q "^ *$_d-scratch.img " && echo "scratch volume $_d-scratch.img"
+	return 0
+}
+
 # wait_run_going PID ERRFILE [COND]: wait (at most 450 s) until a run r of
 # the store is 'running' with >= 2 samples stored (and COND, SQL on r, holds);
 # fail when PID, the coordinator, ends first, with ERRFILE's last lines.

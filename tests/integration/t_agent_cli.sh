@@ -1,10 +1,8 @@
 #!/bin/sh
 # kcanary-agent's command line on this host, no guest needed: list shows
 # every knob of the seed, bad input exits 2 with a one-line error and an
-# error record, --out writes the stream to a file. Where the host has a
-# usable cgroup v2 memory+io (not the case on the project's build machine),
-# also runs the `command` workload for real; t_guest_command.sh runs it in
-# a guest, which always has it, so CI checks it either way.
+# error record, --out writes the stream to a file. The `command` workload
+# itself (its cgroup v2 memory+io) runs in a guest: t_guest_command.sh.
 A=${B:-build}/kcanary-agent
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -61,16 +59,8 @@ elif mount -t tmpfs none "$T/tmpfs" 2>/dev/null; then
 		fail "tmpfs message: $(cat "$T/err")"
 fi
 
-# the command workload for real, where cgroup v2 has memory
-cgroot=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)
-if [ "$(id -u)" -ne 0 ] || [ -z "$cgroot" ] || ! grep -qw memory "$cgroot/cgroup.controllers"; then
-	echo "command workload not run here: needs root and cgroup v2 with memory (this host: ${cgroot:-no cgroup2}); t_guest_command.sh runs it in a guest"
-	exit 0
-fi
-$A run command dir="$T" cmd='echo metric x_s 1.5; echo hello; cat /proc/self/cgroup >&2' --out "$T/out" 2>"$T/err" ||
-	fail "command workload exited $?: $(cat "$T/err")"
-grep -q '"type":"sample","t":[0-9.]*,"metric":"x_s","value":1.5}' "$T/out" || fail "no x_s sample: $(cat "$T/out")"
-grep -q "kcanary-cmd/run" "$T/err" || fail "command did not run in its cgroup: $(cat "$T/err")"
-tail -1 "$T/out" | grep -q '"type":"done"' || fail "no done record"
-[ ! -e "$cgroot/kcanary-cmd" ] || fail "cgroup kcanary-cmd left behind"
+# The command workload itself (its cgroup, memory.max, its samples) runs
+# in a guest, where cgroup v2 has memory: t_guest_command.sh. It is not
+# tried here: this machine and CI have cgroup v1, so a host branch of this
+# test would never run and would pass without checking anything.
 exit 0

@@ -84,7 +84,8 @@ q() { sqlite3 "$db" "$1"; }
 total=0 dups=0 wl_runs=0
 i=1
 while [ $i -le $N ]; do
-	line=$(grep '^kcanary-agent daemon: stats ' "$out/agent$i.out" | tail -1) ||
+	line=$(grep '^kcanary-agent daemon: stats ' "$out/agent$i.out" | tail -n 1)
+	[ -n "$line" ] ||
 		{ cat "$out/agent$i.log"; fail "agent $i printed no stats line"; }
 	get() { echo "$line" | sed -n "s/.* $1=\([0-9]*\).*/\1/p"; }
 	produced=$(get produced) samples=$(get samples) pending=$(get pending)

@@ -44,5 +44,6 @@ q "SELECT error FROM runs WHERE id = $run" | grep -q "^guest paused by the hyper
 if virsh -q -c qemu:///system list --all --name | grep -qx "$name"; then
 	fail "guest $name still exists"
 fi
-[ ! -e "$HOME_DIR/runs/$run/scratch.img" ] || fail "scratch disk left behind"
+left=$(run_leftovers $run)
+[ -z "$left" ] || fail "run $run left behind: $left"
 echo "paused: run $run failed ${took} s after the pause, guest destroyed"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t_guest_watchdog.sh - a guest whose workload outlives the watchdog is
 # destroyed; the run is stored as 'timeout' with the samples it sent so far
-# and its console tail; nothing is left behind (domain, disk, socket).
+# and its console tail; nothing is left behind (its guest, its scratch
+# volume in the pool).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/integration/guest-lib.sh
 
@@ -24,8 +25,8 @@ q "SELECT console_tail FROM runs WHERE id = $run" | grep -q "kcanary-init: \[[0-
 n=$(q "SELECT count(*) FROM samples WHERE run_id = $run")
 [ "$n" -ge 1 ] || fail "run $run: the samples sent before the watchdog are not stored"
 echo "   $n samples kept"
-[ ! -e "$HOME_DIR/runs/$run/scratch.img" ] || fail "scratch disk left behind"
-[ ! -e "$HOME_DIR/runs/$run/chan.sock" ] || fail "channel socket left behind"
+left=$(run_leftovers $run)
+[ -z "$left" ] || fail "run $run left behind: $left"
 name=$(grep -o "kcanary-r$run-p[0-9]*-[0-9a-f]*" "$HOME_DIR/err.1" | head -n 1)
 [ -n "$name" ] || fail "no guest name in kcanary's log"
 if virsh -q -c qemu:///system list --all --name | grep -qx "$name"; then
