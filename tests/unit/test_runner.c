@@ -87,6 +87,7 @@ struct fixture {
 	struct db *db;
 	int64_t job, variant;
 	char name[96];            /* the guest's domain name, from on_start */
+	bool scratch_seen;        /* its scratch volume was in the pool while it ran */
 	bool suspend_on_start;
 	/* Held open for the whole test: test:///default's state lives only
 	 * while a connection to it is open, so a connection opened after the
@@ -136,8 +137,12 @@ static void on_start(const char *name, void *arg)
 	struct buf err = BUF_INIT;
 
 	snprintf(fx->name, sizeof(fx->name), "%s", name);
-	/* the guest runs: the runner's domain is visible on our connection */
+	/* the guest runs: the runner's domain is visible on our connection,
+	 * and so is its scratch volume (what assert_scratch_gone() looks for) */
 	assert_int_equal(vm_domain_lookup(&d, fx->conn, name, &err), 0);
+	char *vol = xasprintf("%s-scratch.img", name);
+	fx->scratch_seen = vm_volume_exists(fx->conn, vol);
+	free(vol);
 	/* What an emulation failure looks like to libvirt: the guest pauses. */
 	if (fx->suspend_on_start)
 		assert_int_equal(vm_domain_suspend(d, &err), 0);
@@ -196,18 +201,16 @@ static void assert_domain_gone(struct fixture *fx)
 	buf_release(&err);
 }
 
-static void assert_files_removed(struct fixture *fx, int64_t run_id)
+/* The run's scratch volume (NAME-scratch.img in the pool, runner.c) was
+ * there while the guest ran and is gone now. */
+static void assert_scratch_gone(struct fixture *fx)
 {
-	/* the disk is a volume on the host and the channel a libvirt stream:
-	 * neither is ever a file under the coordinator's runs/ */
-	char *disk = xasprintf("%s/runs/%lld/scratch.img", fx->td.path, (long long)run_id);
-	char *sock = xasprintf("%s/runs/%lld/chan.sock", fx->td.path, (long long)run_id);
+	char *vol = xasprintf("%s-scratch.img", fx->name);
 
-	(void)fx;
-	assert_int_not_equal(access(disk, F_OK), 0);
-	assert_int_not_equal(access(sock, F_OK), 0);
-	free(disk);
-	free(sock);
+	assert_true(fx->name[0]);
+	assert_true(fx->scratch_seen);
+	assert_false(vm_volume_exists(fx->conn, vol));
+	free(vol);
 }
 
 static void test_watchdog_destroys(void **state)
@@ -235,7 +238,7 @@ static void test_watchdog_destroys(void **state)
 		   " AND json_extract(guest_json, '$.disk_bytes') = 67108864"
 		   " AND json_extract(guest_json, '$.domain') LIKE 'kcanary-r%'");
 	assert_domain_gone(fx);
-	assert_files_removed(fx, run);
+	assert_scratch_gone(fx);
 }
 
 static void test_paused_fails_at_once(void **state)
@@ -257,7 +260,7 @@ static void test_paused_fails_at_once(void **state)
 				       "libvirt reason 'user')"));
 	assert_run(fx->db, run, "status = 'paused' AND error LIKE 'guest paused%'");
 	assert_domain_gone(fx);
-	assert_files_removed(fx, run);
+	assert_scratch_gone(fx);
 }
 
 /* What a dead coordinator's run left (its scratch volume) goes by name;
@@ -298,7 +301,8 @@ static void test_start_failure_is_stored(void **state)
 	assert_string_equal(res.status, "infra");
 	assert_non_null(strstr(res.error, "cannot connect to libvirt"));
 	assert_run(fx->db, run, "status = 'infra' AND error LIKE 'cannot connect to libvirt%'");
-	assert_files_removed(fx, run);
+	/* no connection, so no guest and no volume was ever made */
+	assert_false(fx->name[0]);
 }
 
 int main(void)
