@@ -432,7 +432,14 @@ static int64_t reply_int(json_t *reply, const char *key, int64_t dflt)
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
 }
 
-static int do_register(struct daemon *d)
+/*
+ * do_register - register with the server (POST /api/v1/agents/register).
+ * 0 registered; -EACCES the server refused our token (401, 403), with
+ * refused (may be NULL) holding the status and the server's own words;
+ * another negative errno for a server that could not be reached or gave
+ * an unexpected answer (retried with back-off).
+ */
+static int do_register(struct daemon *d, struct buf *refused)
 {
 	json_t *labels = json_object(), *body, *reply = NULL;
 	struct buf err = BUF_INIT;
@@ -461,6 +468,11 @@ static int do_register(struct daemon *d)
 	} else {
 		if (!r)
 			r = status == 401 || status == 403 ? -EACCES : -EPROTO;
+		if (r == -EACCES && refused) {
+			const char *said = json_string_value(json_object_get(reply, "error"));
+			buf_printf(refused, "HTTP %ld from %s: %s", status, d->server,
+				   said ? said : "no reason given");
+		}
 		/* once per outage; the back-off retries quietly */
 		if (d->server_up || !d->register_failures++ || r == -EACCES)
 			log_warn("cannot register: %s", err.len ? buf_str(&err) : "unexpected answer");
@@ -481,7 +493,7 @@ static int send_batch(struct daemon *d, double now)
 	long status = 0;
 	int r;
 
-	if (!d->registered && do_register(d)) {
+	if (!d->registered && do_register(d, NULL)) {
 		backoff(d, now);
 		return -EAGAIN;
 	}
@@ -1087,7 +1099,17 @@ int daemon_main(int argc, char **argv, const struct workload *(*find)(const char
 	if (daemon_open(&d, &o))
 		goto out;
 	daemon_start_passive(&d);
-	do_register(&d);
+	/* a token the server refuses does not heal by retrying: say so and
+	 * stop at start (a server that does not answer yet is retried) */
+	struct buf refused = BUF_INIT;
+	if (do_register(&d, &refused) == -EACCES) {
+		fprintf(stderr, "kcanary-agent daemon: the server refused the token in '%s' (%s):"
+			" give --token-file a token 'kcanary token create agent:%s' made on that"
+			" server\n", o.token_file, buf_str(&refused), d.host);
+		buf_release(&refused);
+		goto out;
+	}
+	buf_release(&refused);
 	send_heartbeat(&d);
 	daemon_loop(&d);
 	daemon_drain(&d);

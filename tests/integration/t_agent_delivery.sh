@@ -4,6 +4,7 @@
 # behind limit-proxy.py (a proxy doing what a gateway or nginx's
 # client_max_body_size does; the server alone never refuses a batch of
 # the agent's size):
+#   0. a token the server refuses (401): the agent stops at start, saying so;
 #   1. the gateway answers 503: the agent retries with exponential
 #      back-off, 0.5 s doubling, +-20% jitter (the gaps between its
 #      attempts, as the proxy saw them);
@@ -36,6 +37,16 @@ $KC token create fleet > "$T/token" 2>/dev/null || fail "token create"
 $KC serve --listen 127.0.0.1:0 > "$T/serve.out" 2> "$T/serve.log" &
 spid=$!
 url=$(sh tools/serve-url.sh "$T/serve.out" $spid) || fail "serve did not start: $(cat "$T/serve.log")"
+# 0. a token the server refuses does not heal by retrying: the agent stops
+# at start (exit 1) and says why, in the server's words
+echo kct_not-a-token > "$T/bad"
+timeout 20 $AG daemon --server "$url" --token-file "$T/bad" --host-id bad --interval 0.1s \
+	> "$T/bad.out" 2>&1
+rc=$?
+[ $rc = 1 ] || fail "an agent whose token is refused exited $rc (124: still retrying after 20 s): $(tail -3 "$T/bad.out")"
+grep -q "the server refused the token in '$T/bad' (HTTP 401 from $url: .*)" "$T/bad.out" ||
+	fail "the refused agent's words: $(tail -3 "$T/bad.out")"
+echo "refused token: the agent stopped at start: $(grep refused "$T/bad.out")"
 echo 503 > "$T/mode"
 python3 tests/integration/limit-proxy.py "$url" "$T/mode" "$T/proxy.log" > "$T/proxy.out" 2>&1 &
 ppid_=$!
