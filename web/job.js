@@ -334,9 +334,23 @@
 			k.baseline === base.name);
 		if (!x || (x.decision !== "difference" && x.decision !== "equivalent"))
 			return null;
-		return el("p", { class: "plain seq " + (x.decision === "difference" ? "sig" : "nosig"),
+		/* a difference is better or worse by the side of 0 its interval is on */
+		let cls = "nosig";
+		if (x.decision === "difference") {
+			const ci = x.ci_pct || [];
+			const side = ci[0] > 0 ? "higher" : ci[1] < 0 ? "lower" : null;
+			cls = "sig" + (side ? " is-" + verdict(side, rep) : "");
+		}
+		return el("p", { class: "plain seq " + cls,
 			text: `${v.name} vs ${base.name}: ${x.text} (anytime-valid test, ` +
 				`${seq.blocks} of at most ${seq.max_blocks} blocks run).` });
+	}
+
+	/* "better" or "worse": a value that is `dir` ("higher" or "lower")
+	 * than the baseline's, for a metric where rep.better says which way is
+	 * good (lower unless it says "higher"). The verdict's colour. */
+	function verdict(dir, rep) {
+		return (dir === "lower") === (rep.better !== "higher") ? "better" : "worse";
 	}
 
 	function plainLine(base, v, rep) {
@@ -354,10 +368,10 @@
 			cls = "nosig";
 		} else if (v.p !== undefined && v.p < 0.05) {
 			const dir = v.change_pct < 0 ? "lower" : "higher";
-			const good = (dir === "lower") === (rep.better !== "higher");
-			text = `${v.name} is ${dir} than ${base.name} (${good ? "better" : "worse"}): median ` +
+			const which = verdict(dir, rep);
+			text = `${v.name} is ${dir} than ${base.name} (${which}): median ` +
 				`${KC.fmtPct(v.change_pct)}, p = ${KC.fmtP(v.p)} with ${runs(n2)} against ${n1}.`;
-			cls = "sig";
+			cls = "sig is-" + which;
 		} else {
 			text = `${v.name} and ${base.name} are not told apart at p < 0.05 ` +
 				`(p = ${KC.fmtP(v.p)}, ${runs(n2)} against ${n1}).`;

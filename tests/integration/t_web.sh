@@ -108,6 +108,19 @@ sqlite3 "$KCANARY_HOME/kcanary.db" \
 [ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT id FROM jobs WHERE name = 'sequential'")" = 8 ] ||
 	{ echo "FAIL: the sequential fixture job is not job 8"; exit 1; }
 
+# a regression (job 9): 4 runs of "+ worse" each above every base run on
+# a lower-is-better metric: p = 2/70 = 0.029 (Mann-Whitney, exact), shown
+# as worse, in the bad colour
+for pair in 1.0:46.9 1.2:52.1 1.0:85.3 1.2:41.7; do
+	b=${pair%%:*} p=${pair##*:}
+	"$KC" ingest --job regression --variant base --param workload=wb-handover \
+		"$tmp/streams/lag-$b.jsonl" >/dev/null
+	"$KC" ingest --job regression --variant "+ worse" --param workload=wb-handover \
+		"$tmp/streams/lag-$p.jsonl" >/dev/null
+done
+[ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT id FROM jobs WHERE name = 'regression'")" = 9 ] ||
+	{ echo "FAIL: the regression fixture job is not job 9"; exit 1; }
+
 cat >"$tmp/expect.json" <<JSON
 {"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
@@ -134,6 +147,8 @@ cat >"$tmp/expect.json" <<JSON
    "p_line": "p: van Elteren, stratified by lab host (kvm1: 4+3 runs, local: 4+4)",
    "progress": {"kvm1": {"done": 7, "running": 1, "state": "unknown", "slots": "2"},
                 "local": {"done": 8, "running": 0, "state": "–", "slots": "–"}}},
+ "regression": {"job_id": 9, "start": "+ worse is higher than base (worse): median ",
+   "p": "p = 0.029"},
  "sequential": {"job_id": 8,
    "line": "+ v6 2/3 vs base: stop: difference after 3 blocks (e=1.2e3 >= 20) (anytime-valid test, 3 of at most 3 blocks run)."},
  "kcanary": "$KC", "db": "$KCANARY_HOME/kcanary.db",

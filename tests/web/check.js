@@ -504,8 +504,23 @@ async function checkGrid(page) {
 			await page.waitForSelector("table.stats");
 			const plain = await page.locator("#stats p.plain").allInnerTexts();
 			check(plain.length === 1 && plain[0] === sj.line, `the decided comparison says '${plain[0]}'`);
+			// lower lag is better: the decided difference is an improvement, in the good colour
+			const seqColour = await page.locator("#stats p.plain").evaluate((e) => getComputedStyle(e).color);
+			check(seqColour === "rgb(27, 110, 45)", `the improvement is in the good colour (${seqColour})`);
 			check(!/cannot reach p < 0.05/.test(await page.locator("#stats").innerText()),
 				"a decided sequential job does not say 3 against 3 cannot reach p < 0.05");
+		}
+
+		// a significant regression reads as worse, in the bad colour (not green)
+		{
+			const rj = want.regression;
+			await page.goto(`${base}/job.html?id=${rj.job_id}`);
+			await page.waitForSelector("table.stats");
+			const p = page.locator("#stats p.plain");
+			const text = await p.innerText();
+			check(text.startsWith(rj.start) && text.includes(rj.p), `the regression's line says '${text}'`);
+			const colour = await p.evaluate((e) => getComputedStyle(e).color);
+			check(colour === "rgb(179, 38, 30)", `a regression is in the bad colour (${colour})`);
 		}
 
 		// 3. the run page draws a curve
