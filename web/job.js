@@ -90,6 +90,9 @@
 		$("copy").disabled = false;
 		renderRootfsMark();
 		renderStats();
+		/* drawn before the report came, in the job's order of values: now
+		 * in the report's (the baseline first), the strip plot's colours */
+		renderCurves();
 		renderStrip();
 		renderEcdf();
 		renderRuns();

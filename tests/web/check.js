@@ -158,6 +158,7 @@ async function checkEcdf(page, nvalues, by) {
 	const dots = await page.$$eval("svg.strip circle.run-dot", (cs) => cs.map((c) =>
 		({ v: c.getAttribute("data-axis-value"), fill: c.getAttribute("fill") })));
 	check(charts.length === rep.cells.length, `by ${by}: one ECDF per cell of the report (${charts.length})`);
+	await checkCurveColours(page, `by ${by}`);
 	for (const [k, series] of charts.entries()) {
 		const groups = rep.cells[k].groups || rep.cells[k].variants;
 		const ns = groups.map((g) => g.runs.filter((r) => r.value !== null).length).join(",");
@@ -167,6 +168,21 @@ async function checkEcdf(page, nvalues, by) {
 			`by ${by}: ECDF of '${rep.cells[k].title || rep.cells[k].cell}': one line per value ` +
 			`(${series.map((s) => `${s.v} ${s.stroke} n=${s.n}`).join(", ")}; report n ${ns}), each in its strip-plot colour`);
 	}
+}
+
+// The curves' legend gives each value of the axis the colour its dots have
+// in the strip plot (the curves are drawn before the report, whose order
+// of values -- the baseline first -- they must follow once it is there).
+async function checkCurveColours(page, tag) {
+	const swatch = (sel) => page.$$eval(sel, (items) => items.map((it) => ({
+		v: it.getAttribute("data-axis-value"),
+		c: (/background:\s*([^;]+)/.exec(it.querySelector(".swatch").getAttribute("style")) || [])[1] })));
+	const curve = await swatch(".curve .legend .legend-item");
+	const dots = await page.$$eval("svg.strip circle.run-dot", (cs) => cs.map((c) =>
+		({ v: c.getAttribute("data-axis-value"), fill: c.getAttribute("fill") })));
+	const bad = curve.filter((l) => !dots.some((d) => d.v === l.v) || dots.some((d) => d.v === l.v && d.fill !== l.c));
+	check(curve.length > 0 && !bad.length, `${tag}: each curve colour is its value's strip colour ` +
+		`(${curve.map((l) => `${l.v} ${l.c}`).join(", ")}${bad.length ? "; differ: " + bad.map((l) => l.v).join(", ") : ""})`);
 }
 
 // The runs table: one row per run, its axis value, value and probe counts
@@ -429,6 +445,7 @@ async function checkGrid(page) {
 			check(await th() === sb.by, `the statistics compare along ${sb.by} ('${await th()}')`);
 			const lg = await page.locator("#strip-legend .legend-item").allInnerTexts();
 			check(lg.join("|") === sb.legend, `the strip plot is along the stored axis (${lg.join(", ")})`);
+			await checkCurveColours(page, `job ${sb.job_id} along ${sb.by}`);
 			check(await page.locator("#report-text").textContent() === report(),
 				"the cover letter is exactly `kcanary report JOB` (its stored axis)");
 			const mark = await page.locator("#rootfs-mark").innerText();
