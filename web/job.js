@@ -126,9 +126,11 @@
 	function axes() {
 		const dims = Object.entries(S.job.dimensions || {}).filter(([, v]) => v.length > 1)
 			.map(([k]) => k);
-		/* parts of the variant (a --prefixes job's revision x patch prefix)
+		/* parts of the variant (a --prefixes job's revision x patch prefix:
+		 * only when a variant is named as a series revision, "+ vN ...")
 		 * and the host, when they vary */
-		const more = ["revision", "patches", "host"].filter((a) =>
+		const series = (S.job.variants || []).some((v) => /^\+ v\d+( |$)/.test(v.name || ""));
+		const more = (series ? ["revision", "patches", "host"] : ["host"]).filter((a) =>
 			new Set(S.runs.runs.map((r) => partOf(r, a))).size > 1);
 		/* every sysctl together, as `--by sysctl` compares them */
 		const sysctl = dims.some((k) => k.startsWith("sysctl.")) ? ["sysctl"] : [];

@@ -538,6 +538,12 @@ async function checkGrid(page) {
 			check(text.startsWith(rj.start) && text.includes(rj.p), `the regression's line says '${text}'`);
 			const colour = await p.evaluate((e) => getComputedStyle(e).color);
 			check(colour === "rgb(179, 38, 30)", `a regression is in the bad colour (${colour})`);
+			// its variants are a base and a kernel, not a series' revisions: no revision x patch grid
+			await page.waitForFunction(() => !document.querySelector("#axis-select") ||
+				document.querySelectorAll("#axis-select option").length > 0);
+			const opts = await page.locator("#axis-select option").allInnerTexts();
+			check(await page.locator("#grid").isHidden() && !opts.includes("revision"),
+				`a job that is not a series job has no revision x patch grid (axes: ${opts.join(", ") || "variant only"})`);
 		}
 
 		// 3. the run page draws a curve
