@@ -470,7 +470,8 @@
 				t: c.t, v: c.v };
 		});
 		if (series.length)
-			S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 760, height: 280, legend: false }));
+			S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 760, height: 280, legend: false,
+				readout: S.samples.unit || "" }));
 	}
 
 	/* Round axis ticks for [lo, hi]: a step of 1, 2 or 5 times a power of

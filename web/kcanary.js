@@ -118,9 +118,42 @@ KC.minPossibleP = function (n1, n2) {
 	return Math.min(1, 2 / c);
 };
 
+/* The readout under a chart: the curve nearest the pointer (by its value
+ * at the pointer's time, in pixels), named with its value and time, so a
+ * curve among many can be told by hovering. {el, plugin}: the element to
+ * place under the chart, the uPlot plugin that fills it. */
+KC.readout = function (unit) {
+	const out = document.createElement("div");
+	out.className = "readout muted";
+	out.textContent = "point at a curve to name it";
+	return { el: out, plugin: {
+		hooks: {
+			setCursor: [(u) => {
+				const i = u.cursor.idx, top = u.cursor.top;
+				if (i === null || i === undefined || top === null || top < 0)
+					return;
+				let best = -1, dist = Infinity;
+				for (let k = 1; k < u.series.length; k++) {
+					const v = u.data[k][i];
+					if (v === null || v === undefined || !u.series[k].show)
+						continue;
+					const d = Math.abs(u.valToPos(v, "y") - top);
+					if (d < dist) {
+						dist = d;
+						best = k;
+					}
+				}
+				if (best > 0)
+					out.textContent = `${u.series[best].label}: ${KC.fmt(u.data[best][i], unit)}` +
+						` at t = ${KC.fmt(u.data[0][i], "s")}`;
+			}],
+		},
+	} };
+};
+
 /* A uPlot of time curves. series: [{label, color, t:[], v:[]}]; the
  * curves are joined on a shared time axis (uPlot.join), gaps not
- * connected. */
+ * connected. opts.readout (a unit, "" for none) adds KC.readout(). */
 KC.curvePlot = function (target, title, series, opts) {
 	opts = opts || {};
 	const tables = series.map((s) => [s.t, s.v]);
@@ -146,9 +179,15 @@ KC.curvePlot = function (target, title, series, opts) {
 			spanGaps: false,
 			points: { show: false },
 		}))),
-		plugins: opts.plugins || [],
+		plugins: (opts.plugins || []).slice(),
 	};
-	return new uPlot(uopts, data, target);
+	const ro = opts.readout !== undefined ? KC.readout(opts.readout) : null;
+	if (ro)
+		uopts.plugins.push(ro.plugin);
+	const u = new uPlot(uopts, data, target);
+	if (ro)
+		target.append(ro.el);
+	return u;
 };
 
 /* A uPlot plugin drawing vertical phase markers [{t, name}] with labels. */

@@ -323,6 +323,11 @@ async function checkGrid(page) {
 		for (const n of want.numbers)
 			check(stats.includes(n), `the statistics table shows ${n}`);
 		check(/cannot reach p < 0.05/.test(stats), "the plain-language line says 3 against 3 cannot reach p < 0.05");
+		// a curve among the 12 is named by pointing at it
+		await page.locator(".curve .u-over").hover();
+		await page.waitForFunction(() => /^run \d+ /.test((document.querySelector(".curve .readout") || {}).textContent || ""));
+		const ro = await page.locator(".curve .readout").innerText();
+		check(/^run \d+ \+? ?[^:]+: [\d.]+s at t = [\d.]+s$/.test(ro), `pointing at the curves names one: '${ro}'`);
 		check(/lower is better/.test(await page.locator("#meta").innerText()), "the metric's direction is shown");
 		// where the runs' time went (issue 19 item 5): the report footer's line
 		const ovLine = (await page.locator("#overhead").innerText()).trim();
