@@ -89,7 +89,7 @@ NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/de
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: demo demo-quick all test unit integration check-layers faults soak test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-ci
+.PHONY: demo demo-quick all test test-slow unit integration check-layers faults soak test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-ci
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -189,6 +189,12 @@ unit: all $(UNIT_TESTS) $(AGENT_TESTS)
 
 integration: all
 	$(Q)B=$(B) sh tests/integration/run.sh
+
+# The integration tests tests/integration/slow.txt lists (each with why):
+# slow, and not needed on every change, so not part of `make test`; run
+# before resolving an issue that touches what they cover.
+test-slow: all
+	$(Q)B=$(B) sh tests/integration/run.sh --slow
 
 # Slow (a real kernel import and three kernel builds; tens of minutes on 2
 # cores), so not part of `make test`.
