@@ -1,6 +1,7 @@
 /* job_check.c - a job spec's cells through the agent's check (job_check.h). */
 #define LOG_MODULE "job"
 #include <errno.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "exec/job_check.h"
 #include "guest/agent_check.h"
 #include "guest/run_params.h"
+#include "judge/metric_check.h"
 #include "log.h"
 #include "store/db_cells.h"
 
@@ -100,4 +102,116 @@ void job_check_release(struct job_check *c)
 	c->params = NULL;
 	c->expected_s = NULL;
 	c->ncells = 0;
+}
+
+/* v[] (*n long) gets s unless it has it. */
+static void axis_add(char ***v, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+static void axes_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The axes a report of spec can take, in the order an error lists them:
+ * "variant", "fs", "host", then each cell's knobs and sysctls as the
+ * runs' params will have them (job_cell_params). A new vector of *n
+ * strings (axes_free). */
+static char **spec_axes(const struct job_spec *spec, size_t *n)
+{
+	char **v = NULL;
+	size_t nv = 0;
+	bool sys = false;
+
+	axis_add(&v, &nv, "variant");
+	axis_add(&v, &nv, "fs");
+	axis_add(&v, &nv, "host");
+	if (spec->nseries) {
+		axis_add(&v, &nv, "revision");
+		axis_add(&v, &nv, "patches");
+	}
+	for (size_t i = 0, nc = job_ncells(spec); i < nc; i++) {
+		char *p = job_cell_params(spec, i);
+		json_t *params = json_loads(p, 0, NULL), *val;
+		const char *k;
+
+		json_object_foreach(params, k, val) {
+			if (!strcmp(k, "sysctl")) {
+				const char *sk;
+				json_t *sv;
+				sys = true;
+				json_object_foreach(val, sk, sv)
+					axis_add(&v, &nv, sk);
+			} else if (strcmp(k, "fs") && strcmp(k, "workload")) {
+				axis_add(&v, &nv, k);
+			}
+		}
+		json_decref(params);
+		free(p);
+	}
+	if (sys)
+		axis_add(&v, &nv, "sysctl");
+	*n = nv;
+	return v;
+}
+
+/* Whether axis is one of have[] (a sysctl also as "sysctl.NAME"; the
+ * variant also as "kernel", as report_axis.h takes them). */
+static bool axis_known(char **have, size_t n, const char *axis)
+{
+	const char *bare = !strncmp(axis, "sysctl.", 7) ? axis + 7 : axis;
+
+	if (!strcmp(axis, "kernel"))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(have[i], bare))
+			return true;
+	return false;
+}
+
+static int check_by(const struct job_spec *spec, struct buf *err)
+{
+	size_t n = 0;
+	char **have = spec_axes(spec, &n), *by = xstrdup(spec->by);
+	int r = 0;
+
+	for (char *save = NULL, *a = strtok_r(by, ",", &save); a && !r;
+	     a = strtok_r(NULL, ",", &save)) {
+		if (axis_known(have, n, a))
+			continue;
+		r = err_setf(err, -EINVAL, "by (--by) '%s': the job has no axis '%s': expected one"
+			     " of ", spec->by, a);
+		for (size_t i = 0; i < n; i++)
+			buf_printf(err, "%s%s", i ? ", " : "", have[i]);
+		buf_puts(err, " (a knob or sysctl is an axis when the job sets it: --set, --sysctl)");
+	}
+	axes_free(have, n);
+	free(by);
+	return r;
+}
+
+int job_check_names(struct db *db, const struct job_spec *spec, struct buf *err)
+{
+	int r;
+
+	if (spec->by && (r = check_by(spec, err)))
+		return r;
+	if (spec->metric_given) {
+		if ((r = metric_check(db, spec->metric, spec->workload, err)))
+			return err_wrapf(err, r, "metric (--metric)");
+	} else if (metric_names(spec->workload) && spec->repeat_auto) {
+		/* its looks decide on the metric, and a tool names its own */
+		return err_setf(err, -EINVAL, "repeat auto decides on the job's metric, and workload"
+				" '%s' names its own: name one (metric, --metric): %s",
+				spec->workload, metric_names(spec->workload));
+	}
+	return 0;
 }
