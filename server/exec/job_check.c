@@ -198,11 +198,107 @@ static int check_by(const struct job_spec *spec, struct buf *err)
 	return r;
 }
 
+/* A params value as the report's axis takes it: strings as they are,
+ * numbers as %g (report_axis.c json_text). NULL for anything else. */
+static char *param_text(json_t *v)
+{
+	if (json_is_string(v))
+		return xstrdup(json_string_value(v));
+	if (json_is_integer(v))
+		return xasprintf("%lld", (long long)json_integer_value(v));
+	if (json_is_real(v))
+		return xasprintf("%g", json_real_value(v));
+	return NULL;
+}
+
+/* The values axis will have in a report of spec, as the report orders
+ * them, into *out (axes_free with *n): the variants' names, or each
+ * cell's value of fs, a knob or one sysctl. false (nothing listed) for an
+ * axis whose values only the runs tell: host, all sysctls, revision,
+ * patches. */
+static bool axis_values(const struct job_spec *spec, const char *axis, char ***out, size_t *n)
+{
+	const char *bare = !strncmp(axis, "sysctl.", 7) ? axis + 7 : axis;
+
+	*out = NULL;
+	*n = 0;
+	if (!strcmp(axis, "variant") || !strcmp(axis, "kernel")) {
+		struct variant *v = NULL;
+		size_t nv = job_variants(spec, &v);
+		for (size_t i = 0; i < nv; i++)
+			axis_add(out, n, v[i].name);
+		job_variants_free(v, nv);
+		return true;
+	}
+	if (!strcmp(axis, "host") || !strcmp(axis, "sysctl") || !strcmp(axis, "revision") ||
+	    !strcmp(axis, "patches"))
+		return false;
+	for (size_t i = 0, nc = job_ncells(spec); i < nc; i++) {
+		char *p = job_cell_params(spec, i), *t;
+		json_t *params = json_loads(p, 0, NULL);
+
+		t = bare == axis ? param_text(json_object_get(params, axis)) : NULL;
+		if (!t)
+			t = param_text(json_object_get(json_object_get(params, "sysctl"), bare));
+		if (t)
+			axis_add(out, n, t);
+		free(t);
+		json_decref(params);
+		free(p);
+	}
+	return true;
+}
+
+/* Whether baseline names one of vals: the value, a variant's name before
+ * " (" ("base" of "base (v6.12.117)"), or the row label "AXIS=VALUE". */
+static bool baseline_known(char **vals, size_t n, const char *axis, const char *baseline)
+{
+	const char *bare = !strncmp(axis, "sysctl.", 7) ? axis + 7 : axis;
+	size_t bl = strlen(bare);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *paren = strstr(vals[i], " (");
+		if (!strcmp(vals[i], baseline) ||
+		    (paren && strlen(baseline) == (size_t)(paren - vals[i]) &&
+		     !strncmp(vals[i], baseline, (size_t)(paren - vals[i]))) ||
+		    (!strncmp(baseline, bare, bl) && baseline[bl] == '=' && !strcmp(baseline + bl + 1, vals[i])))
+			return true;
+	}
+	return false;
+}
+
+/* The baseline ("V", or "VA,VB" for two axes) against each axis' values,
+ * as the report will take it (report_axis.c put_baseline_first). */
+static int check_baseline(const struct job_spec *spec, struct buf *err)
+{
+	char *by = xstrdup(spec->by ? spec->by : "variant"), *bl = xstrdup(spec->baseline);
+	char *sb = NULL, *sl = NULL;
+	int r = 0;
+
+	for (char *a = strtok_r(by, ",", &sb), *b = strtok_r(bl, ",", &sl); a && b && !r;
+	     a = strtok_r(NULL, ",", &sb), b = strtok_r(NULL, ",", &sl)) {
+		char **vals = NULL;
+		size_t n = 0;
+		if (axis_values(spec, a, &vals, &n) && !baseline_known(vals, n, a, b)) {
+			r = err_setf(err, -EINVAL, "baseline (--baseline) '%s' is not a value of axis"
+				     " '%s': expected one of ", b, a);
+			for (size_t i = 0; i < n; i++)
+				buf_printf(err, "%s'%s'", i ? ", " : "", vals[i]);
+		}
+		axes_free(vals, n);
+	}
+	free(by);
+	free(bl);
+	return r;
+}
+
 int job_check_names(struct db *db, const struct job_spec *spec, struct buf *err)
 {
 	int r;
 
 	if (spec->by && (r = check_by(spec, err)))
+		return r;
+	if (spec->baseline && *spec->baseline && (r = check_baseline(spec, err)))
 		return r;
 	if (spec->metric_given) {
 		if ((r = metric_check(db, spec->metric, spec->workload, err)))

@@ -51,7 +51,9 @@ void job_check_store(struct db *db, int64_t job_id, const struct job_check *c);
  * --dry-run, POST /api/v1/jobs): each axis of `by` must be one the job's
  * runs will have (variant/kernel, fs, host; revision, patches with a
  * series; sysctl and each sysctl of a cell, bare or "sysctl.NAME"; each
- * knob a cell sets), and a metric the spec names (metric_given) one its
+ * knob a cell sets), the baseline a value of it (of the variants, fs, a
+ * knob or one sysctl; the values of host, sysctl, revision and patches
+ * only the runs tell), and a metric the spec names (metric_given) one its
  * workload reports (metric_check(), judge/metric_check.h, over db's
  * metrics table). repeat auto decides on the metric, so with a tool
  * workload (whose names come from the tool) it must be named. Returns 0;

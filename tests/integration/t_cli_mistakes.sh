@@ -59,6 +59,9 @@ done <<'TABLE'
 2|by (--by) 'variant,fss': the job has no axis 'fss'|compare --dry-run --by variant,fss --kernels @IMG,@IMG
 0|report: compared along sysctl|compare --dry-run --by sysctl --sysctl vm.dirty_ratio=5,40 --kernels @IMG
 0|report: compared along vm.dirty_ratio|compare --dry-run --by vm.dirty_ratio --sysctl vm.dirty_ratio=5,40 --kernels @IMG
+2|baseline (--baseline) 'alvie' is not a value of axis 'mode': expected one of 'removed', 'alive'|compare --dry-run --by mode --baseline alvie --set mode=removed,alive --kernels @IMG
+0|report: compared along mode, baseline mode=alive|compare --dry-run --by mode --baseline mode=alive --set mode=removed,alive --kernels @IMG
+2|baseline (--baseline) 'btrfs' is not a value of axis 'fs': expected one of 'ext4', 'xfs'|compare --dry-run --by fs --baseline btrfs --fs ext4,xfs --kernels @IMG
 2|unknown metric 'worst_lagg' for workload 'wb-handover': expected one of|compare --dry-run --metric worst_lagg --kernels @IMG,@IMG
 2|unknown metric 'worst_lag_s' for workload 'fio': expected fio:JOB:DIR:bw|compare --dry-run --workload fio --metric worst_lag_s --kernels @IMG,@IMG
 0|report: compared along variant|compare --dry-run --workload fio --metric fio:kc:write:bw --kernels @IMG,@IMG

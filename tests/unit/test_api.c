@@ -1310,6 +1310,12 @@ static void test_submit_ini_and_bad_jobs(void **state)
 			  " variant, fs, host, mode");
 	reply_release(&r);
 	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = typo\ntree = /src/linux\n"
+	     "base = v6.12.117\nby = mode\nbaseline = alvie\n\n[matrix]\nmode = removed, alive\n",
+	     NULL, 0);
+	assert_json_error(&r, 400, "baseline (--baseline) 'alvie' is not a value of axis 'mode':"
+			  " expected one of 'removed', 'alive'");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = typo\ntree = /src/linux\n"
 	     "base = v6.12.117\nmetric = worst_lagg\n", NULL, 0);
 	assert_json_error(&r, 400, "metric (--metric): unknown metric 'worst_lagg' for workload"
 			  " 'wb-handover'");
