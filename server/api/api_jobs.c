@@ -320,6 +320,14 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 		}
 		goto out;
 	}
+	/* the report's names (by, metric), as compare and its --dry-run check them */
+	if ((r = job_check_names(api->db, spec, &err))) {
+		if (r == -EINVAL)
+			api_error(resp, 400, "%s", buf_str(&err));
+		else
+			api_db_error(resp, r, "cannot check the job's metric", &err);
+		goto out;
+	}
 	/* Stored with its variants and pending runs, status pending: kcanary
 	 * serve's job queue (compare_worker_start(), compare.h) carries it
 	 * out, oldest first, unless serve runs with --no-exec. */

@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec/job_check.h"
 #include "cli/cmd.h"
 #include "exec/compare.h"
 #include "judge/compare_sim.h"
-#include "judge/metric_check.h"
 #include "store/db.h"
 #include "store/db_runs.h"
 #include "store/db_compare.h"
@@ -75,9 +75,12 @@ static const char compare_usage[] =
 	"Execution:\n"
 	"  --name NAME           job name (default 'compare')\n"
 	"  --seed N              run-order seed (default: from the clock, stored)\n"
-	"  --metric NAME         headline metric (default worst_lag_s)\n"
+	"  --metric NAME         headline metric (default worst_lag_s; with fio,\n"
+	"                        stress-ng, perf-bench: the one most runs report),\n"
+	"                        checked against the workload before anything is stored\n"
 	"  --by AXIS[,AXIS]      the report's compared axis (default variant): fs,\n"
-	"                        host, sysctl, a sysctl or a knob (mode); two give\n"
+	"                        host, sysctl, a sysctl or a knob (mode) the job\n"
+	"                        sets (checked before anything is stored); two give\n"
 	"                        a 2-D table with the interaction\n"
 	"  --baseline VALUE      the axis value compared against (default the first)\n"
 	"  --watchdog DUR        per-run watchdog (default: the workload's phases\n"
@@ -164,6 +167,9 @@ static int execute_and_report(const struct cmd_ctx *ctx, struct db *db, int64_t 
 			(long long)job_id);
 	buf_reset(&out);
 	if (report_build(&rep, db, job_id, NULL, &out) == 0) {
+		if (report_note(rep))
+			fprintf(stderr, "kcanary compare: job %lld: %s\n", (long long)job_id,
+				report_note(rep));
 		buf_reset(&out);
 		report_format(&out, rep, REPORT_TEXT);
 		printf("\njob %lld\n\n%s", (long long)job_id, buf_str(&out));
@@ -472,11 +478,29 @@ out:
 	return ret;
 }
 
+/* The store the names are checked against (job_check_names): the home's,
+ * opened (and made) as the run will; for --dry-run, which stores nothing,
+ * the home's when there is one, else a fresh one in memory (the built-in
+ * metrics). NULL after saying why. */
+static struct db *names_store(const struct cmd_ctx *ctx, bool dry_run)
+{
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+
+	if (!dry_run || !access(ctx->db_path, F_OK))
+		return cmd_open_store(ctx, "kcanary compare");
+	if (db_open(&db, ":memory:", &err))
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+	buf_release(&err);
+	return db;
+}
+
 /* spec made whole and checked: a message-id's thread (revisions,
  * base-commit) read through the store (opened into *db), the default fs,
- * the agent's check of every cell. 0, or -1 after saying why. */
+ * the agent's check of every cell, the report's names (by, metric: the
+ * same check for --dry-run and the run). 0, or -1 after saying why. */
 static int complete_spec(const struct cmd_ctx *ctx, struct job_spec *spec, bool fs_given,
-			 struct job_check *chk, struct db **db)
+			 bool dry_run, struct job_check *chk, struct db **db)
 {
 	bool needs_mail = spec->all_revisions || spec->version ||
 			  (spec->base && !strcmp(spec->base, "auto"));
@@ -488,10 +512,17 @@ static int complete_spec(const struct cmd_ctx *ctx, struct job_spec *spec, bool 
 		return -1;
 	if ((needs_mail && job_spec_resolve_series(spec, *db, &err)) ||
 	    (!fs_given && job_spec_set(spec, "matrix", "fs", "ext4", &err)) ||
-	    job_spec_check(spec, &err) || job_check_cells(chk, spec, NULL, &err))
+	    job_spec_check(spec, &err) || job_check_cells(chk, spec, NULL, &err)) {
+		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
+		goto out;
+	}
+	if (!*db && !(*db = names_store(ctx, dry_run)))
+		goto out;
+	if (job_check_names(*db, spec, &err))
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 	else
 		r = 0;
+out:
 	buf_release(&err);
 	return r;
 }
@@ -503,16 +534,10 @@ static int store_and_run(const struct cmd_ctx *ctx, struct db **db, const struct
 {
 	struct buf err = BUF_INIT;
 	int64_t job_id;
-	int r, ret = 1;
+	int ret = 1;
 
 	if (!*db && !(*db = cmd_open_store(ctx, "kcanary compare")))
 		goto out;
-	/* the headline metric, before anything is stored (as bisect --metric) */
-	if ((r = metric_check(*db, spec->metric, spec->workload, &err))) {
-		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
-		ret = r == -EINVAL ? 2 : 1;   /* a usage error, as bisect --metric */
-		goto out;
-	}
 	if (job_store(*db, spec, &job_id, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;
@@ -544,7 +569,7 @@ static int do_compare(struct cmd_ctx *ctx, int argc, char **argv)
 	    (ret = parse_flags(spec, &f, &fs_given, argc, argv)) >= 0)
 		goto out;
 	ret = 2;
-	if (complete_spec(ctx, spec, fs_given, &chk, &db))
+	if (complete_spec(ctx, spec, fs_given, f.dry_run, &chk, &db))
 		goto out;
 	if (f.dry_run) {
 		print_dry_run(spec);

@@ -11,6 +11,7 @@
 #include "store/db.h"
 #include "store/db_runs.h"
 #include "store/db_compare.h"
+#include "store/db_report.h"
 #include "error.h"
 #include "judge/report.h"
 #include "kernel/reply_mail.h"
@@ -30,7 +31,8 @@ static const char usage_text[] =
 	"\n"
 	"  JOB                job id or name (the newest job of that name)\n"
 	"  --by AXIS          the compared axis, one row per value (default: the\n"
-	"                     job file's 'by', else variant): variant, fs, host,\n"
+	"                     job file's 'by' when it is an axis of the job, else\n"
+	"                     variant): variant, fs, host,\n"
 	"                     sysctl (all sysctls), a sysctl name, or a workload\n"
 	"                     knob (mode, sync_old, shutdown_file); the other\n"
 	"                     dimensions stay cells. --by A,B: a table of A x B\n"
@@ -39,7 +41,9 @@ static const char usage_text[] =
 	"                     patch-prefix matrix\n"
 	"  --baseline VALUE   the value compared against (default: the first)\n"
 	"  --metric NAME      per-run metric from the agent's summary (default:\n"
-	"                     the job's headline metric, worst_lag_s)\n"
+	"                     the job's headline metric, worst_lag_s unless named;\n"
+	"                     when no run has it, the one most runs have: a fio\n"
+	"                     job's fio:kc:write:bw)\n"
 	"  --threshold VALUE  count runs worse than this (default 5s for lag\n"
 	"                     metrics); a unit suffix s/ms/m is allowed\n"
 	"  --format FMT       text (for email, <= 80 columns when it fits),\n"
@@ -199,6 +203,30 @@ static int print_email(struct db *db, int64_t job_id, const struct report_args *
 	return ret;
 }
 
+/* "no run of job 'J' has a value of metric 'M'", then what its runs have
+ * (db_report_job_metrics), on stderr. */
+static void say_no_values(struct db *db, int64_t job_id, const struct report_args *a)
+{
+	struct db_job_metric *m = NULL;
+	struct buf err = BUF_INIT;
+	size_t n = 0;
+
+	fprintf(stderr, "kcanary report: no run of job '%s' has a value of metric '%s'", a->job,
+		a->ro.metric);
+	if (db_report_job_metrics(db, job_id, &m, &n, &err))
+		fprintf(stderr, " (cannot list its runs' metrics: %s)\n", buf_str(&err));
+	else if (!n)
+		fprintf(stderr, " (no run of it has a summary yet: see kcanary status %s)\n", a->job);
+	else {
+		fprintf(stderr, ": expected one its runs have:");
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", m[i].name);
+		fprintf(stderr, ", or a worst_X or mean_X of a sampled X\n");
+	}
+	db_job_metrics_free(m, n);
+	buf_release(&err);
+}
+
 /* The job's table in a->fmt on stdout. Returns the exit status. */
 static int print_table(struct db *db, int64_t job_id, const struct report_args *a)
 {
@@ -211,11 +239,11 @@ static int print_table(struct db *db, int64_t job_id, const struct report_args *
 		goto out;
 	}
 	if (a->ro.metric && !report_nvalues(rep)) {
-		fprintf(stderr, "kcanary report: no run of job '%s' has a value of metric '%s'"
-			" (the agent's summary names them, e.g. worst_lag_s, mean_lag_s,"
-			" lag_over_1s_s, written_bytes, rate_mbps)\n", a->job, a->ro.metric);
+		say_no_values(db, job_id, a);
 		goto out;
 	}
+	if (report_note(rep))
+		fprintf(stderr, "kcanary report: job '%s': %s\n", a->job, report_note(rep));
 	report_format(&out, rep, a->fmt);
 	fputs(buf_str(&out), stdout);
 	ret = 0;

@@ -335,6 +335,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		return set_seed(s, value, err);
 	} else if (!strcmp(key, "metric")) {
 		set_str(&s->metric, value);
+		s->metric_given = true;
 	} else if (!strcmp(key, "by")) {
 		return set_by(s, value, err);
 	} else if (!strcmp(key, "baseline")) {

@@ -66,6 +66,9 @@ struct job_spec {
 	int jobs;               /* guests at once, default 1 */
 	uint64_t seed;          /* run-order shuffle; default from the clock, stored */
 	char *metric;           /* headline metric, default worst_lag_s */
+	bool metric_given;      /* metric was set (job file, --metric, JSON): false
+				 * for the default, which follows the workload: a
+				 * tool's report picks one its runs have */
 	char *by;               /* the report's compared axis, one or "A,B"
 				 * (report_axis.h); NULL: the variants */
 	char *baseline;         /* the axis value compared against; NULL: the first */

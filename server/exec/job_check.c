@@ -1,6 +1,7 @@
 /* job_check.c - a job spec's cells through the agent's check (job_check.h). */
 #define LOG_MODULE "job"
 #include <errno.h>
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "exec/job_check.h"
 #include "guest/agent_check.h"
 #include "guest/run_params.h"
+#include "judge/metric_check.h"
 #include "log.h"
 #include "store/db_cells.h"
 
@@ -100,4 +102,212 @@ void job_check_release(struct job_check *c)
 	c->params = NULL;
 	c->expected_s = NULL;
 	c->ncells = 0;
+}
+
+/* v[] (*n long) gets s unless it has it. */
+static void axis_add(char ***v, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+}
+
+static void axes_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The axes a report of spec can take, in the order an error lists them:
+ * "variant", "fs", "host", then each cell's knobs and sysctls as the
+ * runs' params will have them (job_cell_params). A new vector of *n
+ * strings (axes_free). */
+static char **spec_axes(const struct job_spec *spec, size_t *n)
+{
+	char **v = NULL;
+	size_t nv = 0;
+	bool sys = false;
+
+	axis_add(&v, &nv, "variant");
+	axis_add(&v, &nv, "fs");
+	axis_add(&v, &nv, "host");
+	if (spec->nseries) {
+		axis_add(&v, &nv, "revision");
+		axis_add(&v, &nv, "patches");
+	}
+	for (size_t i = 0, nc = job_ncells(spec); i < nc; i++) {
+		char *p = job_cell_params(spec, i);
+		json_t *params = json_loads(p, 0, NULL), *val;
+		const char *k;
+
+		json_object_foreach(params, k, val) {
+			if (!strcmp(k, "sysctl")) {
+				const char *sk;
+				json_t *sv;
+				sys = true;
+				json_object_foreach(val, sk, sv)
+					axis_add(&v, &nv, sk);
+			} else if (strcmp(k, "fs") && strcmp(k, "workload")) {
+				axis_add(&v, &nv, k);
+			}
+		}
+		json_decref(params);
+		free(p);
+	}
+	if (sys)
+		axis_add(&v, &nv, "sysctl");
+	*n = nv;
+	return v;
+}
+
+/* Whether axis is one of have[] (a sysctl also as "sysctl.NAME"; the
+ * variant also as "kernel", as report_axis.h takes them). */
+static bool axis_known(char **have, size_t n, const char *axis)
+{
+	const char *bare = !strncmp(axis, "sysctl.", 7) ? axis + 7 : axis;
+
+	if (!strcmp(axis, "kernel"))
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(have[i], bare))
+			return true;
+	return false;
+}
+
+static int check_by(const struct job_spec *spec, struct buf *err)
+{
+	size_t n = 0;
+	char **have = spec_axes(spec, &n), *by = xstrdup(spec->by);
+	int r = 0;
+
+	for (char *save = NULL, *a = strtok_r(by, ",", &save); a && !r;
+	     a = strtok_r(NULL, ",", &save)) {
+		if (axis_known(have, n, a))
+			continue;
+		r = err_setf(err, -EINVAL, "by (--by) '%s': the job has no axis '%s': expected one"
+			     " of ", spec->by, a);
+		for (size_t i = 0; i < n; i++)
+			buf_printf(err, "%s%s", i ? ", " : "", have[i]);
+		buf_puts(err, " (a knob or sysctl is an axis when the job sets it: --set, --sysctl)");
+	}
+	axes_free(have, n);
+	free(by);
+	return r;
+}
+
+/* A params value as the report's axis takes it: strings as they are,
+ * numbers as %g (report_axis.c json_text). NULL for anything else. */
+static char *param_text(json_t *v)
+{
+	if (json_is_string(v))
+		return xstrdup(json_string_value(v));
+	if (json_is_integer(v))
+		return xasprintf("%lld", (long long)json_integer_value(v));
+	if (json_is_real(v))
+		return xasprintf("%g", json_real_value(v));
+	return NULL;
+}
+
+/* The values axis will have in a report of spec, as the report orders
+ * them, into *out (axes_free with *n): the variants' names, or each
+ * cell's value of fs, a knob or one sysctl. false (nothing listed) for an
+ * axis whose values only the runs tell: host, all sysctls, revision,
+ * patches. */
+static bool axis_values(const struct job_spec *spec, const char *axis, char ***out, size_t *n)
+{
+	const char *bare = !strncmp(axis, "sysctl.", 7) ? axis + 7 : axis;
+
+	*out = NULL;
+	*n = 0;
+	if (!strcmp(axis, "variant") || !strcmp(axis, "kernel")) {
+		struct variant *v = NULL;
+		size_t nv = job_variants(spec, &v);
+		for (size_t i = 0; i < nv; i++)
+			axis_add(out, n, v[i].name);
+		job_variants_free(v, nv);
+		return true;
+	}
+	if (!strcmp(axis, "host") || !strcmp(axis, "sysctl") || !strcmp(axis, "revision") ||
+	    !strcmp(axis, "patches"))
+		return false;
+	for (size_t i = 0, nc = job_ncells(spec); i < nc; i++) {
+		char *p = job_cell_params(spec, i), *t;
+		json_t *params = json_loads(p, 0, NULL);
+
+		t = bare == axis ? param_text(json_object_get(params, axis)) : NULL;
+		if (!t)
+			t = param_text(json_object_get(json_object_get(params, "sysctl"), bare));
+		if (t)
+			axis_add(out, n, t);
+		free(t);
+		json_decref(params);
+		free(p);
+	}
+	return true;
+}
+
+/* Whether baseline names one of vals: the value, a variant's name before
+ * " (" ("base" of "base (v6.12.117)"), or the row label "AXIS=VALUE". */
+static bool baseline_known(char **vals, size_t n, const char *axis, const char *baseline)
+{
+	const char *bare = !strncmp(axis, "sysctl.", 7) ? axis + 7 : axis;
+	size_t bl = strlen(bare);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *paren = strstr(vals[i], " (");
+		if (!strcmp(vals[i], baseline) ||
+		    (paren && strlen(baseline) == (size_t)(paren - vals[i]) &&
+		     !strncmp(vals[i], baseline, (size_t)(paren - vals[i]))) ||
+		    (!strncmp(baseline, bare, bl) && baseline[bl] == '=' && !strcmp(baseline + bl + 1, vals[i])))
+			return true;
+	}
+	return false;
+}
+
+/* The baseline ("V", or "VA,VB" for two axes) against each axis' values,
+ * as the report will take it (report_axis.c put_baseline_first). */
+static int check_baseline(const struct job_spec *spec, struct buf *err)
+{
+	char *by = xstrdup(spec->by ? spec->by : "variant"), *bl = xstrdup(spec->baseline);
+	char *sb = NULL, *sl = NULL;
+	int r = 0;
+
+	for (char *a = strtok_r(by, ",", &sb), *b = strtok_r(bl, ",", &sl); a && b && !r;
+	     a = strtok_r(NULL, ",", &sb), b = strtok_r(NULL, ",", &sl)) {
+		char **vals = NULL;
+		size_t n = 0;
+		if (axis_values(spec, a, &vals, &n) && !baseline_known(vals, n, a, b)) {
+			r = err_setf(err, -EINVAL, "baseline (--baseline) '%s' is not a value of axis"
+				     " '%s': expected one of ", b, a);
+			for (size_t i = 0; i < n; i++)
+				buf_printf(err, "%s'%s'", i ? ", " : "", vals[i]);
+		}
+		axes_free(vals, n);
+	}
+	free(by);
+	free(bl);
+	return r;
+}
+
+int job_check_names(struct db *db, const struct job_spec *spec, struct buf *err)
+{
+	int r;
+
+	if (spec->by && (r = check_by(spec, err)))
+		return r;
+	if (spec->baseline && *spec->baseline && (r = check_baseline(spec, err)))
+		return r;
+	if (spec->metric_given) {
+		if ((r = metric_check(db, spec->metric, spec->workload, err)))
+			return err_wrapf(err, r, "metric (--metric)");
+	} else if (metric_names(spec->workload) && spec->repeat_auto) {
+		/* its looks decide on the metric, and a tool names its own */
+		return err_setf(err, -EINVAL, "repeat auto decides on the job's metric, and workload"
+				" '%s' names its own: name one (metric, --metric): %s",
+				spec->workload, metric_names(spec->workload));
+	}
+	return 0;
 }

@@ -2,7 +2,8 @@
  * stored or built: every matrix cell through agent_check() (guest/
  * agent_check.h), an error naming where the bad knob was set; what the
  * agent said of each cell's length is stored with the job (job_check_store)
- * so that its runs need not ask again.
+ * so that its runs need not ask again; the names of its report (by, the
+ * metric) against what its runs will have (job_check_names).
  */
 #ifndef KC_JOB_CHECK_H
 #define KC_JOB_CHECK_H
@@ -43,6 +44,23 @@ int job_check_cells(struct job_check *out, const struct job_spec *spec, const ch
  * runs asks the agent, as a job stored before them does).
  */
 void job_check_store(struct db *db, int64_t job_id, const struct job_check *c);
+
+/*
+ * job_check_names - the names a spec gives its report, checked before
+ * anything is stored, by every path that stores a job (compare, its
+ * --dry-run, POST /api/v1/jobs): each axis of `by` must be one the job's
+ * runs will have (variant/kernel, fs, host; revision, patches with a
+ * series; sysctl and each sysctl of a cell, bare or "sysctl.NAME"; each
+ * knob a cell sets), the baseline a value of it (of the variants, fs, a
+ * knob or one sysctl; the values of host, sysctl, revision and patches
+ * only the runs tell), and a metric the spec names (metric_given) one its
+ * workload reports (metric_check(), judge/metric_check.h, over db's
+ * metrics table). repeat auto decides on the metric, so with a tool
+ * workload (whose names come from the tool) it must be named. Returns 0;
+ * -EINVAL with err naming the input ("by (--by) 'mod'"), what was expected
+ * and the valid names; or the store's error.
+ */
+int job_check_names(struct db *db, const struct job_spec *spec, struct buf *err);
 
 /* job_check_release - free what job_check_cells() kept; NULL-safe. */
 void job_check_release(struct job_check *c);

@@ -11,12 +11,20 @@ struct db;
 /*
  * metric_check - a run metric must be one the runs will have:
  * probe:NAME:KEY, any name for the `command` workload (its script prints
- * its own), "WORKLOAD:..." for the tool adapters (fio:JOB:DIR:bw: named
- * from the tool's output), else a name in the store's metrics table (the
- * built-in summary metrics and every name a run has reported). metric and
- * workload are borrowed. Returns 0, -EINVAL with err listing the known
- * ones, or the store's error (-EIO) when it cannot be read (err says so).
+ * its own), "WORKLOAD:..." for the tool adapters fio, stress-ng and
+ * perf-bench (fio:JOB:DIR:bw: named from the tool's output, never
+ * worst_lag_s), else (wb-handover) a name without ':' in the store's
+ * metrics table (the built-in summary metrics and every name a run has
+ * reported). metric and workload are borrowed. Returns 0, -EINVAL with err
+ * listing what the workload has (its names' pattern and those the store
+ * knows), or the store's error (-EIO) when it cannot be read (err says so).
  */
 int metric_check(struct db *db, const char *metric, const char *workload, struct buf *err);
+
+/* metric_names - how a tool adapter (fio, stress-ng, perf-bench) names its
+ * metrics ("fio:JOB:DIR:bw, :iops, ..."), for messages; NULL for any other
+ * workload (wb-handover's are the store's metrics table; command's, its
+ * script's). Static. */
+const char *metric_names(const char *workload);
 
 #endif

@@ -542,14 +542,70 @@ void report_seq_state(const struct report *r, struct report_seq_state *out)
 	out->done = r->seq.on && (out->ndecided == out->ncomparisons || out->blocks >= out->max_blocks);
 }
 
+/* The job's metric when a run has a value of it; else, unless one was
+ * asked for, the summary metric most of its runs have (the first by name
+ * among equals: fio:kc:write:bw before :clat_p50 and :iops): the default
+ * follows what the workload reported. 0 or the store's error. */
+static int load_runs(struct report *r, struct db *db, int64_t job_id,
+		     const struct report_opts *opts, struct buf *err)
+{
+	struct db_job_metric *m = NULL;
+	size_t n = 0;
+	int ret;
+
+	if ((ret = db_report_load(db, job_id, opts ? opts->metric : NULL, &r->d, err)) ||
+	    (opts && opts->metric) || report_nvalues(r))
+		return ret;
+	if ((ret = db_report_job_metrics(db, job_id, &m, &n, err)))
+		return ret;
+	if (n && strcmp(m[0].name, r->d.job_metric)) {
+		r->note = xasprintf("metric %s: no run has the job's %s", m[0].name, r->d.job_metric);
+		db_report_release(&r->d);
+		memset(&r->d, 0, sizeof(r->d));
+		ret = db_report_load(db, job_id, m[0].name, &r->d, err);
+	}
+	db_job_metrics_free(m, n);
+	return ret;
+}
+
+/* The axes asked for (opts, else the job's own), resolved. A job's own
+ * `by` that is no axis of it (stored before compare checked it) is not
+ * the reader's mistake: the variants then, and r->note says why. */
+static int choose_axes(struct report *r, const struct report_opts *opts, char **by,
+		       struct buf *err)
+{
+	char *baseline = NULL;
+	struct buf why = BUF_INIT;
+	int ret;
+
+	axis_choice(by, &baseline, opts, r->d.spec_json);
+	ret = resolve_axes(r, *by, baseline, &why);
+	if (ret == -EINVAL && !(opts && opts->by && *opts->by) && strcmp(*by, "variant")) {
+		free(r->note);
+		r->note = xasprintf("compared along variant: the job's by '%s' is not usable: %s",
+				    *by, buf_str(&why));
+		report_axis_release(&r->axis);
+		report_axis_release(&r->axis2);
+		free(*by);
+		*by = xstrdup("variant");
+		ret = resolve_axes(r, *by, NULL, err);
+	} else if (ret) {
+		err_setf(err, ret, "%s", buf_str(&why));
+	}
+	free(baseline);
+	buf_release(&why);
+	return ret;
+}
+
 int report_build(struct report **out, struct db *db, int64_t job_id,
 		 const struct report_opts *opts, struct buf *err)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
-	char *by = NULL, *baseline = NULL;
+	char *by = NULL;
 	int ret;
 
-	if ((ret = db_report_load(db, job_id, opts ? opts->metric : NULL, &r->d, err))) {
+	if ((ret = load_runs(r, db, job_id, opts, err))) {
+		free(r->note);
 		free(r);
 		return ret;
 	}
@@ -574,8 +630,7 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 		r->has_threshold = true;   /* a lag over 5s is a stall */
 		r->threshold = 5;
 	}
-	axis_choice(&by, &baseline, opts, r->d.spec_json);
-	if ((ret = resolve_axes(r, by, baseline, err))) {
+	if ((ret = choose_axes(r, opts, &by, err))) {
 		report_free(r);
 		goto out;
 	}
@@ -584,15 +639,19 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 	*out = r;
 out:
 	free(by);
-	free(baseline);
 	return ret;
+}
+
+const char *report_note(const struct report *r)
+{
+	return r->note;
 }
 
 int report_seq_look(struct report_seq_state *out, struct db *db, int64_t job_id,
 		    struct buf *err)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
-	char *by = NULL, *baseline = NULL;
+	char *by = NULL;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -601,15 +660,13 @@ int report_seq_look(struct report_seq_state *out, struct db *db, int64_t job_id,
 		return ret;
 	}
 	r->metric = r->d.job_metric;
-	axis_choice(&by, &baseline, NULL, r->d.spec_json);
-	if (!(ret = resolve_axes(r, by, baseline, err))) {
+	if (!(ret = choose_axes(r, NULL, &by, err))) {
 		group_runs(r);
 		seq_replay(r, NULL, by);
 		report_seq_state(r, out);
 	}
 	report_free(r);
 	free(by);
-	free(baseline);
 	return ret;
 }
 
@@ -644,6 +701,7 @@ void report_free(struct report *r)
 	report_axis_release(&r->axis);
 	report_axis_release(&r->axis2);
 	db_report_release(&r->d);
+	free(r->note);
 	free(r);
 }
 

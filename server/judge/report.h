@@ -48,8 +48,12 @@ struct report;
 
 /*
  * report_build - gather and compute. *out is owned by the caller
- * (report_free). Returns 0, -ENOENT (no such job), -EINVAL (the job has
- * no such axis, or the baseline is not one of its values) or the store's
+ * (report_free). opts->metric NULL: the job's headline metric, or when no
+ * run has a value of it, the summary metric most of its runs have (a fio
+ * job's fio:kc:write:bw); opts->by NULL: the job's own axis, or the
+ * variants when that is no axis of the job (report_note says either).
+ * Returns 0, -ENOENT (no such job), -EINVAL (the job has no such axis as
+ * opts asks, or the baseline is not one of its values) or the store's
  * error (db.h), with the reason in err (may be NULL).
  */
 int report_build(struct report **out, struct db *db, int64_t job_id,
@@ -63,6 +67,12 @@ void report_free(struct report *r);
  * Returns 0 or -E2BIG when out's limit is reached.
  */
 int report_format(struct buf *out, const struct report *r, enum report_format fmt);
+
+/* report_note - what report_build() chose in place of the job's own
+ * choice, for the reader ("metric fio:kc:write:bw: no run has the job's
+ * worst_lag_s"; "compared along variant: the job's by 'mod' is not
+ * usable: ..."), or NULL. Borrowed from r. */
+const char *report_note(const struct report *r);
 
 /* How many runs have a value of the report's metric (0: the metric is
  * not among the job's results, or no run has finished). */

@@ -116,6 +116,8 @@ struct report {
 		size_t ncmp, ndecided;
 	} seq;
 	int *run_block;          /* repeat auto: per run its block (1-based), 0 none */
+	char *note;              /* what report_build() chose instead of the job's
+				  * own choice (report_note), or NULL */
 };
 
 /* The table's title of a metric ("Worst lag behind schedule") and its

@@ -359,3 +359,41 @@ void db_env_rows_free(struct db_env_row *v, size_t n)
 {
 	db_rows_free(v, n, sizeof(*v), release_env);
 }
+
+static void read_job_metric(sqlite3_stmt *st, void *row)
+{
+	struct db_job_metric *m = row;
+
+	m->name = db_col_strdup(st, 0);
+	m->nruns = sqlite3_column_int64(st, 1);
+}
+
+static void release_job_metric(void *row)
+{
+	free(((struct db_job_metric *)row)->name);
+}
+
+int db_report_job_metrics(struct db *db, int64_t job_id, struct db_job_metric **out, size_t *n,
+			  struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = db_prepare(db, &st,
+			    "SELECT s.metric, count(*) FROM run_summary s JOIN runs r ON r.id = s.run_id"
+			    " WHERE r.job_id = ? GROUP BY s.metric ORDER BY count(*) DESC, s.metric", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	if (!(r = db_rows(db, st, sizeof(**out), read_job_metric, release_job_metric, &v, n, err,
+			  "cannot read the metrics of job %lld", (long long)job_id)))
+		*out = v;
+	return r;
+}
+
+void db_job_metrics_free(struct db_job_metric *v, size_t n)
+{
+	db_rows_free(v, n, sizeof(*v), release_job_metric);
+}

@@ -91,4 +91,19 @@ int db_report_env(struct db *db, int64_t job_id, struct db_env_row **out, size_t
 		  struct buf *err);
 void db_env_rows_free(struct db_env_row *v, size_t n);
 
+/* A summary metric of a job's runs and how many of them have it. */
+struct db_job_metric {
+	char *name;
+	int64_t nruns;
+};
+
+/* db_report_job_metrics - the summary metrics the job's runs have
+ * (run_summary), the most runs first, then by name: what a report of it
+ * can show and its default when the job's metric is not among them
+ * (report.h). *out has *n rows (db_job_metrics_free); 0 or the store's
+ * error. */
+int db_report_job_metrics(struct db *db, int64_t job_id, struct db_job_metric **out, size_t *n,
+			  struct buf *err);
+void db_job_metrics_free(struct db_job_metric *v, size_t n);
+
 #endif

@@ -51,6 +51,22 @@ done <<'TABLE'
 2|--threshold '5x': expected a number|report --threshold 5x 1
 # compare: a headline metric no run will have, refused before storing
 2|unknown metric 'nosuch' for workload 'wb-handover': expected one of|compare --metric nosuch --kernels @IMG,@IMG
+# compare: every name of the report (by, metric) checked before anything
+# is stored, the same in --dry-run as in the run (issue 35: a typo in --by
+# ran the whole job, --dry-run took --metric worst_lagg)
+2|by (--by) 'mod': the job has no axis 'mod': expected one of variant, fs, host, mode|compare --dry-run --by mod --set mode=removed,alive --kernels @IMG,@IMG
+2|by (--by) 'mod': the job has no axis 'mod'|compare --by mod --set mode=removed,alive --kernels @IMG,@IMG
+2|by (--by) 'variant,fss': the job has no axis 'fss'|compare --dry-run --by variant,fss --kernels @IMG,@IMG
+0|report: compared along sysctl|compare --dry-run --by sysctl --sysctl vm.dirty_ratio=5,40 --kernels @IMG
+0|report: compared along vm.dirty_ratio|compare --dry-run --by vm.dirty_ratio --sysctl vm.dirty_ratio=5,40 --kernels @IMG
+2|baseline (--baseline) 'alvie' is not a value of axis 'mode': expected one of 'removed', 'alive'|compare --dry-run --by mode --baseline alvie --set mode=removed,alive --kernels @IMG
+0|report: compared along mode, baseline mode=alive|compare --dry-run --by mode --baseline mode=alive --set mode=removed,alive --kernels @IMG
+2|baseline (--baseline) 'btrfs' is not a value of axis 'fs': expected one of 'ext4', 'xfs'|compare --dry-run --by fs --baseline btrfs --fs ext4,xfs --kernels @IMG
+2|unknown metric 'worst_lagg' for workload 'wb-handover': expected one of|compare --dry-run --metric worst_lagg --kernels @IMG,@IMG
+2|unknown metric 'worst_lag_s' for workload 'fio': expected fio:JOB:DIR:bw|compare --dry-run --workload fio --metric worst_lag_s --kernels @IMG,@IMG
+0|report: compared along variant|compare --dry-run --workload fio --metric fio:kc:write:bw --kernels @IMG,@IMG
+0|report: compared along variant|compare --dry-run --workload fio --kernels @IMG,@IMG
+2|repeat auto decides on the job's metric, and workload 'fio' names its own|compare --dry-run --workload fio --repeat auto --kernels @IMG,@IMG
 # prebuilt kernels in a job file are checked as --kernels are
 2|kernel image '/nonexistent': No such file or directory|compare --dry-run @TMP/nokernel.ini
 2|kernel image '/nonexistent': No such file or directory|compare --dry-run --kernels /nonexistent,@IMG

@@ -1302,6 +1302,31 @@ static void test_submit_ini_and_bad_jobs(void **state)
 	call(&r, f, "POST", "/api/v1/jobs", SECRET, "", NULL, 0);
 	assert_json_error(&r, 400, "no body");
 	reply_release(&r);
+	/* the report's names, checked as compare checks them, before
+	 * anything is stored (issue 35: a typo in by was stored and run) */
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = typo\ntree = /src/linux\n"
+	     "base = v6.12.117\nby = mod\n\n[matrix]\nmode = removed, alive\n", NULL, 0);
+	assert_json_error(&r, 400, "by (--by) 'mod': the job has no axis 'mod': expected one of"
+			  " variant, fs, host, mode");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = typo\ntree = /src/linux\n"
+	     "base = v6.12.117\nby = mode\nbaseline = alvie\n\n[matrix]\nmode = removed, alive\n",
+	     NULL, 0);
+	assert_json_error(&r, 400, "baseline (--baseline) 'alvie' is not a value of axis 'mode':"
+			  " expected one of 'removed', 'alive'");
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = typo\ntree = /src/linux\n"
+	     "base = v6.12.117\nmetric = worst_lagg\n", NULL, 0);
+	assert_json_error(&r, 400, "metric (--metric): unknown metric 'worst_lagg' for workload"
+			  " 'wb-handover'");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/typo");
+	assert_int_equal(r.status, 404);        /* nothing was stored */
+	reply_release(&r);
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = by-mode\ntree = /src/linux\n"
+	     "base = v6.12.117\nby = mode\n\n[matrix]\nmode = removed, alive\n", NULL, 0);
+	assert_int_equal(r.status, 201);
+	reply_release(&r);
 	/* host files into the guest: only from the host's own CLI */
 	call(&r, f, "POST", "/api/v1/jobs", SECRET,
 	     "[job]\nname = x\nkernels = /dev/null\nrootfs = debian\nfiles = /dev/null\n", NULL, 0);

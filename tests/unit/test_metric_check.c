@@ -1,6 +1,7 @@
 /* test_metric_check.c - metric_check() over a fresh store: the store's
  * metrics, probes, the command workload and the tool adapters' own names
- * pass; an unknown name fails with the known ones listed. */
+ * pass; an unknown name fails with the known ones listed; a tool's
+ * workload takes only its own names, wb-handover none of a tool's. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,6 +38,28 @@ static void test_metric_check(void **state)
 			       "'wb-handover': expected one of bdp_pause_ms_max,"));
 	assert_non_null(strstr(buf_str(&err), " worst_lag_s, "));
 	assert_non_null(strstr(buf_str(&err), "(the store's metrics table), or probe:NAME:KEY"));
+	/* a tool names its own metrics: wb-handover's are not fio's (issue
+	 * 35: compare --workload fio --metric worst_lag_s was taken) */
+	buf_reset(&err);
+	assert_int_equal(metric_check(db, "worst_lag_s", "fio", &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "unknown metric 'worst_lag_s' for workload 'fio':"
+			       " expected fio:JOB:DIR:bw, :iops, :clat_p50, :clat_p99, :clat_p99.9"));
+	assert_null(strstr(buf_str(&err), "mean_lag_s"));
+	buf_reset(&err);
+	assert_int_equal(metric_check(db, "worst_lag_s", "stress-ng", &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "expected stress-ng:STRESSOR:bogo_ops_s"));
+	assert_non_null(metric_names("perf-bench"));
+	assert_null(metric_names("wb-handover"));
+	/* and fio's names are not wb-handover's, once a run has stored them */
+	buf_reset(&err);
+	assert_int_equal(db_exec(db, "INSERT INTO metrics (name) VALUES ('fio:kc:write:bw')", NULL), 0);
+	assert_int_equal(metric_check(db, "fio:kc:write:bw", "wb-handover", &err), -EINVAL);
+	/* named once, as the input, and not among the expected */
+	assert_null(strstr(strstr(buf_str(&err), "fio:kc") + 1, "fio:kc"));
+	assert_non_null(strstr(buf_str(&err), " written_bytes (the store's metrics table)"));
+	buf_reset(&err);
+	assert_int_equal(metric_check(db, "nosuch", "fio", &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "(the store has: fio:kc:write:bw), or probe:NAME:KEY"));
 	buf_release(&err);
 	db_close(db);
 	free(path);
