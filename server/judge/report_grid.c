@@ -142,7 +142,7 @@ void rep_grid_cell(struct buf *b, const struct report *r, const struct rep_cell 
 				if (isnan(g->change_pct))
 					snprintf(cols[j], 96, "%s", p);
 				else
-					snprintf(cols[j], 96, "%+.1f%% %s", g->change_pct, p);
+					snprintf(cols[j], 96, "%+.1f%% %s", rep_round(g->change_pct, 1), p);
 			}
 		}
 		grid_row(b, markdown, label_w, col_w, r->axis.labels[i], cols, nb);

@@ -45,7 +45,7 @@ static void fmt_change(char *out, size_t size, const struct rep_group *rv)
 	if (isnan(rv->change_pct))
 		snprintf(out, size, "(%s, %s)", p, test);
 	else
-		snprintf(out, size, "%+.1f%% (%s, %s)", rv->change_pct, p, test);
+		snprintf(out, size, "%+.1f%% (%s, %s)", rep_round(rv->change_pct, 1), p, test);
 }
 
 /* A variant whose kernel never came (apply or build failed). */
