@@ -58,7 +58,7 @@ KC.param = (name) => new URLSearchParams(location.search).get(name);
  * zero on v's shortest decimal form, as a reader rounds what they see:
  * 30.25 -> 30.3, 0.15 -> 0.2 (toFixed rounds the binary value: 0.15 is
  * 0.1499..., "0.1"). The same rule as the server's text, markdown and
- * email reports (rep_round in server/judge/report_data.c); the result
+ * email reports (dec_round in lib/dec_round.c); the result
  * is the number nearest the rounded decimal, so toFixed(d) prints it. */
 KC.round = function (v, d) {
 	if (!Number.isFinite(v) || v === 0)

@@ -2,10 +2,9 @@
  * (report_data.h). */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "json_num.h"
+#include "dec_round.h"
 #include "judge/report_data.h"
 
 /* Human labels for the metrics the workloads emit. */
@@ -35,55 +34,6 @@ const char *rep_metric_short(const char *m)
 	return m;
 }
 
-/* v's shortest decimal form as its digits (no point, no sign, up to 17)
- * and the power of ten of the first: 30.25 -> "3025", 1. */
-static void shortest_digits(char dig[24], int *exp10, double v)
-{
-	char s[40], *e;
-	size_t n = 0;
-
-	snprintf(s, sizeof(s), "%.*e", json_num_digits(v) - 1, fabs(v));
-	for (const char *c = s; *c && *c != 'e'; c++)
-		if (*c >= '0' && *c <= '9' && n < 23)
-			dig[n++] = *c;
-	dig[n] = '\0';
-	e = strchr(s, 'e');
-	*exp10 = e ? atoi(e + 1) : 0;
-}
-
-double rep_round(double v, int decimals)
-{
-	char dig[24], s[48];
-	int exp10, keep;
-	unsigned long long n = 0;
-
-	if (!isfinite(v) || v == 0)
-		return v;
-	shortest_digits(dig, &exp10, v);
-	keep = exp10 + 1 + decimals;	/* digits before the first dropped one */
-	if (keep >= (int)strlen(dig))
-		return v;		/* nothing to drop */
-	if (keep < 0)
-		return copysign(0, v);	/* below half of the last place */
-	for (int i = 0; i < keep; i++)
-		n = n * 10 + (unsigned long long)(dig[i] - '0');
-	if (dig[keep] >= '5')
-		n++;
-	snprintf(s, sizeof(s), "%s%llue%d", v < 0 ? "-" : "", n, -decimals);
-	return strtod(s, NULL);
-}
-
-double rep_round_sig(double v, int digits)
-{
-	char dig[24];
-	int exp10;
-
-	if (!isfinite(v) || v == 0)
-		return v;
-	shortest_digits(dig, &exp10, v);
-	return rep_round(v, digits - 1 - exp10);
-}
-
 /* v scaled by the largest step of steps[] (descending, ending in 1) that
  * it reaches in magnitude, as "87.4MiB/s": one decimal below 100, none
  * from there. */
@@ -94,8 +44,8 @@ static void fmt_scaled(char *out, size_t size, double v, const double *steps,
 	while (steps[i] > 1 && fabs(v) < steps[i])
 		i++;
 	double x = v / steps[i];
-	int places = fabs(rep_round(x, 1)) >= 100 ? 0 : 1;
-	snprintf(out, size, "%.*f%s", places, rep_round(x, places), names[i]);
+	int places = fabs(dec_round(x, 1)) >= 100 ? 0 : 1;
+	snprintf(out, size, "%.*f%s", places, dec_round(x, places), names[i]);
 }
 
 /* "85.3s" for seconds; bytes/s (fio's bandwidth) in KiB/s to GiB/s, ns
@@ -117,16 +67,16 @@ void rep_fmt_value(char *out, size_t size, double v, const char *unit)
 		fmt_scaled(out, size, v, dec, ns);
 	else if (unit && !strcmp(unit, "ops/s"))
 		fmt_scaled(out, size, v, dec, ops);
-	else if (unit && !strcmp(unit, "s") && fabs(rep_round(v, 0)) >= 100000)
-		snprintf(out, size, "%.2gs", rep_round_sig(v, 2));
-	else if (unit && !strcmp(unit, "s") && fabs(rep_round(v, 1)) >= 1000)
-		snprintf(out, size, "%.0fs", rep_round(v, 0));
+	else if (unit && !strcmp(unit, "s") && fabs(dec_round(v, 0)) >= 100000)
+		snprintf(out, size, "%.2gs", dec_round_sig(v, 2));
+	else if (unit && !strcmp(unit, "s") && fabs(dec_round(v, 1)) >= 1000)
+		snprintf(out, size, "%.0fs", dec_round(v, 0));
 	else if (unit && !strcmp(unit, "s"))
-		snprintf(out, size, "%.1fs", rep_round(v, 1));
+		snprintf(out, size, "%.1fs", dec_round(v, 1));
 	else if (unit && *unit)
-		snprintf(out, size, "%.4g %s", rep_round_sig(v, 4), unit);
+		snprintf(out, size, "%.4g %s", dec_round_sig(v, 4), unit);
 	else
-		snprintf(out, size, "%.4g", rep_round_sig(v, 4));
+		snprintf(out, size, "%.4g", dec_round_sig(v, 4));
 }
 
 void rep_fmt_p(char *out, size_t size, double p)
@@ -134,9 +84,9 @@ void rep_fmt_p(char *out, size_t size, double p)
 	if (p < 0.001)
 		snprintf(out, size, "p<0.001");
 	else if (p < 0.01)
-		snprintf(out, size, "p=%.3f", rep_round(p, 3));
+		snprintf(out, size, "p=%.3f", dec_round(p, 3));
 	else
-		snprintf(out, size, "p=%.2f", rep_round(p, 2));
+		snprintf(out, size, "p=%.2f", dec_round(p, 2));
 }
 
 /* A value as sentences say it: a variant by its short name ("base"), any

@@ -123,23 +123,9 @@ struct report {
 const char *rep_metric_title(const char *m);
 const char *rep_metric_short(const char *m);
 
-/*
- * rep_round - v rounded to decimals places (may be negative: tens,
- * hundreds), and rep_round_sig - to digits significant digits (1..17),
- * half away from zero on v's shortest decimal form (the digits "%.17g"
- * would need at most, json_num_digits()), the way a reader rounds the
- * number they see: 30.25 -> 30.3, 0.15 -> 0.2, -2.5 -> -3 (printf's
- * "%.1f" rounds the binary value half to even: 30.2, 0.1). The result is
- * the double nearest the rounded decimal, so "%.*f" with the same places
- * prints it exactly. NaN and infinities are returned as they are. web/
- * kcanary.js's KC.round is the same rule for the pages.
- */
-double rep_round(double v, int decimals);
-double rep_round_sig(double v, int digits);
-
 /* v in unit as a table shows it ("85.3s", "87.4MiB/s", "-" for NaN) and
  * a p-value ("p=0.03", "p<0.001"), into out of size bytes; every figure
- * rounded by rep_round(). */
+ * rounded by dec_round() (dec_round.h). */
 void rep_fmt_value(char *out, size_t size, double v, const char *unit);
 void rep_fmt_p(char *out, size_t size, double p);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dec_round.h"
 #include "judge/report.h"
 #include "judge/report_data.h"
 #include "judge/report_grid.h"
@@ -45,7 +46,7 @@ static void fmt_change(char *out, size_t size, const struct rep_group *rv)
 	if (isnan(rv->change_pct))
 		snprintf(out, size, "(%s, %s)", p, test);
 	else
-		snprintf(out, size, "%+.1f%% (%s, %s)", rep_round(rv->change_pct, 1), p, test);
+		snprintf(out, size, "%+.1f%% (%s, %s)", dec_round(rv->change_pct, 1), p, test);
 }
 
 /* A variant whose kernel never came (apply or build failed). */
