@@ -3,7 +3,8 @@
 # bisections of a 1,000-commit history per strategy, culprit accuracy and
 # mean guest runs (endpoint + search runs), with runs drawn from the seed's
 # good/bad worst-lag distributions (server/judge/bisect_sim.h), for two seeds.
-# Each history ends with issue 19's goal line: target, the ratio from the
+# Each history ends with its goal line ("target: probabilistic bisection
+# ..."): what is measured, the target, the ratio from the
 # same run, met / not met. Same engine as `kcanary bisect`; about 20 s of CPU
 # a seed.
 cd "$(dirname "$0")/.." || exit 1

@@ -378,6 +378,11 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
+	/* "Failed to bind to port 0": the port it was given apart from the
+	 * address (always 0 with MHD_OPTION_SOCK_ADDR); http_server_start's
+	 * error names the address and port instead */
+	if (!strncmp(msg, "Failed to bind to port", 22))
+		return;
 	log_warn("libmicrohttpd: %s", msg);
 }
 
@@ -425,7 +430,8 @@ int http_server_start(struct http_server **out, const struct http_opts *opts,
 				  MHD_OPTION_END);
 	if (!srv->d) {
 		r = errno ? -errno : -EADDRINUSE;
-		err_setf(err, r, "cannot listen on '%s': %s", listen, strerror(-r));
+		err_setf(err, r, "cannot listen on '%s': %s%s", listen, strerror(-r),
+			 r == -EADDRINUSE ? " (another process is listening on that port)" : "");
 		goto fail;
 	}
 	info = MHD_get_daemon_info(srv->d, MHD_DAEMON_INFO_BIND_PORT);

@@ -230,18 +230,18 @@
 	function overheadLine(o) {
 		if (!o) return null;
 		const parts = Object.entries(o.phases_s).filter(([k]) => k !== "workload")
-			.map(([k, s]) => `${k} ${s.toFixed(1)} s`).join(", ");
+			.map(([k, s]) => `${k} ${KC.fixed(s, 1)} s`).join(", ");
 		return el("div", { id: "overhead", class: "overhead" },
-			`overhead: median ${o.overhead_s.toFixed(1)} s of ${o.wall_s.toFixed(1)} s wall per run ` +
-			`(${Math.round(100 * o.ratio)}%, ${o.runs} runs): ${parts}; workload ${o.phases_s.workload.toFixed(1)} s`);
+			`overhead: median ${KC.fixed(o.overhead_s, 1)} s of ${KC.fixed(o.wall_s, 1)} s wall per run ` +
+			`(${KC.fixed(100 * o.ratio, 0)}%, ${o.runs} runs): ${parts}; workload ${KC.fixed(o.phases_s.workload, 1)} s`);
 	}
 
 	/* One run's overhead cell: its time outside the workload, the phases
 	 * in the tooltip. */
 	function runOverhead(o) {
 		if (!o) return el("span", { class: "muted", text: "–" });
-		const tip = Object.entries(o.phases_ms).map(([k, ms]) => `${k} ${(ms / 1000).toFixed(1)} s`).join(", ");
-		return el("span", { title: tip, text: `${(o.overhead_ms / 1000).toFixed(1)} s of ${(o.wall_ms / 1000).toFixed(1)} s` });
+		const tip = Object.entries(o.phases_ms).map(([k, ms]) => `${k} ${KC.fixed(ms / 1000, 1)} s`).join(", ");
+		return el("span", { title: tip, text: `${KC.fixed(o.overhead_ms / 1000, 1)} s of ${KC.fixed(o.wall_ms / 1000, 1)} s` });
 	}
 
 	/* A select per matrix dimension that varies; the fixed ones are listed. */

@@ -54,26 +54,60 @@ KC.fill = (node, ...kids) => node.replaceChildren(...kids.flat().filter((k) => k
 
 KC.param = (name) => new URLSearchParams(location.search).get(name);
 
-/* A value as the cover-letter table writes it (server/judge/report.c): 85.3s for
- * seconds, else 4 significant digits and the unit; bytes in KiB/MiB/GiB. */
+/* v rounded to d decimal places (d < 0: tens, hundreds), half away from
+ * zero on v's shortest decimal form, as a reader rounds what they see:
+ * 30.25 -> 30.3, 0.15 -> 0.2 (toFixed rounds the binary value: 0.15 is
+ * 0.1499..., "0.1"). The same rule as the server's text, markdown and
+ * email reports (dec_round in lib/dec_round.c); the result
+ * is the number nearest the rounded decimal, so toFixed(d) prints it. */
+KC.round = function (v, d) {
+	if (!Number.isFinite(v) || v === 0)
+		return v;
+	const [m, e] = Math.abs(v).toExponential().split("e");   /* shortest digits */
+	const dig = m.replace(".", ""), keep = Number(e) + 1 + d;
+	if (keep >= dig.length)
+		return v;
+	if (keep < 0)
+		return v < 0 ? -0 : 0;
+	const n = BigInt(dig.slice(0, keep) || "0") + (dig[keep] >= "5" ? 1n : 0n);
+	return Number(`${v < 0 ? "-" : ""}${n}e${-d}`);
+};
+
+/* v rounded to d significant digits by the same rule. */
+KC.roundSig = function (v, d) {
+	if (!Number.isFinite(v) || v === 0)
+		return v;
+	return KC.round(v, d - 1 - Number(Math.abs(v).toExponential().split("e")[1]));
+};
+
+/* x with d decimals, rounded by KC.round; -0.04 to 1 place is "-0.0", as
+ * C's printf writes it (toFixed drops the sign of -0). */
+KC.fixed = function (x, d) {
+	const r = KC.round(x, d);
+	return (Object.is(r, -0) ? "-" : "") + r.toFixed(d);
+};
+
+/* A value as the cover-letter table writes it (rep_fmt_value in
+ * server/judge/report_data.c): 85.3s for seconds, else 4 significant
+ * digits and the unit; bytes in KiB/MiB/GiB. Rounded by KC.round. */
 KC.fmt = function (v, unit) {
 	if (v === null || v === undefined || Number.isNaN(v))
 		return "–";
 	if (unit === "s")
-		return (Math.abs(v) >= 1000 ? v.toFixed(0) : v.toFixed(1)) + "s";
+		return (Math.abs(KC.round(v, 1)) >= 1000 ? KC.fixed(v, 0) : KC.fixed(v, 1)) + "s";
 	if (unit === "bytes" && Math.abs(v) >= 1024) {
 		const units = ["KiB", "MiB", "GiB", "TiB"];
 		let i = -1, x = v;
 		do { x /= 1024; i++; } while (Math.abs(x) >= 1024 && i < units.length - 1);
-		return x.toFixed(Math.abs(x) >= 100 ? 0 : 1) + " " + units[i];
+		return KC.fixed(x, Math.abs(KC.round(x, 1)) >= 100 ? 0 : 1) + " " + units[i];
 	}
-	const s = Number(v.toPrecision(4)).toString();
+	const s = String(KC.roundSig(v, 4));
 	return unit ? s + " " + unit : s;
 };
 
-KC.fmtP = (p) => (p === null || p === undefined) ? "–" : p < 0.001 ? "< 0.001" : p.toFixed(3);
+KC.fmtP = (p) => (p === null || p === undefined) ? "–" : p < 0.001 ? "< 0.001" : KC.fixed(p, 3);
 
-KC.fmtPct = (x) => (x === null || x === undefined) ? "–" : (x > 0 ? "+" : "") + x.toFixed(1) + "%";
+KC.fmtPct = (x) => (x === null || x === undefined) ? "–" : (x > 0 ? "+" : "") + KC.fixed(x, 1) + "%";
 
 /* "↓ lower is better" for a metric's direction (metrics.better). */
 KC.betterLabel = function (better) {

@@ -36,7 +36,8 @@ static void usage(FILE *f)
 		"  --listen HOST:PORT  address to bind, numeric (default 127.0.0.1:8080,\n"
 		"                      loopback only); port 0 picks a free port; the\n"
 		"                      bound address is printed on stdout\n"
-		"  --home DIR          the store's directory (as kcanary --home)\n"
+		"  --home DIR          the store's directory (as kcanary --home); it must\n"
+		"                      exist: in an empty one serve starts a new store\n"
 		"  --web DIR           static pages (default $KCANARY_WEB_DIR, else web/\n"
 		"                      next to the build directory, else\n"
 		"                      /usr/share/kcanary/web)\n"
@@ -68,6 +69,23 @@ static bool is_dir(const char *p)
 static char *default_web_dir(void)
 {
 	return exe_sibling("KCANARY_WEB_DIR", "../web", NULL, "/usr/share/kcanary/web");
+}
+
+/* A --home (serve's or kcanary's) that names no directory, so no store:
+ * a typo, refused as the reading commands refuse a home without a store
+ * (cmd_open_existing_store), after saying so on stderr. A directory
+ * without a store is a first run: the server makes the store, its first
+ * writers may be fleet agents (docs/api.md); so does a $KCANARY_HOME or
+ * default home that does not exist yet. */
+static bool home_mistyped(const struct cmd_ctx *ctx)
+{
+	if (strcmp(ctx->home_from, "--home") || is_dir(ctx->home) ||
+	    access(ctx->db_path, F_OK) == 0)
+		return false;
+	fprintf(stderr, "kcanary serve: no store at '%s' (--home): '%s' is not a directory;"
+		" give the home of an existing store, or create the directory (mkdir -p)"
+		" to start an empty one\n", ctx->db_path, ctx->home);
+	return true;
 }
 
 /* serve's flags, as parsed. web and job_dirs are owned. */
@@ -149,7 +167,7 @@ static int serve_run(const struct cmd_ctx *ctx, const struct serve_args *a)
 	struct http_opts opts;
 	struct buf err = BUF_INIT;
 	sigset_t sigs;
-	int sig, ret = 1;
+	int sig, r, ret = 1;
 
 	/* Block the signals before libmicrohttpd starts its thread, so they
 	 * reach sigwait() below and nothing else. */
@@ -173,8 +191,10 @@ static int serve_run(const struct cmd_ctx *ctx, const struct serve_args *a)
 				   .threads = (unsigned)a->threads,
 				   .max_conn_per_ip = (unsigned)a->max_conn,
 				   .handler = api_http_handler(&api) };
-	if (http_server_start(&srv, &opts, &err)) {
-		log_err("%s", err_text(&err));
+	if ((r = http_server_start(&srv, &opts, &err))) {
+		log_err("%s%s", err_text(&err), r != -EADDRINUSE ? "" :
+			": stop it, or choose another address with --listen HOST:PORT"
+			" (port 0 picks a free one)");
 		goto out;
 	}
 	{
@@ -218,6 +238,10 @@ int cmd_serve(struct cmd_ctx *ctx, int argc, char **argv)
 	if (a.home) {	/* serve --home DIR: as kcanary --home DIR */
 		cmd_ctx_release(ctx);
 		cmd_ctx_init(ctx, a.home);
+	}
+	if (home_mistyped(ctx)) {
+		ret = 1;
+		goto out;
 	}
 	if (!a.web)
 		a.web = default_web_dir();

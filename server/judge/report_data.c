@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dec_round.h"
 #include "judge/report_data.h"
 
 /* Human labels for the metrics the workloads emit. */
@@ -43,7 +44,8 @@ static void fmt_scaled(char *out, size_t size, double v, const double *steps,
 	while (steps[i] > 1 && fabs(v) < steps[i])
 		i++;
 	double x = v / steps[i];
-	snprintf(out, size, fabs(x) >= 99.95 ? "%.0f%s" : "%.1f%s", x, names[i]);
+	int places = fabs(dec_round(x, 1)) >= 100 ? 0 : 1;
+	snprintf(out, size, "%.*f%s", places, dec_round(x, places), names[i]);
 }
 
 /* "85.3s" for seconds; bytes/s (fio's bandwidth) in KiB/s to GiB/s, ns
@@ -65,12 +67,16 @@ void rep_fmt_value(char *out, size_t size, double v, const char *unit)
 		fmt_scaled(out, size, v, dec, ns);
 	else if (unit && !strcmp(unit, "ops/s"))
 		fmt_scaled(out, size, v, dec, ops);
+	else if (unit && !strcmp(unit, "s") && fabs(dec_round(v, 0)) >= 100000)
+		snprintf(out, size, "%.2gs", dec_round_sig(v, 2));
+	else if (unit && !strcmp(unit, "s") && fabs(dec_round(v, 1)) >= 1000)
+		snprintf(out, size, "%.0fs", dec_round(v, 0));
 	else if (unit && !strcmp(unit, "s"))
-		snprintf(out, size, fabs(v) >= 99999.5 ? "%.2gs" : fabs(v) >= 1000 ? "%.0fs" : "%.1fs", v);
+		snprintf(out, size, "%.1fs", dec_round(v, 1));
 	else if (unit && *unit)
-		snprintf(out, size, "%.4g %s", v, unit);
+		snprintf(out, size, "%.4g %s", dec_round_sig(v, 4), unit);
 	else
-		snprintf(out, size, "%.4g", v);
+		snprintf(out, size, "%.4g", dec_round_sig(v, 4));
 }
 
 void rep_fmt_p(char *out, size_t size, double p)
@@ -78,9 +84,9 @@ void rep_fmt_p(char *out, size_t size, double p)
 	if (p < 0.001)
 		snprintf(out, size, "p<0.001");
 	else if (p < 0.01)
-		snprintf(out, size, "p=%.3f", p);
+		snprintf(out, size, "p=%.3f", dec_round(p, 3));
 	else
-		snprintf(out, size, "p=%.2f", p);
+		snprintf(out, size, "p=%.2f", dec_round(p, 2));
 }
 
 /* A value as sentences say it: a variant by its short name ("base"), any

@@ -126,7 +126,8 @@ const char *rep_metric_title(const char *m);
 const char *rep_metric_short(const char *m);
 
 /* v in unit as a table shows it ("85.3s", "87.4MiB/s", "-" for NaN) and
- * a p-value ("p=0.03", "p<0.001"), into out of size bytes. */
+ * a p-value ("p=0.03", "p<0.001"), into out of size bytes; every figure
+ * rounded by dec_round() (dec_round.h). */
 void rep_fmt_value(char *out, size_t size, double v, const char *unit);
 void rep_fmt_p(char *out, size_t size, double p);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dec_round.h"
 #include "judge/report_data.h"
 #include "judge/report_grid.h"
 #include "judge/report_lines.h"
@@ -142,7 +143,7 @@ void rep_grid_cell(struct buf *b, const struct report *r, const struct rep_cell 
 				if (isnan(g->change_pct))
 					snprintf(cols[j], 96, "%s", p);
 				else
-					snprintf(cols[j], 96, "%+.1f%% %s", g->change_pct, p);
+					snprintf(cols[j], 96, "%+.1f%% %s", dec_round(g->change_pct, 1), p);
 			}
 		}
 		grid_row(b, markdown, label_w, col_w, r->axis.labels[i], cols, nb);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dec_round.h"
 #include "judge/report_overhead.h"
 #include "judge/stats.h"
 
@@ -38,14 +39,16 @@ void overhead_text(struct buf *b, const struct overhead_summary *s)
 	if (!s->nruns)
 		return;
 	buf_printf(b, "overhead: median %.1f s of %.1f s wall per run (%.0f%%, %zu run%s):",
-		   s->overhead_s, s->wall_s, 100 * s->ratio, s->nruns, s->nruns == 1 ? "" : "s");
+		   dec_round(s->overhead_s, 1), dec_round(s->wall_s, 1), dec_round(100 * s->ratio, 0),
+		   s->nruns, s->nruns == 1 ? "" : "s");
 	/* the phases outside the workload, then the workload's own time */
 	for (int k = 0; k < DB_OV_NPHASES; k++) {
 		int p = k == DB_OV_NPHASES - 1 ? DB_OV_WORKLOAD : k < DB_OV_WORKLOAD ? k : k + 1;
 		const char *sep = k == DB_OV_NPHASES - 1 ? "\n" : k == DB_OV_NPHASES - 2 ? ";" : ",";
 		char part[64];
 
-		snprintf(part, sizeof(part), " %s %.1f s%s", db_ov_phase_names[p], s->phase_s[p], sep);
+		snprintf(part, sizeof(part), " %s %.1f s%s", db_ov_phase_names[p],
+			 dec_round(s->phase_s[p], 1), sep);
 		if (b->len - line0 + strlen(part) - (*sep == '\n') > 79) {
 			buf_puts(b, "\n ");
 			line0 = b->len - 1;

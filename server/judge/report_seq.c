@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dec_round.h"
 #include "judge/report.h"
 #include "judge/report_data.h"
 #include "judge/report_seq.h"
@@ -65,7 +66,7 @@ void rep_seq_text(struct buf *b, const struct report *r, const struct rep_cell *
 			buf_printf(b, "%s vs %s:\n      %s\n", g->say, cell->groups[0].say, stop);
 		if (isfinite(g->seq.lo_pct) && isfinite(g->seq.hi_pct))
 			buf_printf(b, "  anytime-valid 95%% CI of the median shift: %+.1f%% to %+.1f%%\n",
-				   g->seq.lo_pct, g->seq.hi_pct);
+				   dec_round(g->seq.lo_pct, 1), dec_round(g->seq.hi_pct, 1));
 		if (markdown)
 			buf_puts(b, "\n");
 	}

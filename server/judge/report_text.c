@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dec_round.h"
 #include "judge/report.h"
 #include "judge/report_data.h"
 #include "judge/report_grid.h"
@@ -45,7 +46,7 @@ static void fmt_change(char *out, size_t size, const struct rep_group *rv)
 	if (isnan(rv->change_pct))
 		snprintf(out, size, "(%s, %s)", p, test);
 	else
-		snprintf(out, size, "%+.1f%% (%s, %s)", rv->change_pct, p, test);
+		snprintf(out, size, "%+.1f%% (%s, %s)", dec_round(rv->change_pct, 1), p, test);
 }
 
 /* A variant whose kernel never came (apply or build failed). */
@@ -105,9 +106,16 @@ static void text_widths(struct text_widths *w, const struct report *r,
 	}
 }
 
+/* Runs from..to-1 of the text table's rows, and whether the median and
+ * change follow them (the last block of runs). */
+struct text_block {
+	size_t from, to;
+	bool last;
+};
+
 /* The cell's title and the table's head: "run 1 ... median". */
 static void text_head(struct buf *b, const struct report *r, const struct rep_cell *cell,
-		      const struct text_widths *w, bool markdown)
+		      const struct text_widths *w, const struct text_block *k, bool markdown)
 {
 	char v[64];
 
@@ -120,19 +128,24 @@ static void text_head(struct buf *b, const struct report *r, const struct rep_ce
 			buf_puts(b, "--:|");
 		buf_puts(b, "--:|---|\n");
 	} else {
-		buf_printf(b, "%s:\n\n  %-*s", cell->title, (int)w->label_w + 2, "");
-		for (size_t i = 0; i < cell->max_runs; i++) {
+		if (!k->from)
+			buf_printf(b, "%s:\n", cell->title);
+		buf_printf(b, "\n  %-*s", (int)w->label_w + 2, "");
+		for (size_t i = k->from; i < k->to; i++) {
 			snprintf(v, sizeof(v), "run %zu", i + 1);
 			buf_printf(b, " %*s", (int)w->run_w, v);
 		}
-		buf_printf(b, " %*s\n", (int)w->med_w, "median");
+		if (k->last)
+			buf_printf(b, " %*s", (int)w->med_w, "median");
+		buf_puts(b, "\n");
 	}
 }
 
 /* One value's row: its runs, median and change against the baseline; a
  * variant whose runs never started says why instead. */
 static void text_row(struct buf *b, const struct report *r, const struct rep_cell *cell,
-		     const struct rep_group *rv, const struct text_widths *w, bool markdown)
+		     const struct rep_group *rv, const struct text_widths *w,
+		     const struct text_block *k, bool markdown)
 {
 	char v[64], ch[64];
 
@@ -151,7 +164,7 @@ static void text_row(struct buf *b, const struct report *r, const struct rep_cel
 		}
 		return;
 	}
-	for (size_t i = 0; i < cell->max_runs; i++) {
+	for (size_t i = k->from; i < k->to; i++) {
 		if (i < rv->nruns)
 			fmt_run(v, sizeof(v), r, rv->runs[i].run);
 		else
@@ -160,6 +173,10 @@ static void text_row(struct buf *b, const struct report *r, const struct rep_cel
 			buf_printf(b, " %s |", v);
 		else
 			buf_printf(b, " %*s", (int)w->run_w, v);
+	}
+	if (!k->last) {
+		buf_puts(b, "\n");
+		return;
 	}
 	rep_fmt_value(v, sizeof(v), rv->sum.median, r->unit);
 	fmt_change(ch, sizeof(ch), rv);
@@ -291,18 +308,57 @@ static void footnotes(struct buf *b, const struct report *r, const struct rep_ce
 			   " replaced it\n%s", markdown ? "\n" : "");
 }
 
+/* How many of the runs left the next text block shows: all of them when
+ * the rows fit 80 columns with the median and change; else as many as
+ * fit: blocks of even size, the fewest whose last one fits beside the
+ * median and change. Markdown has one block (the viewer scrolls). */
+static size_t text_block_runs(const struct report *r, const struct rep_cell *cell,
+			      const struct text_widths *w, size_t left, bool markdown)
+{
+	size_t lead = 4 + w->label_w, tail = w->med_w + 1, change_w = 0, per, last, nblocks;
+	char ch[64];
+
+	for (size_t j = 0; j < r->axis.n; j++) {
+		fmt_change(ch, sizeof(ch), &cell->groups[j]);
+		if (rep_group_shown(&cell->groups[j]) && strlen(ch) > change_w)
+			change_w = strlen(ch);
+	}
+	tail += change_w ? 3 + change_w : 0;
+	/* fits; or labels so long that no block would (wrapping helps none) */
+	if (markdown || lead + left * (w->run_w + 1) + tail <= 80 || lead + w->run_w + 1 > 80)
+		return left;
+	per = (80 - lead) / (w->run_w + 1);
+	last = 80 > lead + tail ? (80 - lead - tail) / (w->run_w + 1) : 0;
+	/* the fewest blocks of even size (at most per runs) whose last one
+	 * fits beside the median and change; nblocks = left + 1 always does */
+	for (nblocks = 2;; nblocks++) {
+		size_t size = (left + nblocks - 1) / nblocks;
+		size_t before = size * (nblocks - 1) < left ? size * (nblocks - 1) : left;
+		if (size <= per && left - before <= last)
+			return size;
+	}
+}
+
 /* One cell's table, text and markdown side by side (every row uses the
- * column widths computed first), then the lines below it. */
+ * column widths computed first), then the lines below it. A text table
+ * wider than 80 columns (many repeats) wraps its runs into blocks of
+ * columns, the last with the median and change. */
 static void text_cell(struct buf *b, const struct report *r, const struct rep_cell *cell,
 		      bool markdown)
 {
 	struct text_widths w;
+	struct text_block k = { 0 };
 
 	text_widths(&w, r, cell);
-	text_head(b, r, cell, &w, markdown);
-	for (size_t j = 0; j < r->axis.n; j++)
-		if (rep_group_shown(&cell->groups[j]))
-			text_row(b, r, cell, &cell->groups[j], &w, markdown);
+	do {
+		k.to = k.from + text_block_runs(r, cell, &w, cell->max_runs - k.from, markdown);
+		k.last = k.to == cell->max_runs;
+		text_head(b, r, cell, &w, &k, markdown);
+		for (size_t j = 0; j < r->axis.n; j++)
+			if (rep_group_shown(&cell->groups[j]))
+				text_row(b, r, cell, &cell->groups[j], &w, &k, markdown);
+		k.from = k.to;
+	} while (!k.last);
 	buf_puts(b, "\n");
 	stall_line(b, r, cell, markdown);
 	shift_lines(b, r, cell, markdown);

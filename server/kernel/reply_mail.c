@@ -13,6 +13,8 @@
 #include "judge/report.h"
 #include "kernel/reply_mail.h"
 #include "kernel/series.h"
+#include "kernel/series_source.h"
+#include "kernel/variant.h"
 #include "util.h"
 
 /* "[PATCH RFC net-next v3 0/2]": the tags git format-patch writes. */
@@ -33,6 +35,30 @@ static void subject_tags(struct buf *b, const struct series *s)
 		buf_puts(b, "]");
 }
 
+/* "Cc: a, b\n": the lists a and b (either may be "") joined, folded after
+ * ", " before a line passes 78 columns (unfolding gives the lists back). */
+static void address_header(struct buf *b, const char *key, const char *a, const char *c)
+{
+	char *all = xasprintf("%s%s%s", a, *a && *c ? ", " : "", c);
+	size_t col = strlen(key) + 2;
+	const char *p = all;
+
+	buf_printf(b, "%s: ", key);
+	while (*p) {
+		const char *comma = strstr(p, ", ");
+		size_t n = comma ? (size_t)(comma - p) + 1 : strlen(p);
+		if (p != all && col + n > 78) {
+			buf_puts(b, "\n");
+			col = 0;
+		}
+		buf_printf(b, "%s%.*s", p != all ? " " : "", (int)n, p);
+		col += n + (p != all);
+		p += n + (comma ? 1 : 0);
+	}
+	buf_puts(b, "\n");
+	free(all);
+}
+
 static void headers(struct buf *b, const struct series *s, const char *job)
 {
 	const char *id = s ? (s->cover_message_id ? s->cover_message_id :
@@ -46,6 +72,10 @@ static void headers(struct buf *b, const struct series *s, const char *job)
 		buf_printf(b, " %s\n", s->cover_subject ? s->cover_subject :
 			   s->npatches ? s->patches[0].subject : "");
 	}
+	if (s && s->mail_from && *s->mail_from)
+		address_header(b, "To", s->mail_from, "");
+	if (s && ((s->mail_to && *s->mail_to) || (s->mail_cc && *s->mail_cc)))
+		address_header(b, "Cc", s->mail_to ? s->mail_to : "", s->mail_cc ? s->mail_cc : "");
 	if (id && *id)
 		buf_printf(b, "In-Reply-To: <%s>\nReferences: <%s>\n", id, id);
 	buf_puts(b, "Content-Type: text/plain; charset=UTF-8\n\n");
@@ -126,6 +156,99 @@ static int environment(struct buf *b, struct db *db, int64_t job_id, struct buf 
 	return 0;
 }
 
+/* The revision's identity: its cover's message-id, else patch 1's; "" when
+ * the mail had none. */
+static const char *revision_id(const struct series *s)
+{
+	const char *id = s->cover_message_id ? s->cover_message_id :
+			 s->npatches ? s->patches[0].message_id : NULL;
+	return id ? id : "";
+}
+
+/* Whether variant v (a series variant) applied revision thread: its series
+ * read again as the job read it (revision v->version, else the newest)
+ * is the same mail (message-id) and version. 1 yes, 0 no, negative errno
+ * when the series cannot be read now (why says so). */
+static int variant_applied(struct db *db, const struct variant *v, const struct series *thread,
+			   struct buf *why)
+{
+	struct series_source_opts so = { .db = db, .version = v->version };
+	struct series **revs = NULL, *rev = NULL;
+	size_t n = 0;
+	int r;
+
+	if ((r = series_source_load(&revs, &n, &v->series, 1, &so, why)))
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (!revs[i]->report && (v->version ? revs[i]->version == v->version :
+					 !rev || revs[i]->version > rev->version))
+			rev = revs[i];
+	r = rev && rev->version == thread->version &&
+	    (*revision_id(thread) ? !strcmp(revision_id(rev), revision_id(thread)) :
+	     !strcmp(rev->name ? rev->name : "", thread->name ? thread->name : ""));
+	series_free_all(revs, n);
+	return r;
+}
+
+/* Whether the job measured revision thread: one of its variants applied it
+ * (variant_applied). 1 yes, 0 no, negative when a series variant's series
+ * cannot be read now and none matched: why names it. */
+static int job_measured(struct db *db, int64_t job_id, const struct series *thread,
+			struct buf *why)
+{
+	struct db_variant_row *rows = NULL;
+	size_t n = 0;
+	int r, ret = 0;
+
+	if ((r = db_job_variants(db, job_id, &rows, &n, why)))
+		return r;
+	for (size_t i = 0; i < n && ret != 1; i++) {
+		struct variant v;
+		struct buf e = BUF_INIT;
+		if (variant_from_json(&v, rows[i].name, rows[i].spec_json, &e) == 0) {
+			if (v.kind == VARIANT_SERIES) {
+				buf_reset(&e);
+				r = variant_applied(db, &v, thread, &e);
+				if (r < 0 && !ret) {
+					buf_reset(why);
+					buf_printf(why, "variant '%s': %s", rows[i].name, buf_str(&e));
+				}
+				ret = r == 1 ? 1 : r < 0 && !ret ? r : ret;
+			}
+			variant_release(&v);
+		}
+		buf_release(&e);
+	}
+	db_variant_rows_free(rows, n);
+	return ret;
+}
+
+/* "kcanary measured ...": the job once, and "vN of this series" only when
+ * the job applied that revision; else what it did not, and why unknown. */
+static void opening(struct buf *b, struct db *db, const struct db_job_row *job,
+		    const struct series *thread)
+{
+	struct buf why = BUF_INIT;
+	int m = thread ? job_measured(db, job->id, thread, &why) : 0;
+
+	buf_puts(b, "Hi,\n\nkcanary measured ");
+	if (m == 1)
+		buf_printf(b, "v%d of this series (job '%s', %d runs, %d ok):\n\n", thread->version,
+			   job->name, job->runs_total, job->runs_ok);
+	else if (!thread)
+		buf_printf(b, "job '%s' (%d runs, %d ok):\n\n", job->name, job->runs_total,
+			   job->runs_ok);
+	else if (m == 0)
+		buf_printf(b, "job '%s' (%d runs, %d ok). The job did not apply v%d of\n"
+			   "this series: what it ran is in the environment below.\n\n", job->name,
+			   job->runs_total, job->runs_ok, thread->version);
+	else
+		buf_printf(b, "job '%s' (%d runs, %d ok). Whether it applied v%d of\n"
+			   "this series cannot be told now (%s).\n\n", job->name, job->runs_total,
+			   job->runs_ok, thread->version, buf_str(&why));
+	buf_release(&why);
+}
+
 int reply_mail(struct buf *out, struct db *db, int64_t job_id, const struct report_opts *ro,
 		 const struct series *thread, struct buf *err)
 {
@@ -138,12 +261,7 @@ int reply_mail(struct buf *out, struct db *db, int64_t job_id, const struct repo
 	if ((r = report_build(&rep, db, job_id, ro, err)))
 		goto out;
 	headers(out, thread, job->name);
-	buf_puts(out, "Hi,\n\nkcanary measured ");
-	if (thread)
-		buf_printf(out, "v%d of this series", thread->version);
-	else
-		buf_printf(out, "job '%s'", job->name);
-	buf_printf(out, " (job '%s', %d runs, %d ok):\n\n", job->name, job->runs_total, job->runs_ok);
+	opening(out, db, job, thread);
 	report_format(out, rep, REPORT_TEXT);
 	r = environment(out, db, job_id, err);
 	buf_puts(out, "\n-- \nkcanary\n");

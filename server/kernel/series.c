@@ -122,6 +122,9 @@ void series_free(struct series *s)
 	free(s->cover_subject);
 	free(s->cover_body);
 	free(s->cover_message_id);
+	free(s->mail_from);
+	free(s->mail_to);
+	free(s->mail_cc);
 	free(s->base_commit);
 	free(s->change_id);
 	strv_free(s->prerequisite_patch_ids, s->nprereq);
@@ -180,6 +183,12 @@ static int group_to_series(struct series **out, struct group *g, struct buf *err
 	s->version = tg->version ? tg->version : 1;
 	s->rfc = tg->rfc;
 	s->prefix_tags = xstrdup(tg->extra ? tg->extra : "");
+	{	/* who a reply goes to: the cover's, else patch 1's sender and list */
+		const struct mail *ml = g->cover ? g->cover->mail : first ? first->mail : NULL;
+		s->mail_from = xstrdup(ml ? ml->from : "");
+		s->mail_to = xstrdup(ml ? ml->to : "");
+		s->mail_cc = xstrdup(ml ? ml->cc : "");
+	}
 	if (g->cover) {
 		s->cover_subject = xstrdup(g->cover->tags.title);
 		s->cover_body = xstrdup(g->cover->cover_body);
@@ -484,6 +493,7 @@ static void items_link(struct item *items, size_t n, struct mail **all)
 	for (size_t i = 0; i < n; i++) {
 		items[i].message_id = all[i]->message_id;
 		items[i].in_reply_to = all[i]->in_reply_to;
+		items[i].mail = all[i];
 	}
 }
 

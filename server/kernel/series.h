@@ -29,6 +29,9 @@ struct series {
 	char *cover_subject;    /* NULL when the revision has no cover letter */
 	char *cover_body;       /* cover text (UTF-8), NULL without a cover */
 	char *cover_message_id; /* NULL without a cover */
+	char *mail_from, *mail_to, *mail_cc; /* the cover's (else patch 1's)
+				 * From:, To: and Cc: address lists as a reply
+				 * writes them, decoded; "" when none */
 	char *base_commit;      /* "base-commit:" of the cover (or of a patch's
 				 * notes/tail when there is no cover); NULL if none */
 	char *change_id;        /* b4 "change-id:"; NULL if none */

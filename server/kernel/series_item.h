@@ -27,6 +27,8 @@ struct item {
 	char *tail;                     /* ITEM_PATCH: text after the diff */
 	char *source;
 	const char *message_id, *in_reply_to;   /* borrowed from the patch / mail */
+	const struct mail *mail;        /* the mail it was read from (borrowed,
+					 * set with message_id): its addresses */
 	size_t order;
 };
 

@@ -225,6 +225,16 @@ static char *msgid_of(const char *v)
 	return from_g(g_mime_utils_decode_message_id(v));
 }
 
+/* An address header's list as a reply writes it, decoded; "" when none. */
+static char *addresses(GMimeMessage *msg, GMimeAddressType type)
+{
+	InternetAddressList *l = g_mime_message_get_addresses(msg, type);
+
+	if (!l || !internet_address_list_length(l))
+		return xstrdup("");
+	return from_g(internet_address_list_to_string(l, NULL, FALSE));
+}
+
 /* Parse one message (bytes already unescaped). */
 static int mail_parse_one(struct mail **out, const char *data, size_t len)
 {
@@ -257,6 +267,9 @@ static int mail_parse_one(struct mail **out, const char *data, size_t len)
 		m->from_email = xstrdup(em ? em : "");
 		break;
 	}
+	m->from = addresses(msg, GMIME_ADDRESS_TYPE_FROM);
+	m->to = addresses(msg, GMIME_ADDRESS_TYPE_TO);
+	m->cc = addresses(msg, GMIME_ADDRESS_TYPE_CC);
 	GDateTime *dt = g_mime_message_get_date(msg);
 	if (dt) {
 		m->has_date = true;
@@ -405,6 +418,9 @@ void mail_free(struct mail *m)
 	free(m->subject);
 	free(m->from_name);
 	free(m->from_email);
+	free(m->from);
+	free(m->to);
+	free(m->cc);
 	free(m->message_id);
 	free(m->in_reply_to);
 	for (size_t i = 0; i < m->nparts; i++) {

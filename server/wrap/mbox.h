@@ -31,6 +31,9 @@ struct mail {
 	char *subject;          /* "" when none */
 	char *from_name;        /* "" when none */
 	char *from_email;       /* "" when none */
+	char *from, *to, *cc;   /* the From:, To: and Cc: address lists as a
+				 * reply writes them ("A <a@x>, \"B, C\" <b@y>"),
+				 * decoded; "" when none */
 	bool has_date;
 	int64_t date_s;         /* seconds since the epoch */
 	int tz_offset_min;      /* minutes east of UTC */

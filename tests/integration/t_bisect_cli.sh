@@ -141,5 +141,15 @@ grep -q "cannot write '/nonexistent/x'" $tmp/err
 $KC bisect simulate --commits 100 --trials 5 --history clean --skip-rate 0.9 > $tmp/sim9.txt
 grep -q 'no fixed-repeat strategy here reaches 95%' $tmp/sim9.txt
 if grep -q 'as accurate:' $tmp/sim9.txt; then echo "FAIL: a strategy at 0% named as accurate"; exit 1; fi
+# each goal line says what its target measures, not the issue that set it
+# (issue 35 item 7: "target: issue 19, clean, ... met")
+for h in clean flaky; do
+	$KC bisect simulate --commits 100 --trials 20 --seed 1 --history $h > $tmp/goal.txt
+	grep -Eq "^target: probabilistic bisection (cost|accuracy and cost), $h history, seed 1: " \
+		$tmp/goal.txt || { echo "FAIL: $h goal line:"; grep '^target' $tmp/goal.txt; exit 1; }
+	if grep -q 'issue [0-9]' $tmp/goal.txt; then
+		echo "FAIL: simulate names an issue: $(grep 'issue [0-9]' $tmp/goal.txt)"; exit 1
+	fi
+done
 $KC help | grep -q '^  bisect '
 echo "ok: bisect simulate, replay (and tamper detection), bad input of the real bisection"

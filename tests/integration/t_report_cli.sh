@@ -32,7 +32,9 @@ $KC report dying-cgwb --format email --series tests/fixtures/mail/A1-memcg-vmsca
 head -1 $tmp/mail.txt | grep -qx 'Subject: Re: \[PATCH v3 0/2\] mm: memcg: improve vmscan tracepoints'
 grep -qx 'In-Reply-To: <20231123193937.11628-1-dev1@example.org>' $tmp/mail.txt
 grep -qx 'References: <20231123193937.11628-1-dev1@example.org>' $tmp/mail.txt
-grep -qx 'kcanary measured v3 of this series (job .dying-cgwb., 6 runs, 6 ok):' $tmp/mail.txt
+# the ingested job applied no series: not "measured v3 of this series"
+# (issue 35 item 7b; t_report_email.sh has the rest)
+grep -qx 'kcanary measured job .dying-cgwb. (6 runs, 6 ok). The job did not apply v3 of' $tmp/mail.txt
 # the table as the text report has it, then the environment
 sed -n '/^Worst lag/,/^environment:$/p' $tmp/mail.txt | sed '$d' | sed '$d' |
 	diff -u tests/fixtures/report/cover.txt -

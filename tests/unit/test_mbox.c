@@ -294,6 +294,31 @@ static void test_multipart_attachment(void **state)
 	free(data);
 }
 
+/* From:, To: and Cc: as a reply writes them (issue 35 item 7b): folded
+ * lists unfolded, RFC 2047 names decoded, a name with a comma quoted,
+ * "" when a header is missing. */
+static void test_address_lists(void **state)
+{
+	static const char eml[] =
+		"From: =?UTF-8?q?Karel=20Nov=C3=A1k?= <dev17@example.org>\n"
+		"To: <dev2@example.org>, Dev Three <dev3@example.org>,\n"
+		"\t\"Four, Dev\" <dev4@example.org>\n"
+		"Subject: [PATCH] x\n"
+		"Message-ID: <a@b>\n"
+		"\n"
+		"body\n";
+	struct mail **v = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(mbox_parse(&v, &n, eml, strlen(eml), "x.eml", false, NULL), 0);
+	assert_string_equal(v[0]->from, "Karel Nov\xc3\xa1k <dev17@example.org>");
+	assert_string_equal(v[0]->to, "dev2@example.org, Dev Three <dev3@example.org>, "
+			    "\"Four, Dev\" <dev4@example.org>");
+	assert_string_equal(v[0]->cc, "");
+	mail_free_all(v, n);
+}
+
 /* C4a: From: =?UTF-8?q?Karel=20Nov=C3=A1k?=, plus B and ISO-8859-1 forms. */
 static void test_rfc2047_names(void **state)
 {
@@ -415,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_folded_message_id),
 		cmocka_unit_test(test_multipart_attachment),
 		cmocka_unit_test(test_rfc2047_names),
+		cmocka_unit_test(test_address_lists),
 		cmocka_unit_test(test_latin1_report),
 		cmocka_unit_test(test_crlf_mbox),
 		cmocka_unit_test(test_dates),
