@@ -408,10 +408,12 @@ out:
 /* ---- repeat auto: the sequential looks ---- */
 
 /* A run that counts in its block: every stored run but one a fresh repeat
- * replaced (interrupted, or failed by its host: infra). */
+ * replaced (interrupted, or failed by its host: infra) and one never run
+ * (skipped: not needed, or its job cancelled). */
 static bool run_in_block(const struct db_report_run *run)
 {
-	return strcmp(run->status, "interrupted") && strcmp(run->status, "infra");
+	return strcmp(run->status, "interrupted") && strcmp(run->status, "infra") &&
+	       strcmp(run->status, "skipped");
 }
 
 static bool run_finished(const struct db_report_run *run)

@@ -857,6 +857,50 @@ static void test_sequential(void **state)
 	db_close(db);
 }
 
+/* Issue 35 item 13: runs that will never run are no pending work. A job
+ * ended with a pending run of a variant whose build failed (as stores from
+ * before db_runs_skip_pending() hold them) is not "unfinished"; runs
+ * skipped after the sequential test decided (db_runs_skip_pending) count
+ * in no block, so the looks stay at the deciding block. On the old code
+ * the report began "job 'seq' is unfinished (done): 1 of 7 runs pending"
+ * and the skipped block 4 made 4 complete blocks. */
+static void test_runs_never_run(void **state)
+{
+	struct db *db = open_db(*state);
+	struct report_seq_state st;
+	const double base[] = { 1.0, 1.1, 1.2 }, bad[] = { 40, 50, 45 };
+	int64_t job = seq_job(db, "auto:6", base, bad, 3), v, run;
+	int n = -1;
+	char *text;
+
+	assert_int_equal(db_variant_get(db, &v, job, "broken", NULL), 0);
+	assert_int_equal(db_variant_set_result(db, v, "build-failed", "no", NULL, 0, NULL), 0);
+	assert_int_equal(db_run_create(db, &run, job, v, "", 0, "ext4", NULL, NULL), 0);
+	assert_int_equal(db_job_set_status(db, job, "done", NULL, NULL), 0);
+	text = report_text(db, job, NULL);
+	if (strstr(text, "unfinished"))
+		fprintf(stderr, "%s", text);
+	assert_null(strstr(text, "unfinished"));
+	free(text);
+	/* a block stored beyond the deciding one, never run: skipped */
+	add_value_run(db, job, "base", 0, "pending");
+	add_value_run(db, job, "patched", 0, "pending");
+	assert_int_equal(db_runs_skip_pending(db, job, 0, "not needed: the sequential test decided"
+					      " after block 3", &n, NULL), 0);
+	assert_int_equal(n, 3);   /* the two of block 4 and the broken variant's */
+	assert_int_equal(db_runs_skip_pending(db, job, 0, "again", &n, NULL), 0);
+	assert_int_equal(n, 0);   /* nothing pending is left; ok runs untouched */
+	seq_state(db, job, &st);
+	assert_int_equal(st.blocks, 3);
+	assert_int_equal(st.ndecided, 1);
+	assert_true(st.done);
+	text = report_text(db, job, NULL);
+	assert_null(strstr(text, "unfinished"));
+	assert_non_null(strstr(text, "stop: difference after 3 blocks"));
+	free(text);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -871,6 +915,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revision_by_prefix, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_overhead_footer, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_stratified_by_host, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_runs_never_run, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
