@@ -503,6 +503,16 @@ int db_ingest_start(struct db *db, const struct db_ingest_target *t, struct db_i
 	sqlite3_bind_int64(st, 2, o.run_id);
 	r = db_step_done(db, st, err, "cannot store run %lld's writer", (long long)o.run_id);
 	sqlite3_finalize(st);
+	st = NULL;
+	if (r)
+		goto fail;
+	/* the job started with its first run (the jobs lists said "not started") */
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET started_at = coalesce(started_at, "
+			    NOW_SQL ") WHERE id = ?", err)))
+		goto fail;
+	sqlite3_bind_int64(st, 1, o.job_id);
+	r = db_step_done(db, st, err, "cannot stamp job %lld's start", (long long)o.job_id);
+	sqlite3_finalize(st);
 	if (r || (r = db_commit(db, err)))
 		goto fail;
 	*out = o;

@@ -89,4 +89,13 @@ grep -Eq "^  base \(v1.2.3\) +failed +- *$" "$T/out" || fail "report lacks the b
 	fail "skipped runs' reasons: $(q "SELECT r.error FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.status != 'ok'")"
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'pending'")" = 0 ] || fail "the finished job has pending runs"
 ! grep -q "unfinished" "$T/out" || fail "the finished job's report says it is unfinished: $(grep unfinished "$T/out")"
+# issue 35 item 5: status names each run status it counts (the old line
+# lumped the skipped runs as "2 other"); the jobs list does not show a job
+# whose only finished run failed as a plain "done"
+"$KC" status failing > "$T/status" 2>&1 || fail "status exited $?: $(cat "$T/status")"
+grep -qF "runs: 3/3 done: 0 ok, 1 failed, 2 skipped; 0 running" "$T/status" ||
+	fail "status does not name the skipped runs: $(cat "$T/status")"
+"$KC" jobs > "$T/jobs" 2>&1 || fail "jobs exited $?: $(cat "$T/jobs")"
+grep -Eq "^ +1 +failing +compare +no result +3/3 +1 +- +- +[0-9]{4}-" "$T/jobs" ||
+	fail "jobs does not say the job has no result: $(cat "$T/jobs")"
 echo "ok: unknown knob refused; apply and build failures named in the report"
