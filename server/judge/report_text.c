@@ -317,8 +317,9 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
  * first, with how many runs are pending or running: its numbers will
  * change (issue #17: an unfinished job's report looked final). A pending
  * run of a variant without a kernel (apply-failed, build-failed) is no
- * work left: it never runs (stores from before such runs were stored as
- * skipped still hold them as pending). */
+ * work left: it never runs (compare.c stores such runs as skipped, and
+ * 022_skipped_runs.sql turned older stores' into skipped; this holds for
+ * any left pending all the same). */
 static void unfinished_note(struct buf *b, const struct report *r)
 {
 	const char *s = r->d.job_status ? r->d.job_status : "";
