@@ -14,8 +14,7 @@
  *
  * report.c gathers and computes; report_format.c formats, one file per
  * format (report_text.c, report_grid.c, report_csv.c, report_json.c,
- * report_seq.c); report_headline.c picks the jobs lists' one comparison;
- * report_data.h is the struct report they share.
+ * report_seq.c); report_data.h is the struct report they share.
  */
 #ifndef KC_REPORT_H
 #define KC_REPORT_H
@@ -117,7 +116,7 @@ int report_seq_look(struct report_seq_state *out, struct db *db, int64_t job_id,
 		    struct buf *err);
 
 /*
- * The job's headline for the jobs lists (report_headline.c): of the
+ * The job's headline for the jobs lists (report.c): of the
  * report's comparisons (every value of the compared axis against the
  * baseline in each cell, on the job's metric and axis), the one with the
  * smallest p (van Elteren's when stratified, as the tables), ties to the
@@ -133,9 +132,11 @@ struct report_headline {
 	size_t ncomparisons;    /* how many comparisons it was chosen from */
 };
 void report_headline(const struct report *r, struct report_headline *out);
-/* report_build(job_id, defaults) then report_headline(): report_build()'s
- * errors (-EINVAL: the job's stored axis does not resolve; then *out has
- * has = false). */
+/* report_headline() of job_id's report along its own axis and metric,
+ * read and computed as lightly as report_seq_look() (each run's headline
+ * value only; medians, change and p, no shift CI, no probes): what a jobs
+ * list can afford per job. report_build()'s errors (-EINVAL: the job's
+ * stored axis does not resolve); *out has has = false on any error. */
 int report_job_headline(struct report_headline *out, struct db *db, int64_t job_id,
 			struct buf *err);
 

@@ -901,6 +901,49 @@ static void test_runs_never_run(void **state)
 	db_close(db);
 }
 
+/* The jobs lists' headline (issue 35 item 5): of the report's
+ * comparisons the one with the smallest p, the same numbers as the whole
+ * report (report_headline on report_build's) from the light path
+ * (report_job_headline: values only, no shift CI). Numbers by hand: base
+ * {1.0, 1.1, 1.2} against {40, 50, 45}: change (45 - 1.1) / 1.1, p the
+ * exact two-sided MWU of 3 against 3 wholly apart, 2 / C(6,3) = 0.1;
+ * against {1.0, 1.15, 1.3} (U = 4.5 of 9) p is far larger. */
+static void test_headline(void **state)
+{
+	struct db *db = open_db(*state);
+	struct report_headline h, full;
+	struct report *rep = NULL;
+	int64_t job;
+
+	assert_int_equal(db_job_create(db, &job, "three", "compare", NULL, NULL), 0);
+	assert_int_equal(db_job_set_meta(db, job, 1, "worst_lag_s", NULL), 0);
+	const double base[] = { 1.0, 1.1, 1.2 }, a[] = { 40, 50, 45 }, b[] = { 1.0, 1.15, 1.3 };
+	for (size_t k = 0; k < 3; k++) {
+		add_value_run(db, job, "base", base[k], "ok");
+		add_value_run(db, job, "same", b[k], "ok");
+		add_value_run(db, job, "slow", a[k], "ok");
+	}
+	assert_int_equal(report_job_headline(&h, db, job, NULL), 0);
+	assert_true(h.has);
+	assert_string_equal(h.label, "slow vs base");
+	assert_float_equal(h.change_pct, (45 - 1.1) / 1.1 * 100, 1e-9);
+	assert_float_equal(h.p, 2.0 / 20, 1e-12);
+	assert_int_equal(h.ncomparisons, 2);
+	assert_int_equal(report_build(&rep, db, job, NULL, NULL), 0);
+	report_headline(rep, &full);
+	report_free(rep);
+	assert_string_equal(full.label, h.label);
+	assert_float_equal(full.change_pct, h.change_pct, 1e-12);
+	assert_float_equal(full.p, h.p, 1e-12);
+	/* one variant: nothing compared */
+	assert_int_equal(db_job_create(db, &job, "one", "compare", NULL, NULL), 0);
+	add_value_run(db, job, "base", 1.0, "ok");
+	assert_int_equal(report_job_headline(&h, db, job, NULL), 0);
+	assert_false(h.has);
+	assert_int_equal(report_job_headline(&h, db, 9999, NULL), -ENOENT);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -916,6 +959,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overhead_footer, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_stratified_by_host, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_runs_never_run, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_headline, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
