@@ -211,7 +211,7 @@
 		const j = S.job;
 		document.title = "kcanary: " + j.name;
 		$("where").textContent = "job " + j.id;
-		KC.fill($("title"),j.name, " ", KC.statusBadge(j.status));
+		KC.fill($("title"),j.name, " ", KC.jobBadge(j));
 		KC.fill($("meta"),
 			`${j.kind} job ${j.id} · metric ${j.metric}`,
 			el("span", { class: "better", text: KC.betterLabel(j.better) }),

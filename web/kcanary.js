@@ -120,6 +120,21 @@ KC.betterLabel = function (better) {
 
 KC.statusBadge = (s) => KC.el("span", { class: "status " + s, text: s });
 
+/* A job's badge (GET /api/v1/jobs' job): its status, except that a job
+ * that ran to its end is no plain green "done" when runs failed: "no
+ * result" (red) when none of its finished runs gave a result, "done, N of
+ * M runs failed" (amber) when some did. */
+KC.jobBadge = function (j) {
+	const failed = j.runs_failed || 0, ok = j.runs_ok || 0, tried = failed + ok;
+	if (j.status !== "done" || !failed)
+		return KC.statusBadge(j.status);
+	if (!ok)
+		return KC.el("span", { class: "status failed no-result",
+			text: `no result: ${failed} of ${tried} run${tried === 1 ? "" : "s"} failed` });
+	return KC.el("span", { class: "status partial",
+		text: `done, ${failed} of ${tried} runs failed` });
+};
+
 /* The sampled metric behind a run-level one: worst_lag_s → lag_s. */
 KC.sampledMetric = (m) => m.replace(/^(worst|mean)_/, "") || "lag_s";
 

@@ -10,6 +10,7 @@
 
 #include "api/api_view.h"
 #include "judge/downsample.h"
+#include "judge/report.h"
 #include "judge/stats.h"
 #include "store/db.h"
 #include "store/db_compare.h"
@@ -260,6 +261,23 @@ out:
 	return r;
 }
 
+/* "change": {"label", "cell", "change_pct", "p", "comparisons"} of the
+ * job's report (report_headline(): the comparison with the smallest p),
+ * null when it has none (one variant, nothing finished, no axis). */
+static void add_change(struct db *db, json_t *o, int64_t job_id)
+{
+	struct report_headline h;
+
+	if (report_job_headline(&h, db, job_id, NULL) || !h.has) {
+		json_object_set_new(o, "change", json_null());
+		return;
+	}
+	json_object_set_new(o, "change", json_pack("{s:s, s:s, s:o, s:f, s:I}",
+		"label", h.label, "cell", h.cell,
+		"change_pct", isfinite(h.change_pct) ? json_real(h.change_pct) : json_null(),
+		"p", h.p, "comparisons", (json_int_t)h.ncomparisons));
+}
+
 /* A job row as an object, with metric info and medians. */
 static int job_obj(struct db *db, json_t **out, const struct db_api_job *j, struct buf *err)
 {
@@ -276,12 +294,16 @@ static int job_obj(struct db *db, json_t **out, const struct db_api_job *j, stru
 		      "seed", (json_int_t)j->seed, "runs_total", (json_int_t)j->runs_total,
 		      "runs_done", (json_int_t)j->runs_done,
 		      "runs_running", (json_int_t)j->runs_running);
+	json_object_set_new(o, "runs_ok", json_integer((json_int_t)j->runs_ok));
+	json_object_set_new(o, "runs_failed", json_integer((json_int_t)j->runs_failed));
+	json_object_set_new(o, "runs_skipped", json_integer((json_int_t)j->runs_skipped));
 	if ((r = db_api_metric_info(db, j->metric, unit, sizeof(unit), better, sizeof(better), err)))
 		goto fail;
 	json_object_set_new(o, "unit", *unit ? json_string(unit) : json_null());
 	json_object_set_new(o, "better", *better ? json_string(better) : json_null());
 	if ((r = add_variant_medians(db, o, j->id, j->metric, unit, err)))
 		goto fail;
+	add_change(db, o, j->id);
 	*out = o;
 	return 0;
 fail:

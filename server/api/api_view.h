@@ -27,10 +27,13 @@ int api_view_jobs(struct db *db, json_t **out, int limit, struct buf *err);
 /*
  * api_view_job - one job: id, name, kind, status, metric (+ unit, better),
  * times, error, seed, spec (the stored spec_json, parsed), runs_total,
- * runs_done (runs no longer pending or running), variants (id, idx, name,
- * runs, median of the metric over runs that have a value), headline (one
- * line: each variant's median), dimensions ({"fs": ["ext4","xfs"], …},
- * from the runs' matrix cells).
+ * runs_done (runs no longer pending or running), runs_ok (with a result:
+ * ok, incomplete), runs_failed (failed, timeout, kernel-panic, paused),
+ * runs_skipped (never run), variants (id, idx, name, runs, median of the
+ * metric over runs that have a value), headline (one line: each variant's
+ * median), change (the report's comparison with the smallest p: label,
+ * cell, change_pct, p, comparisons; null without one), dimensions
+ * ({"fs": ["ext4","xfs"], …}, from the runs' matrix cells).
  */
 int api_view_job(struct db *db, json_t **out, int64_t job_id, struct buf *err);
 

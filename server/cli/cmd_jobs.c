@@ -7,6 +7,7 @@
 
 #include "cli/cmd.h"
 #include "exec/compare.h"
+#include "judge/report.h"
 #include "store/db.h"
 #include "store/db_runs.h"
 #include "store/db_compare.h"
@@ -16,8 +17,11 @@
 static const char jobs_usage[] =
 	"usage: kcanary jobs [--all]\n"
 	"\n"
-	"List the newest 20 jobs (all with --all): id, name, kind, status, runs\n"
-	"done of total and how many failed, and when each started.\n"
+	"List the newest 20 jobs (all with --all): id, name, kind, status (\"no\n"
+	"result\" for a job that ran to its end with every run failed), runs done\n"
+	"of total and how many failed, the headline change and p (of the job's\n"
+	"metric: the comparison with the smallest p, starred when there are\n"
+	"several; \"-\" for a job with nothing to compare), and when each started.\n"
 	"\n"
 	"Exit status: 0 listed, 1 no store at the home or it cannot be read,\n"
 	"2 usage.\n";
@@ -31,12 +35,41 @@ static const char status_usage[] =
 	"\n"
 	"Exit status: 0 printed, 1 no such job or no store at the home, 2 usage.\n";
 
+/* The status column: a job that ran to its end ('done') but none of whose
+ * finished runs gave a result (every one failed or timed out) is no
+ * success: "no result" (issue 35). */
+static const char *job_state(const struct db_job_row *j)
+{
+	if (!strcmp(j->status, "done") && j->runs_failed && !j->runs_ok && !j->runs_incomplete)
+		return "no result";
+	return j->status;
+}
+
+/* The change and p columns of headline h ("-" without one; p starred when
+ * chosen from several comparisons), into change and p of size bytes. */
+static void headline_cells(char *change, char *p, size_t size, const struct report_headline *h)
+{
+	if (!h->has) {
+		snprintf(change, size, "-");
+		snprintf(p, size, "-");
+		return;
+	}
+	if (isfinite(h->change_pct))
+		snprintf(change, size, "%+.1f%%", h->change_pct);
+	else
+		snprintf(change, size, "-");
+	if (h->p < 0.001)
+		snprintf(p, size, "<0.001%s", h->ncomparisons > 1 ? "*" : "");
+	else
+		snprintf(p, size, "%.3f%s", h->p, h->ncomparisons > 1 ? "*" : "");
+}
+
 int cmd_jobs(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct db_job_row *rows = NULL;
 	struct buf err = BUF_INIT;
 	size_t n = 0;
-	bool all = argc > 1 && !strcmp(argv[1], "--all");
+	bool all = argc > 1 && !strcmp(argv[1], "--all"), starred = false;
 	struct db *db;
 
 	if (cmd_wants_help(argc, argv)) {
@@ -55,17 +88,73 @@ int cmd_jobs(struct cmd_ctx *ctx, int argc, char **argv)
 		db_close(db);
 		return 1;
 	}
-	printf("%5s  %-28s %-8s %-11s %9s %7s  %s\n", "id", "name", "kind", "status", "runs",
-	       "failed", "started");
+	printf("%5s  %-28s %-8s %-11s %9s %7s %8s %7s  %s\n", "id", "name", "kind", "status",
+	       "runs", "failed", "change", "p", "started");
 	for (size_t i = 0; i < n; i++) {
-		char runs[32];
+		char runs[32], change[32], p[32];
+		struct report_headline h;
+
 		snprintf(runs, sizeof(runs), "%d/%d", rows[i].runs_done, rows[i].runs_total);
-		printf("%5lld  %-28.28s %-8s %-11s %9s %7d  %s\n", (long long)rows[i].id,
-		       rows[i].name, rows[i].kind, rows[i].status, runs, rows[i].runs_failed,
-		       rows[i].started_at ? rows[i].started_at : "-");
+		/* a job without a report (no axis to compare) has no change */
+		if (report_job_headline(&h, db, rows[i].id, NULL))
+			h.has = false;
+		headline_cells(change, p, sizeof(change), &h);
+		starred |= h.has && h.ncomparisons > 1;
+		printf("%5lld  %-28.28s %-8s %-11s %9s %7d %8s %7s  %s\n", (long long)rows[i].id,
+		       rows[i].name, rows[i].kind, job_state(&rows[i]), runs, rows[i].runs_failed,
+		       change, p, rows[i].started_at ? rows[i].started_at : "-");
 	}
+	if (starred)
+		puts("change, p: the job's metric, the comparison with the smallest p; *: of several"
+		     " (kcanary report JOB has each)");
 	db_jobs_free(rows, n);
 	db_close(db);
+	return 0;
+}
+
+/* The statuses counted as failed (db_status.h's runs_failed). */
+static bool failed_status(const char *s)
+{
+	return !strcmp(s, "failed") || !strcmp(s, "timeout") || !strcmp(s, "kernel-panic") ||
+	       !strcmp(s, "paused");
+}
+
+/* "  runs: 4/6 done: 1 ok, 2 failed (1 timeout, 1 kernel-panic), 1 skipped;
+ * 0 running, 2 pending": every finished run counted under its own status
+ * (issue 35: the old line lumped incomplete, interrupted, infra and skipped
+ * runs as "other"). */
+static int print_runs_line(struct db *db, const struct db_job_row *j, int running,
+			   struct buf *err)
+{
+	struct db_status_count *c = NULL;
+	size_t n = 0, kinds = 0;
+	int r, pending = 0;
+
+	if ((r = db_job_run_statuses(db, j->id, &c, &n, err)))
+		return r;
+	printf("  runs: %d/%d done: %d ok, %d failed", j->runs_done, j->runs_total, j->runs_ok,
+	       j->runs_failed);
+	for (size_t i = 0; i < n; i++)
+		kinds += failed_status(c[i].status);
+	/* which kinds of failure, unless the only kind is plain "failed" */
+	for (size_t i = 0, k = 0; i < n; i++) {
+		if (!failed_status(c[i].status) || (kinds == 1 && !strcmp(c[i].status, "failed")))
+			continue;
+		k++;
+		printf("%s%d %s%s", k == 1 ? " (" : ", ", c[i].n, c[i].status, k == kinds ? ")" : "");
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(c[i].status, "pending"))
+			pending = c[i].n;
+		else if (strcmp(c[i].status, "running") && strcmp(c[i].status, "ok") &&
+			 !failed_status(c[i].status))
+			printf(", %d %s", c[i].n, c[i].status);
+	}
+	printf("; %d running", running);
+	if (pending)
+		printf(", %d pending", pending);
+	putchar('\n');
+	db_status_counts_free(c, n);
 	return 0;
 }
 
@@ -102,9 +191,10 @@ int cmd_status(struct cmd_ctx *ctx, int argc, char **argv)
 	if (j->runs_running && db_job_owner(db, id, &owner, &jstatus, NULL) == 0 &&
 	    !compare_owner_alive(owner))
 		orphaned = j->runs_running;
-	printf("  runs: %d/%d done: %d ok, %d failed, %d other; %d running\n", j->runs_done,
-	       j->runs_total, j->runs_ok, j->runs_failed,
-	       j->runs_done - j->runs_ok - j->runs_failed, j->runs_running - orphaned);
+	if (print_runs_line(db, j, j->runs_running - orphaned, &err)) {
+		fprintf(stderr, "kcanary status: %s\n", buf_str(&err));
+		goto out;
+	}
 	if (j->runs_interrupted)
 		printf("  interrupted: %d; the newest, %s\n", j->runs_interrupted, j->last_interrupted);
 	if (orphaned) {

@@ -44,6 +44,21 @@ static void say(const struct guest_opts *o, const char *fmt, ...)
 
 /* ---- kernels ---- */
 
+/* A variant that has no kernel (status apply-failed or build-failed) never
+ * runs: its pending runs are stored as skipped, with why, not left as
+ * pending work (a finished job says it is finished). */
+static int skip_variant_runs(struct db *db, int64_t job_id, int64_t variant_id,
+			     const char *name, const char *status, struct buf *err)
+{
+	char *why = xasprintf("not run: variant '%s' has no kernel (%s: %s)", name, status,
+			      !strcmp(status, "apply-failed") ? "its patches did not apply"
+			      : "its kernel did not build");
+	int r = db_runs_skip_pending(db, job_id, variant_id, why, NULL, err);
+
+	free(why);
+	return r;
+}
+
 /* Each pending variant's kernel, through the build service (variant_build.h):
  * what became of it is stored on its row; a variant that fails does not
  * stop the others. Each variant with a kernel is published on lb (NULL:
@@ -77,6 +92,8 @@ static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec 
 		if (strcmp(v[i].status, "pending")) {
 			/* failed before: the same inputs fail the same way */
 			say(o, "kernel %zu/%zu %s: %s (stored)", i + 1, n, v[i].name, v[i].status);
+			if ((r = skip_variant_runs(db, job_id, v[i].id, v[i].name, v[i].status, err)))
+				goto out;
 			continue;
 		}
 		if ((r = variant_from_json(&var, v[i].name, v[i].spec_json, err))) {
@@ -92,8 +109,11 @@ static int resolve_kernels(struct db *db, int64_t job_id, const struct job_spec 
 			nok++;
 			if (lb)
 				lab_builds_ready(lb, v[i].id);
-		} else
+		} else {
 			say(o, "  %s: %s", variant_build_status_name(res.status), res.reason);
+			r = skip_variant_runs(db, job_id, v[i].id, v[i].name,
+					      variant_build_status_name(res.status), err);
+		}
 		variant_build_result_release(&res);
 		variant_release(&var);
 		if (r)
@@ -240,10 +260,16 @@ static int seq_look(struct db *db, int64_t job_id, const struct job_spec *spec,
 	if ((r = report_seq_look(&st, db, job_id, err)))
 		return r;
 	if (st.done) {
+		char *why = xasprintf("not needed: the sequential test %s after block %d",
+				      st.ndecided < st.ncomparisons ? "reached its cap" : "decided",
+				      st.blocks);
 		say(o, "repeat auto: %zu of %zu comparison%s decided after %d block%s%s",
 		    st.ndecided, st.ncomparisons, st.ncomparisons == 1 ? "" : "s", st.blocks,
 		    st.blocks == 1 ? "" : "s", st.ndecided < st.ncomparisons ? " (the cap)" : "");
-		return 0;
+		/* runs stored beyond the deciding block are not pending work */
+		r = db_runs_skip_pending(db, job_id, 0, why, NULL, err);
+		free(why);
+		return r;
 	}
 	if ((r = job_store_block(db, spec, job_id, st.blocks + 1, &n, err)))
 		return r;

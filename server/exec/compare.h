@@ -27,7 +27,10 @@
  * comparison is decided or the cap is spent, else the next block is
  * stored (job_store_block()) and run.
  * Variants whose patch does not apply or whose kernel does not build are
- * stored as such (with the reason) and the others go on. Progress goes to
+ * stored as such (with the reason), their runs as 'skipped' ("not run:
+ * ..."), and the others go on; when the looks stop, runs still pending
+ * are 'skipped' too ("not needed: ..."), so a job that ran to its end has
+ * no pending run. Progress goes to
  * stderr (progress.h): one line per event, plus a live line on a TTY.
  * Returns 0 when the job ran to its end (whatever its runs' outcomes),
  * -EINTR when interrupted by SIGINT/SIGTERM or compare_worker_stop() (runs

@@ -22,11 +22,11 @@
  * (lab_pick_next()), and when every run left in its block waits for a
  * kernel it waits for the next build to end. So the first variant's runs
  * start as soon as its kernel exists, and a second host takes the next
- * block meanwhile. Runs of a variant whose build fails are left pending
- * and not run, as before. A host on this machine (hostfs_uri_local())
- * does not overlap by default: a build on the coordinator perturbs its
- * guests, so its workers wait until every build has ended
- * (--overlap-builds yes|no|auto).
+ * block meanwhile. Runs of a variant whose build fails are not run (the
+ * build thread stores them as skipped, compare.c). A host on this machine
+ * (hostfs_uri_local()) does not overlap by default: a build on the
+ * coordinator perturbs its guests, so its workers wait until every build
+ * has ended (--overlap-builds yes|no|auto).
  */
 #ifndef KC_LAB_H
 #define KC_LAB_H

@@ -202,13 +202,16 @@ static void stratify_by_host(struct rep_group *g, const struct rep_group *base, 
 /* The comparison of one group with the baseline group: the same numbers
  * for every axis (median change, MWU p or van Elteren's across lab hosts,
  * Hodges-Lehmann shift and CI). */
-static void compare_groups(struct rep_group *g, const struct rep_group *base, bool host_axis)
+static void compare_groups(struct rep_group *g, const struct rep_group *base, bool host_axis,
+			   bool shift)
 {
 	g->has_cmp = true;
 	g->change_pct = base->sum.median != 0 ?
 		(g->sum.median - base->sum.median) / fabs(base->sum.median) * 100 : NAN;
 	stats_mwu(&g->mwu, base->values, base->nvalues, g->values, g->nvalues);
 	stratify_by_host(g, base, host_axis);
+	if (!shift)
+		return;     /* the jobs lists' headline: change and p only */
 	g->hl = stats_hodges_lehmann(base->values, base->nvalues, g->values, g->nvalues);
 	stats_hl_bootstrap_ci(&g->hl_lo, &g->hl_hi, base->values, base->nvalues,
 			      g->values, g->nvalues, REPORT_BOOTSTRAP, 0.05, STATS_SEED);
@@ -321,7 +324,10 @@ static void group_runs(struct report *r)
 			assign_run(r, i);
 }
 
-static void compute(struct report *r)
+/* Each group's summary and comparison with its cell's baseline; shift:
+ * also the Hodges-Lehmann shift with its bootstrap CI and --by A,B's
+ * interactions (the whole report; the jobs lists' headline needs neither). */
+static void compute(struct report *r, bool shift)
 {
 	group_runs(r);
 	for (size_t c = 0; c < r->ncells; c++) {
@@ -336,9 +342,9 @@ static void compute(struct report *r)
 			if (j == 0 || !base->nvalues || !g->nvalues)
 				continue;
 			compare_groups(g, base, !strcmp(r->axis.name, "host") ||
-				       (r->two_d && !strcmp(r->axis2.name, "host")));
+				       (r->two_d && !strcmp(r->axis2.name, "host")), shift);
 		}
-		if (r->two_d)
+		if (r->two_d && shift)
 			compute_interactions(r, cell);
 	}
 }
@@ -408,10 +414,12 @@ out:
 /* ---- repeat auto: the sequential looks ---- */
 
 /* A run that counts in its block: every stored run but one a fresh repeat
- * replaced (interrupted, or failed by its host: infra). */
+ * replaced (interrupted, or failed by its host: infra) and one never run
+ * (skipped: not needed, or its job cancelled). */
 static bool run_in_block(const struct db_report_run *run)
 {
-	return strcmp(run->status, "interrupted") && strcmp(run->status, "infra");
+	return strcmp(run->status, "interrupted") && strcmp(run->status, "infra") &&
+	       strcmp(run->status, "skipped");
 }
 
 static bool run_finished(const struct db_report_run *run)
@@ -634,7 +642,7 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 		report_free(r);
 		goto out;
 	}
-	compute(r);
+	compute(r, true);
 	seq_replay(r, opts, by);
 	*out = r;
 out:
@@ -667,6 +675,76 @@ int report_seq_look(struct report_seq_state *out, struct db *db, int64_t job_id,
 	}
 	report_free(r);
 	free(by);
+	return ret;
+}
+
+/* ---- the jobs lists' headline (report.h) ---- */
+
+/* Whether comparison g beats the best so far: a smaller p, or the same p
+ * and a larger change (an unknown change never beats a known one). */
+static bool better_than(const struct rep_group *g, const struct rep_group *best)
+{
+	if (!best)
+		return true;
+	if (g->mwu.p != best->mwu.p)
+		return g->mwu.p < best->mwu.p;
+	if (isnan(best->change_pct))
+		return !isnan(g->change_pct);
+	return !isnan(g->change_pct) && fabs(g->change_pct) > fabs(best->change_pct);
+}
+
+void report_headline(const struct report *r, struct report_headline *out)
+{
+	const struct rep_group *best = NULL, *best_base = NULL;
+	const struct rep_cell *best_cell = NULL;
+
+	memset(out, 0, sizeof(*out));
+	out->change_pct = out->p = NAN;
+	for (size_t c = 0; c < r->ncells; c++)
+		for (size_t j = 1; j < r->ngroups; j++) {
+			const struct rep_group *g = &r->cells[c].groups[j];
+
+			if (!g->has_cmp || isnan(g->mwu.p))
+				continue;
+			out->ncomparisons++;
+			if (better_than(g, best)) {
+				best = g;
+				best_cell = &r->cells[c];
+				best_base = &r->cells[c].groups[0];
+			}
+		}
+	if (!best)
+		return;
+	out->has = true;
+	out->change_pct = best->change_pct;
+	out->p = best->mwu.p;
+	snprintf(out->label, sizeof(out->label), "%s vs %s", best->say ? best->say : "?",
+		 best_base->say ? best_base->say : "?");
+	snprintf(out->cell, sizeof(out->cell), "%s", best_cell->cell ? best_cell->cell : "");
+}
+
+int report_job_headline(struct report_headline *out, struct db *db, int64_t job_id,
+			struct buf *err)
+{
+	struct report *r = xcalloc(1, sizeof(*r));
+	char *by = NULL, *baseline = NULL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->change_pct = out->p = NAN;
+	if ((ret = db_report_load_values(db, job_id, &r->d, err))) {
+		free(r);
+		return ret;
+	}
+	r->metric = r->d.job_metric;
+	axis_choice(&by, &baseline, NULL, r->d.spec_json);
+	if (!(ret = resolve_axes(r, by, baseline, err))) {
+		compute(r, false);
+		report_headline(r, out);
+	}
+	report_free(r);
+	free(by);
+	free(baseline);
 	return ret;
 }
 

@@ -125,6 +125,31 @@ void report_seq_state(const struct report *r, struct report_seq_state *out);
 int report_seq_look(struct report_seq_state *out, struct db *db, int64_t job_id,
 		    struct buf *err);
 
+/*
+ * The job's headline for the jobs lists (report.c): of the
+ * report's comparisons (every value of the compared axis against the
+ * baseline in each cell, on the job's metric and axis), the one with the
+ * smallest p (van Elteren's when stratified, as the tables), ties to the
+ * larger change. has is false when no comparison has a p (one variant, or
+ * no values yet); change_pct is NaN when the baseline median is 0.
+ */
+struct report_headline {
+	bool has;
+	double change_pct;      /* (median - baseline median) / |baseline median| * 100 */
+	double p;               /* two-sided */
+	char label[160];        /* "+ v6 2/3 vs base", "mode=removed vs mode=alive" */
+	char cell[256];         /* the rest of its cell ("fs=ext4 mode=removed"), may be "" */
+	size_t ncomparisons;    /* how many comparisons it was chosen from */
+};
+void report_headline(const struct report *r, struct report_headline *out);
+/* report_headline() of job_id's report along its own axis and metric,
+ * read and computed as lightly as report_seq_look() (each run's headline
+ * value only; medians, change and p, no shift CI, no probes): what a jobs
+ * list can afford per job. report_build()'s errors (-EINVAL: the job's
+ * stored axis does not resolve); *out has has = false on any error. */
+int report_job_headline(struct report_headline *out, struct db *db, int64_t job_id,
+			struct buf *err);
+
 /* Parse "text", "markdown", "csv", "json"; -EINVAL otherwise. */
 int report_format_parse(enum report_format *out, const char *name);
 

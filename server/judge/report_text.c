@@ -371,14 +371,21 @@ static void text_cell(struct buf *b, const struct report *r, const struct rep_ce
 
 /* A report of a job still running (or stopped with runs left) says so
  * first, with how many runs are pending or running: its numbers will
- * change (issue #17: an unfinished job's report looked final). */
+ * change (issue #17: an unfinished job's report looked final). A pending
+ * run of a variant without a kernel (apply-failed, build-failed) is no
+ * work left: it never runs (compare.c stores such runs as skipped, and
+ * 022_skipped_runs.sql turned older stores' into skipped; this holds for
+ * any left pending all the same). */
 static void unfinished_note(struct buf *b, const struct report *r)
 {
 	const char *s = r->d.job_status ? r->d.job_status : "";
 	size_t pending = 0, running = 0;
 
 	for (size_t i = 0; i < r->d.nruns; i++) {
-		if (!strcmp(r->d.runs[i].status, "pending"))
+		const struct db_report_variant *v = rep_variant_of(r, &r->d.runs[i]);
+
+		if (!strcmp(r->d.runs[i].status, "pending") &&
+		    (!v || !strcmp(v->status, "ok") || !strcmp(v->status, "pending")))
 			pending++;
 		else if (!strcmp(r->d.runs[i].status, "running"))
 			running++;

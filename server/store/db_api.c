@@ -86,13 +86,19 @@ int db_api_metric_info(struct db *db, const char *metric, char *unit, size_t uni
 	return r;
 }
 
-#define JOB_COLS "j.id, j.name, j.kind, j.status, j.metric, j.created_at, j.started_at," \
+#define JOB_COLS "j.id, j.name, j.kind, j.status, j.metric, j.created_at," \
+	" coalesce(j.started_at, (SELECT min(r.started_at) FROM runs r WHERE r.job_id = j.id))," \
 	" j.finished_at, j.error, j.seed," \
 	" (SELECT count(*) FROM runs r WHERE r.job_id = j.id) AS runs_total," \
 	" (SELECT count(*) FROM runs r WHERE r.job_id = j.id" \
 	"   AND r.status NOT IN ('pending', 'running')) AS runs_done," \
 	" (SELECT count(*) FROM runs r WHERE r.job_id = j.id AND r.status = 'running') AS runs_running," \
-	" j.spec_json"
+	" j.spec_json," \
+	" (SELECT count(*) FROM runs r WHERE r.job_id = j.id" \
+	"   AND r.status IN ('ok', 'incomplete')) AS runs_ok," \
+	" (SELECT count(*) FROM runs r WHERE r.job_id = j.id" \
+	"   AND r.status IN ('failed', 'timeout', 'kernel-panic', 'paused')) AS runs_failed," \
+	" (SELECT count(*) FROM runs r WHERE r.job_id = j.id AND r.status = 'skipped') AS runs_skipped"
 
 /* The current row of a JOB_COLS statement. */
 static void read_job(sqlite3_stmt *st, void *row)
@@ -113,6 +119,9 @@ static void read_job(sqlite3_stmt *st, void *row)
 	j->runs_done = sqlite3_column_int64(st, 11);
 	j->runs_running = sqlite3_column_int64(st, 12);
 	j->spec_json = db_col_strdup(st, 13);
+	j->runs_ok = sqlite3_column_int64(st, 14);
+	j->runs_failed = sqlite3_column_int64(st, 15);
+	j->runs_skipped = sqlite3_column_int64(st, 16);
 }
 
 void db_api_job_release(struct db_api_job *j)

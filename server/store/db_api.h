@@ -37,8 +37,9 @@ void db_metric_rows_free(struct db_metric_row *v, size_t n);
 int db_api_metric_info(struct db *db, const char *metric, char *unit, size_t unit_sz,
 		       char *better, size_t better_sz, struct buf *err);
 
-/* A job with its run counts. started_at, finished_at and error may be
- * NULL; times are the store's "YYYY-MM-DDTHH:MM:SSZ". */
+/* A job with its run counts. started_at (the job's, else its first
+ * run's: an ingested job), finished_at and error may be NULL; times are
+ * the store's "YYYY-MM-DDTHH:MM:SSZ". */
 struct db_api_job {
 	int64_t id, seed;
 	char *name, *kind, *status, *metric;
@@ -46,6 +47,9 @@ struct db_api_job {
 	int64_t runs_total;
 	int64_t runs_done;        /* runs no longer pending or running */
 	int64_t runs_running;
+	int64_t runs_ok;          /* with a result: ok, incomplete */
+	int64_t runs_failed;      /* failed, timeout, kernel-panic, paused */
+	int64_t runs_skipped;     /* never run (not needed, variant without kernel, cancelled) */
 	char *spec_json;          /* the stored spec (text, JSON when well-formed) */
 };
 

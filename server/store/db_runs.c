@@ -312,6 +312,28 @@ int db_variant_set_result(struct db *db, int64_t variant_id, const char *status,
 	return r;
 }
 
+int db_runs_skip_pending(struct db *db, int64_t job_id, int64_t variant_id, const char *why,
+			 int *n_out, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "UPDATE runs SET status = 'skipped', error = ?1, finished_at = " NOW_SQL
+			    " WHERE job_id = ?2 AND status = 'pending' AND (?3 = 0 OR variant_id = ?3)",
+			    err)))
+		return r;
+	sqlite3_bind_text(st, 1, why, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, job_id);
+	sqlite3_bind_int64(st, 3, variant_id);
+	r = db_step_done(db, st, err, "cannot mark job %lld's runs that will not run as skipped",
+			 (long long)job_id);
+	if (!r && n_out)
+		*n_out = sqlite3_changes(db->h);
+	sqlite3_finalize(st);
+	return r;
+}
+
 /* Mark run_id (left 'running' by the dead writer pid) interrupted, with
  * what it kept; inside the caller's transaction. */
 static int reap_one(struct db *db, int64_t run_id, int pid, struct buf *err)
@@ -480,6 +502,16 @@ int db_ingest_start(struct db *db, const struct db_ingest_target *t, struct db_i
 	db_bind_text_or_null(st, 1, t->writer);
 	sqlite3_bind_int64(st, 2, o.run_id);
 	r = db_step_done(db, st, err, "cannot store run %lld's writer", (long long)o.run_id);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (r)
+		goto fail;
+	/* the job started with its first run (the jobs lists said "not started") */
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET started_at = coalesce(started_at, "
+			    NOW_SQL ") WHERE id = ?", err)))
+		goto fail;
+	sqlite3_bind_int64(st, 1, o.job_id);
+	r = db_step_done(db, st, err, "cannot stamp job %lld's start", (long long)o.job_id);
 	sqlite3_finalize(st);
 	if (r || (r = db_commit(db, err)))
 		goto fail;

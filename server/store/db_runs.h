@@ -120,6 +120,18 @@ int db_run_set_status(struct db *db, int64_t run_id, const char *status,
  */
 int db_job_interrupt_running(struct db *db, int64_t job_id, int64_t **out, size_t *n, struct buf *err);
 
+/*
+ * db_runs_skip_pending - the job's runs still 'pending' that will never
+ * run become 'skipped' with why as their error ("not run: ..."), stamped
+ * finished: what they are, so that a finished job has no pending work
+ * (a variant whose build failed, a block the sequential test made
+ * unnecessary). variant_id > 0: only that variant's runs; 0: every
+ * pending run of the job. *n_out (may be NULL) gets how many. Store
+ * errors as db.h.
+ */
+int db_runs_skip_pending(struct db *db, int64_t job_id, int64_t variant_id, const char *why,
+			 int *n_out, struct buf *err);
+
 /* db_run_reschedule - a fresh pending run like run_id (same variant, cell
  * and params), with the next repeat index, at the end of the run order:
  * what an interrupted run gets. */

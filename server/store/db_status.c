@@ -11,7 +11,9 @@
 #include "util.h"
 
 #define JOB_ROW_SQL \
-	"SELECT j.id, j.name, j.kind, j.status, j.created_at, j.started_at, j.finished_at, j.error," \
+	"SELECT j.id, j.name, j.kind, j.status, j.created_at," \
+	" coalesce(j.started_at, (SELECT min(x.started_at) FROM runs x WHERE x.job_id = j.id))," \
+	" j.finished_at, j.error," \
 	" (SELECT count(*) FROM variants v WHERE v.job_id = j.id)," \
 	" (SELECT count(*) FROM variants v WHERE v.job_id = j.id" \
 	"   AND v.status IN ('apply-failed', 'build-failed'))," \
@@ -22,7 +24,8 @@
 	" sum(r.status = 'running')," \
 	" sum(r.status = 'interrupted')," \
 	" (SELECT 'run ' || x.id || ': ' || coalesce(x.error, 'no reason stored') FROM runs x" \
-	"   WHERE x.job_id = j.id AND x.status = 'interrupted' ORDER BY x.id DESC LIMIT 1)" \
+	"   WHERE x.job_id = j.id AND x.status = 'interrupted' ORDER BY x.id DESC LIMIT 1)," \
+	" sum(r.status = 'incomplete')" \
 	" FROM jobs j LEFT JOIN runs r ON r.job_id = j.id"
 
 static void read_row(sqlite3_stmt *st, void *row)
@@ -46,6 +49,7 @@ static void read_row(sqlite3_stmt *st, void *row)
 	j->runs_running = sqlite3_column_int(st, 14);
 	j->runs_interrupted = sqlite3_column_int(st, 15);
 	j->last_interrupted = db_col_strdup(st, 16);
+	j->runs_incomplete = sqlite3_column_int(st, 17);
 }
 
 static void release_row(void *row)
@@ -95,6 +99,46 @@ int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out, struct bu
 void db_jobs_free(struct db_job_row *rows, size_t n)
 {
 	db_rows_free(rows, n, sizeof(*rows), release_row);
+}
+
+static void read_count(sqlite3_stmt *st, void *row)
+{
+	struct db_status_count *c = row;
+
+	c->status = db_col_strdup(st, 0);
+	c->n = sqlite3_column_int(st, 1);
+}
+
+static void release_count(void *row)
+{
+	free(((struct db_status_count *)row)->status);
+}
+
+int db_job_run_statuses(struct db *db, int64_t job_id, struct db_status_count **out, size_t *n,
+			struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	void *rows;
+	int r;
+
+	if ((r = db_prepare(db, &st,
+			    "SELECT status, count(*) FROM runs WHERE job_id = ? GROUP BY status"
+			    " ORDER BY CASE status WHEN 'pending' THEN 0 WHEN 'running' THEN 1"
+			    " WHEN 'ok' THEN 2 WHEN 'incomplete' THEN 3 WHEN 'failed' THEN 4"
+			    " WHEN 'timeout' THEN 5 WHEN 'kernel-panic' THEN 6 WHEN 'paused' THEN 7"
+			    " WHEN 'interrupted' THEN 8 WHEN 'infra' THEN 9 WHEN 'skipped' THEN 10"
+			    " ELSE 11 END, status", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	if (!(r = db_rows(db, st, sizeof(**out), read_count, release_count, &rows, n, err,
+			  "cannot count job %lld's runs by status", (long long)job_id)))
+		*out = rows;
+	return r;
+}
+
+void db_status_counts_free(struct db_status_count *v, size_t n)
+{
+	db_rows_free(v, n, sizeof(*v), release_count);
 }
 
 int db_run_progress(struct db *db, int64_t job_id, const char *metric,

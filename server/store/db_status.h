@@ -16,6 +16,7 @@ struct db_job_row {
 	int nvariants, variants_failed;
 	int runs_total, runs_done;     /* done: any status but pending/running */
 	int runs_ok, runs_failed;      /* failed: failed/timeout/panic/paused */
+	int runs_incomplete;           /* a result too (derived from its samples) */
 	int runs_running;
 	int runs_interrupted;          /* their writer or coordinator stopped */
 	char *last_interrupted;        /* "run N: its error" of the newest one, or NULL */
@@ -29,6 +30,22 @@ int db_jobs_list(struct db *db, struct db_job_row **out, size_t *n, int limit, s
 /* One job's row; -ENOENT when missing. Release with db_jobs_free(row, 1). */
 int db_job_get(struct db *db, int64_t job_id, struct db_job_row **out, struct buf *err);
 void db_jobs_free(struct db_job_row *rows, size_t n);
+
+/* One run status of a job and how many of its runs have it. */
+struct db_status_count {
+	char *status;
+	int n;
+};
+
+/*
+ * db_job_run_statuses - how many of job_id's runs have each status, in the
+ * order a run goes through them (pending, running, ok, incomplete, failed,
+ * timeout, kernel-panic, paused, interrupted, infra, skipped); statuses no
+ * run has are left out. *out has *n rows (db_status_counts_free).
+ */
+int db_job_run_statuses(struct db *db, int64_t job_id, struct db_status_count **out, size_t *n,
+			struct buf *err);
+void db_status_counts_free(struct db_status_count *v, size_t n);
 
 /*
  * db_run_progress - for a running run: its variant name, cell, repeat and

@@ -77,9 +77,25 @@ grep -q "^+ nobuild v1: build-failed: " "$T/out" || fail "report lacks the build
 	AND (r.error LIKE 'cannot start guest %' OR r.error LIKE 'cannot connect to libvirt%')")" = failed ] ||
 	fail "base run: $(q "SELECT r.status, r.error FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.name = 'base (v1.2.3)'")"
 grep -Eq "^  base \(v1.2.3\) +failed +- *$" "$T/out" || fail "report lacks the base's failed run"
-# each failed variant keeps its one run, never started
+# each failed variant keeps its one run, never started, stored as what it
+# is: skipped, with why (issue 35 item 13: they were left 'pending', and the
+# finished job's report said "unfinished (done): 2 of 3 runs pending")
 [ "$(q "SELECT group_concat(n) FROM (SELECT count(*) AS n FROM runs r JOIN variants v ON v.id = r.variant_id
-	WHERE v.status != 'ok' AND r.status = 'pending' GROUP BY v.id)")" = "1,1" ] || fail "failed variants' runs are not 1 pending each"
-[ "$(q "SELECT count(*) FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.status != 'ok' AND r.status != 'pending'")" = 0 ] \
-	|| fail "a failed variant's runs were started"
+	WHERE v.status != 'ok' AND r.status = 'skipped' AND r.started_at IS NULL GROUP BY v.id)")" = "1,1" ] ||
+	fail "failed variants' runs are not 1 skipped each: $(q "SELECT v.name, r.status, r.error FROM runs r JOIN variants v ON v.id = r.variant_id")"
+[ "$(q "SELECT group_concat(e, '|') FROM (SELECT r.error AS e FROM runs r JOIN variants v ON v.id = r.variant_id
+	WHERE v.status != 'ok' ORDER BY v.idx)")" = \
+	"not run: variant '+ noapply v1' has no kernel (apply-failed: its patches did not apply)|not run: variant '+ nobuild v1' has no kernel (build-failed: its kernel did not build)" ] ||
+	fail "skipped runs' reasons: $(q "SELECT r.error FROM runs r JOIN variants v ON v.id = r.variant_id WHERE v.status != 'ok'")"
+[ "$(q "SELECT count(*) FROM runs WHERE status = 'pending'")" = 0 ] || fail "the finished job has pending runs"
+! grep -q "unfinished" "$T/out" || fail "the finished job's report says it is unfinished: $(grep unfinished "$T/out")"
+# issue 35 item 5: status names each run status it counts (the old line
+# lumped the skipped runs as "2 other"); the jobs list does not show a job
+# whose only finished run failed as a plain "done"
+"$KC" status failing > "$T/status" 2>&1 || fail "status exited $?: $(cat "$T/status")"
+grep -qF "runs: 3/3 done: 0 ok, 1 failed, 2 skipped; 0 running" "$T/status" ||
+	fail "status does not name the skipped runs: $(cat "$T/status")"
+"$KC" jobs > "$T/jobs" 2>&1 || fail "jobs exited $?: $(cat "$T/jobs")"
+grep -Eq "^ +1 +failing +compare +no result +3/3 +1 +- +- +[0-9]{4}-" "$T/jobs" ||
+	fail "jobs does not say the job has no result: $(cat "$T/jobs")"
 echo "ok: unknown knob refused; apply and build failures named in the report"

@@ -281,6 +281,19 @@ static void test_jobs_list(void **state)
 	assert_float_equal(json_real_value(jpath(json_array_get(v, 1), "median")), 1.2, 1e-9);
 	assert_string_equal(json_string_value(jpath(j, "headline")),
 			    "median worst_lag_s: base 52.1s, + v6 2/3 1.2s");
+	/* issue 35 item 5: the failed count and the headline change and p.
+	 * Change: (1.2 - 52.1) / 52.1; p: 3 against 3 wholly apart, exact
+	 * two-sided Mann-Whitney 2 / C(6,3) = 0.1 */
+	assert_int_equal(json_integer_value(jpath(j, "runs_ok")), 6);
+	assert_int_equal(json_integer_value(jpath(j, "runs_failed")), 0);
+	assert_int_equal(json_integer_value(jpath(j, "runs_skipped")), 0);
+	json_t *c = jpath(j, "change");
+	assert_true(json_is_object(c));
+	assert_string_equal(json_string_value(jpath(c, "label")), "+ v6 2/3 vs base");
+	assert_string_equal(json_string_value(jpath(c, "cell")), "fs=ext4");
+	assert_float_equal(json_real_value(jpath(c, "change_pct")), (1.2 - 52.1) / 52.1 * 100, 1e-9);
+	assert_float_equal(json_real_value(jpath(c, "p")), 2.0 / 20, 1e-9);
+	assert_int_equal(json_integer_value(jpath(c, "comparisons")), 1);
 	reply_release(&r);
 
 	get(&r, f, "/api/v1/jobs?limit=0");
@@ -335,6 +348,7 @@ static void test_jobs_list_cells(void **state)
 	json_t *v = json_array_get(jpath(j, "variants"), 0);
 	assert_true(json_is_null(jpath(v, "median")));
 	assert_int_equal(json_array_size(jpath(v, "cells")), 2);
+	assert_true(json_is_null(jpath(j, "change")));   /* one variant: nothing compared */
 	/* the old job, one cell: unchanged */
 	j = json_array_get(jpath(r.json, "jobs"), 1);
 	assert_string_equal(json_string_value(jpath(j, "headline")),
@@ -357,6 +371,43 @@ static void test_jobs_list_cells(void **state)
 	assert_json_error(&r, 400, "no axis 'nosuch'");
 	reply_release(&r);
 	free(path);
+}
+
+/* Issue 35 item 5: a job whose only run timed out lists 1 failed and 0
+ * with a result (the web's badge reads them: not a green "done"); an
+ * ingested job has started (its first run), not "not started". */
+static void test_jobs_list_outcomes(void **state)
+{
+	struct fx *f = *state;
+	struct db *db = NULL;
+	struct reply r;
+	int64_t job, vid, rid;
+	struct db_ingest_target t = { .job = "ingested", .variant = "v", .cell = "" };
+	struct db_ingest_start st;
+
+	assert_int_equal(db_open(&db, f->db_path, NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "timed-out", "compare", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(db, &vid, job, "base", NULL), 0);
+	assert_int_equal(db_run_create(db, &rid, job, vid, "", 0, "ext4", NULL, NULL), 0);
+	assert_int_equal(db_run_set_status(db, rid, "running", NULL, NULL), 0);
+	assert_int_equal(db_run_set_status(db, rid, "timeout", "watchdog fired", NULL), 0);
+	assert_int_equal(db_job_set_status(db, job, "done", NULL, NULL), 0);
+	assert_int_equal(db_ingest_start(db, &t, &st, NULL), 0);
+	assert_int_equal(db_run_set_status(db, st.run_id, "ok", NULL, NULL), 0);
+	assert_int_equal(db_job_set_status(db, st.job_id, "done", NULL, NULL), 0);
+	db_close(db);
+	get(&r, f, "/api/v1/jobs");
+	assert_int_equal(r.status, 200);
+	json_t *j = json_array_get(jpath(r.json, "jobs"), 0);
+	assert_string_equal(json_string_value(jpath(j, "name")), "ingested");
+	assert_true(json_is_string(jpath(j, "started_at")));
+	j = json_array_get(jpath(r.json, "jobs"), 1);
+	assert_string_equal(json_string_value(jpath(j, "name")), "timed-out");
+	assert_string_equal(json_string_value(jpath(j, "status")), "done");
+	assert_int_equal(json_integer_value(jpath(j, "runs_failed")), 1);
+	assert_int_equal(json_integer_value(jpath(j, "runs_ok")), 0);
+	assert_true(json_is_null(jpath(j, "change")));
+	reply_release(&r);
 }
 
 static void test_job_by_id_and_name(void **state)
@@ -1602,6 +1653,7 @@ int main(void)
 		cmocka_unit_test(test_token_hash_and_downsample),
 		cmocka_unit_test_setup_teardown(test_jobs_list, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_jobs_list_cells, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_jobs_list_outcomes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_job_by_id_and_name, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_variants, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_runs_values, fx_setup, fx_teardown),

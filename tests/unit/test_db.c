@@ -176,6 +176,46 @@ static void test_missing_lower_migration_is_applied(void **state)
 	free(path);
 }
 
+/* 022_skipped_runs.sql (issue 35 item 13): a store from before, whose
+ * finished job kept a build-failed variant's run 'pending' for ever, gets
+ * it as 'skipped' with why; a pending run of a variant with a kernel stays
+ * pending. Made here by undoing 022 on a complete store. */
+static void test_migration_skips_kernelless_runs(void **state)
+{
+	struct tmpdir *td = *state;
+	struct db *db = NULL;
+	char *path = xasprintf("%s/kc.db", td->path);
+	int64_t job, ok_v, bad_v, ok_run, bad_run, n = -1;
+	char id[32];
+
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(db_job_create(db, &job, "demo", "compare", NULL, NULL), 0);
+	assert_int_equal(db_variant_get(db, &ok_v, job, "base", NULL), 0);
+	assert_int_equal(db_variant_get(db, &bad_v, job, "+ v6 2-3", NULL), 0);
+	assert_int_equal(db_variant_set_result(db, ok_v, "ok", NULL, NULL, 0, NULL), 0);
+	assert_int_equal(db_variant_set_result(db, bad_v, "build-failed", "no", NULL, 0, NULL), 0);
+	assert_int_equal(db_run_create(db, &ok_run, job, ok_v, "", 0, NULL, NULL, NULL), 0);
+	assert_int_equal(db_run_create(db, &bad_run, job, bad_v, "", 0, NULL, NULL, NULL), 0);
+	assert_int_equal(db_job_set_status(db, job, "done", NULL, NULL), 0);
+	assert_int_equal(db_exec(db, "DELETE FROM kc_migrations WHERE name = '022_skipped_runs.sql'",
+				 NULL), 0);
+	db_close(db);
+	db = NULL;
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	snprintf(id, sizeof(id), "%lld", (long long)bad_run);
+	assert_int_equal(db_query_int64(db, &n, "SELECT status = 'skipped' AND error = 'not run:"
+					" variant ''+ v6 2-3'' has no kernel (build-failed: its kernel"
+					" did not build)' AND finished_at IS NOT NULL FROM runs WHERE id = ?",
+					id, NULL), 0);
+	assert_int_equal(n, 1);
+	snprintf(id, sizeof(id), "%lld", (long long)ok_run);
+	assert_int_equal(db_query_int64(db, &n, "SELECT status = 'pending' FROM runs WHERE id = ?",
+					id, NULL), 0);
+	assert_int_equal(n, 1);
+	db_close(db);
+	free(path);
+}
+
 /* A store made before kc_migrations (user_version only) is taken to hold
  * every migration at or below its level: nothing is applied twice (an
  * ALTER TABLE ADD COLUMN applied again would fail "duplicate column"). */
@@ -434,7 +474,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_open_applies_all_migrations, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_lower_migration_is_applied, tmpdir_setup, tmpdir_teardown),
-		cmocka_unit_test_setup_teardown(test_level_only_store_is_adopted, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_migration_skips_kernelless_runs, tmpdir_setup, tmpdir_teardown),
+				cmocka_unit_test_setup_teardown(test_level_only_store_is_adopted, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_newer_store_is_refused, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_store_is_named, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_store_errors_are_specific, tmpdir_setup, tmpdir_teardown),

@@ -860,6 +860,93 @@ static void test_sequential(void **state)
 	db_close(db);
 }
 
+/* Issue 35 item 13: runs that will never run are no pending work. A job
+ * ended with a pending run of a variant whose build failed (as stores from
+ * before db_runs_skip_pending() hold them) is not "unfinished"; runs
+ * skipped after the sequential test decided (db_runs_skip_pending) count
+ * in no block, so the looks stay at the deciding block. On the old code
+ * the report began "job 'seq' is unfinished (done): 1 of 7 runs pending"
+ * and the skipped block 4 made 4 complete blocks. */
+static void test_runs_never_run(void **state)
+{
+	struct db *db = open_db(*state);
+	struct report_seq_state st;
+	const double base[] = { 1.0, 1.1, 1.2 }, bad[] = { 40, 50, 45 };
+	int64_t job = seq_job(db, "auto:6", base, bad, 3), v, run;
+	int n = -1;
+	char *text;
+
+	assert_int_equal(db_variant_get(db, &v, job, "broken", NULL), 0);
+	assert_int_equal(db_variant_set_result(db, v, "build-failed", "no", NULL, 0, NULL), 0);
+	assert_int_equal(db_run_create(db, &run, job, v, "", 0, "ext4", NULL, NULL), 0);
+	assert_int_equal(db_job_set_status(db, job, "done", NULL, NULL), 0);
+	text = report_text(db, job, NULL);
+	if (strstr(text, "unfinished"))
+		fprintf(stderr, "%s", text);
+	assert_null(strstr(text, "unfinished"));
+	free(text);
+	/* a block stored beyond the deciding one, never run: skipped */
+	add_value_run(db, job, "base", 0, "pending");
+	add_value_run(db, job, "patched", 0, "pending");
+	assert_int_equal(db_runs_skip_pending(db, job, 0, "not needed: the sequential test decided"
+					      " after block 3", &n, NULL), 0);
+	assert_int_equal(n, 3);   /* the two of block 4 and the broken variant's */
+	assert_int_equal(db_runs_skip_pending(db, job, 0, "again", &n, NULL), 0);
+	assert_int_equal(n, 0);   /* nothing pending is left; ok runs untouched */
+	seq_state(db, job, &st);
+	assert_int_equal(st.blocks, 3);
+	assert_int_equal(st.ndecided, 1);
+	assert_true(st.done);
+	text = report_text(db, job, NULL);
+	assert_null(strstr(text, "unfinished"));
+	assert_non_null(strstr(text, "stop: difference after 3 blocks"));
+	free(text);
+	db_close(db);
+}
+
+/* The jobs lists' headline (issue 35 item 5): of the report's
+ * comparisons the one with the smallest p, the same numbers as the whole
+ * report (report_headline on report_build's) from the light path
+ * (report_job_headline: values only, no shift CI). Numbers by hand: base
+ * {1.0, 1.1, 1.2} against {40, 50, 45}: change (45 - 1.1) / 1.1, p the
+ * exact two-sided MWU of 3 against 3 wholly apart, 2 / C(6,3) = 0.1;
+ * against {1.0, 1.15, 1.3} (U = 4.5 of 9) p is far larger. */
+static void test_headline(void **state)
+{
+	struct db *db = open_db(*state);
+	struct report_headline h, full;
+	struct report *rep = NULL;
+	int64_t job;
+
+	assert_int_equal(db_job_create(db, &job, "three", "compare", NULL, NULL), 0);
+	assert_int_equal(db_job_set_meta(db, job, 1, "worst_lag_s", NULL), 0);
+	const double base[] = { 1.0, 1.1, 1.2 }, a[] = { 40, 50, 45 }, b[] = { 1.0, 1.15, 1.3 };
+	for (size_t k = 0; k < 3; k++) {
+		add_value_run(db, job, "base", base[k], "ok");
+		add_value_run(db, job, "same", b[k], "ok");
+		add_value_run(db, job, "slow", a[k], "ok");
+	}
+	assert_int_equal(report_job_headline(&h, db, job, NULL), 0);
+	assert_true(h.has);
+	assert_string_equal(h.label, "slow vs base");
+	assert_float_equal(h.change_pct, (45 - 1.1) / 1.1 * 100, 1e-9);
+	assert_float_equal(h.p, 2.0 / 20, 1e-12);
+	assert_int_equal(h.ncomparisons, 2);
+	assert_int_equal(report_build(&rep, db, job, NULL, NULL), 0);
+	report_headline(rep, &full);
+	report_free(rep);
+	assert_string_equal(full.label, h.label);
+	assert_float_equal(full.change_pct, h.change_pct, 1e-12);
+	assert_float_equal(full.p, h.p, 1e-12);
+	/* one variant: nothing compared */
+	assert_int_equal(db_job_create(db, &job, "one", "compare", NULL, NULL), 0);
+	add_value_run(db, job, "base", 1.0, "ok");
+	assert_int_equal(report_job_headline(&h, db, job, NULL), 0);
+	assert_false(h.has);
+	assert_int_equal(report_job_headline(&h, db, 9999, NULL), -ENOENT);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -874,6 +961,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_revision_by_prefix, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_overhead_footer, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_stratified_by_host, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_runs_never_run, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_headline, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }

@@ -306,6 +306,20 @@ async function checkGrid(page) {
 		const rowText = await row.innerText();
 		check(rowText.includes(want.job), `the row names the job '${want.job}'`);
 		check(rowText.includes(`${want.runs}/${want.runs}`), `the row says ${want.runs}/${want.runs} runs done`);
+		// issue 35 item 5: the failed count, the report's change and p, started (the
+		// columns: id name kind status variants runs failed change p started headline)
+		{
+			const api = (await (await page.request.get(`${base}/api/v1/jobs`)).json()).jobs
+				.find((x) => x.id === want.job_id);
+			const cells = await row.locator("td").allInnerTexts();
+			const p = !api.change ? "–" : api.change.p < 0.001 ? "< 0.001" : api.change.p.toFixed(3);
+			check(cells[6] === String(api.runs_failed), `the row's failed column is ${api.runs_failed}: '${cells[6]}'`);
+			check(cells[8] === p, `the row's p column is the API's headline p ${p}: '${cells[8]}'`);
+			check(!api.change || /^[+-]?\d+\.\d%/.test(cells[7]), `the row's change column is a percentage: '${cells[7]}'`);
+			check(cells[9] !== "not started" && cells[9] === (api.started_at || "–"),
+				`the row's started column is the API's started_at '${api.started_at}': '${cells[9]}'`);
+			check(api.runs_failed > 0 || cells[3] === api.status, `the row's badge is '${api.status}': '${cells[3]}'`);
+		}
 		await page.screenshot({ path: path.join(outdir, "jobs.png"), fullPage: true });
 
 		// 2. the comparison page: the table with the fixture's numbers, one dot per run
