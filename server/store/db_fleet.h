@@ -15,6 +15,8 @@
 /* Name of the job every fleet run belongs to (kind 'canary'); its
  * variants are the kernel releases the fleet's hosts reported. */
 #define FLEET_JOB_NAME "fleet"
+/* The cell of a host's passive run (one per host and boot). */
+#define DB_PASSIVE_CELL "workload=passive"
 
 /* One host row; strings owned, freed by db_host_release(). */
 struct db_host {
