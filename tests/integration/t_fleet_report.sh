@@ -139,8 +139,8 @@ wait "$spid" 2>/dev/null || :
 spid=
 q "UPDATE jobs SET metric = 'worst_lag_s' WHERE name = 'fleet';
    ALTER TABLE host_runs DROP COLUMN last_record_at;
-   DELETE FROM kc_migrations WHERE name LIKE '022_%';
-   PRAGMA user_version = 21;"
+   DELETE FROM kc_migrations WHERE name LIKE '023_fleet%';
+   PRAGMA user_version = 22;"
 "$KC" report fleet >"$out/report-old.txt" 2>&1 || { cat "$out/report-old.txt"; fail "report of the old store exited $?"; }
 grep -q "^dirty_pages, median of each host boot's samples" "$out/report-old.txt" ||
 	fail "the old store's fleet job was not migrated: $(head -5 "$out/report-old.txt")"

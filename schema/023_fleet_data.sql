@@ -1,4 +1,4 @@
--- 022_fleet_data.sql - the fleet's own data usable (issue 35): the fleet
+-- 023_fleet_data.sql - the fleet's own data usable (issue 35): the fleet
 -- job's headline metric is what its passive runs stream (dirty_pages,
 -- /proc/vmstat nr_dirty), not the guest workload's worst_lag_s, which no
 -- fleet run has; each stream's run remembers when its last record came
