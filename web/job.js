@@ -427,7 +427,8 @@
 					fill: KC.color(i), "data-run-id": r.id, "data-axis-value": String(v.key),
 					class: "run-dot" });
 				c.append(mk("title", {}, `run ${r.id} (${r.cell || "no cell"} #${r.repeat}): ` +
-					KC.fmt(r.value, unit) + (r.value_source === "samples" ? " (from samples)" : "")));
+					KC.fmt(r.value, unit) + (r.value_source === "samples" ? " (from samples)" :
+						r.value_source === "median of samples" ? " (median of the run's samples)" : "")));
 				c.addEventListener("click", () => { location.href = "run.html?id=" + r.id; });
 				svg.append(c);
 			});
@@ -618,8 +619,9 @@
 					i >= 0 ? vals[i].name : String(axisValueOf(r))),
 				el("td", {}, r.cell || "–"),
 				el("td", {}, KC.statusBadge(r.status)),
-				el("td", { class: "host" }, r.lab_host || "–"),
-				el("td", { class: "num" }, KC.fmt(r.value, unit) + (r.value_source === "samples" ? "*" : "")),
+				el("td", { class: "host" }, r.lab_host || r.host || "–"),
+				el("td", { class: "num" }, KC.fmt(r.value, unit) + (r.value_source === "samples" ? "*" :
+					r.value_source === "median of samples" ? " (median)" : "")),
 				el("td", { class: "probes" }, ptxt),
 				el("td", { class: "num overhead" }, runOverhead(r.overhead)),
 				el("td", {}, r.has_console ? el("a", { class: "console-link",

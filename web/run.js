@@ -31,12 +31,17 @@
 			r.error ? el("div", { class: "error", text: r.error }) : null);
 	}
 
+	/* The curve shown first: the job's metric's samples when the run has
+	 * them, else the first metric with a direction (a measured quantity,
+	 * not a bare counter such as the fleet's bdp_pause_max_s: issue 35),
+	 * else the first. */
 	function metricSelect() {
 		const sel = $("metric");
 		const have = S.run.sample_metrics.map((m) => m.name);
+		const directed = S.run.sample_metrics.find((m) => m.better);
 		if (!S.metric || !have.includes(S.metric))
 			S.metric = have.includes(KC.sampledMetric(S.run.job_metric)) ?
-				KC.sampledMetric(S.run.job_metric) : have[0] || null;
+				KC.sampledMetric(S.run.job_metric) : (directed && directed.name) || have[0] || null;
 		if (sel.childElementCount !== have.length) {
 			sel.replaceChildren(...have.map((m) => el("option", { value: m }, m)));
 			sel.onchange = () => { S.metric = sel.value; curve(); };
@@ -61,7 +66,7 @@
 		const c = d.runs[0] || { t: [], v: [] };
 		S.plots.push({ kind: "curve", u: KC.curvePlot(box, "", [{
 			label: `${S.metric}`, color: KC.color(0), t: c.t, v: c.v, width: 1.5,
-		}], { ylabel: `${S.metric} (${d.unit || ""})`, width: 900, height: 300,
+		}], { ylabel: S.metric + (d.unit ? ` (${d.unit})` : ""), width: 900, height: 300,
 			plugins: [KC.phaseMarkers(S.run.phases)] }) });
 		box.append(el("p", { class: "muted", text: "phases: " + (S.run.phases.length ?
 			S.run.phases.map((p) => `${p.name} at ${KC.fmt(p.t, "s")}`).join(", ") : "none recorded") }));

@@ -442,7 +442,8 @@ static json_t *run_obj(const struct db_api_run *x)
 	json_object_set_new(o, "value", x->source == DB_VALUE_NONE ? json_null() :
 			    json_real(x->value));
 	json_object_set_new(o, "value_source", x->source == DB_VALUE_NONE ? json_null() :
-			    json_string(x->source == DB_VALUE_SUMMARY ? "summary" : "samples"));
+			    json_string(x->source == DB_VALUE_SUMMARY ? "summary" :
+					x->source == DB_VALUE_MEDIAN ? "median of samples" : "samples"));
 	return o;
 }
 

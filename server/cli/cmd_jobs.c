@@ -9,6 +9,7 @@
 #include "exec/compare.h"
 #include "judge/report.h"
 #include "store/db.h"
+#include "store/db_fleet.h"
 #include "store/db_runs.h"
 #include "store/db_compare.h"
 #include "store/db_status.h"
@@ -158,6 +159,33 @@ static int print_runs_line(struct db *db, const struct db_job_row *j, int runnin
 	return 0;
 }
 
+/* The live passive runs of a fleet job (kcanary-agent daemon: one per host
+ * and boot, 'running' while the host streams; issue 35: they read
+ * "booting"), at most 10 of them. */
+static int print_streams(struct db *db, int64_t job_id, struct buf *err)
+{
+	struct db_fleet_stream *s = NULL;
+	size_t n = 0, total = 0;
+	int r;
+
+	if ((r = db_fleet_streams(db, job_id, 10, &s, &n, &total, err)))
+		return r;
+	printf("  now: %zu host%s streaming passive records:\n", total, total == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		printf("    run %lld %s (%s): streaming since %s", (long long)s[i].run_id,
+		       s[i].host ? s[i].host : "?", s[i].kernel_release ? s[i].kernel_release : "?",
+		       s[i].started_at ? s[i].started_at : "?");
+		if (isnan(s[i].since_last_s))
+			printf(", no record stamped yet\n");
+		else
+			printf(", last record %.0f s ago\n", s[i].since_last_s);
+	}
+	if (total > n)
+		printf("    ... and %zu more\n", total - n);
+	db_fleet_streams_free(s, n);
+	return 0;
+}
+
 int cmd_status(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct db_job_row *j = NULL;
@@ -206,7 +234,12 @@ int cmd_status(struct cmd_ctx *ctx, int argc, char **argv)
 		goto out;
 	}
 	r = db_run_progress(db, id, "lag_s", &run, &variant, &cell, &rep, &t, &v, &err);
-	if (r == 0) {
+	if (r == 0 && !strcmp(cell, DB_PASSIVE_CELL)) {
+		if ((r = print_streams(db, id, &err))) {
+			fprintf(stderr, "kcanary status: %s\n", buf_str(&err));
+			goto out;
+		}
+	} else if (r == 0) {
 		if (isnan(t))
 			printf("  now: run %lld %s %s r%d: booting\n", (long long)run, variant, cell, rep);
 		else

@@ -44,7 +44,11 @@ static char *cell_title(const struct report *r, const struct db_report_run *run,
 	char *cell = xstrdup(rest);
 	bool first = true;
 
-	buf_puts(&b, rep_metric_title(r->metric));
+	if (run->passive && strncmp(r->metric, "worst_", 6) && strncmp(r->metric, "mean_", 5))
+		/* the number is the median of the run's samples (db_report.h) */
+		buf_printf(&b, "%s, median of each host boot's samples", r->metric);
+	else
+		buf_puts(&b, rep_metric_title(r->metric));
 	if (json_is_string(measure))
 		buf_printf(&b, " over %ss", json_string_value(measure));
 	else if (json_is_number(measure))

@@ -7,7 +7,9 @@
  * variant when it is not the axis), each
  * run's value of the metric (the agent's summary value, or for an
  * incomplete run one derived from its samples: worst_X = max of X, mean_X =
- * mean of X), then medians, the change against the baseline with a
+ * mean of X; for a fleet host's passive run, which has no summary, the
+ * median of all its samples of the metric, said so in the cell's title),
+ * then medians, the change against the baseline with a
  * two-sided Mann-Whitney U p-value, the Hodges-Lehmann shift with a
  * bootstrap 95% CI, and "stalled in k of n" for the threshold. Statistics
  * come from stats.c, where each formula cites its source.

@@ -105,10 +105,13 @@ const struct db_report_variant *rep_variant_of(const struct report *r,
 	return NULL;
 }
 
-/* failed, timed-out and interrupted runs carry no value */
+/* failed, timed-out and interrupted runs carry no value; a fleet host's
+ * passive run stays 'running' while the host streams, and its value (the
+ * median of its samples so far, db_report.h) counts */
 bool rep_run_usable(const struct db_report_run *run)
 {
-	return !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
+	return !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete") ||
+	       (run->passive && !strcmp(run->status, "running"));
 }
 
 /* Rows of a cell: every variant on the variant axis (a failed one says

@@ -138,7 +138,8 @@ const char *rep_axis_say(const struct report_axis *a, size_t i);
 const struct db_report_variant *rep_variant_of(const struct report *r,
 					       const struct db_report_run *run);
 
-/* Whether a run's value counts: ok and incomplete runs. */
+/* Whether a run's value counts: ok and incomplete runs, and a fleet
+ * host's passive run while it streams ('running'). */
 bool rep_run_usable(const struct db_report_run *run);
 
 /* Whether a group has a row in its cell's table. */

@@ -40,6 +40,10 @@ static json_t *json_group(const struct report *r, const struct rep_cell *cell,
 			"derived", run->derived, "accel", run->accel);
 		if (run->rootfs)
 			json_object_set_new(jr, "rootfs", json_string(run->rootfs));
+		if (run->median)   /* a passive fleet run (db_report.h) */
+			json_object_set_new(jr, "value_is", json_string("median of samples"));
+		if (run->passive && run->host)   /* which fleet host */
+			json_object_set_new(jr, "host", json_string(run->host));
 		json_t *probes = json_run_probes(r, run->id);
 		if (probes)
 			json_object_set_new(jr, "probes", probes);

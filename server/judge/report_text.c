@@ -15,15 +15,22 @@
 #include "judge/report_text.h"
 #include "judge/stats.h"
 
+/* An incomplete run's value from its samples: starred, footnoted. A
+ * passive run's median is what its cell's title says it is: no star. */
+static bool starred(const struct db_report_run *run)
+{
+	return run->passive ? run->derived && !run->median :
+	       run->derived || strcmp(run->status, "ok");
+}
+
 /* A run's cell in the table: its value, "12.3s*" when derived from an
  * incomplete run, or its status when it has no value. */
 static void fmt_run(char *out, size_t size, const struct report *r,
 		    const struct db_report_run *run)
 {
-	bool usable = !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
-	if (run->has_value && usable) {
+	if (run->has_value && rep_run_usable(run)) {
 		rep_fmt_value(out, size - 1, run->value, r->unit);
-		if (run->derived || strcmp(run->status, "ok"))
+		if (starred(run))
 			strcat(out, "*");
 	} else if (!strcmp(run->status, "interrupted")) {
 		snprintf(out, size, "intr.");   /* footnoted below the table */
@@ -287,18 +294,35 @@ static void footnotes(struct buf *b, const struct report *r, const struct rep_ce
 		      bool markdown)
 {
 	size_t nvar = r->axis.n;
-	bool any_star = false;
+	bool any_star = false, any_median = false;
 
 	for (size_t j = 0; j < nvar; j++)
 		for (size_t i = 0; i < cell->groups[j].nruns; i++) {
 			const struct db_report_run *run = cell->groups[j].runs[i].run;
-			bool usable = !strcmp(run->status, "ok") || !strcmp(run->status, "incomplete");
-			if (usable && run->has_value && (run->derived || !strcmp(run->status, "incomplete")))
+			if (rep_run_usable(run) && run->has_value && starred(run))
 				any_star = true;
+			any_median |= rep_run_usable(run) && run->has_value && run->median;
 		}
 	if (any_star)
 		buf_printf(b, "* incomplete run: value from the samples it stored\n%s",
 			   markdown ? "\n" : "");
+	if (any_median) {
+		buf_printf(b, "each value: the median of all the %s samples of one host's boot so far\n"
+			   "(kcanary-agent daemon's passive run, streaming while the host lives)\n",
+			   r->metric);
+		for (size_t j = 0; j < nvar; j++) {
+			const struct rep_group *g = &cell->groups[j];
+			if (!g->nruns)
+				continue;
+			buf_printf(b, "%s's runs, in order:", g->label);
+			for (size_t i = 0; i < g->nruns; i++)
+				buf_printf(b, "%s host %s", i ? "," : "",
+					   g->runs[i].run->host ? g->runs[i].run->host : "?");
+			buf_puts(b, "\n");
+		}
+		if (markdown)
+			buf_puts(b, "\n");
+	}
 	bool any_intr = false;
 	for (size_t j = 0; j < nvar; j++)
 		for (size_t i = 0; i < cell->groups[j].nruns; i++)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_fleet.h"
 #include "store/db_runs.h"
 #include "store/db_api.h"
 #include "store/db_internal.h"
@@ -344,12 +345,12 @@ static int prepare_runs(struct db *db, sqlite3_stmt **out, int64_t job_id, const
 		" r.seq, (SELECT name FROM variants v WHERE v.id = r.variant_id),"
 		" r.repeat_idx, r.cell, r.fs, r.status, r.accel, r.host, r.kernel_release,"
 		" r.started_at, r.finished_at, r.error, r.records, r.bad_lines, r.params_json,"
-		" (r.console_log_path IS NOT NULL OR r.console_tail IS NOT NULL), r.lab_host"
+		" (r.console_log_path IS NOT NULL OR r.console_tail IS NOT NULL), r.lab_host, %d"
 		" FROM runs r WHERE r.job_id = ?1 ORDER BY r.seq, r.id",
-		derived ? "(SELECT " : "NULL",
-		derived ? agg : "",
+		derived ? "(SELECT " : "CASE WHEN r.cell = '" DB_PASSIVE_CELL "' THEN ",
+		derived ? agg : DB_SAMPLES_MEDIAN_SQL("r.id", "?2"),
 		derived ? "(value) FROM samples WHERE run_id = r.id AND metric_id ="
-			  " (SELECT id FROM metrics WHERE name = ?3))" : "");
+			  " (SELECT id FROM metrics WHERE name = ?3))" : " END", !derived);
 	int r = db_prepare(db, out, sql, err);
 
 	free(sql);
@@ -369,9 +370,10 @@ static void read_run(sqlite3_stmt *st, void *row)
 	x->id = sqlite3_column_int64(st, 0);
 	x->variant_id = sqlite3_column_int64(st, 1);
 	x->source = sqlite3_column_type(st, 2) != SQLITE_NULL ? DB_VALUE_SUMMARY :
-		    sqlite3_column_type(st, 3) != SQLITE_NULL ? DB_VALUE_SAMPLES : DB_VALUE_NONE;
+		    sqlite3_column_type(st, 3) == SQLITE_NULL ? DB_VALUE_NONE :
+		    sqlite3_column_int(st, 21) ? DB_VALUE_MEDIAN : DB_VALUE_SAMPLES;
 	x->value = x->source == DB_VALUE_SUMMARY ? sqlite3_column_double(st, 2) :
-		   x->source == DB_VALUE_SAMPLES ? sqlite3_column_double(st, 3) : 0;
+		   x->source != DB_VALUE_NONE ? sqlite3_column_double(st, 3) : 0;
 	x->seq = sqlite3_column_int64(st, 4);
 	x->variant = db_col_strdup(st, 5);
 	x->repeat = sqlite3_column_int(st, 6);

@@ -93,6 +93,8 @@ enum db_value_source {
 	DB_VALUE_NONE,       /* the run has no value */
 	DB_VALUE_SUMMARY,    /* the agent's summary record */
 	DB_VALUE_SAMPLES,    /* worst_X/mean_X: max/mean of the run's X samples */
+	DB_VALUE_MEDIAN,     /* a passive fleet run: the median of its samples
+			      * of the metric (db_internal.h) */
 };
 
 /* A run of a job with its value of one metric. */
@@ -112,7 +114,8 @@ struct db_api_run {
 /*
  * db_api_runs - a job's runs in run order, each with its value of metric:
  * the agent's summary value, else for worst_X/mean_X the max/mean of the
- * run's X samples, else none. *out has *n rows (db_api_runs_free).
+ * run's X samples, else for a passive fleet run the median of its samples
+ * of metric, else none. *out has *n rows (db_api_runs_free).
  * -ENOENT when the job does not exist.
  */
 int db_api_runs(struct db *db, int64_t job_id, const char *metric, struct db_api_run **out,

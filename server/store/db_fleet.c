@@ -1,6 +1,7 @@
 /* db_fleet.c - fleet hosts, their sequence state and stream runs in the
  * store (schema/008_fleet.sql; see db_fleet.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,12 @@ static int fleet_job(struct db *db, int64_t *out, struct buf *err)
 	if ((r = db_job_create(db, out, FLEET_JOB_NAME, "canary",
 			       "{\"fleet\": \"runs of kcanary-agent daemon on fleet hosts\"}", err)))
 		return r;
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET metric = '" FLEET_JOB_METRIC "' WHERE id = ?",
+			    err)))
+		return r;
+	sqlite3_bind_int64(st, 1, *out);
+	if ((r = step_done(db, st, "set the fleet job's metric", err)))
+		return r;
 	return db_job_set_status(db, *out, "running", NULL, err);
 }
 
@@ -213,8 +220,8 @@ int db_host_run_update(struct db *db, const struct db_host *h, const char *key,
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	if ((r = db_prepare_kept(db, &st, "UPDATE host_runs SET line_no = ?3"
-			    " WHERE host_id = ?1 AND run_key = ?2", err)))
+	if ((r = db_prepare_kept(db, &st, "UPDATE host_runs SET line_no = ?3,"
+			    " last_record_at = " NOW_SQL " WHERE host_id = ?1 AND run_key = ?2", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, h->id);
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
@@ -290,4 +297,59 @@ int db_hosts_list(struct db *db, struct db_host_row **out, size_t *n, struct buf
 void db_host_rows_free(struct db_host_row *v, size_t n)
 {
 	db_rows_free(v, n, sizeof(*v), release_host);
+}
+
+static void read_stream(sqlite3_stmt *st, void *row)
+{
+	struct db_fleet_stream *x = row;
+
+	x->run_id = sqlite3_column_int64(st, 0);
+	x->host = db_col_strdup(st, 1);
+	x->kernel_release = db_col_strdup(st, 2);
+	x->started_at = db_col_strdup(st, 3);
+	x->since_last_s = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN :
+			  sqlite3_column_double(st, 4);
+	x->total = sqlite3_column_int64(st, 5);
+}
+
+static void release_stream(void *row)
+{
+	struct db_fleet_stream *x = row;
+
+	free(x->host);
+	free(x->kernel_release);
+	free(x->started_at);
+}
+
+int db_fleet_streams(struct db *db, int64_t job_id, size_t max, struct db_fleet_stream **out,
+		     size_t *n, size_t *total, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_fleet_stream *rows;
+	void *v;
+	int r;
+
+	/* the window count is taken before the LIMIT: every live stream */
+	if ((r = db_prepare(db, &st,
+			    "SELECT r.id, r.host, r.kernel_release, r.started_at,"
+			    " (julianday('now') - julianday(max(hr.last_record_at))) * 86400,"
+			    " count(*) OVER ()"
+			    " FROM runs r LEFT JOIN host_runs hr ON hr.run_id = r.id"
+			    " WHERE r.job_id = ?1 AND r.status = 'running' AND r.cell = '"
+			    DB_PASSIVE_CELL "' GROUP BY r.id ORDER BY r.host, r.id LIMIT ?2", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	if ((r = db_rows(db, st, sizeof(**out), read_stream, release_stream, &v, n, err,
+			 "cannot read job %lld's fleet streams", (long long)job_id)))
+		return r;
+	rows = v;
+	*out = rows;
+	*total = *n ? (size_t)rows[0].total : 0;
+	return 0;
+}
+
+void db_fleet_streams_free(struct db_fleet_stream *v, size_t n)
+{
+	db_rows_free(v, n, sizeof(*v), release_stream);
 }

@@ -15,6 +15,12 @@
 /* Name of the job every fleet run belongs to (kind 'canary'); its
  * variants are the kernel releases the fleet's hosts reported. */
 #define FLEET_JOB_NAME "fleet"
+/* Its headline metric: what every host's passive run streams (nr_dirty of
+ * /proc/vmstat); a passive run's value is the median of its samples
+ * (db_report.h). */
+#define FLEET_JOB_METRIC "dirty_pages"
+/* The cell of a host's passive run (one per host and boot). */
+#define DB_PASSIVE_CELL "workload=passive"
 
 /* One host row; strings owned, freed by db_host_release(). */
 struct db_host {
@@ -59,7 +65,8 @@ int db_host_run_find(struct db *db, int64_t *run_id, int64_t *line_no, int64_t h
 /*
  * db_host_run_create - a new run for host's stream key: in the fleet job
  * (created on first use), variant named for the host's kernel release
- * (created on first use), cell "workload=WORKLOAD", the next repeat index,
+ * (created on first use, headline metric FLEET_JOB_METRIC), cell
+ * "workload=WORKLOAD", the next repeat index,
  * params_json (a JSON object's text: labels and knobs), status 'running',
  * accel 'host', runs.host and runs.kernel_release from the host row.
  */
@@ -70,12 +77,32 @@ int db_host_run_create(struct db *db, int64_t *run_id, const struct db_host *h,
  * db_host_run_update - after a batch fed run_id: its line count becomes
  * line_no, runs.records and runs.bad_lines grow by records and bad_lines,
  * runs.host and runs.kernel_release are set again from h (an agent's hello
- * names its uname, the fleet knows the host by its registered name), and,
- * when status is not NULL, the run ends with status and error (may be NULL).
+ * names its uname, the fleet knows the host by its registered name), the
+ * stream's last_record_at is stamped, and, when status is not NULL, the run
+ * ends with status and error (may be NULL).
  */
 int db_host_run_update(struct db *db, const struct db_host *h, const char *key,
 		       int64_t run_id, int64_t line_no, int64_t records, int64_t bad_lines,
 		       const char *status, const char *error, struct buf *err);
+
+/* A fleet host's stream as `kcanary status` shows it; strings owned
+ * (db_fleet_streams_free), NULL where not recorded. */
+struct db_fleet_stream {
+	int64_t run_id;
+	char *host, *kernel_release, *started_at;
+	double since_last_s;      /* seconds since its last record; NaN: none yet
+				   * (or stored before the stamp existed) */
+	int64_t total;            /* the query's row count (db_fleet_streams' *total) */
+};
+
+/*
+ * db_fleet_streams - the job's live passive runs (status 'running', cell
+ * workload=passive: one per host and boot), by host name, at most max of
+ * them into *out (*n rows), and *total how many there are.
+ */
+int db_fleet_streams(struct db *db, int64_t job_id, size_t max, struct db_fleet_stream **out,
+		     size_t *n, size_t *total, struct buf *err);
+void db_fleet_streams_free(struct db_fleet_stream *v, size_t n);
 
 /* A host as the host list shows it; strings owned, NULL where not
  * recorded. */

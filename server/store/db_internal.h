@@ -132,4 +132,19 @@ static inline void db_bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+/*
+ * A fleet host's passive stream (kcanary-agent daemon) is a run of cell
+ * DB_PASSIVE_CELL (db_fleet.h): it never has a summary, only samples. Its value
+ * of a metric is the median of all its samples of that metric so far (one
+ * run per host and boot), the SQL below: a correlated scalar over run id
+ * RUN (an SQL expression) and metric name METRIC (an SQL expression, e.g.
+ * a parameter "?2"); NULL when the run has no such sample. For an even
+ * count, the mean of the two middle values. db_report.c and db_api.c (the
+ * report and the API's runs) share it, so both give the same number.
+ */
+#define DB_SAMPLES_MEDIAN_SQL(RUN, METRIC) \
+	"(SELECT avg(v) FROM (SELECT s.value AS v, row_number() OVER (ORDER BY s.value) AS i," \
+	" count(*) OVER () AS n FROM samples s WHERE s.run_id = " RUN " AND s.metric_id =" \
+	" (SELECT id FROM metrics WHERE name = " METRIC ")) WHERE i IN ((n + 1) / 2, (n + 2) / 2))"
+
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "store/db.h"
+#include "store/db_fleet.h"
 #include "store/db_report.h"
 #include "store/db_internal.h"
 #include "error.h"
@@ -134,10 +135,14 @@ static void read_run(sqlite3_stmt *st, void *row)
 	x->lab_host = db_col_strdup(st, 12);
 	x->rootfs = db_col_strdup(st, 13);
 	x->rootfs_hash = db_col_strdup(st, 14);
+	x->passive = x->cell && !strcmp(x->cell, DB_PASSIVE_CELL);
+	x->median = x->derived && sqlite3_column_int(st, 15);
 }
 
 /* worst_X and mean_X can be derived from the samples of X when a run has
- * no summary (it ended early): the same definitions the agent uses. */
+ * no summary (it ended early): the same definitions the agent uses. A
+ * passive fleet run never has one: any other metric X is the median of
+ * its samples of X (DB_SAMPLES_MEDIAN_SQL). */
 static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 {
 	const char *m = d->job_metric;
@@ -160,14 +165,16 @@ static int load_runs(struct db *db, struct db_report_data *d, struct buf *err)
 		/* the samples only for a run without the summary value */
 		" CASE WHEN (SELECT value FROM run_summary WHERE run_id = r.id AND metric = ?2)"
 		"  IS NULL THEN %s END, r.lab_host,"
-		" (SELECT spec FROM rootfs_images WHERE hash = r.rootfs_hash), r.rootfs_hash"
+		" (SELECT spec FROM rootfs_images WHERE hash = r.rootfs_hash), r.rootfs_hash, %d"
 		" FROM runs r JOIN variants v ON v.id = r.variant_id"
 		" WHERE r.job_id = ?1 ORDER BY r.cell, v.idx, r.repeat_idx",
 		base ? (strcmp(agg, "max") ?
 			"(SELECT avg(s.value) FROM samples s JOIN metrics m ON m.id = s.metric_id"
 			" WHERE s.run_id = r.id AND m.name = ?3)" :
 			"(SELECT max(s.value) FROM samples s JOIN metrics m ON m.id = s.metric_id"
-			" WHERE s.run_id = r.id AND m.name = ?3)") : "NULL");
+			" WHERE s.run_id = r.id AND m.name = ?3)") :
+		"CASE WHEN r.cell = '" DB_PASSIVE_CELL "' THEN "
+		DB_SAMPLES_MEDIAN_SQL("r.id", "?2") " END", !base);
 	r = db_prepare(db, &st, sql, err);
 	free(sql);
 	if (r)

@@ -22,7 +22,13 @@ struct db_report_run {
 	char *rootfs_hash;   /* rootfs_images.hash (for "host": of its dpkg list) */
 	double value;        /* summary value, or derived (see derived) */
 	bool has_value;
-	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X) */
+	bool derived;        /* from samples: worst_X = max(X), mean_X = avg(X),
+			      * or a passive run's median (see median) */
+	bool passive;        /* a fleet host's passive stream (cell
+			      * workload=passive, db_internal.h): no summary,
+			      * 'running' while the host streams */
+	bool median;         /* the value is the median of all the run's
+			      * samples of the metric (a passive run's) */
 };
 
 struct db_report_variant {

@@ -947,6 +947,92 @@ static void test_headline(void **state)
 	db_close(db);
 }
 
+/* A fleet host's passive run (cell workload=passive, 'running' while the
+ * host streams, samples but no summary): its value of a metric is the
+ * median of all its samples of it (issue 35: the fleet's report printed
+ * "running -"). Medians by hand: {5, 1, 100, 3} -> (3 + 5) / 2 = 4, {7, 2,
+ * 9} -> 7; worst_X is still the max; a running run of another workload
+ * has no value. */
+static int64_t add_stream_run(struct db *db, int64_t job, const char *cell, int repeat,
+			      const double *v, size_t n)
+{
+	int64_t var, run;
+	struct ingest *in = NULL;
+	struct buf text = BUF_INIT;
+
+	assert_int_equal(db_variant_get(db, &var, job, "6.12.117", NULL), 0);
+	char *params = xasprintf("{\"workload\":\"%s\"}", strchr(cell, '=') + 1);
+
+	assert_int_equal(db_run_create(db, &run, job, var, cell, repeat, NULL, params, NULL), 0);
+	free(params);
+	buf_printf(&text, "{\"type\":\"hello\",\"agent_version\":\"t\",\"host\":\"h%d\"}\n", repeat);
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&text, "{\"type\":\"sample\",\"t\":%zu,\"metric\":\"dirty_pages\","
+			   "\"value\":%g}\n", i + 1, v[i]);
+	assert_int_equal(ingest_open(&in, db, run, NULL), 0);
+	assert_int_equal(ingest_feed(in, text.ptr, text.len, NULL), 0);
+	assert_int_equal(ingest_close(in, NULL, NULL), 0);
+	assert_int_equal(db_run_set_status(db, run, "running", NULL, NULL), 0);
+	buf_release(&text);
+	return run;
+}
+
+static void test_passive_median(void **state)
+{
+	struct db *db = open_db(*state);
+	static const double a[] = { 5, 1, 100, 3 }, b[] = { 7, 2, 9 }, c[] = { 1, 2, 3 };
+	struct report_opts ro = { .metric = "dirty_pages" };
+	int64_t job;
+
+	assert_int_equal(db_job_create(db, &job, "fleet", "canary", NULL, NULL), 0);
+	add_stream_run(db, job, "workload=passive", 1, a, 4);
+	add_stream_run(db, job, "workload=passive", 2, b, 3);
+	add_stream_run(db, job, "workload=command", 1, c, 3);
+	char *text = report_text(db, job, &ro);
+	assert_non_null(strstr(text, "dirty_pages, median of each host boot's samples (passive):"));
+	assert_non_null(strstr(text, "each value: the median of all the dirty_pages samples of one"
+			       " host's boot so far"));
+	assert_non_null(strstr(text, "6.12.117's runs, in order: host h1, host h2"));
+	free(text);
+
+	char *js = report_json(db, job, &ro);
+	json_t *root = json_loads(js, 0, NULL);
+	assert_non_null(root);
+	size_t ci;
+	json_t *cell, *got[2] = { NULL, NULL }, *cmd = NULL;
+	json_array_foreach(json_object_get(root, "cells"), ci, cell) {
+		json_t *runs = json_object_get(json_array_get(json_object_get(cell, "variants"), 0), "runs");
+		if (!strcmp(json_string_value(json_object_get(cell, "cell")), "workload=passive")) {
+			got[0] = json_array_get(runs, 0);
+			got[1] = json_array_get(runs, 1);
+		} else {
+			cmd = json_array_get(runs, 0);
+		}
+	}
+	assert_non_null(got[0]);
+	assert_non_null(got[1]);
+	assert_non_null(cmd);
+	assert_true(json_real_value(json_object_get(got[0], "value")) == 4);
+	assert_true(json_real_value(json_object_get(got[1], "value")) == 7);
+	assert_string_equal(json_string_value(json_object_get(got[0], "value_is")), "median of samples");
+	assert_string_equal(json_string_value(json_object_get(got[1], "host")), "h2");
+	assert_true(json_is_null(json_object_get(cmd, "value")));
+	json_decref(root);
+	free(js);
+
+	struct report *rep = NULL;
+	ro.metric = "worst_dirty_pages";
+	assert_int_equal(report_build(&rep, db, job, &ro, NULL), 0);
+	assert_int_equal(report_nvalues(rep), 3);   /* max of each run's, command's too */
+	struct buf out = BUF_INIT;
+	assert_int_equal(report_format(&out, rep, REPORT_TEXT), 0);
+	assert_null(strstr(out.ptr, "median of"));   /* the max, as for any run */
+	assert_non_null(strstr(out.ptr, " 100*"));
+	buf_release(&out);
+	report_free(rep);
+	db_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -963,6 +1049,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stratified_by_host, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_runs_never_run, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_headline, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_passive_median, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }
