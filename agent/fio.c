@@ -267,6 +267,19 @@ static double fio_expected_s(const struct knobs *k)
 	return *knobs_str(k, "job") ? -1 : knobs_double(k, "runtime_s") + 30;
 }
 
+/* One job from the knobs lays out numjobs files of size bytes and, time
+ * based, writes within them (workload.h's disk_use); a job file's are its
+ * own: false. fio's logs and JSON output are small, in the agent's temp
+ * directory. */
+static bool fio_disk_use(const struct knobs *k, uint64_t *bytes, uint64_t *files)
+{
+	if (*knobs_str(k, "job"))
+		return false;
+	*files = knobs_u64(k, "numjobs");
+	*bytes = knobs_u64(k, "size") * *files;
+	return true;
+}
+
 const struct workload wl_fio = {
 	.name = "fio",
 	.summary = "fio (a job file, or one job from knobs): bw, iops, clat p50/p99/p99.9 per job and direction, per-second bw/iops",
@@ -278,4 +291,6 @@ const struct workload wl_fio = {
 	.check = fio_check,
 	.run = fio_run,
 	.expected_s = fio_expected_s,
+	.disk_use = fio_disk_use,
+	.disk_knobs = "size, numjobs",
 };

@@ -345,6 +345,13 @@ static void check_reply(const char *workload, const struct workload *w, const st
 			json_object_set_new(o, "expected_s", json_integer((json_int_t)s));
 		else
 			json_object_set_new(o, "expected_s", json_real(s));
+		uint64_t bytes = 0, files = 0;
+		bool disk = w->disk_use && w->disk_use(k, &bytes, &files);
+
+		json_object_set_new(o, "disk_bytes", disk ? json_integer((json_int_t)bytes) : json_null());
+		json_object_set_new(o, "disk_files", disk ? json_integer((json_int_t)files) : json_null());
+		json_object_set_new(o, "disk_knobs", disk && w->disk_knobs ? json_string(w->disk_knobs)
+									     : json_null());
 		json_object_set_new(o, "knobs", params_json(k));
 	}
 	text = json_dumps(o, JSON_COMPACT);
@@ -457,11 +464,15 @@ static void usage(FILE *f)
 		"coordinator uses it to refuse a bad knob before it builds anything, and\n"
 		"to learn how long a run takes (its watchdog). With --json it prints one\n"
 		"line on stdout and nothing on stderr (docs/records.md, \"The agent's check\"):\n"
-		"  {\"ok\":true,\"workload\":\"wb-handover\",\"expected_s\":153,\"knobs\":{...}}\n"
+		"  {\"ok\":true,\"workload\":\"wb-handover\",\"expected_s\":153,\"disk_bytes\":...,\n"
+		"   \"disk_files\":1000,\"disk_knobs\":\"rate_mbps, old_s, measure_s\",\"knobs\":{...}}\n"
 		"  {\"ok\":false,\"workload\":\"wb-handover\",\"knob\":\"rate\",\"error\":\"unknown knob ...\"}\n"
 		"expected_s: seconds from the workload's start to done with these knobs\n"
 		"(wb-handover: old_s + settle_s + pod_hop + measure_s; command: timeout_s),\n"
-		"null when the knobs do not say; knobs: every knob's value, given or\n"
+		"null when the knobs do not say; disk_bytes, disk_files: the file data and\n"
+		"files it writes on the test filesystem at most (the scratch disk's size;\n"
+		"null when the knobs do not say), disk_knobs: the knobs that size grows\n"
+		"with; knobs: every knob's value, given or\n"
 		"defaulted; knob: the knob at fault, null when none is named.\n"
 		"\n"
 		"Needs root and cgroup v2 with the memory (and, for wb-handover, io)\n"

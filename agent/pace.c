@@ -1,5 +1,6 @@
 /* pace.c - see pace.h: the paced writer's schedule, lag and its statistics. */
 #include <assert.h>
+#include <math.h>
 
 #include "pace.h"
 
@@ -47,4 +48,12 @@ double lag_stats_mean_s(const struct lag_stats *s)
 double pace_rate_mbps(uint64_t written_bytes, double elapsed_s)
 {
 	return elapsed_s > 0 ? (double)written_bytes / PACE_MIB / elapsed_s : 0.0;
+}
+
+uint64_t pace_max_bytes(double rate_mbps, double duration_s, uint64_t block)
+{
+	assert(rate_mbps > 0 && block > 0);
+	if (duration_s <= 0)
+		return 0;
+	return ((uint64_t)floor(rate_mbps * PACE_MIB * duration_s / (double)block) + 1) * block;
 }

@@ -59,6 +59,16 @@ void lag_stats_add(struct lag_stats *s, double lag_s);
 /* Mean lag in seconds; 0 with no samples. */
 double lag_stats_mean_s(const struct lag_stats *s);
 
+/*
+ * pace_max_bytes - the most a paced writer of block-byte writes at
+ * rate_mbps (> 0) has written when it stops after duration_s: it writes a
+ * block only when on or behind schedule (pace_wait_s() 0: written <=
+ * rate * elapsed, elapsed < duration_s), so each block starts at or below
+ * R = rate * duration_s bytes and there are at most floor(R / block) + 1
+ * of them. block > 0; 0 when duration_s <= 0.
+ */
+uint64_t pace_max_bytes(double rate_mbps, double duration_s, uint64_t block);
+
 /* pace_rate_mbps - achieved rate, MiB/s, of written_bytes over elapsed_s
  * seconds; 0 when elapsed_s <= 0. */
 double pace_rate_mbps(uint64_t written_bytes, double elapsed_s);

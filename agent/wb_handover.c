@@ -605,6 +605,30 @@ static double wb_expected_s(const struct knobs *k)
 	       knobs_double(k, "pod_hop") + knobs_double(k, "measure_s");
 }
 
+/* What a run leaves on the test filesystem at most (workload.h's
+ * disk_use): the old writer's and the new writer's bytes, each
+ * pace_max_bytes(rate_mbps, old_s or measure_s, block) (a writer never
+ * gets ahead of its schedule); the tail's 4 KiB append (dirty_after) and
+ * 14-byte files (shutdown_file, the takeover). Both writers append to the
+ * same nfiles files, but with mode=fresh the new one writes nfiles files
+ * of its own beside the old ones (prepare_dir() only clears files before
+ * the run). false when rate_mbps or block cannot pace (the run refuses). */
+static bool wb_disk_use(const struct knobs *k, uint64_t *bytes, uint64_t *files)
+{
+	double rate = knobs_double(k, "rate_mbps");
+	uint64_t block = knobs_u64(k, "block"), nfiles = knobs_u64(k, "nfiles");
+	bool shutdown = strcmp(knobs_str(k, "shutdown_file"), "none") != 0;
+	bool toggle = knobs_bool(k, "io_toggle");
+
+	if (!(rate > 0) || block == 0)
+		return false;
+	*bytes = pace_max_bytes(rate, knobs_double(k, "old_s"), block) +
+		 pace_max_bytes(rate, knobs_double(k, "measure_s"), block) +
+		 (knobs_bool(k, "dirty_after") ? 4096 : 0) + (shutdown ? 14 : 0) + (toggle ? 14 : 0);
+	*files = nfiles * (strcmp(knobs_str(k, "mode"), "fresh") ? 1 : 2) + shutdown + toggle;
+	return true;
+}
+
 const struct workload wl_wb_handover = {
 	.name = "wb-handover",
 	.summary = "a container appends to files a removed container left dirty (the seed's writeback stall)",
@@ -621,4 +645,6 @@ const struct workload wl_wb_handover = {
 	.check = wb_check,
 	.run = wb_run,
 	.expected_s = wb_expected_s,
+	.disk_use = wb_disk_use,
+	.disk_knobs = "rate_mbps, old_s, measure_s",
 };

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "knob.h"
@@ -44,6 +45,16 @@ struct workload {
 	 * what `check --json` tells the coordinator for its watchdog. < 0
 	 * when the knobs do not say (a command runs as long as it runs). */
 	double (*expected_s)(const struct knobs *k);
+	/* What a run with these knobs puts on the test filesystem at most:
+	 * *bytes of file data in *files files, what `check --json` tells the
+	 * coordinator to size the guest's scratch disk by (disk_bytes,
+	 * disk_files). false when the knobs do not say (a job file, a
+	 * command). NULL: never says. */
+	bool (*disk_use)(const struct knobs *k, uint64_t *bytes, uint64_t *files);
+	/* The knobs disk_use grows with, for the coordinator's message when
+	 * the disk would be too large ("rate_mbps, old_s, measure_s"); NULL
+	 * without disk_use. */
+	const char *disk_knobs;
 };
 
 extern const struct workload wl_wb_handover;

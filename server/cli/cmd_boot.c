@@ -15,6 +15,7 @@
 #include "guest/guest_run.h"
 #include "log.h"
 #include "guest/runner.h"
+#include "guest/scratch.h"
 #include "util.h"
 #include "wrap/vm.h"
 
@@ -61,7 +62,11 @@ static void usage(FILE *f)
 		"  --variant NAME       variant name (default: the kernel's file name)\n"
 		"  --vcpus N            guest vCPUs (default 2)\n"
 		"  --memory SIZE        guest memory (default 2G)\n"
-		"  --disk SIZE          scratch disk size, sparse (default 4G)\n"
+		"  --disk SIZE          scratch disk size, sparse (default: what the agent\n"
+		"                       says the workload writes with these knobs, plus the\n"
+		"                       filesystem's headroom, at least 4G; a workload that\n"
+		"                       needs more than 64G, or more than SIZE, is refused\n"
+		"                       with the size it needs: docs/guests.md)\n"
 		"  --watchdog DURATION  destroy the guest after this long (default: how long\n"
 		"                       the agent says the workload takes, 'kcanary-agent\n"
 		"                       check --json' (wb-handover: measure_s + old_s +\n"
@@ -114,12 +119,16 @@ static void print_run(int64_t run_id, const struct guest_result *res,
 	}
 }
 
-/* The agent's check of the workload and its --set knobs, before anything
- * is stored. 0, 2 (a knob it refuses, named as --set gave it) or 1. */
-static int check_knobs(const char *agent, const struct run_params *rp)
+/* The agent's check of the workload and its --set knobs, and the scratch
+ * disk they need (scratch.h: beyond --disk, or beyond the cap without it),
+ * before anything is stored. 0, 2 (a knob it refuses, named as --set gave
+ * it; a disk too small) or 1. */
+static int check_knobs(const char *agent, const struct run_params *rp, const char *fs,
+		       uint64_t disk_bytes)
 {
 	struct agent_check c;
 	struct buf err = BUF_INIT;
+	uint64_t disk;
 	int rc = 0;
 
 	if (agent_check(&c, agent, rp, &err)) {
@@ -130,6 +139,9 @@ static int check_knobs(const char *agent, const struct run_params *rp)
 			fprintf(stderr, "kcanary boot: --set %s: %s\n", c.knob, c.error);
 		else
 			fprintf(stderr, "kcanary boot: --workload %s: %s\n", rp->workload, c.error);
+		rc = 2;
+	} else if (scratch_disk_size(&disk, disk_bytes, fs, &c, &err)) {
+		fprintf(stderr, "kcanary boot: %s\n", buf_str(&err));
 		rc = 2;
 	}
 	agent_check_release(&c);
@@ -305,7 +317,7 @@ int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 	struct boot_args b = {
 		.a = { .gs = { .fs = "ext4" } }, .run = { .workload = "wb-handover" },
 		.memory = 2ULL << 30,
-		.j = { .vcpus = 2, .disk_bytes = 4ULL << 30 },
+		.j = { .vcpus = 2 },     /* disk_bytes 0: sized from the knobs */
 	};
 	struct buf err = BUF_INIT;
 	struct guest_result res;
@@ -322,7 +334,8 @@ int cmd_boot(struct cmd_ctx *ctx, int argc, char **argv)
 	b.run.knobs = b.knobs;
 	b.run.sysctls = b.sysctls;
 	b.a.gs.run = &b.run;
-	if ((rc = parse_args(&b, argc, argv)) || (rc = check_knobs(b.agent, &b.run)))
+	if ((rc = parse_args(&b, argc, argv)) ||
+	    (rc = check_knobs(b.agent, &b.run, b.a.gs.fs, b.j.disk_bytes)))
 		goto out;
 	rc = 1;
 	if (access(b.a.kernel, R_OK)) {

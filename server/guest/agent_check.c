@@ -29,6 +29,19 @@ static int spawn_read(char *const argv[], struct buf *out, int *status, struct b
 	return 0;
 }
 
+/* v, a count of 0 or more, into *out, or -1 for absent or null; false
+ * when it is something else. */
+static bool int_or_null(int64_t *out, json_t *v)
+{
+	*out = -1;
+	if (!v || json_is_null(v))
+		return true;
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	*out = json_integer_value(v);
+	return true;
+}
+
 /* The reply's fields into *out; -EIO when it is not the documented shape. */
 static int read_reply(struct agent_check *out, const char *text)
 {
@@ -43,6 +56,12 @@ static int read_reply(struct agent_check *out, const char *text)
 		if (!json_is_null(s) && !json_is_number(s))
 			goto out;
 		out->expected_s = json_is_number(s) ? json_number_value(s) : -1;
+		/* absent (an older agent) or null: the agent cannot size the disk */
+		if (!int_or_null(&out->disk_bytes, json_object_get(o, "disk_bytes")) ||
+		    !int_or_null(&out->disk_files, json_object_get(o, "disk_files")))
+			goto out;
+		s = json_object_get(o, "disk_knobs");
+		out->disk_knobs = json_is_string(s) ? xstrdup(json_string_value(s)) : NULL;
 	} else {
 		const char *k = json_string_value(json_object_get(o, "knob"));
 		const char *e = json_string_value(json_object_get(o, "error"));
@@ -103,5 +122,6 @@ void agent_check_release(struct agent_check *c)
 		return;
 	free(c->knob);
 	free(c->error);
-	c->knob = c->error = NULL;
+	free(c->disk_knobs);
+	c->knob = c->error = c->disk_knobs = NULL;
 }

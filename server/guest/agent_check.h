@@ -11,6 +11,7 @@
 #define KC_AGENT_CHECK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "guest/run_params.h"
 #include "util.h"
@@ -24,6 +25,10 @@
 struct agent_check {
 	bool ok;              /* every knob parsed */
 	double expected_s;    /* ok: start to done with these knobs; < 0 unknown */
+	int64_t disk_bytes;   /* ok: file data it writes on the test filesystem at
+			       * most, bytes; < 0 unknown (scratch.h sizes the disk) */
+	int64_t disk_files;   /* ok: in how many files; < 0 unknown */
+	char *disk_knobs;     /* ok: the knobs the size grows with; NULL: not said */
 	char *knob;           /* !ok: the knob at fault; NULL when none is named */
 	char *error;          /* !ok: the agent's one-line message */
 };

@@ -24,6 +24,7 @@
 #include "judge/progress.h"
 #include "judge/report.h"
 #include "guest/run_params.h"
+#include "guest/scratch.h"
 
 void guest_ctx_init(struct guest_ctx *g, struct db *db, const struct guest_opts *o,
 		    bool warn_tcg)
@@ -239,47 +240,64 @@ static double watchdog_for(const struct guest_ctx *g, const struct guest_job *j,
 	       (j->setup_s > 0 ? j->setup_s : runner_setup_allowance_s(g->ai.accel));
 }
 
-/* The run's expected length (< 0: the agent cannot tell): the one stored
- * with its job's cell (db_cells.h, when the job was stored), else the
- * agent's check now (a job stored before, an ad-hoc run).
- * 0, or -errno with why: -EINVAL when the agent refuses the knobs. */
-static int expected_length(struct guest_ctx *g, const struct guest_run_req *rq,
-			   double *expected_s, struct buf *why)
+/* The run's expected length (< 0: the agent cannot tell) and its scratch
+ * disk. The length: the one stored with its job's cell (db_cells.h, when
+ * the job was stored), else the agent's check now (a job stored before,
+ * an ad-hoc run). The disk: j->disk_bytes when given, else sized from the
+ * agent's check now (scratch.h; the cell keeps no size); a run whose
+ * length was stored was checked then, so a check that fails now only
+ * leaves its disk at the floor, with a warning. fs: the run's filesystem.
+ * 0, or -errno with why: -EINVAL when the agent refuses the knobs, -EFBIG
+ * when the disk would be too large (scratch_disk_size()). */
+static int check_run(struct guest_ctx *g, const struct guest_job *j, const struct guest_run_req *rq,
+		     const char *fs, double *expected_s, uint64_t *disk_bytes, struct buf *why)
 {
 	struct buf e = BUF_INIT;
-	struct agent_check chk;
+	struct agent_check chk = { 0 };
+	bool stored;
 	int r;
 
 	r = db_run_expected_s(g->db, rq->run_id, expected_s, &e);
 	if (r && r != -ENOENT)
 		log_warn("run %lld: %s; asking the agent", (long long)rq->run_id, buf_str(&e));
-	buf_release(&e);
-	if (!r)
-		return 0;
-	if ((r = agent_check(&chk, g->agent, rq->gs.run, why)))
-		return r;
-	if (!chk.ok)
-		r = err_setf(why, -EINVAL, "%s", chk.error);
-	*expected_s = chk.expected_s;
+	stored = !r;
+	buf_reset(&e);
+	r = agent_check(&chk, g->agent, rq->gs.run, &e);
+	if (!r && !chk.ok)
+		r = err_setf(&e, -EINVAL, "%s", chk.error);
+	if (r && !stored) {
+		err_setf(why, r, "%s", buf_str(&e));
+		goto out;
+	}
+	if (r) {
+		log_warn("run %lld: the agent's check: %s; scratch disk at the floor",
+			 (long long)rq->run_id, buf_str(&e));
+		chk.ok = false;
+	} else if (!stored) {
+		*expected_s = chk.expected_s;
+	}
+	r = scratch_disk_size(disk_bytes, j->disk_bytes, fs, &chk, why);
+out:
 	agent_check_release(&chk);
+	buf_release(&e);
 	return r;
 }
 
 /* Everything before the guest: the expected length, the watchdog, the
- * command line and the initramfs. 0, or -errno with why when the run
+ * scratch disk's size, the command line and the initramfs. 0, or -errno with why when the run
  * cannot start (an outcome; -ENOSPC, a full disk, is not one). */
 static int prepare(struct guest_ctx *g, const struct guest_job *j, const struct guest_run_req *rq,
-		   char **cmdline, double *watchdog_s, struct buf *why)
+		   char **cmdline, double *watchdog_s, uint64_t *disk_bytes, struct buf *why)
 {
 	struct guest_settings gs = rq->gs;
 	double expected_s;
 	int r;
 
-	if ((r = expected_length(g, rq, &expected_s, why)))
-		return r;
-	*watchdog_s = watchdog_for(g, j, expected_s);
 	if (!gs.fs)
 		gs.fs = "ext4";
+	if ((r = check_run(g, j, rq, gs.fs, &expected_s, disk_bytes, why)))
+		return r;
+	*watchdog_s = watchdog_for(g, j, expected_s);
 	gs.port = "kcanary";
 	if (j->files && j->files[0] && !j->rootfs)
 		return err_setf(why, -EINVAL, "--files needs --rootfs: files go into the root filesystem");
@@ -380,6 +398,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 	struct live live;
 	char *cmdline = NULL, *pvh = NULL;
 	double watchdog_s = 0;
+	uint64_t disk_bytes = 0;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -387,7 +406,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 	if ((r = db_run_set_guest(g->db, rq->run_id, vm_accel_name(g->ai.accel), NULL,
 				  rq->kernel_id, err)))
 		goto out;
-	if ((r = prepare(g, j, rq, &cmdline, &watchdog_s, &why)) == -ENOSPC) {
+	if ((r = prepare(g, j, rq, &cmdline, &watchdog_s, &disk_bytes, &why)) == -ENOSPC) {
 		/* a full disk is not the run's outcome: the job stops, the run
 		 * stays pending for `kcanary resume` */
 		r = err_setf(err, r, "%s", buf_str(&why));
@@ -412,7 +431,7 @@ int guest_run(struct guest_result *out, struct guest_ctx *g, const struct guest_
 			.rootfs_key = j->rootfs && !rootfs_is_host(j->rootfs) && g->rfs.volume_key[0] ?
 				      g->rfs.volume_key : NULL,
 			.hostfs = rootfs_is_host(j->rootfs),
-			.vcpus = j->vcpus, .memory_mib = j->memory_mib, .disk_bytes = j->disk_bytes,
+			.vcpus = j->vcpus, .memory_mib = j->memory_mib, .disk_bytes = disk_bytes,
 			.watchdog_s = watchdog_s, .console = g->o.console, .host = g->o.host,
 		};
 		r = runner_run(&out->run, g->db, rq->run_id, &ro, err);

@@ -17,6 +17,11 @@
  * return 0. A negative code means kcanary itself could not do its job (the
  * store failed); err says what.
  *
+ * The scratch disk: guest_job.disk_bytes when > 0 (a workload that needs
+ * more fails the run before it boots), else what the agent's check says the
+ * workload writes plus the filesystem's headroom (scratch.h). docs/guests.md,
+ * "The scratch disk".
+ *
  * The watchdog: guest_job.watchdog_s when > 0, else the agent's expected_s
  * (AGENT_CHECK_UNKNOWN_S when it cannot tell) plus the setup allowance
  * (guest_job.setup_s, else runner_setup_allowance_s(): 180 s under TCG,
@@ -92,7 +97,9 @@ struct guest_job {
 	int64_t job_id;            /* the live line follows this job's running run */
 	unsigned vcpus;            /* 0: 2 */
 	uint64_t memory_mib;       /* 0: 2048 */
-	uint64_t disk_bytes;       /* scratch disk, sparse; 0: 4 GiB */
+	uint64_t disk_bytes;       /* scratch disk, sparse; 0: sized from the workload's
+				    * knobs (scratch.h: at least 4 GiB; a run whose
+				    * workload needs more than 64 GiB fails before it boots) */
 	double watchdog_s;         /* > 0: this watchdog; 0: expected_s + setup allowance */
 	double setup_s;            /* > 0: this setup allowance; 0: runner_setup_allowance_s() */
 	const char *rootfs;        /* NULL: the initramfs alone; "debian[:PKG,...]": the

@@ -158,6 +158,39 @@ static void test_lag_stats(void **state)
 	assert_float_equal(pace_rate_mbps(0, 0.0), 0.0, 0);
 }
 
+/*
+ * The most a writer writes in duration_s (what the scratch disk is sized
+ * by), worked by hand: floor(rate * duration / block) + 1 blocks.
+ *   250 MiB/s, 30 s, 1 MiB: 7500 MiB of schedule -> 7501 blocks
+ *   16 MiB/s, 60 s, 1 MiB: 960 -> 961 blocks
+ *   1 MiB/s, 2.5 s, 1 MiB: writes at t = 0, 1, 2 (each when on schedule),
+ *     none at 3 (past the end): 3 blocks
+ *   1 MiB/s, 1 s, 3000 bytes: 1048576 / 3000 = 349.5 -> 350 blocks = 1050000
+ * and the writer of sim_run() that never stalls, stopped at 2.5 s, agrees.
+ */
+static void test_max_bytes(void **state)
+{
+	struct pace p;
+	double t = 0.0;
+	uint64_t written = 0;
+
+	(void)state;
+	assert_true(pace_max_bytes(250, 30, MIB) == 7501 * MIB);
+	assert_true(pace_max_bytes(16, 60, MIB) == 961 * MIB);
+	assert_true(pace_max_bytes(1, 2.5, MIB) == 3 * MIB);
+	assert_true(pace_max_bytes(1, 1, 3000) == 1050000);
+	assert_true(pace_max_bytes(250, 0, MIB) == 0);
+	/* the agent's writer loop: write when pace_wait_s() is 0, stop at the end */
+	pace_init(&p, 0.0, 1.0);
+	for (;;) {
+		t += pace_wait_s(&p, t, written);
+		if (t >= 2.5)
+			break;
+		written += MIB;
+	}
+	assert_true(written == 3 * MIB);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_stall_and_recovery),
 		cmocka_unit_test(test_catch_up_burst),
 		cmocka_unit_test(test_lag_stats),
+		cmocka_unit_test(test_max_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* test_agent_check.c - agent_check.c and run_params.c: the reply of a real
  * `kcanary-agent check --json` (the agent built beside these tests, in
  * $B, default build/) read back: validity, the knob at fault, expected_s
- * per workload; a job spec's cells checked with the place each knob was
+ * and the disk use per workload; a job spec's cells checked with the place each knob was
  * set; and a run's stored params read back as guest settings. */
 #include <errno.h>
 #include <setjmp.h>
@@ -100,6 +100,55 @@ static void test_command_expected_s(void **state)
 	assert_int_equal(check(&c, agent, "command", bounded, N(bounded)), 0);
 	assert_true(c.ok);
 	assert_true(c.expected_s == 90);
+	agent_check_release(&c);
+}
+
+/*
+ * What the agent says a run writes (the scratch disk's size), worked by
+ * hand from its knobs: a paced writer writes at most
+ * floor(rate * duration / block) + 1 blocks (agent/pace.h).
+ */
+static void test_disk_use(void **state)
+{
+	const char *agent = *state;
+	const struct knob seed10[] = { { "measure_s", "10" } };
+	const struct knob fresh[] = { { "rate_mbps", "8" }, { "old_s", "4" }, { "measure_s", "8" },
+				      { "nfiles", "10" }, { "mode", "fresh" }, { "dirty_after", "1" },
+				      { "shutdown_file", "offset_rename" }, { "io_toggle", "1" } };
+	const struct knob fio2[] = { { "size", "64M" }, { "numjobs", "2" } };
+	const struct knob fio_job[] = { { "job", "x.fio" } };
+	const struct knob cmd[] = { { "cmd", "true" } };
+	struct agent_check c;
+
+	/* the newcomer's first boot (issue 35, item 8): 250 MiB/s for old_s 30
+	 * and measure_s 10 in 1 MiB blocks: 7501 + 2501 = 10002 MiB =
+	 * 10487857152 bytes, in the 1000 files both writers append to */
+	assert_int_equal(check(&c, agent, "wb-handover", seed10, N(seed10)), 0);
+	assert_true(c.ok);
+	assert_true(c.disk_bytes == 10487857152LL);
+	assert_true(c.disk_files == 1000);
+	assert_string_equal(c.disk_knobs, "rate_mbps, old_s, measure_s");
+	agent_check_release(&c);
+	/* 8 MiB/s: old 32 MiB -> 33 blocks, new 64 MiB -> 65: 98 MiB =
+	 * 102760448, + the 4 KiB append + two 14-byte files = 102764572; the
+	 * new writer's 10 files beside the old 10, the shutdown file and the
+	 * takeover: 22 files */
+	assert_int_equal(check(&c, agent, "wb-handover", fresh, N(fresh)), 0);
+	assert_true(c.disk_bytes == 102764572LL);
+	assert_true(c.disk_files == 22);
+	agent_check_release(&c);
+	/* fio from knobs: numjobs files of size: 2 x 64 MiB = 134217728 */
+	assert_int_equal(check(&c, agent, "fio", fio2, N(fio2)), 0);
+	assert_true(c.disk_bytes == 134217728LL);
+	assert_true(c.disk_files == 2);
+	assert_string_equal(c.disk_knobs, "size, numjobs");
+	agent_check_release(&c);
+	/* a job file and a command say nothing */
+	assert_int_equal(check(&c, agent, "fio", fio_job, N(fio_job)), 0);
+	assert_true(c.ok && c.disk_bytes < 0 && c.disk_files < 0 && !c.disk_knobs);
+	agent_check_release(&c);
+	assert_int_equal(check(&c, agent, "command", cmd, N(cmd)), 0);
+	assert_true(c.ok && c.disk_bytes < 0 && c.disk_files < 0 && !c.disk_knobs);
 	agent_check_release(&c);
 }
 
@@ -244,6 +293,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_wb_handover_expected_s, agent_setup, agent_teardown),
 		cmocka_unit_test_setup_teardown(test_command_expected_s, agent_setup, agent_teardown),
+		cmocka_unit_test_setup_teardown(test_disk_use, agent_setup, agent_teardown),
 		cmocka_unit_test_setup_teardown(test_refused_knobs_are_a_result, agent_setup,
 						agent_teardown),
 		cmocka_unit_test(test_no_agent_or_no_reply),
