@@ -619,7 +619,10 @@
 					i >= 0 ? vals[i].name : String(axisValueOf(r))),
 				el("td", {}, r.cell || "–"),
 				el("td", {}, KC.statusBadge(r.status)),
-				el("td", { class: "host" }, r.lab_host || r.host || "–"),
+				/* a guest's run: the lab host it ran on; a fleet host's
+				 * passive run: that host */
+				el("td", { class: "host" }, r.lab_host ||
+					(KC.parseCell(r.cell).workload === "passive" && r.host) || "–"),
 				el("td", { class: "num" }, KC.fmt(r.value, unit) + (r.value_source === "samples" ? "*" :
 					r.value_source === "median of samples" ? " (median)" : "")),
 				el("td", { class: "probes" }, ptxt),
