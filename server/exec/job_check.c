@@ -10,6 +10,7 @@
 #include "guest/agent_check.h"
 #include "guest/run_params.h"
 #include "judge/metric_check.h"
+#include "judge/report_axis.h"
 #include "log.h"
 #include "store/db_cells.h"
 
@@ -198,19 +199,6 @@ static int check_by(const struct job_spec *spec, struct buf *err)
 	return r;
 }
 
-/* A params value as the report's axis takes it: strings as they are,
- * numbers as %g (report_axis.c json_text). NULL for anything else. */
-static char *param_text(json_t *v)
-{
-	if (json_is_string(v))
-		return xstrdup(json_string_value(v));
-	if (json_is_integer(v))
-		return xasprintf("%lld", (long long)json_integer_value(v));
-	if (json_is_real(v))
-		return xasprintf("%g", json_real_value(v));
-	return NULL;
-}
-
 /* The values axis will have in a report of spec, as the report orders
  * them, into *out (axes_free with *n): the variants' names, or each
  * cell's value of fs, a knob or one sysctl. false (nothing listed) for an
@@ -218,8 +206,6 @@ static char *param_text(json_t *v)
  * patches. */
 static bool axis_values(const struct job_spec *spec, const char *axis, char ***out, size_t *n)
 {
-	const char *bare = !strncmp(axis, "sysctl.", 7) ? axis + 7 : axis;
-
 	*out = NULL;
 	*n = 0;
 	if (!strcmp(axis, "variant") || !strcmp(axis, "kernel")) {
@@ -237,10 +223,7 @@ static bool axis_values(const struct job_spec *spec, const char *axis, char ***o
 		char *p = job_cell_params(spec, i), *t;
 		json_t *params = json_loads(p, 0, NULL);
 
-		t = bare == axis ? param_text(json_object_get(params, axis)) : NULL;
-		if (!t)
-			t = param_text(json_object_get(json_object_get(params, "sysctl"), bare));
-		if (t)
+		if ((t = report_axis_param(params, axis)))
 			axis_add(out, n, t);
 		free(t);
 		json_decref(params);

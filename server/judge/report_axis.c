@@ -101,7 +101,6 @@ static char *sysctls_of(const struct db_report_run *run, json_t *params)
 static char *setting_of(const struct db_report_run *run, json_t *params, const char *axis)
 {
 	const char *p = run->cell ? run->cell : "";
-	const char *bare = !strncmp(axis, "sysctl.", 7) ? axis + 7 : axis;
 
 	while (*p) {
 		size_t len = strcspn(p, " ");
@@ -112,7 +111,14 @@ static char *setting_of(const struct db_report_run *run, json_t *params, const c
 		while (*p == ' ')
 			p++;
 	}
+	return report_axis_param(params, axis);
+}
+
+char *report_axis_param(json_t *params, const char *axis)
+{
+	const char *bare = !strncmp(axis, "sysctl.", 7) ? axis + 7 : axis;
 	char *t = bare == axis ? json_text(json_object_get(params, axis)) : NULL;
+
 	if (!t)
 		t = json_text(json_object_get(json_object_get(params, "sysctl"), bare));
 	return t;

@@ -15,6 +15,7 @@
 #define KC_REPORT_AXIS_H
 
 #include <stddef.h>
+#include <jansson.h>
 
 #include "store/db.h"
 #include "store/db_report.h"
@@ -54,6 +55,12 @@ char *report_axis_rest(const struct db_report_run *run, const char *const *axes,
 
 /* Whether axis name is the variant axis ("variant", "kernel"). */
 int report_axis_is_variant(const char *name);
+
+/* report_axis_param - the value of setting axis in a run's params (a
+ * knob, or a sysctl under "sysctl": axis "sysctl.NAME" or a bare NAME),
+ * strings as they are, numbers as %g: what the report's axis takes. A new
+ * string the caller frees; NULL when params (may be NULL) has none. */
+char *report_axis_param(json_t *params, const char *axis);
 
 /* Whether axis name is a part of the variant: "revision" (v5, v6; "base"
  * for a variant that is no series revision) or "patches" (the patch
