@@ -332,7 +332,7 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 	 * serve's job queue (compare_worker_start(), compare.h) carries it
 	 * out, oldest first, unless serve runs with --no-exec. */
 	buf_reset(&err);
-	if ((r = job_store(api->db, spec, &id, &err))) {
+	if ((r = job_store(api->db, spec, NULL, &id, &err))) {
 		if (r == -EINVAL || r == -EEXIST)
 			api_error(resp, 400, "cannot store the job: %s", buf_str(&err));
 		else

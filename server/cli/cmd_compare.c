@@ -533,12 +533,14 @@ static int store_and_run(const struct cmd_ctx *ctx, struct db **db, const struct
 			 const struct job_check *chk, const struct exec_flags *f)
 {
 	struct buf err = BUF_INIT;
+	char *me = compare_owner_self();
 	int64_t job_id;
 	int ret = 1;
 
 	if (!*db && !(*db = cmd_open_store(ctx, "kcanary compare")))
 		goto out;
-	if (job_store(*db, spec, &job_id, &err)) {
+	/* stored as ours: serve's queue (on the same store) leaves it alone */
+	if (job_store(*db, spec, me, &job_id, &err)) {
 		fprintf(stderr, "kcanary compare: %s\n", buf_str(&err));
 		goto out;
 	}
@@ -548,6 +550,7 @@ static int store_and_run(const struct cmd_ctx *ctx, struct db **db, const struct
 			spec->name, (long long)job_id);
 	ret = execute_and_report(ctx, *db, job_id, f);
 out:
+	free(me);
 	buf_release(&err);
 	return ret;
 }
@@ -654,7 +657,10 @@ static int resume_or_rerun(struct cmd_ctx *ctx, int argc, char **argv, bool reru
 		goto out;
 	}
 	if (rerun) {
-		if (compare_rerun(db, job_id, NULL, &job_id, &err)) {
+		char *me = compare_owner_self();
+		int rr = compare_rerun(db, job_id, NULL, me, &job_id, &err);
+		free(me);
+		if (rr) {
 			fprintf(stderr, "kcanary rerun: job '%s': %s\n", job, buf_str(&err));
 			goto out;
 		}

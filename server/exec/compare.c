@@ -184,8 +184,7 @@ static bool job_cancelled(struct db *db, int64_t job_id)
 	return c;
 }
 
-/* "pid@host" of this process. */
-static char *owner_id(void)
+char *compare_owner_self(void)
 {
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
@@ -312,7 +311,7 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 		    struct buf *err)
 {
 	struct job_spec *spec = job_spec_new();
-	char *spec_json = NULL, *me = owner_id();
+	char *spec_json = NULL, *me = compare_owner_self();
 	char *owner = NULL, *status = NULL, *db_path = db_path_in(o->home);
 	struct build_thread bt = { .err = BUF_INIT };
 	bool have_bt = false;
@@ -335,7 +334,9 @@ int compare_execute(struct db *db, int64_t job_id, const struct guest_opts *o,
 	if ((r = db_job_spec(db, job_id, &spec_json, err)) ||
 	    (r = job_spec_from_json(spec, spec_json, err) ? -EINVAL : 0))
 		goto out;
-	if ((r = db_job_set_owner(db, job_id, me, err)))
+	/* taken only if nobody took it since it was read: serve's queue and
+	 * a `kcanary resume` may both have seen it free */
+	if ((r = db_job_claim(db, job_id, me, owner, err)))
 		goto out;
 	if ((r = db_job_set_status(db, job_id, "building", NULL, err)))
 		goto fail;
@@ -442,6 +443,29 @@ struct compare_worker {
 	volatile bool stop;
 };
 
+/* One job left `state` by a dead coordinator: its running runs become
+ * interrupted, and it goes back to the queue (pending, no coordinator),
+ * released only from the dead one it had: a `kcanary resume` that took it
+ * meanwhile keeps it. */
+static void resume_orphan(struct db *db, int64_t id, const char *state)
+{
+	struct buf err = BUF_INIT;
+	char *owner = NULL, *status = NULL;
+	size_t k = 0;
+
+	if (db_job_owner(db, id, &owner, &status, &err) || compare_resume(db, id, &k, &err))
+		goto out;	/* not ours to resume: a live coordinator has it */
+	log_warn("job %lld was left %s by a coordinator that stopped: resuming (%zu interrupted"
+		 " runs rescheduled)", (long long)id, state, k);
+	if (db_job_claim(db, id, NULL, owner, &err) ||
+	    db_job_set_status(db, id, "pending", NULL, &err))
+		log_err("job %lld: %s", (long long)id, buf_str(&err));
+out:
+	buf_release(&err);
+	free(owner);
+	free(status);
+}
+
 /* Jobs left building or running by a coordinator that died: resume them
  * first (their running runs become interrupted, fresh repeats added). */
 static void resume_orphans(struct db *db, struct compare_worker *w)
@@ -458,16 +482,8 @@ static void resume_orphans(struct db *db, struct compare_worker *w)
 			buf_release(&err);
 			continue;
 		}
-		for (size_t i = 0; i < n && !w->stop; i++) {
-			size_t k = 0;
-			buf_reset(&err);
-			if (compare_resume(db, ids[i], &k, &err) == 0) {
-				log_warn("job %lld was left %s by a coordinator that stopped: resuming"
-					 " (%zu interrupted runs rescheduled)", (long long)ids[i], states[s], k);
-				if (db_job_set_status(db, ids[i], "pending", NULL, &err))
-					log_err("job %lld: %s", (long long)ids[i], buf_str(&err));
-			}
-		}
+		for (size_t i = 0; i < n && !w->stop; i++)
+			resume_orphan(db, ids[i], states[s]);
 		buf_release(&err);
 		free(ids);
 	}
@@ -492,7 +508,7 @@ static void *worker_main(void *arg)
 		buf_reset(&err);
 		/* a store that cannot list the queue is tried again next time:
 		 * the job's own writes say what is wrong with it */
-		if (db_jobs_with_status(db, "pending", &ids, &n, 1, NULL) == 0 && n) {
+		if (db_jobs_queued(db, &ids, &n, 1, NULL) == 0 && n) {
 			log_info("job queue: carrying out job %lld", (long long)ids[0]);
 			int r = compare_execute(db, ids[0], &w->opts, &err);
 			if (r && r != -EINTR)
@@ -538,7 +554,7 @@ void compare_worker_stop(struct compare_worker *w)
 	free(w);
 }
 
-int compare_rerun(struct db *db, int64_t job_id, const char *agent, int64_t *new_job,
+int compare_rerun(struct db *db, int64_t job_id, const char *agent, const char *owner, int64_t *new_job,
 		  struct buf *err)
 {
 	struct job_spec *spec = job_spec_new();
@@ -555,7 +571,7 @@ int compare_rerun(struct db *db, int64_t job_id, const char *agent, int64_t *new
 	if (!(checked = !job_check_cells(&chk, spec, agent, &why)))
 		log_warn("job %lld: its rerun's runs will ask the agent for their length: %s",
 			 (long long)job_id, buf_str(&why));
-	if ((r = job_store(db, spec, new_job, err)))
+	if ((r = job_store(db, spec, owner, new_job, err)))
 		goto out;
 	if (checked)
 		job_check_store(db, *new_job, &chk);	/* logged when it fails */

@@ -61,11 +61,19 @@ int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct 
  * agent at agent (NULL: image_default_agent()) says it, is stored with the
  * new job (job_check.h), so its runs do not ask the agent one by one; a
  * check that fails (a knob the agent refuses now, no agent) stores none,
- * logged: the runs then ask, and fail, as any run does. -ENOENT (no such
- * job), -EINVAL (a spec that does not read back) or a store error, with err.
+ * logged: the runs then ask, and fail, as any run does. owner is who will
+ * carry the new job out (job_store(): NULL queues it for serve). -ENOENT
+ * (no such job), -EINVAL (a spec that does not read back) or a store
+ * error, with err.
  */
-int compare_rerun(struct db *db, int64_t job_id, const char *agent, int64_t *new_job,
-		  struct buf *err);
+int compare_rerun(struct db *db, int64_t job_id, const char *agent, const char *owner,
+		  int64_t *new_job, struct buf *err);
+
+/*
+ * compare_owner_self - this process as a job's coordinator, "pid@host"
+ * (jobs.owner), a new string (caller frees).
+ */
+char *compare_owner_self(void);
 
 /*
  * compare_owner_alive - is the coordinator owner ("pid@host", jobs.owner)

@@ -1018,7 +1018,8 @@ static int store_repeat(struct db *db, const struct job_spec *s, int64_t job,
 	return r;
 }
 
-int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct buf *err)
+int job_store(struct db *db, const struct job_spec *s, const char *owner, int64_t *out_job,
+	      struct buf *err)
 {
 	struct variant *v = NULL;
 	size_t nv = job_variants(s, &v), ncells = job_ncells(s);
@@ -1033,6 +1034,8 @@ int job_store(struct db *db, const struct job_spec *s, int64_t *out_job, struct 
 	if ((r = db_job_create(db, &job, s->name, "compare", spec_json, err)))
 		goto fail;
 	if ((r = db_job_set_meta(db, job, (int64_t)s->seed, s->metric, err)))
+		goto fail;
+	if (owner && (r = db_job_set_owner(db, job, owner, err)))
 		goto fail;
 	for (size_t i = 0; i < nv; i++) {
 		char *vj = variant_to_json(&v[i]);

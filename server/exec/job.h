@@ -200,9 +200,12 @@ char *job_cell_params(const struct job_spec *spec, size_t i);
  * interleaved run order: for each repeat, for each cell (shuffled with
  * spec->seed), each variant — so drift hits all variants alike. One
  * transaction. *out_job gets the job id. With repeat_auto only the first
- * block (repeat) is stored; job_store_block() appends the others.
+ * block (repeat) is stored; job_store_block() appends the others. owner
+ * ("pid@host", compare_owner_self()) is the coordinator that will carry
+ * the job out, stored in the same transaction so that serve's queue never
+ * sees the job free; NULL queues it for serve (POST /api/v1/jobs).
  */
-int job_store(struct db *db, const struct job_spec *spec, int64_t *out_job,
+int job_store(struct db *db, const struct job_spec *spec, const char *owner, int64_t *out_job,
 	      struct buf *err);
 
 /*

@@ -206,14 +206,39 @@ int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, str
 	return r;
 }
 
-int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max, struct buf *err)
+int db_job_claim(struct db *db, int64_t job_id, const char *owner, const char *seen, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	char *now = NULL, *status = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET owner = ?1 WHERE id = ?2 AND owner IS ?3", err)))
+		return r;
+	db_bind_text_or_null(st, 1, owner);
+	sqlite3_bind_int64(st, 2, job_id);
+	db_bind_text_or_null(st, 3, seen);
+	r = db_step_done(db, st, err, "cannot set job %lld's coordinator", (long long)job_id);
+	sqlite3_finalize(st);
+	if (r || sqlite3_changes(db->h) == 1)
+		return r;
+	/* nothing changed: no such job, or another coordinator was faster */
+	if ((r = db_job_owner(db, job_id, &now, &status, err)))
+		return r;
+	r = err_setf(err, -EBUSY, "job %lld was taken by another coordinator (%s) at the same"
+		     " moment", (long long)job_id, now ? now : "none: it was released");
+	free(now);
+	free(status);
+	return r;
+}
+
+static int jobs_query(struct db *db, const char *sql, const char *status, int64_t **out,
+		      size_t *n, int max, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	void *ids;
 	int r;
 
-	if ((r = db_prepare(db, &st, "SELECT id FROM jobs WHERE kind = 'compare' AND status = ?"
-			    " ORDER BY id LIMIT ?", err)))
+	if ((r = db_prepare(db, &st, sql, err)))
 		return r;
 	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, max);
@@ -221,6 +246,18 @@ int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t
 			  "cannot list the jobs in status '%s'", status)))
 		*out = ids;
 	return r;
+}
+
+int db_jobs_queued(struct db *db, int64_t **out, size_t *n, int max, struct buf *err)
+{
+	return jobs_query(db, "SELECT id FROM jobs WHERE kind = 'compare' AND status = ?1"
+			  " AND owner IS NULL ORDER BY id LIMIT ?2", "pending", out, n, max, err);
+}
+
+int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max, struct buf *err)
+{
+	return jobs_query(db, "SELECT id FROM jobs WHERE kind = 'compare' AND status = ?1"
+			  " ORDER BY id LIMIT ?2", status, out, n, max, err);
 }
 
 int db_job_kind(struct db *db, int64_t job_id, char **out, struct buf *err)

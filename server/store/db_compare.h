@@ -62,10 +62,27 @@ int db_job_set_owner(struct db *db, int64_t job_id, const char *owner, struct bu
  * none) and status (new string). */
 int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, struct buf *err);
 /*
+ * db_job_claim - make owner ("pid@host", or NULL to release) the job's
+ * coordinator if, and only if, its coordinator is still seen (NULL: none),
+ * in one statement: two coordinators (the CLI and serve's queue, or two
+ * `kcanary resume`s) that both read the job free cannot both take it.
+ * 0 when claimed; -EBUSY with err (naming the job and who holds it now)
+ * when the coordinator changed since it was seen; -ENOENT (no job), or a
+ * store error.
+ */
+int db_job_claim(struct db *db, int64_t job_id, const char *owner, const char *seen, struct buf *err);
+/*
  * db_jobs_with_status - ids of compare jobs in status (oldest first), at
  * most max. *out is new (caller frees).
  */
 int db_jobs_with_status(struct db *db, const char *status, int64_t **out, size_t *n, int max, struct buf *err);
+/*
+ * db_jobs_queued - ids of the compare jobs waiting for serve's queue:
+ * pending with no coordinator (a `kcanary compare` stores its own job
+ * with itself as the coordinator: not queued), oldest first, at most max.
+ * *out is new (caller frees).
+ */
+int db_jobs_queued(struct db *db, int64_t **out, size_t *n, int max, struct buf *err);
 
 /*
  * db_job_kind - the job's kind (adhoc, compare, bisect, canary: a new

@@ -20,8 +20,10 @@
 #    stream into a store of its own; the new job is one job holding every
 #    ingest as one run; every compare job is done with each of its 4
 #    planned runs stored once;
+#  - serve's job queue never takes a CLI compare's job;
 #  - PRAGMA integrity_check is ok.
-# Server on a free loopback port (port 0). Bounded: about 40 s (soak: 2 min).
+# Server on a free loopback port (port 0). Bounded: about 40 s (soak: 2 min;
+# up to 120 s more on a machine too slow for two compare jobs in WRITERS_S).
 # Prints a "fault-table:" line.
 set -eu
 B=${B:-build}
@@ -161,6 +163,14 @@ if [ "$GUESTS" = 1 ]; then
 	i=0
 	while [ ! -e $tmp/compare.end ] && [ $i -lt 900 ]; do sleep 0.5; i=$((i + 1)); done
 	[ -e $tmp/compare.end ] || { touch $tmp/stop; fail "the guest compare did not end in $((SECS + 450)) s"; }
+else
+	# two compare jobs beside everything else, however slow this
+	# machine is (one takes 5 s quiet, 18 s under a CPU and disk hog):
+	# the writers keep writing until then, up to 120 s more
+	i=0
+	while [ "$(cat $tmp/compared $tmp/failed 2>/dev/null | wc -l)" -lt 2 ] && [ $i -lt 240 ]; do
+		sleep 0.5; i=$((i + 1))
+	done
 fi
 touch $tmp/stop
 for p in $lpids; do wait $p; done
@@ -222,8 +232,13 @@ survived=$((N + NI + 2))
 echo "fault-table: $N agents + $NI CLI ingests + $what + readers on one store, ${secs}s|$((N + NI + 2))|$survived|$lost"
 
 [ -z "$busy" ] || { echo "$busy"; fail "a busy store reached a user or a log (above)"; }
-[ ! -s $tmp/failed ] || fail "a CLI writer or reader failed: $(head -5 $tmp/failed)"
+[ ! -s $tmp/failed ] || fail "a CLI writer or reader failed: $(head -5 $tmp/failed)
+compare's stderr (last lines): $(tail -5 $tmp/compare.log 2>/dev/null)"
 [ -z "$bad" ] || fail "agents' records against the store:$bad"
+# a CLI compare's job is its own: serve's queue, on the same store, never
+# carries it out too (it did, between the job's storing and its claim)
+! grep -n "job queue: carrying out" $tmp/serve.log ||
+	fail "serve's job queue took a CLI compare's job (above)"
 
 # every compare job done, each of its 4 planned runs once (a 'timeout' on
 # the test driver), nothing left running
@@ -241,7 +256,7 @@ if [ "$GUESTS" = 1 ]; then
 		ON j.id = r.job_id WHERE j.name = 'cmpg')")
 	[ "$gsamples" -gt 0 ] || fail "the guest runs stored no sample"
 else
-[ "$ncmp" -ge 2 ] || fail "only $ncmp compare jobs in ${SECS}s: $(tail -3 $tmp/compare.log)"
+[ "$ncmp" -ge 2 ] || fail "only $ncmp compare jobs in $((t1 - t0)) s: $(tail -3 $tmp/compare.log)"
 fi
 [ "$GUESTS" = 1 ] || for j in $(cat $tmp/compared); do
 	got=$(q "SELECT j.status || ' ' || count(r.id) || ' ' || sum(r.status = 'timeout') || ' ' ||

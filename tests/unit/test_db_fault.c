@@ -332,7 +332,7 @@ static void test_job_store_faults(void **state)
 		arm(FAULT_WRITE, n);
 		r = db_open(&db, path, &err);
 		if (!r)
-			r = job_store(db, spec, &id, &err);
+			r = job_store(db, spec, NULL, &id, &err);
 		db_close(db);
 		int injected = F.injected;
 		arm(FAULT_WRITE, 0);

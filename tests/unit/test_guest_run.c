@@ -415,7 +415,7 @@ static void test_job_keeps_its_cells_lengths(void **state)
 					    &err), 0);
 	assert_int_equal(job_check_cells(&chk, s, fx->agent, &err), 0);
 	assert_int_equal(chk.ncells, 2);
-	assert_int_equal(job_store(fx->db, s, &job, &err), 0);
+	assert_int_equal(job_store(fx->db, s, NULL, &job, &err), 0);
 	job_check_store(fx->db, job, &chk);
 	json = job_spec_to_json(s);
 	assert_int_equal(job_spec_from_json(back, json, &err), 0);
@@ -447,10 +447,10 @@ static void test_rerun_keeps_its_cells_lengths(void **state)
 					    "/boot/b\n[workload]\nold_s = 4\nsettle_s = 1\n"
 					    "pod_hop = 2\n[matrix]\nmeasure_s = 8 20\n", "job.ini",
 					    &err), 0);
-	assert_int_equal(job_store(fx->db, s, &job, &err), 0);
+	assert_int_equal(job_store(fx->db, s, NULL, &job, &err), 0);
 	job_runs(fx, job, &first, &last);
 	assert_int_equal(db_run_expected_s(fx->db, first, &x, NULL), -ENOENT);
-	assert_int_equal(compare_rerun(fx->db, job, fx->agent, &again, &err), 0);
+	assert_int_equal(compare_rerun(fx->db, job, fx->agent, NULL, &again, &err), 0);
 	assert_true(again != job);
 	job_runs(fx, again, &first, &last);
 	/* 2 variants x 2 cells x 3 repeats (the default) */

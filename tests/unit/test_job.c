@@ -1,6 +1,7 @@
 /* test_job.c - job files, expansion, run order, storing. */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,7 @@
 #include "store/db.h"
 #include "store/db_compare.h"
 #include "store/db_internal.h"
+#include "exec/compare.h"
 #include "exec/job.h"
 #include "util.h"
 #include "testutil.h"
@@ -401,7 +403,7 @@ static void test_files_round_trip(void **state)
 	int64_t job;
 	char *path = xasprintf("%s/kc.db", td->path), *stored = NULL;
 	assert_int_equal(db_open(&db, path, NULL), 0);
-	assert_int_equal(job_store(db, s, &job, &err), 0);
+	assert_int_equal(job_store(db, s, NULL, &job, &err), 0);
 	assert_int_equal(db_job_spec(db, job, &stored, &err), 0);
 	job_spec_free(t);
 	t = job_spec_new();
@@ -445,7 +447,7 @@ static void test_store_interleaved(void **state)
 	assert_int_equal(db_open(&db, path, NULL), 0);
 	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
 	s->seed = 7;
-	assert_int_equal(job_store(db, s, &job, &err), 0);
+	assert_int_equal(job_store(db, s, NULL, &job, &err), 0);
 	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs", NULL, NULL), 0);
 	assert_int_equal(n, 3 * 4 * 3);
 	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM variants", NULL, NULL), 0);
@@ -471,7 +473,7 @@ static void test_store_interleaved(void **state)
 	assert_int_equal(n, 7);
 	/* the same seed gives the same order */
 	int64_t job2, same;
-	assert_int_equal(job_store(db, s, &job2, &err), 0);
+	assert_int_equal(job_store(db, s, NULL, &job2, &err), 0);
 	assert_int_equal(db_query_int64(db, &same,
 		"SELECT count(*) FROM runs a JOIN runs b ON a.seq = b.seq AND a.cell = b.cell"
 		" AND a.job_id = 1 AND b.job_id = 2", NULL, NULL), 0);
@@ -487,7 +489,7 @@ static void test_store_interleaved(void **state)
 	 * no shuffle gives one order, a shuffle once per job at most 10 */
 	for (uint64_t seed = 1; seed <= 10; seed++) {
 		s->seed = seed;
-		assert_int_equal(job_store(db, s, &job2, &err), 0);
+		assert_int_equal(job_store(db, s, NULL, &job2, &err), 0);
 	}
 	const char *orders =
 		"(SELECT job_id, repeat_idx, group_concat(cell, '|') AS o FROM"
@@ -592,10 +594,10 @@ static void test_store_blocks(void **state)
 	assert_int_equal(db_open(&db, path, NULL), 0);
 	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
 	s->seed = 11;
-	assert_int_equal(job_store(db, s, &fixed, &err), 0);
+	assert_int_equal(job_store(db, s, NULL, &fixed, &err), 0);
 	assert_int_equal(job_spec_set(s, "job", "repeat", "auto:5", &err), 0);
 	assert_int_equal(job_spec_check(s, &err), 0);
-	assert_int_equal(job_store(db, s, &aut, &err), 0);
+	assert_int_equal(job_store(db, s, NULL, &aut, &err), 0);
 	assert_int_equal(db_query_int64(db, &n, "SELECT count(*) FROM runs WHERE job_id = 2",
 					NULL, NULL), 0);
 	assert_int_equal(n, 3 * 4);
@@ -642,6 +644,71 @@ static void test_store_blocks(void **state)
 	buf_release(&err);
 }
 
+/* A job stored with its coordinator is never taken by serve's queue, and
+ * a claim is a compare-and-set: the race that made a `kcanary compare`
+ * beside `kcanary serve` on one store find its own job "being carried out
+ * by" serve (CI, f_writers: compare cmp2 exited 1). */
+static void test_owner_and_queue(void **state)
+{
+	struct tmpdir *td = *state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	struct compare_worker *w = NULL;
+	struct guest_opts o = { .home = td->path, .uri = "test:///default", .quiet = true };
+	int64_t mine, queued, *ids = NULL;
+	size_t n = 0;
+	char *path = xasprintf("%s/kcanary.db", td->path), *me = compare_owner_self();
+	char *owner = NULL, *status = NULL;
+
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
+	assert_int_equal(job_store(db, s, me, &mine, &err), 0);
+	assert_int_equal(job_store(db, s, NULL, &queued, &err), 0);
+	assert_int_equal(db_jobs_queued(db, &ids, &n, 10, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], queued);
+	free(ids);
+	/* the claim: only from the coordinator seen */
+	assert_int_equal(db_job_claim(db, queued, "1@elsewhere", NULL, &err), 0);
+	buf_reset(&err);
+	assert_int_equal(db_job_claim(db, queued, me, NULL, &err), -EBUSY);
+	assert_non_null(strstr(buf_str(&err), "taken by another coordinator (1@elsewhere)"));
+	assert_int_equal(db_job_claim(db, queued, NULL, "1@elsewhere", &err), 0);
+	assert_int_equal(db_job_owner(db, queued, &owner, &status, &err), 0);
+	assert_null(owner);
+	free(status);
+	/* serve's queue, in this process (so "me" is its own pid@host too:
+	 * the old queue took any pending job and ran it as its own), leaves
+	 * the owned job pending; the queued one it takes */
+	assert_int_equal(compare_worker_start(&w, path, &o), 0);
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(db_job_owner(db, queued, &owner, &status, &err), 0);
+		bool taken = strcmp(status, "pending");
+		free(owner);
+		free(status);
+		if (taken)
+			break;
+		usleep(100000);
+	}
+	sleep(1);	/* a poll more, with the owned job still pending */
+	compare_worker_stop(w);
+	assert_int_equal(db_job_owner(db, queued, &owner, &status, &err), 0);
+	assert_string_not_equal(status, "pending");	/* the queue ran */
+	free(owner);
+	free(status);
+	assert_int_equal(db_job_owner(db, mine, &owner, &status, &err), 0);
+	assert_string_equal(status, "pending");
+	assert_string_equal(owner, me);
+	free(owner);
+	free(status);
+	db_close(db);
+	free(path);
+	free(me);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +723,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_interleaved, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(test_repeat_auto_and_margin),
 		cmocka_unit_test_setup_teardown(test_store_blocks, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_owner_and_queue, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("job", tests, NULL, NULL);
 }

@@ -251,7 +251,7 @@ static void test_job_store_writes_typed_specs(void **state)
 	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = t\ntree = /t\nbase = v6.12.117\n"
 					    "series = /m/a.mbox /m/b.mbox\npatches = 1-2\n"
 					    "config = debug-lockdep\naa = yes\n", "job.ini", &err), 0);
-	assert_int_equal(job_store(db, s, &job, &err), 0);
+	assert_int_equal(job_store(db, s, NULL, &job, &err), 0);
 	nwant = job_variants(s, &want);
 	assert_int_equal(db_job_variants(db, job, &rows, &n, NULL), 0);
 	assert_int_equal(n, nwant);
