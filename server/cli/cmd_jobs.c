@@ -46,25 +46,6 @@ static const char *job_state(const struct db_job_row *j)
 	return j->status;
 }
 
-/* The change and p columns of headline h ("-" without one; p starred when
- * chosen from several comparisons), into change and p of size bytes. */
-static void headline_cells(char *change, char *p, size_t size, const struct report_headline *h)
-{
-	if (!h->has) {
-		snprintf(change, size, "-");
-		snprintf(p, size, "-");
-		return;
-	}
-	if (isfinite(h->change_pct))
-		snprintf(change, size, "%+.1f%%", h->change_pct);
-	else
-		snprintf(change, size, "-");
-	if (h->p < 0.001)
-		snprintf(p, size, "<0.001%s", h->ncomparisons > 1 ? "*" : "");
-	else
-		snprintf(p, size, "%.3f%s", h->p, h->ncomparisons > 1 ? "*" : "");
-}
-
 int cmd_jobs(struct cmd_ctx *ctx, int argc, char **argv)
 {
 	struct db_job_row *rows = NULL;
@@ -99,7 +80,7 @@ int cmd_jobs(struct cmd_ctx *ctx, int argc, char **argv)
 		/* a job without a report (no axis to compare) has no change */
 		if (report_job_headline(&h, db, rows[i].id, NULL))
 			h.has = false;
-		headline_cells(change, p, sizeof(change), &h);
+		report_headline_text(&h, change, p, sizeof(change));
 		starred |= h.has && h.ncomparisons > 1;
 		printf("%5lld  %-28.28s %-8s %-11s %9s %7d %8s %7s  %s\n", (long long)rows[i].id,
 		       rows[i].name, rows[i].kind, job_state(&rows[i]), runs, rows[i].runs_failed,

@@ -10,7 +10,8 @@
 # 30.3, Decimal('0.15') -> 0.2, Decimal('1000.5') to 1 -> 1001,
 # Decimal('14.85') -> 14.9, Decimal('0.0455') to 0.001 -> 0.046,
 # Decimal('1.0005') to 0.001 -> 1.001 (printf's "%.1f" gives 30.2 and 0.1:
-# it rounds the binary value half to even).
+# it rounds the binary value half to even). `kcanary jobs` shows the
+# headline change and p by the same rule.
 set -u
 B=${B:-build}
 KC=$PWD/$B/kcanary
@@ -44,6 +45,23 @@ $KC report round --metric worst_lag_s --format csv > "$tmp/csv" 2>&1 || fail "re
 for want in 30.25 0.15 1000.5; do
 	grep -q ",worst_lag_s,$want," "$tmp/csv" || fail "csv has no $want: $(cat "$tmp/csv")"
 done
+
+# `kcanary jobs` rounds the headline's change and p as the report does:
+# 4 runs at 100 s against 4 at 130.25 s is a change of +30.25% (Decimal
+# to 0.1, half up: +30.3%; printf's "%+.1f" gives +30.2%) and, every run
+# of one above every run of the other, the exact two-sided Mann-Whitney
+# p = 2 / C(8,4) = 2/70 = 0.02857 (to 2 decimals as the report: 0.03)
+for i in 1 2 3 4; do
+	stream 100 > "$tmp/s.jsonl"
+	$KC ingest --job jobsround --variant base "$tmp/s.jsonl" > /dev/null 2>&1 || fail "ingest base"
+	stream 130.25 > "$tmp/s.jsonl"
+	$KC ingest --job jobsround --variant new "$tmp/s.jsonl" > /dev/null 2>&1 || fail "ingest new"
+done
+$KC jobs > "$tmp/jobs" 2>&1 || fail "kcanary jobs: $(cat "$tmp/jobs")"
+grep -q "jobsround .* +30\.3%  *0\.03  " "$tmp/jobs" ||
+	fail "kcanary jobs does not show +30.3% and p 0.03: $(grep jobsround "$tmp/jobs")"
+$KC report jobsround --metric worst_lag_s > "$tmp/jr" 2>&1 || fail "report jobsround"
+grep -q "+30\.3% (p=0\.03," "$tmp/jr" || fail "report jobsround: $(grep % "$tmp/jr")"
 
 # the pages: KC.fmt / fmtPct / fmtP give the text report's strings
 if command -v node > /dev/null; then
