@@ -276,7 +276,8 @@ static bool fio_disk_use(const struct knobs *k, uint64_t *bytes, uint64_t *files
 	if (*knobs_str(k, "job"))
 		return false;
 	*files = knobs_u64(k, "numjobs");
-	*bytes = knobs_u64(k, "size") * *files;
+	if (__builtin_mul_overflow(knobs_u64(k, "size"), *files, bytes))
+		*bytes = UINT64_MAX;     /* 4096T x 8192 jobs: more than any disk */
 	return true;
 }
 

@@ -348,6 +348,10 @@ static void check_reply(const char *workload, const struct workload *w, const st
 		uint64_t bytes = 0, files = 0;
 		bool disk = w->disk_use && w->disk_use(k, &bytes, &files);
 
+		/* a JSON integer is signed: more than INT64_MAX is said as
+		 * INT64_MAX (far above any disk), never as a negative "unknown" */
+		bytes = bytes > INT64_MAX ? INT64_MAX : bytes;
+		files = files > INT64_MAX ? INT64_MAX : files;
 		json_object_set_new(o, "disk_bytes", disk ? json_integer((json_int_t)bytes) : json_null());
 		json_object_set_new(o, "disk_files", disk ? json_integer((json_int_t)files) : json_null());
 		json_object_set_new(o, "disk_knobs", disk && w->disk_knobs ? json_string(w->disk_knobs)

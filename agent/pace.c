@@ -53,7 +53,14 @@ double pace_rate_mbps(uint64_t written_bytes, double elapsed_s)
 uint64_t pace_max_bytes(double rate_mbps, double duration_s, uint64_t block)
 {
 	assert(rate_mbps > 0 && block > 0);
+	double blocks;
+	uint64_t bytes;
+
 	if (duration_s <= 0)
 		return 0;
-	return ((uint64_t)floor(rate_mbps * PACE_MIB * duration_s / (double)block) + 1) * block;
+	/* a converted double above 2^64 is undefined: saturate first */
+	blocks = floor(rate_mbps * PACE_MIB * duration_s / (double)block) + 1;
+	if (!(blocks < 0x1p64) || __builtin_mul_overflow((uint64_t)blocks, block, &bytes))
+		return UINT64_MAX;
+	return bytes;
 }

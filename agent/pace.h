@@ -65,7 +65,8 @@ double lag_stats_mean_s(const struct lag_stats *s);
  * block only when on or behind schedule (pace_wait_s() 0: written <=
  * rate * elapsed, elapsed < duration_s), so each block starts at or below
  * R = rate * duration_s bytes and there are at most floor(R / block) + 1
- * of them. block > 0; 0 when duration_s <= 0.
+ * of them. block > 0; 0 when duration_s <= 0; UINT64_MAX (saturated) when
+ * that does not fit in 64 bits.
  */
 uint64_t pace_max_bytes(double rate_mbps, double duration_s, uint64_t block);
 

@@ -622,9 +622,11 @@ static bool wb_disk_use(const struct knobs *k, uint64_t *bytes, uint64_t *files)
 
 	if (!(rate > 0) || block == 0)
 		return false;
-	*bytes = pace_max_bytes(rate, knobs_double(k, "old_s"), block) +
-		 pace_max_bytes(rate, knobs_double(k, "measure_s"), block) +
-		 (knobs_bool(k, "dirty_after") ? 4096 : 0) + (shutdown ? 14 : 0) + (toggle ? 14 : 0);
+	if (__builtin_add_overflow(pace_max_bytes(rate, knobs_double(k, "old_s"), block),
+				   pace_max_bytes(rate, knobs_double(k, "measure_s"), block), bytes) ||
+	    __builtin_add_overflow(*bytes, (knobs_bool(k, "dirty_after") ? 4096 : 0) +
+				   (shutdown ? 14 : 0) + (toggle ? 14 : 0), bytes))
+		*bytes = UINT64_MAX;     /* saturated: more than any disk */
 	*files = nfiles * (strcmp(knobs_str(k, "mode"), "fresh") ? 1 : 2) + shutdown + toggle;
 	return true;
 }

@@ -180,6 +180,10 @@ static void test_max_bytes(void **state)
 	assert_true(pace_max_bytes(1, 2.5, MIB) == 3 * MIB);
 	assert_true(pace_max_bytes(1, 1, 3000) == 1050000);
 	assert_true(pace_max_bytes(250, 0, MIB) == 0);
+	/* more than 64 bits hold saturates (the double's conversion was
+	 * undefined): 1e12 MiB/s for 1e9 s */
+	assert_true(pace_max_bytes(1e12, 1e9, MIB) == UINT64_MAX);
+	assert_true(pace_max_bytes(1, 1e300, 1) == UINT64_MAX);
 	/* the agent's writer loop: write when pace_wait_s() is 0, stop at the end */
 	pace_init(&p, 0.0, 1.0);
 	for (;;) {

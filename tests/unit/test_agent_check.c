@@ -117,6 +117,8 @@ static void test_disk_use(void **state)
 				      { "shutdown_file", "offset_rename" }, { "io_toggle", "1" } };
 	const struct knob fio2[] = { { "size", "64M" }, { "numjobs", "2" } };
 	const struct knob fio_job[] = { { "job", "x.fio" } };
+	const struct knob fio_huge[] = { { "size", "4096T" }, { "numjobs", "8192" } };
+	const struct knob wb_huge[] = { { "rate_mbps", "1e12" }, { "measure_s", "1e9" } };
 	const struct knob cmd[] = { { "cmd", "true" } };
 	struct agent_check c;
 
@@ -142,6 +144,16 @@ static void test_disk_use(void **state)
 	assert_true(c.disk_bytes == 134217728LL);
 	assert_true(c.disk_files == 2);
 	assert_string_equal(c.disk_knobs, "size, numjobs");
+	agent_check_release(&c);
+	/* 4096 TiB x 8192 jobs is 2^65 bytes: it wrapped to 0 (a disk of
+	 * the smallest size); said as INT64_MAX, which the scratch disk's
+	 * sizing refuses */
+	assert_int_equal(check(&c, agent, "fio", fio_huge, N(fio_huge)), 0);
+	assert_true(c.disk_bytes == INT64_MAX);
+	agent_check_release(&c);
+	/* wb-handover at 1e12 MiB/s for 1e9 s: saturated, not wrapped */
+	assert_int_equal(check(&c, agent, "wb-handover", wb_huge, N(wb_huge)), 0);
+	assert_true(c.disk_bytes == INT64_MAX);
 	agent_check_release(&c);
 	/* a job file and a command say nothing */
 	assert_int_equal(check(&c, agent, "fio", fio_job, N(fio_job)), 0);
