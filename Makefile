@@ -89,7 +89,7 @@ NO_PROBES ?= $(shell { [ -r /sys/kernel/btf/vmlinux ] || ls /boot/vmlinuz-* >/de
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: demo demo-quick all test test-slow unit integration check-layers faults soak test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-ci
+.PHONY: FORCE demo demo-quick all test test-slow unit integration check-layers faults soak test-asan bench bench-bisect deps clean check-kernel check-bisect fuzz-ci
 
 all: $(B)/kcanary $(B)/kcanary-agent
 
@@ -99,7 +99,15 @@ $(B)/%.o: %.c
 	$(Q)$(CC) $(BASE_CFLAGS) $(XFLAGS) -c -o $@ $<
 
 # Migrations are compiled in, so the binary needs no schema/ at run time.
-$(B)/gen/schema_sql.c: $(SCHEMA) tools/embed-schema.sh
+# schema.list holds their names, rewritten only when the list changes: a
+# deleted or renamed schema/*.sql rebuilds schema_sql.c though no file is
+# newer than it.
+$(B)/gen/schema.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SCHEMA)' | cmp -s - $@ || echo '$(SCHEMA)' > $@
+FORCE:
+
+$(B)/gen/schema_sql.c: $(SCHEMA) $(B)/gen/schema.list tools/embed-schema.sh
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  GEN     $@")
 	$(Q)sh tools/embed-schema.sh $(SCHEMA) > $@
