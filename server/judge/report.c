@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dec_round.h"
 #include "judge/report.h"
 #include "judge/report_axis.h"
 #include "judge/report_data.h"
@@ -725,6 +726,24 @@ void report_headline(const struct report *r, struct report_headline *out)
 	snprintf(out->label, sizeof(out->label), "%s vs %s", best->say ? best->say : "?",
 		 best_base->say ? best_base->say : "?");
 	snprintf(out->cell, sizeof(out->cell), "%s", best_cell->cell ? best_cell->cell : "");
+}
+
+void report_headline_text(const struct report_headline *h, char *change, char *p, size_t size)
+{
+	const char *star = h->ncomparisons > 1 ? "*" : "";
+
+	snprintf(change, size, "-");
+	snprintf(p, size, "-");
+	if (!h->has)
+		return;
+	if (isfinite(h->change_pct))
+		snprintf(change, size, "%+.1f%%", dec_round(h->change_pct, 1));
+	if (h->p < 0.001)
+		snprintf(p, size, "<0.001%s", star);
+	else if (h->p < 0.01)
+		snprintf(p, size, "%.3f%s", dec_round(h->p, 3), star);
+	else
+		snprintf(p, size, "%.2f%s", dec_round(h->p, 2), star);
 }
 
 int report_job_headline(struct report_headline *out, struct db *db, int64_t job_id,

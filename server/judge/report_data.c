@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "dec_round.h"
-#include "judge/report.h"
 #include "judge/report_data.h"
 
 /* Human labels for the metrics the workloads emit. */
@@ -88,24 +87,6 @@ void rep_fmt_p(char *out, size_t size, double p)
 		snprintf(out, size, "p=%.3f", dec_round(p, 3));
 	else
 		snprintf(out, size, "p=%.2f", dec_round(p, 2));
-}
-
-void report_headline_text(const struct report_headline *h, char *change, char *p, size_t size)
-{
-	const char *star = h->ncomparisons > 1 ? "*" : "";
-
-	snprintf(change, size, "-");
-	snprintf(p, size, "-");
-	if (!h->has)
-		return;
-	if (isfinite(h->change_pct))
-		snprintf(change, size, "%+.1f%%", dec_round(h->change_pct, 1));
-	if (h->p < 0.001)
-		snprintf(p, size, "<0.001%s", star);
-	else if (h->p < 0.01)
-		snprintf(p, size, "%.3f%s", dec_round(h->p, 3), star);
-	else
-		snprintf(p, size, "%.2f%s", dec_round(h->p, 2), star);
 }
 
 /* A value as sentences say it: a variant by its short name ("base"), any
