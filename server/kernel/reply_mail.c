@@ -16,6 +16,7 @@
 #include "kernel/series_source.h"
 #include "kernel/variant.h"
 #include "util.h"
+#include "wrap/mbox.h"
 
 /* "[PATCH RFC net-next v3 0/2]": the tags git format-patch writes. */
 static void subject_tags(struct buf *b, const struct series *s)
@@ -35,27 +36,17 @@ static void subject_tags(struct buf *b, const struct series *s)
 		buf_puts(b, "]");
 }
 
-/* "Cc: a, b\n": the lists a and b (either may be "") joined, folded after
- * ", " before a line passes 78 columns (unfolding gives the lists back). */
+/* "Cc: a, b\n": the lists a and b (either may be "") joined, as GMime
+ * writes an address header (mbox.h: names outside ASCII encoded, folded
+ * before 78 columns); nothing when neither holds an address. */
 static void address_header(struct buf *b, const char *key, const char *a, const char *c)
 {
 	char *all = xasprintf("%s%s%s", a, *a && *c ? ", " : "", c);
-	size_t col = strlen(key) + 2;
-	const char *p = all;
+	char *line = mail_address_header(key, all);
 
-	buf_printf(b, "%s: ", key);
-	while (*p) {
-		const char *comma = strstr(p, ", ");
-		size_t n = comma ? (size_t)(comma - p) + 1 : strlen(p);
-		if (p != all && col + n > 78) {
-			buf_puts(b, "\n");
-			col = 0;
-		}
-		buf_printf(b, "%s%.*s", p != all ? " " : "", (int)n, p);
-		col += n + (p != all);
-		p += n + (comma ? 1 : 0);
-	}
-	buf_puts(b, "\n");
+	if (line)
+		buf_puts(b, line);
+	free(line);
 	free(all);
 }
 

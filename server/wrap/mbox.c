@@ -482,6 +482,26 @@ char *mail_decode_header(const char *value)
 	return from_g(dec);
 }
 
+char *mail_address_header(const char *key, const char *list)
+{
+	InternetAddressList *l;
+	GString *s;
+	char *out = NULL;
+
+	gmime_ready();
+	l = internet_address_list_parse(parser_opts, list);
+	if (l && internet_address_list_length(l)) {
+		s = g_string_new(key);
+		g_string_append(s, ": ");
+		internet_address_list_encode(l, NULL, s);   /* folded, ends in "\n" */
+		out = xstrdup(s->str);
+		g_string_free(s, TRUE);
+	}
+	if (l)
+		g_object_unref(l);
+	return out;
+}
+
 int mail_parse_address(char **name_out, char **email_out, const char *value)
 {
 	InternetAddressList *l;

@@ -83,6 +83,17 @@ char *mail_decode_header(const char *value);
  * Returns 0 or -EINVAL when there is no mailbox in it. */
 int mail_parse_address(char **name_out, char **email_out, const char *value);
 
+/*
+ * mail_address_header - the header line "Key: list\n" of a mail we write,
+ * list being addresses as a mail's own are stored ("Name <a@b>, \"Doe,
+ * Jane\" <c@d>, e@f", UTF-8): written by GMime
+ * (internet_address_list_encode), so a name outside ASCII is an RFC 2047
+ * encoded word (RFC 2047 section 5: a phrase in an address) and the line is
+ * folded before 78 columns (RFC 5322 section 2.1.1). New string (caller
+ * frees); NULL when list holds no address.
+ */
+char *mail_address_header(const char *key, const char *list);
+
 /* Parse an RFC 822 Date: value. Returns 0 or -EINVAL. */
 int mail_parse_date(int64_t *date_s, int *tz_offset_min, const char *value);
 

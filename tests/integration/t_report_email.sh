@@ -6,7 +6,8 @@
 # else the mail says the job did not apply it. Runs are ingested (no
 # guest); the series is tests/fixtures/mail/A1-memcg-vmscan-tracepoints-v3
 # (its 00.eml: From Dev One <dev1@example.org>, To dev2..dev9, Cc
-# dev10, dev11, cgroups@vger.kernel.org, ...).
+# dev10, dev11, cgroups@vger.kernel.org, ...); names outside ASCII are
+# RFC 2047 encoded words (C4a's Karel Novák).
 set -u
 B=${B:-build}
 KC=$PWD/$B/kcanary
@@ -44,6 +45,18 @@ sed '/^$/q' "$tmp/mail.txt" | awk 'length($0) > 78 { exit 1 }' || fail "a header
 printf 'From: kcanary <kcanary@example.invalid>\n' | cat - "$tmp/mail.txt" > "$tmp/mail.eml"
 git mailinfo -k "$tmp/m" "$tmp/p" < "$tmp/mail.eml" > "$tmp/info" || fail "git mailinfo"
 grep -q '^Subject: Re: \[PATCH v3 0/2\]' "$tmp/info" || fail "git mailinfo: $(cat "$tmp/info")"
+
+# a name outside ASCII (C4a: From Karel Novák, RFC 2047 in the series
+# mail): the reply's To is ASCII, an encoded word that python3's email
+# package (not kcanary) decodes back to the name
+mail --series "$PWD/tests/fixtures/mail/C4a-rfc2047-utf8-q-author/01.eml"
+sed '/^$/q' "$tmp/mail.txt" | LC_ALL=C grep -q '[^ -~	]' && fail "raw 8-bit bytes in the headers: $(sed '/^$/q' "$tmp/mail.txt")"
+to=$(hdr To | python3 -c 'import sys, email.header as h
+v = sys.stdin.read().strip()[len("To: "):]
+print(str(h.make_header(h.decode_header(v))))')
+[ "$to" = "Karel Novák <dev17@example.org>" ] || fail "To decodes to '$to' ($(hdr To))"
+hdr Cc | grep -qF "linux-hardening@vger.kernel.org" || fail "C4a's Cc: '$(hdr Cc)'"
+sed '/^$/q' "$tmp/mail.txt" | awk 'length($0) > 78 { exit 1 }' || fail "a header line over 78 columns (C4a)"
 
 # the patched variant applied v3 (its stored spec names the file): claimed
 DB=$KCANARY_HOME/kcanary.db
