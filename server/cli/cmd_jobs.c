@@ -37,11 +37,11 @@ static const char status_usage[] =
 	"Exit status: 0 printed, 1 no such job or no store at the home, 2 usage.\n";
 
 /* The status column: a job that ran to its end ('done') but none of whose
- * finished runs gave a result (every one failed or timed out) is no
- * success: "no result" (issue 35). */
+ * runs gave a result (every one failed, timed out or was never run: its
+ * kernel failed) is no success: "no result" (issue 35). */
 static const char *job_state(const struct db_job_row *j)
 {
-	if (!strcmp(j->status, "done") && j->runs_failed && !j->runs_ok && !j->runs_incomplete)
+	if (!strcmp(j->status, "done") && !j->runs_ok && !j->runs_incomplete)
 		return "no result";
 	return j->status;
 }

@@ -128,5 +128,17 @@ wait $live || { echo "FAIL: the piped ingest failed: $(cat $tmp/live.out)"; exit
 [ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT r.status || ' ' || (SELECT count(*) FROM samples s
 	WHERE s.run_id = r.id) FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'live'")" = "ok 30" ] ||
 	{ echo "FAIL: the piped run: $(cat $tmp/live.out)"; exit 1; }
+# a finished job none of whose runs ran (every variant's kernel failed:
+# all 'skipped', none 'failed') is listed "no result", not a plain "done"
+# (the state is set by hand: a compare needs a kernel build to get it)
+S=tests/fuzz/ingest/seed-stream.jsonl
+"$KC" ingest --job allskipped --variant base $S > /dev/null 2>&1 &&
+	"$KC" ingest --job allskipped --variant new $S > /dev/null 2>&1 || { echo "FAIL: ingest allskipped"; exit 1; }
+sqlite3 "$KCANARY_HOME/kcanary.db" "UPDATE runs SET status = 'skipped', error = 'not run: no kernel'
+	WHERE job_id = (SELECT id FROM jobs WHERE name = 'allskipped');
+	UPDATE jobs SET status = 'done' WHERE name = 'allskipped'"
+"$KC" jobs > $tmp/jobs 2>&1 || { echo "FAIL: jobs: $(cat $tmp/jobs)"; exit 1; }
+grep -Eq " allskipped +[a-z]+ +no result " $tmp/jobs ||
+	{ echo "FAIL: a job whose runs were all skipped is listed: $(grep allskipped $tmp/jobs)"; exit 1; }
 echo "ok: ingest + report reproduce the cover-letter table; report --by compares any axis;" \
 	"a piped stream is stored as it comes"
