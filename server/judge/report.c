@@ -354,8 +354,9 @@ static void compute(struct report *r, bool shift)
 	}
 }
 
-/* The axis asked for: opts, else the job file's `by`/`baseline`, else the
- * variants. by and baseline are new strings. */
+/* The axis asked for: opts, else the job file's `by`/`baseline` (its
+ * baseline also without its by: a variant), else the variants. by and
+ * baseline are new strings. */
 static void axis_choice(char **by, char **baseline, const struct report_opts *opts,
 			const char *spec_json)
 {
@@ -368,8 +369,10 @@ static void axis_choice(char **by, char **baseline, const struct report_opts *op
 		*baseline = opts->baseline ? xstrdup(opts->baseline) : NULL;
 	} else {
 		*by = xstrdup(sb && *sb ? sb : "variant");
+		/* the job's baseline holds with or without its `by` (compare
+		 * --baseline alone names a variant) */
 		*baseline = opts && opts->baseline ? xstrdup(opts->baseline) :
-			    sb && *sb && sl && *sl ? xstrdup(sl) : NULL;
+			    sl && *sl ? xstrdup(sl) : NULL;
 	}
 	json_decref(spec);
 }

@@ -128,6 +128,17 @@ wait $live || { echo "FAIL: the piped ingest failed: $(cat $tmp/live.out)"; exit
 [ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT r.status || ' ' || (SELECT count(*) FROM samples s
 	WHERE s.run_id = r.id) FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.name = 'live'")" = "ok 30" ] ||
 	{ echo "FAIL: the piped run: $(cat $tmp/live.out)"; exit 1; }
+S0=tests/fuzz/ingest/seed-stream.jsonl
+# a job stored with a baseline but no axis (compare --baseline V alone,
+# checked then as a variant) is reported against that baseline: it was
+# ignored without the job's own `by`, and the first variant was the base
+"$KC" ingest --job storedbl --variant first $S0 > /dev/null 2>&1 &&
+	"$KC" ingest --job storedbl --variant second $S0 > /dev/null 2>&1 || { echo "FAIL: ingest storedbl"; exit 1; }
+sqlite3 "$KCANARY_HOME/kcanary.db" "UPDATE jobs SET spec_json = '{\"baseline\":\"second\"}' WHERE name = 'storedbl'"
+"$KC" report storedbl > $tmp/storedbl 2>&1 || { echo "FAIL: report storedbl: $(cat $tmp/storedbl)"; exit 1; }
+[ "$(grep -E -o '^  (first|second) ' $tmp/storedbl | head -n 1)" = "  second " ] ||
+	{ echo "FAIL: the stored baseline 'second' is not the table's first row: $(cat $tmp/storedbl)"; exit 1; }
+
 # a finished job none of whose runs ran (every variant's kernel failed:
 # all 'skipped', none 'failed') is listed "no result", not a plain "done"
 # (the state is set by hand: a compare needs a kernel build to get it)
