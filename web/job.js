@@ -1043,8 +1043,12 @@
 		try {
 			await load();
 		} catch (e) {
-			KC.showError($("stats"), e);
-			$("title").textContent = e.status === 404 ? `no job '${id}'` : "cannot load the job";
+			/* no job at all (an unknown id): say so and stop; a job that
+			 * was shown keeps its page, the error above its statistics */
+			if (!S.job)
+				KC.pageError(e.status === 404 ? `no job ${id}` : `cannot load job ${id}`, e);
+			else
+				KC.showError($("stats"), e);
 		}
 	}, () => S.job && KC.liveStates.includes(S.job.status), $("live"));
 })();

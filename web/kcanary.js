@@ -291,6 +291,15 @@ KC.poll = function (fn, live, badge) {
 	return () => clearTimeout(timer);
 };
 
+/* A page whose object cannot be loaded at all (an unknown id: the API
+ * answers 404 with a JSON error): the title says so, the API's own text
+ * follows, and nothing is left saying "loading…". */
+KC.pageError = function (title, e) {
+	document.title = "kcanary: " + title;
+	KC.fill(document.querySelector("main"), KC.el("h1", { id: "title", text: title }),
+		KC.el("p", { class: "error", id: "load-error", text: e.message }));
+};
+
 KC.showError = function (where, e) {
 	where.replaceChildren(KC.el("p", { class: "error", text: "cannot load: " + e.message }));
 };

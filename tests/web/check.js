@@ -9,6 +9,7 @@
 //   "stored_by": {"job_id": N, "by": AXIS, "runs": N, "legend": "a|b", "sysctl_legend": "a|b"},
 //   "lab": {"job_id": N, "hosts": [first, second], "p_line": "p: van Elteren, …",
 //           "progress": {HOST: {"done": N, "running": N, "state": S, "slots": S}}},
+//   "probes": {"run_id": N, "series": ["name = key", …]} (a run with more than four),
 //   "bisect": [{"job_id": N, "log": stored log, "cands": "IDX SHA TIME SUBJECT"
 //               lines, "wall": "2 h 13 min 42 s", "shot": "bisect.png"}, …]}
 // The bisection pages are checked against the stored log read here with
@@ -565,6 +566,24 @@ async function checkGrid(page) {
 				`a job that is not a series job has no revision x patch grid (axes: ${opts.join(", ") || "variant only"})`);
 		}
 
+		// an unknown job or run (issue 35 item 3): the page says there is
+		// none, with the API's 404 text, and nothing stays on "loading…"
+		for (const [kind, route, nid] of [["job", "jobs", 99], ["run", "runs", 99999]]) {
+			const nerr = errors.length;
+			const res = await page.request.get(`${base}/api/v1/${route}/${nid}`);
+			const why = (await res.json()).error;
+			await page.goto(`${base}/${kind}.html?id=${nid}`);
+			await page.waitForFunction(() => !document.querySelector("main").innerText.includes("loading…"),
+				null, { timeout: 5000 }).catch(() => {});
+			const h1 = await page.locator("h1").innerText();
+			const text = await page.locator("main").innerText();
+			check(res.status() === 404 && h1 === `no ${kind} ${nid}` && text.includes(why) && !text.includes("loading…"),
+				`${kind}.html?id=${nid} says '${h1}' and the API's '${why}', not loading… ('${text.replace(/\s+/g, " ").slice(0, 80)}')`);
+			// the page's own 404 answers are expected here, not errors
+			const extra = errors.splice(nerr);
+			check(extra.every((x) => /404/.test(x)), `only the expected 404s (${extra.length})`);
+		}
+
 		// 3. the run page draws a curve
 		await page.goto(`${base}/run.html?id=${want.run_id}`);
 		await page.waitForSelector("#curve canvas");
@@ -582,6 +601,25 @@ async function checkGrid(page) {
 		check(!/\bnull\b|\bundefined\b|NaN/.test(await page.locator("main").innerText()),
 			"no 'null', 'undefined' or 'NaN' on the run page");
 		await page.screenshot({ path: path.join(outdir, "run.png"), fullPage: true });
+
+		// a run with six probe series: the probe chart's legend names each one
+		// (it was dropped above four series), wrapped within the chart's width
+		{
+			const pr = want.probes;
+			await page.goto(`${base}/run.html?id=${pr.run_id}`);
+			await page.waitForSelector("#probes canvas");
+			const names = await page.$$eval("#probes .u-legend .u-series .u-label", (ls) => ls.map((l) => l.textContent));
+			const fits = await page.$eval("#probes .uplot", (u) => {
+				const box = u.getBoundingClientRect();
+				return [...u.querySelectorAll(".u-legend .u-series")].every((s) => {
+					const r = s.getBoundingClientRect();
+					return r.width > 0 && r.left >= box.left - 1 && r.right <= box.right + 1;
+				});
+			});
+			check(names.slice(1).join("|") === pr.series.join("|") && fits,
+				`the probe chart's legend names all ${pr.series.length} series within the chart (${names.slice(1).join(", ")})`);
+			await page.screenshot({ path: path.join(outdir, "run-probes.png"), fullPage: true });
+		}
 
 		// a submitted job nothing has run yet: listed, and its page says so
 		await page.goto(base + "/");
