@@ -134,6 +134,7 @@ cat >"$tmp/expect.json" <<JSON
 {"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
  "filter": {"dim": "fs", "value": "xfs", "runs": 6},
+ "strip_medians": {"variant": ["52.1s", "1.2s", "30.5s", "0.9s"], "fs": ["52.1s", "30.5s", "1.2s", "0.9s"]},
  "console": "Linux version 6.12.117 (fixture)",
  "overhead": "overhead: median 37.6 s of 160.0 s wall per run (24%, 12 runs): image 0.1 s, upload 0.2 s, create 0.3 s, boot 30.0 s, mkfs 3.0 s, teardown 4.0 s; workload 122.4 s",
  "run_overhead": "37.6 s of 160.0 s",
