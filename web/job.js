@@ -392,13 +392,8 @@
 			return;
 		}
 		const shown = new Map(chosenRuns().filter((r) => r.value !== null).map((r) => [r.id, r]));
-		const keyOf = (g) => (g.variant_id !== undefined ? g.variant_id : g.value);
-		const cells = (rep.cells || []).map((c) => ({ title: cellLabel(c.title), cols: (c.groups || c.variants)
-			.map((g) => ({ g, i: vals.findIndex((v) => v.key === keyOf(g)) })).filter(({ i }) => i >= 0)
-			.map(({ g, i }) => ({ key: vals[i].key, color: KC.color(i),
-				name: S.job.kind === "bisect" ? vals[i].name.split(" ")[0] : vals[i].name,
-				runs: (g.runs || []).map((x) => shown.get(x.run_id)).filter((r) => r).map(stripDot) }))
-			.filter((col) => col.runs.length) })).filter((c) => c.cols.length);
+		const cells = (rep.cells || []).map((c) => ({ title: cellLabel(c.title),
+			cols: stripCols(c.groups || c.variants, vals, shown) })).filter((c) => c.cols.length);
 		/* a group is named by what sets its cell apart from the others */
 		const common = cells.length ? cells[0].title.filter((p) => cells.every((c) => c.title.includes(p))) : [];
 		const groups = cells.map((c) => ({ label: cells.length > 1 ?
@@ -407,6 +402,22 @@
 			ylabel: `${S.runs.metric} (${KC.betterLabel(S.runs.better)})`,
 			onclick: (r) => { location.href = "run.html?id=" + r.id; } }) :
 			el("p", { class: "muted", text: "no run has a value yet" }));
+	}
+
+	/* A report cell's groups as strip columns: each value's name, its
+	 * colour (its place among the axis values) and its shown runs' dots. */
+	function stripCols(groups, vals, shown) {
+		const cols = [];
+		for (const g of groups) {
+			const i = vals.findIndex((v) => v.key === (g.variant_id !== undefined ? g.variant_id : g.value));
+			const runs = (g.runs || []).map((x) => shown.get(x.run_id)).filter((r) => r);
+			if (i < 0 || !runs.length)
+				continue;
+			/* a bisection's variants are "<sha12> <subject>": the sha fits */
+			cols.push({ key: vals[i].key, color: KC.color(i), runs: runs.map(stripDot),
+				name: S.job.kind === "bisect" ? vals[i].name.split(" ")[0] : vals[i].name });
+		}
+		return cols;
 	}
 
 	/* The parts of a report cell's title, "Worst lag … (base, wb-handover,
