@@ -23,16 +23,7 @@
 		by: KC.param("by") || "variant",
 	};
 	const $ = (x) => document.getElementById(x);
-	/* An SVG element with attributes and optional text (set as text, never
-	 * parsed): the strip plot's and the bisection chart's one maker. */
-	const svgEl = (tag, attrs, text) => {
-		const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
-		for (const [k, v] of Object.entries(attrs))
-			e.setAttribute(k, v);
-		if (text !== undefined)
-			e.textContent = text;
-		return e;
-	};
+	const svgEl = KC.svgEl, niceRange = KC.niceRange;
 
 	if (!id) {
 		$("title").textContent = "no job given (job.html?id=N)";
@@ -385,61 +376,62 @@
 		return el("p", { class: "plain " + cls, text });
 	}
 
-	/* SVG strip plot: one column per value of the axis, one dot per run
-	 * coloured by its value, with a legend. */
+	/* The strip plot (strip.js): one group per cell of the report along
+	 * the axis, in it a column per value (the report's groups, so no
+	 * column mixes two kernels or two cells), one dot per run of the
+	 * chosen cells in its value's colour, each column's median marked. */
 	function renderStrip() {
 		const box = $("strip");
-		const variants = axisValues();
-		const runs = chosenRuns().filter((r) => r.value !== null);
-		const unit = S.runs.unit;
-		const W = Math.max(420, 190 * variants.length + 80), H = 300;
-		const left = 64, right = 16, top = 14, bottom = 40;
-		const vals = runs.map((r) => r.value);
-		const thr = S.report && S.report.threshold;
-		const { lo, hi, step } = niceRange(Math.min(0, ...vals), Math.max(...vals, thr || 0));
-		const y = (v) => top + (H - top - bottom) * (1 - (v - lo) / (hi - lo));
-		const colW = (W - left - right) / Math.max(1, variants.length);
-		const mk = svgEl;
-		const svg = mk("svg", { class: "strip", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
-		/* y axis: 5 ticks */
-		for (let v = lo; v <= hi + step / 2; v += step) {
-			svg.append(mk("line", { x1: left, x2: W - right, y1: y(v), y2: y(v), stroke: "#eee" }));
-			svg.append(mk("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end" }, KC.fmt(v, unit)));
-		}
-		if (thr !== null && thr !== undefined) {
-			svg.append(mk("line", { x1: left, x2: W - right, y1: y(thr), y2: y(thr),
-				stroke: "#b3261e", "stroke-dasharray": "5 4" }));
-			svg.append(mk("text", { x: W - right, y: y(thr) - 4, "text-anchor": "end", fill: "#b3261e" },
-				"threshold " + KC.fmt(thr, unit)));
-		}
-		variants.forEach((v, i) => {
-			const cx = left + colW * (i + 0.5);
-			const mine = runs.filter((r) => axisValueOf(r) === v.key);
-			/* a bisection's variants are "<sha12> <subject>": the sha fits */
-			svg.append(mk("text", { x: cx, y: H - 20, "text-anchor": "middle" },
-				S.job.kind === "bisect" ? v.name.split(" ")[0] : v.name));
-			svg.append(mk("text", { x: cx, y: H - 6, "text-anchor": "middle", fill: "#777" },
-				`${mine.length} run${mine.length === 1 ? "" : "s"}`));
-			mine.forEach((r, k) => {
-				/* deterministic spread so equal values stay visible as separate dots */
-				const jitter = mine.length > 1 ? ((k * 0.618) % 1 - 0.5) * Math.min(colW * 0.5, 60) : 0;
-				const c = mk("circle", { cx: cx + jitter, cy: y(r.value), r: runs.length > 300 ? 3 : 5,
-					fill: KC.color(i), "data-run-id": r.id, "data-axis-value": String(v.key),
-					class: "run-dot" });
-				c.append(mk("title", {}, `run ${r.id} (${r.cell || "no cell"} #${r.repeat}): ` +
-					KC.fmt(r.value, unit) + (r.value_source === "samples" ? " (from samples)" :
-						r.value_source === "median of samples" ? " (median of the run's samples)" : "")));
-				c.addEventListener("click", () => { location.href = "run.html?id=" + r.id; });
-				svg.append(c);
-			});
-		});
-		svg.append(mk("text", { x: 12, y: top + (H - top - bottom) / 2, "text-anchor": "middle",
-			transform: `rotate(-90 12 ${top + (H - top - bottom) / 2})` },
-			`${S.runs.metric} (${KC.betterLabel(S.runs.better)})`));
-		const legend = el("div", { class: "legend", id: "strip-legend" }, variants.map((v, i) =>
+		const vals = axisValues(), unit = S.runs.unit, rep = S.report;
+		const legend = el("div", { class: "legend", id: "strip-legend" }, vals.map((v, i) =>
 			el("span", { class: "legend-item", "data-axis-value": String(v.key) },
 				el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name)));
-		box.replaceChildren(legend, svg);
+		if (!S.reportLoaded || !rep) {
+			box.replaceChildren(legend, el("p", { class: "muted", text: S.reportLoaded ?
+				"no report, so no strip plot" : "building the report…" }));
+			return;
+		}
+		const shown = new Map(chosenRuns().filter((r) => r.value !== null).map((r) => [r.id, r]));
+		const cells = (rep.cells || []).map((c) => ({ title: cellLabel(c.title),
+			cols: stripCols(c.groups || c.variants, vals, shown) })).filter((c) => c.cols.length);
+		/* a group is named by what sets its cell apart from the others */
+		const common = cells.length ? cells[0].title.filter((p) => cells.every((c) => c.title.includes(p))) : [];
+		const groups = cells.map((c) => ({ label: cells.length > 1 ?
+			c.title.filter((p) => !common.includes(p)).join(", ") : "", cols: c.cols }));
+		box.replaceChildren(legend, groups.length ? KC.stripPlot(groups, { unit, threshold: rep.threshold,
+			ylabel: `${S.runs.metric} (${KC.betterLabel(S.runs.better)})`,
+			onclick: (r) => { location.href = "run.html?id=" + r.id; } }) :
+			el("p", { class: "muted", text: "no run has a value yet" }));
+	}
+
+	/* A report cell's groups as strip columns: each value's name, its
+	 * colour (its place among the axis values) and its shown runs' dots. */
+	function stripCols(groups, vals, shown) {
+		const cols = [];
+		for (const g of groups) {
+			const i = vals.findIndex((v) => v.key === (g.variant_id !== undefined ? g.variant_id : g.value));
+			const runs = (g.runs || []).map((x) => shown.get(x.run_id)).filter((r) => r);
+			if (i < 0 || !runs.length)
+				continue;
+			/* a bisection's variants are "<sha12> <subject>": the sha fits */
+			cols.push({ key: vals[i].key, color: KC.color(i), runs: runs.map(stripDot),
+				name: S.job.kind === "bisect" ? vals[i].name.split(" ")[0] : vals[i].name });
+		}
+		return cols;
+	}
+
+	/* The parts of a report cell's title, "Worst lag … (base, wb-handover,
+	 * ext4)": ["base", "wb-handover", "ext4"]. */
+	function cellLabel(title) {
+		const m = /\(([^()]*)\)$/.exec(title || "");
+		return m ? m[1].split(", ") : [title || "all runs"];
+	}
+
+	/* A run as a strip-plot dot: its value and tooltip. */
+	function stripDot(r) {
+		return { id: r.id, value: r.value, title: `run ${r.id} (${r.variant}, ${r.cell || "no cell"} ` +
+			`#${r.repeat}): ` + KC.fmt(r.value, S.runs.unit) + (r.value_source === "samples" ?
+			" (from samples)" : r.value_source === "median of samples" ? " (median of the run's samples)" : "") };
 	}
 
 	function renderCurves() {
@@ -473,16 +465,6 @@
 		if (series.length)
 			S.plots.push(KC.curvePlot(div, "", series, { ylabel, width: 760, height: 280, legend: false,
 				readout: S.samples.unit || "" }));
-	}
-
-	/* Round axis ticks for [lo, hi]: a step of 1, 2 or 5 times a power of
-	 * ten, about five of them; lo and hi widened to whole steps. */
-	function niceRange(lo, hi) {
-		if (!(hi > lo))
-			hi = lo + 1;
-		const raw = (hi - lo) / 5, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-		const step = [1, 2, 5, 10].map((m) => m * mag).find((x) => x >= raw);
-		return { lo: Math.floor(lo / step) * step, hi: Math.ceil(hi / step) * step, step };
 	}
 
 	/* SVG ECDF of the headline metric, one chart per cell of the report
@@ -1043,8 +1025,12 @@
 		try {
 			await load();
 		} catch (e) {
-			KC.showError($("stats"), e);
-			$("title").textContent = e.status === 404 ? `no job '${id}'` : "cannot load the job";
+			/* no job at all (an unknown id): say so and stop; a job that
+			 * was shown keeps its page, the error above its statistics */
+			if (!S.job)
+				KC.pageError(e.status === 404 ? `no job ${id}` : `cannot load job ${id}`, e);
+			else
+				KC.showError($("stats"), e);
 		}
 	}, () => S.job && KC.liveStates.includes(S.job.status), $("live"));
 })();

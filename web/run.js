@@ -82,7 +82,7 @@
 			S.plots.push({ kind: "probes", u: KC.curvePlot(box, "", d.series.map((s, i) => ({
 				label: `${s.name}${s.key !== "" ? " = " + s.key : ""}`, color: KC.color(i + 1),
 				t: s.t, v: s.count,
-			})), { ylabel: "count (cumulative)", width: 900, height: 220,
+			})), { ylabel: "count (cumulative)", width: 900, height: 220, legend: true,
 				plugins: [KC.phaseMarkers(S.run.phases)] }) });
 		}
 		if (d.final.length)
@@ -154,8 +154,10 @@
 		try {
 			await load();
 		} catch (e) {
-			$("title").textContent = e.status === 404 ? `no run ${id}` : "cannot load the run";
-			KC.showError($("curve"), e);
+			if (!S.run)
+				KC.pageError(e.status === 404 ? `no run ${id}` : `cannot load run ${id}`, e);
+			else
+				KC.showError($("curve"), e);
 		}
 	}, () => S.run && KC.liveStates.includes(S.run.status), $("live"));
 })();

@@ -121,10 +121,20 @@ done
 [ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT id FROM jobs WHERE name = 'regression'")" = 9 ] ||
 	{ echo "FAIL: the regression fixture job is not job 9"; exit 1; }
 
+# a run with six probe series (job 10): the run page's probe chart names
+# every one in its legend (it dropped the legend above four series)
+awk '{ print } /"type":"probe"/ { for (k = 3; k <= 7; k++) { l = $0; sub(/"key":"-2"/, "\"key\":\"-" k "\"", l)
+	match(l, /"count":[0-9]+/); c = substr(l, RSTART + 8, RLENGTH - 8) * (k - 1)
+	sub(/"count":[0-9]+/, "\"count\":" c, l); print l } }' "$tmp/streams/lag-85.3.jsonl" >"$tmp/probes6.jsonl"
+"$KC" ingest --job many-probes --variant base --param workload=wb-handover "$tmp/probes6.jsonl" >/dev/null
+probe_run=$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT max(id) FROM runs WHERE job_id = 10")
+[ -n "$probe_run" ] || { echo "FAIL: the many-probes fixture job is not job 10"; exit 1; }
+
 cat >"$tmp/expect.json" <<JSON
 {"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],
  "filter": {"dim": "fs", "value": "xfs", "runs": 6},
+ "strip_medians": {"variant": ["52.1s", "1.2s", "30.5s", "0.9s"], "fs": ["52.1s", "30.5s", "1.2s", "0.9s"]},
  "console": "Linux version 6.12.117 (fixture)",
  "overhead": "overhead: median 37.6 s of 160.0 s wall per run (24%, 12 runs): image 0.1 s, upload 0.2 s, create 0.3 s, boot 30.0 s, mkfs 3.0 s, teardown 4.0 s; workload 122.4 s",
  "run_overhead": "37.6 s of 160.0 s",
@@ -151,6 +161,9 @@ cat >"$tmp/expect.json" <<JSON
    "p": "p = 0.029"},
  "sequential": {"job_id": 8,
    "line": "+ v6 2/3 vs base: stop: difference after 3 blocks (e=1.2e3 >= 20) (anytime-valid test, 3 of at most 3 blocks run)."},
+ "probes": {"run_id": $probe_run, "series": ["cgroup_writeback_by_id = -2", "cgroup_writeback_by_id = -3",
+   "cgroup_writeback_by_id = -4", "cgroup_writeback_by_id = -5", "cgroup_writeback_by_id = -6",
+   "cgroup_writeback_by_id = -7"]},
  "kcanary": "$KC", "db": "$KCANARY_HOME/kcanary.db",
  "live": {"cmd": ["$KC", "ingest", "--job", "web-fixture", "--variant", "+ v6 2/3",
    "--fs", "xfs", "--param", "workload=wb-handover", "--param", "rate_mbps=250",

@@ -9,6 +9,8 @@
 //   "stored_by": {"job_id": N, "by": AXIS, "runs": N, "legend": "a|b", "sysctl_legend": "a|b"},
 //   "lab": {"job_id": N, "hosts": [first, second], "p_line": "p: van Elteren, …",
 //           "progress": {HOST: {"done": N, "running": N, "state": S, "slots": S}}},
+//   "strip_medians": {"variant": ["52.1s", …], "fs": […]} (the strip plot's columns in order),
+//   "probes": {"run_id": N, "series": ["name = key", …]} (a run with more than four),
 //   "bisect": [{"job_id": N, "log": stored log, "cands": "IDX SHA TIME SUBJECT"
 //               lines, "wall": "2 h 13 min 42 s", "shot": "bisect.png"}, …]}
 // The bisection pages are checked against the stored log read here with
@@ -185,6 +187,50 @@ async function checkCurveColours(page, tag) {
 		`(${curve.map((l) => `${l.v} ${l.c}`).join(", ")}${bad.length ? "; differ: " + bad.map((l) => l.v).join(", ") : ""})`);
 }
 
+// The strip plot never pools (issue 35 item 3): its dots, grouped by the
+// column they are drawn in (data-col), each hold runs of one variant and
+// one cell (the API's runs, not the page's grouping), the columns' dots do
+// not overlap sideways, and each column has one median line over its dots
+// at the median of those runs' values (want: the medians in drawing
+// order as the fixture's numbers give them, or null).
+async function checkStripColumns(page, jobId, tag, wantMedians) {
+	const api = new Map((await (await page.request.get(`${base}/api/v1/jobs/${jobId}/runs`)).json()).runs
+		.map((r) => [r.id, r]));
+	const dots = await page.$$eval("svg.strip circle.run-dot", (cs) => cs.map((c) => ({
+		id: +c.getAttribute("data-run-id"), col: String(c.getAttribute("data-col")), cx: +c.getAttribute("cx") })));
+	const marks = await page.$$eval("svg.strip g.median-mark", (gs) => gs.map((g) => ({
+		col: g.getAttribute("data-col"), median: +g.getAttribute("data-median"),
+		x1: +g.querySelector("line").getAttribute("x1"), x2: +g.querySelector("line").getAttribute("x2"),
+		title: g.querySelector("title").textContent })));
+	const cols = [...new Set(dots.map((d) => d.col))];
+	const mixed = cols.filter((c) => {
+		const runs = dots.filter((d) => d.col === c).map((d) => api.get(d.id));
+		return new Set(runs.map((r) => r.variant)).size > 1 || new Set(runs.map((r) => r.cell)).size > 1;
+	});
+	check(dots.length && !mixed.length, `${tag}: no strip column mixes two variants or two cells ` +
+		`(${cols.length} columns${mixed.length ? "; mixed: " + mixed.join(", ") : ""})`);
+	const span = cols.map((c) => {
+		const xs = dots.filter((d) => d.col === c).map((d) => d.cx);
+		return { c, lo: Math.min(...xs), hi: Math.max(...xs) };
+	}).sort((a, b) => a.lo - b.lo);
+	check(span.every((s, k) => !k || span[k - 1].hi < s.lo), `${tag}: the columns' dots do not overlap sideways`);
+	const median = (xs) => {
+		const v = [...xs].sort((x, y) => x - y), k = v.length >> 1;
+		return v.length % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+	};
+	const got = [];
+	for (const s of span) {
+		const m = marks.filter((x) => x.col === s.c);
+		const want = median(dots.filter((d) => d.col === s.c).map((d) => api.get(d.id).value));
+		check(m.length === 1 && Math.abs(m[0].median - want) < 1e-9 && m[0].x1 <= s.lo && m[0].x2 >= s.hi &&
+			m[0].title.startsWith(`median ${want.toFixed(1)}s of `),
+			`${tag}: column ${s.c}: one median line at ${want} over its dots ('${m.length ? m[0].title : "none"}')`);
+		got.push(want.toFixed(1) + "s");
+	}
+	if (wantMedians)
+		check(got.join(" ") === wantMedians.join(" "), `${tag}: the columns' medians are the fixture's (${got.join(" ")})`);
+}
+
 // The runs table: one row per run, its axis value, value and probe counts
 // as the API has them; every link answers 200, the console ones with text.
 async function checkRuns(page, by) {
@@ -349,6 +395,7 @@ async function checkGrid(page) {
 		check(cliText.replace(/\n +/g, " ").includes(want.overhead), "the report's footer says the same overhead");
 		const dots = await page.locator("svg.strip circle.run-dot").count();
 		check(dots === want.runs, `the strip plot has one dot per run (${dots} of ${want.runs})`);
+		await checkStripColumns(page, want.job_id, "by variant", want.strip_medians.variant);
 		// the variant axis overlays like any other: one chart, a colour per variant
 		await page.waitForSelector('.curve[data-axis="variant"] canvas');
 		const curves = await page.locator(".curve canvas").count();
@@ -409,6 +456,7 @@ async function checkGrid(page) {
 			byValue.ext4.size === 1 && byValue.xfs.size === 1 &&
 			[...byValue.ext4][0] !== [...byValue.xfs][0],
 			`one dot per run (${fills.length}), each coloured by its fs, one colour per value`);
+		await checkStripColumns(page, want.job_id, "by fs", want.strip_medians.fs);
 		check(await page.locator(`#strip-legend .legend-item[data-axis-value="xfs"] .swatch`)
 			.evaluate((e) => e.style.background) === "rgb(213, 94, 0)", "the legend's colour is the xfs dots' colour");
 		const head = await page.locator("table.stats thead th").first().innerText();
@@ -480,6 +528,7 @@ async function checkGrid(page) {
 			check(lgs.join("|") === sb.sysctl_legend, `along sysctl the legend names every sysctl (${lgs.join(", ")})`);
 			const sdots = await page.locator("svg.strip circle.run-dot").count();
 			check(sdots === sb.runs, `along sysctl one dot per run (${sdots})`);
+			await checkStripColumns(page, sb.job_id, `job ${sb.job_id} along sysctl`, null);
 			await page.selectOption("#axis-select", "variant");
 			await page.waitForFunction(() => (document.querySelector("table.stats thead th") || {}).textContent === "variant");
 			check(new URL(page.url()).searchParams.get("by") === "variant", `the URL asks for the variants (${page.url()})`);
@@ -565,6 +614,24 @@ async function checkGrid(page) {
 				`a job that is not a series job has no revision x patch grid (axes: ${opts.join(", ") || "variant only"})`);
 		}
 
+		// an unknown job or run (issue 35 item 3): the page says there is
+		// none, with the API's 404 text, and nothing stays on "loading…"
+		for (const [kind, route, nid] of [["job", "jobs", 99], ["run", "runs", 99999]]) {
+			const nerr = errors.length;
+			const res = await page.request.get(`${base}/api/v1/${route}/${nid}`);
+			const why = (await res.json()).error;
+			await page.goto(`${base}/${kind}.html?id=${nid}`);
+			await page.waitForFunction(() => !document.querySelector("main").innerText.includes("loading…"),
+				null, { timeout: 5000 }).catch(() => {});
+			const h1 = await page.locator("h1").innerText();
+			const text = await page.locator("main").innerText();
+			check(res.status() === 404 && h1 === `no ${kind} ${nid}` && text.includes(why) && !text.includes("loading…"),
+				`${kind}.html?id=${nid} says '${h1}' and the API's '${why}', not loading… ('${text.replace(/\s+/g, " ").slice(0, 80)}')`);
+			// the page's own 404 answers are expected here, not errors
+			const extra = errors.splice(nerr);
+			check(extra.every((x) => /404/.test(x)), `only the expected 404s (${extra.length})`);
+		}
+
 		// 3. the run page draws a curve
 		await page.goto(`${base}/run.html?id=${want.run_id}`);
 		await page.waitForSelector("#curve canvas");
@@ -582,6 +649,25 @@ async function checkGrid(page) {
 		check(!/\bnull\b|\bundefined\b|NaN/.test(await page.locator("main").innerText()),
 			"no 'null', 'undefined' or 'NaN' on the run page");
 		await page.screenshot({ path: path.join(outdir, "run.png"), fullPage: true });
+
+		// a run with six probe series: the probe chart's legend names each one
+		// (it was dropped above four series), wrapped within the chart's width
+		{
+			const pr = want.probes;
+			await page.goto(`${base}/run.html?id=${pr.run_id}`);
+			await page.waitForSelector("#probes canvas");
+			const names = await page.$$eval("#probes .u-legend .u-series .u-label", (ls) => ls.map((l) => l.textContent));
+			const fits = await page.$eval("#probes .uplot", (u) => {
+				const box = u.getBoundingClientRect();
+				return [...u.querySelectorAll(".u-legend .u-series")].every((s) => {
+					const r = s.getBoundingClientRect();
+					return r.width > 0 && r.left >= box.left - 1 && r.right <= box.right + 1;
+				});
+			});
+			check(names.slice(1).join("|") === pr.series.join("|") && fits,
+				`the probe chart's legend names all ${pr.series.length} series within the chart (${names.slice(1).join(", ")})`);
+			await page.screenshot({ path: path.join(outdir, "run-probes.png"), fullPage: true });
+		}
 
 		// a submitted job nothing has run yet: listed, and its page says so
 		await page.goto(base + "/");
