@@ -628,6 +628,9 @@ static int build_also(struct report *r, struct db *db, int64_t job_id,
 
 	if (opts && opts->metric)
 		return 0;
+	for (size_t i = 0; i < r->d.nruns; i++)
+		if (r->d.runs[i].passive)
+			return 0;   /* a fleet host's runs run no workload */
 	spec = r->d.spec_json ? json_loads(r->d.spec_json, 0, NULL) : NULL;
 	workload = json_string_value(json_object_get(spec, "workload"));
 	/* a job stored without a workload ran the default (job_spec_new) */
