@@ -18,6 +18,7 @@
 #include "kernel/series_source.h"
 #include "kernel/series.h"
 #include "log.h"
+#include "judge/metric_check.h"
 #include "judge/stats.h"
 #include "kernel/variant_build.h"
 #include "store/db_runs.h"
@@ -47,10 +48,10 @@ struct job_spec *job_spec_new(void)
 	s->repeat = 3;
 	s->margin_pct = JOB_MARGIN_PCT;
 	s->jobs = 1;
-	s->metric = xstrdup("worst_lag_s");
 	s->vcpus = 2;
 	s->memory_mb = 2048;
 	s->workload = xstrdup("wb-handover");
+	s->metric = xstrdup(metric_headline(s->workload));
 	s->seed = (uint64_t)(clock_wall_s() * 1000);
 	return s;
 }

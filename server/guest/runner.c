@@ -461,14 +461,14 @@ static void run_start(struct run *x)
 {
 	const struct runner_opts *o = x->o;
 	struct buf e = BUF_INIT;
+	int r;
 
 	x->t0 = clock_mono_s();
 	x->out->create_mono_s = x->t0;
-	if (vm_domain_start(&x->dom, x->conn, x->name, x->xml, VM_START_PAUSED, &e))
-		goto failed;
-	if (vm_domain_open_console(&x->s.cons, x->dom, &e) ||
-	    vm_domain_open_channel(&x->s.chan, x->dom, "kcanary", &e) ||
-	    vm_domain_resume(x->dom, &e))
+	if ((r = vm_domain_start(&x->dom, x->conn, x->name, x->xml, VM_START_PAUSED, &e)) ||
+	    (r = vm_domain_open_console(&x->s.cons, x->dom, &e)) ||
+	    (r = vm_domain_open_channel(&x->s.chan, x->dom, "kcanary", &e)) ||
+	    (r = vm_domain_resume(x->dom, &e)))
 		goto failed;
 	log_info("run %lld: guest '%s' started (%s)", (long long)x->id, x->name,
 		 vm_accel_name(o->accel));
@@ -478,9 +478,11 @@ static void run_start(struct run *x)
 	return;
 failed:
 	/* libvirt's words are the run's outcome: stored as 'failed', or as
-	 * 'infra' when the host stopped answering */
+	 * 'infra' when the fault is the host's (vm_fault_is_host(): a console
+	 * lock file it cannot create, its pool gone, ...) or the host stopped
+	 * answering; lab.c then charges the host and places the run again */
 	run_failf(x, "%s", buf_str(&e));
-	x->why_infra = !vm_conn_is_alive(x->conn);
+	x->why_infra = r == -EHOSTDOWN || !vm_conn_is_alive(x->conn);
 	buf_release(&e);
 }
 

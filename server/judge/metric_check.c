@@ -26,6 +26,11 @@ const char *metric_names(const char *workload)
 	return NULL;
 }
 
+const char *metric_headline(const char *workload)
+{
+	return workload && !strcmp(workload, "wb-handover") ? "worst_lag_s" : NULL;
+}
+
 /* Whether a name of the store's metrics table is one of workload's: the
  * tool's own prefix for a tool adapter, else no tool's name (no ':'). */
 static bool of_workload(const char *name, const char *workload, bool tool)

@@ -27,4 +27,11 @@ int metric_check(struct db *db, const char *metric, const char *workload, struct
  * script's). Static. */
 const char *metric_names(const char *workload);
 
+/* metric_headline - the workload's own headline metric, what a job decides
+ * on unless it names another: "worst_lag_s" for wb-handover (its
+ * agent's summary, agent/wb_handover.c); NULL for a tool adapter (its
+ * report takes the summary metric most runs have, report.h) and for
+ * command (its script names its own). Static. */
+const char *metric_headline(const char *workload);
+
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dec_round.h"
+#include "judge/metric_check.h"
 #include "judge/report.h"
 #include "judge/report_axis.h"
 #include "judge/report_data.h"
@@ -613,6 +614,52 @@ static int choose_axes(struct report *r, const struct report_opts *opts, char **
 	return ret;
 }
 
+/* The workload's headline metric (metric_headline(): worst lag for
+ * wb-handover) beside the one the job decided on (make demo's
+ * wb_by_id_enoent), as r->also: built with the same axis and baseline, the
+ * headline's own threshold, when the report is of the job's own metric
+ * (no --metric), the headline is another and a run has a value of it
+ * (issue 35: the demo's report had no worst-lag table). 0, or
+ * report_build()'s store errors. */
+static int build_also(struct report *r, struct db *db, int64_t job_id,
+		      const struct report_opts *opts, struct buf *err)
+{
+	struct report_opts o = { 0 };
+	json_t *spec = NULL;
+	const char *workload, *headline;
+	struct report *also = NULL;
+	int ret = 0;
+
+	if (opts && opts->metric)
+		return 0;
+	for (size_t i = 0; i < r->d.nruns; i++)
+		if (r->d.runs[i].passive)
+			return 0;   /* a fleet host's runs run no workload */
+	spec = r->d.spec_json ? json_loads(r->d.spec_json, 0, NULL) : NULL;
+	workload = json_string_value(json_object_get(spec, "workload"));
+	/* a job stored without a workload ran the default (job_spec_new) */
+	headline = metric_headline(workload ? workload : "wb-handover");
+	if (!headline || !strcmp(headline, r->metric))
+		goto out;
+	if (opts)
+		o = *opts;
+	o.metric = headline;
+	o.has_threshold = false;
+	ret = report_build(&also, db, job_id, &o, err);
+	if (ret == -EINVAL) {   /* an axis this metric's runs lack: no table */
+		if (err)
+			buf_reset(err);
+		ret = 0;
+	}
+	if (!ret && also && report_nvalues(also))
+		r->also = also;
+	else
+		report_free(also);
+out:
+	json_decref(spec);
+	return ret;
+}
+
 int report_build(struct report **out, struct db *db, int64_t job_id,
 		 const struct report_opts *opts, struct buf *err)
 {
@@ -652,6 +699,10 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 	}
 	compute(r, true);
 	seq_replay(r, opts, by);
+	if ((ret = build_also(r, db, job_id, opts, err))) {
+		report_free(r);
+		goto out;
+	}
 	*out = r;
 out:
 	free(by);
@@ -806,6 +857,7 @@ void report_free(struct report *r)
 	report_axis_release(&r->axis2);
 	db_report_release(&r->d);
 	free(r->note);
+	report_free(r->also);
 	free(r);
 }
 

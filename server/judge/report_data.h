@@ -118,6 +118,9 @@ struct report {
 	int *run_block;          /* repeat auto: per run its block (1-based), 0 none */
 	char *note;              /* what report_build() chose instead of the job's
 				  * own choice (report_note), or NULL */
+	struct report *also;     /* the workload's headline metric when the job
+				  * decided on another and runs have it (the
+				  * "also measured" table, report.c), or NULL */
 };
 
 /* The table's title of a metric ("Worst lag behind schedule") and its

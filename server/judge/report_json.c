@@ -186,5 +186,17 @@ json_t *rep_json_report(const struct report *r)
 		json_decref(values2);
 	json_object_set_new(root, "overhead", overhead_json(&r->ov));
 	json_object_set_new(root, "sequential", rep_seq_json(r));
+	if (r->also) {
+		/* the workload's headline beside the decided metric (report.c) */
+		json_t *a = rep_json_report(r->also), *also = json_array();
+		json_array_append_new(also, json_pack("{s:O?,s:s,s:O?,s:O?,s:O?,s:O?,s:b}",
+			"metric", json_object_get(a, "metric"),
+			"title", rep_metric_title(r->also->metric),
+			"unit", json_object_get(a, "unit"), "better", json_object_get(a, "better"),
+			"threshold", json_object_get(a, "threshold"), "cells", json_object_get(a, "cells"),
+			"decision_metric", 0));
+		json_decref(a);
+		json_object_set_new(root, "also_measured", also);
+	}
 	return root;
 }

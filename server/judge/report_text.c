@@ -459,11 +459,9 @@ static void text_hosts(struct buf *b, const struct report *r)
 	buf_puts(b, "\n");
 }
 
-void rep_text_report(struct buf *b, const struct report *r, bool markdown)
+/* Every cell's table, one after another. */
+static void text_cells(struct buf *b, const struct report *r, bool markdown)
 {
-	unfinished_note(b, r);
-	if (!r->ncells)
-		buf_printf(b, "job '%s' has no runs yet\n", r->d.job_name);
 	for (size_t c = 0; c < r->ncells; c++) {
 		if (c)
 			buf_puts(b, "\n");
@@ -472,6 +470,32 @@ void rep_text_report(struct buf *b, const struct report *r, bool markdown)
 		else
 			text_cell(b, r, &r->cells[c], markdown);
 	}
+}
+
+/* The workload's headline metric when the job decided on another
+ * (report.c's build_also): its tables after the decided ones, labelled so
+ * that no reader takes them for the decision. */
+static void text_also(struct buf *b, const struct report *r, bool markdown)
+{
+	const struct report *a = r->also;
+
+	if (!a)
+		return;
+	buf_printf(b, markdown ? "\n---\n\n**also measured (not the decision metric): %s;"
+			       " the job decided on %s**\n\n" :
+			       "\nalso measured (not the decision metric): %s;\n"
+			       "the job decided on %s, above\n\n",
+		   rep_metric_title(a->metric), r->metric);
+	text_cells(b, a, markdown);
+}
+
+void rep_text_report(struct buf *b, const struct report *r, bool markdown)
+{
+	unfinished_note(b, r);
+	if (!r->ncells)
+		buf_printf(b, "job '%s' has no runs yet\n", r->d.job_name);
+	text_cells(b, r, markdown);
+	text_also(b, r, markdown);
 	bool any_failed = false;
 	for (size_t j = 0; j < r->d.nvariants; j++) {
 		const struct db_report_variant *v = &r->d.variants[j];

@@ -21,6 +21,7 @@
 #include "error.h"
 #include "hash.h"
 #include "wrap/vm.h"
+#include "wrap/vm_fault.h"
 
 const char vm_tcg_warning[] =
 	"guests run under TCG (software emulation): timings are not performance numbers for this host";
@@ -617,7 +618,8 @@ int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
 		pthread_mutex_unlock(&c->lock);
 	}
 	if (!d->dom) {
-		r = err_setf(err, -EIO, "cannot start guest '%s': %s", name, virt_msg());
+		r = err_setf(err, vm_fault_last_is_host() ? -EHOSTDOWN : -EIO,
+			     "cannot start guest '%s': %s", name, virt_msg());
 		vm_domain_free(d);
 		return r;
 	}
@@ -758,8 +760,8 @@ static int stream_open(struct vm_stream **out, struct vm_domain *d, const char *
 		/* libvirt's test driver streams nothing: a guest that says nothing */
 		s->dead = true;
 	} else if (rc < 0) {
-		rc = err_setf(err, -EIO, "cannot open the %s of guest '%s': %s", what, d->name,
-			      virt_msg());
+		rc = err_setf(err, vm_fault_last_is_host() ? -EHOSTDOWN : -EIO,
+			      "cannot open the %s of guest '%s': %s", what, d->name, virt_msg());
 		virStreamFree(s->st);
 		free(s);
 		return rc;

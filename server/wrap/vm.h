@@ -157,6 +157,8 @@ void vm_event_describe(char *out, size_t size, const struct vm_event *ev);
  * none is missed. The domain is created with VIR_DOMAIN_START_AUTODESTROY
  * where the driver supports it, so libvirt destroys it if this process dies
  * without cleaning up. Free with vm_domain_free(), which does not destroy.
+ * Returns 0, -EHOSTDOWN when libvirt's error is the host's
+ * (vm_fault_is_host(), vm_fault.h: the run is infra), else -EIO; the reason in err.
  */
 int vm_domain_start(struct vm_domain **out, struct vm_conn *c, const char *name,
 		    const char *xml, unsigned flags, struct buf *err);
@@ -209,7 +211,9 @@ struct vm_stream;
  * (virDomainOpenChannel); vm_domain_open_console - the serial console
  * (virDomainOpenConsole on the pty). Both take the device from any earlier
  * reader (FORCE). Open them on a domain started paused, then resume it, so
- * nothing the guest writes is lost. -EIO with err when libvirt refuses.
+ * nothing the guest writes is lost. -EIO with err when libvirt refuses,
+ * -EHOSTDOWN when its error is the host's (vm_fault.h: a console
+ * lock file the host cannot create).
  * Free with vm_stream_close().
  */
 int vm_domain_open_channel(struct vm_stream **out, struct vm_domain *d, const char *name,

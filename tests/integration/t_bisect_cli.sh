@@ -16,6 +16,16 @@ grep -q '^probabilistic + check' $tmp/sim.txt
 mkdir $tmp/cwd
 (cd $tmp/cwd && $KC bisect simulate --commits 50 --trials 3 --history clean --strategy prob) > $tmp/one.txt
 grep -q '^goal: not judged: no fixed-repeat strategy simulated' $tmp/one.txt
+# every history states one rule (a target or goal line: what, the ratio
+# from this run, met or not), which bench/run.sh's summary counts once;
+# the clean history printed two (issue 35 item 16), on mixed disagreeing
+$KC bisect simulate --commits 100 --trials 20 --seed 1 > $tmp/all.txt
+awk '/^history: /{ if (h) print h, n; h = $2; n = 0 } /^(target|goal): /{ n++ }
+	END { print h, n }' $tmp/all.txt > $tmp/rules.txt
+[ "$(cat $tmp/rules.txt)" = "$(printf 'clean, 1\nflaky, 1\nmixed, 1')" ] ||
+	{ echo "FAIL: rule lines per history (want one each):"; cat $tmp/rules.txt;
+	  grep -E '^(history|target|goal): ' $tmp/all.txt; exit 1; }
+grep -Eq '^target: .*clean history.*[0-9.]+x: (met|NOT met)$' $tmp/all.txt
 [ -z "$(ls -A $tmp/cwd)" ] || { echo "FAIL: simulate without --log wrote: $(ls -A $tmp/cwd)"; exit 1; }
 head -2 $tmp/b.log | grep -q '^kcanary-bisect-log 1$'
 $KC bisect replay $tmp/b.log > $tmp/replay.txt
