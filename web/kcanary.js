@@ -291,27 +291,6 @@ KC.poll = function (fn, live, badge) {
 	return () => clearTimeout(timer);
 };
 
-/* An SVG element with attributes and optional text (set as text, never
- * parsed): the charts' one maker. */
-KC.svgEl = function (tag, attrs, text) {
-	const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
-	for (const [k, v] of Object.entries(attrs))
-		e.setAttribute(k, v);
-	if (text !== undefined)
-		e.textContent = text;
-	return e;
-};
-
-/* Round axis ticks for [lo, hi]: a step of 1, 2 or 5 times a power of
- * ten, about five of them; lo and hi widened to whole steps. */
-KC.niceRange = function (lo, hi) {
-	if (!(hi > lo))
-		hi = lo + 1;
-	const raw = (hi - lo) / 5, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-	const step = [1, 2, 5, 10].map((m) => m * mag).find((x) => x >= raw);
-	return { lo: Math.floor(lo / step) * step, hi: Math.ceil(hi / step) * step, step };
-};
-
 /* A page whose object cannot be loaded at all (an unknown id: the API
  * answers 404 with a JSON error): the title says so, the API's own text
  * follows, and nothing is left saying "loading…". */
