@@ -418,6 +418,18 @@ async function checkGrid(page) {
 		await page.waitForFunction(() => /^run \d+ /.test((document.querySelector(".curve .readout") || {}).textContent || ""));
 		const ro = await page.locator(".curve .readout").innerText();
 		check(/^run \d+ \+? ?[^:]+: [\d.]+s at t = [\d.]+s$/.test(ro), `pointing at the curves names one: '${ro}'`);
+		// and zoomed by dragging across them (uPlot), reset by a double click
+		/* uPlot draws its axes on the canvas: compare what it drew */
+		const xTicks = () => page.$eval(".curve canvas", (c) => c.toDataURL());
+		const t0 = await xTicks(), ob = await page.locator(".curve .u-over").boundingBox();
+		await page.mouse.move(ob.x + ob.width * 0.2, ob.y + ob.height / 2);
+		await page.mouse.down();
+		await page.mouse.move(ob.x + ob.width * 0.45, ob.y + ob.height / 2, { steps: 5 });
+		await page.mouse.up();
+		const t1 = await xTicks();
+		await page.locator(".curve .u-over").dblclick();
+		const t2 = await xTicks();
+		check(t1 !== t0 && t2 === t0, `dragging across the curves zooms in, a double click resets (canvas PNG of ${t0.length} -> ${t1.length} -> ${t2.length} bytes)`);
 		check(/lower is better/.test(await page.locator("#meta").innerText()), "the metric's direction is shown");
 		// where the runs' time went (issue 19 item 5): the report footer's line
 		const ovLine = (await page.locator("#overhead").innerText()).trim();
