@@ -866,7 +866,8 @@
 		if (!pts.length || b.n < 2)
 			return null;
 		const r = b.result;
-		return KC.bisectPlot(pts, b.n, r && (r.outcome === "found" || r.outcome === "range") ? r : null, unit);
+		return KC.bisectPlot(pts, b.n, r && (r.outcome === "found" || r.outcome === "range") ? r : null, unit,
+			S.job.metric);
 	}
 
 	/* The bisection: the answer, the outcome, the culprit check, the

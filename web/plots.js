@@ -150,9 +150,9 @@
 
 	/* The bisection's chart: pts [{x: candidate index, v, fill, stroke,
 	 * title}] (a dot per run, spread sideways within its candidate), n
-	 * candidates, culprit {first, last} or null, unit. Returns Plot's
+	 * candidates, culprit {first, last} or null, unit, ylabel. Returns Plot's
 	 * <svg class="bisect-chart">, dots circle.bisect-dot. */
-	KC.bisectPlot = function (pts, n, culprit, unit) {
+	KC.bisectPlot = function (pts, n, culprit, unit, ylabel) {
 		const seen = new Map();
 		const dots = pts.map((p) => {
 			const k = seen.get(p.x) || 0;
@@ -161,11 +161,11 @@
 		});
 		const edge = culprit ? +culprit.first - 0.5 : null;
 		const svg = Plot.plot({
-			width: 760, height: 250, marginLeft: 60, marginRight: 14, marginTop: 22, marginBottom: 34,
-			x: { domain: [0, n - 1], ticks: [0, n - 1], tickFormat: (i) => `candidate ${i}`,
+			width: 760, height: 250, marginLeft: 60, marginRight: 30, marginTop: 22, marginBottom: 34,
+			x: { domain: [-0.5, n - 0.5], ticks: [0, n - 1], tickFormat: (i) => `candidate ${i}`,
 				label: "candidate (history order); hollow dots: culprit-check runs" },
 			y: { domain: [Math.min(0, ...pts.map((p) => p.v)), Math.max(...pts.map((p) => p.v))],
-				...yTicks(unit) },
+				label: ylabel, ...yTicks(unit) },
 			color: { type: "identity" },
 			marks: [
 				culprit ? Plot.ruleX([edge], { stroke: "#b3261e", strokeDasharray: "4 3" }) : null,

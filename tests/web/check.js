@@ -139,6 +139,17 @@ async function checkBisect(page, bj) {
 		`${tag}: the culprit's row(s) stand out (${culpritRows})`);
 	const dots = await page.locator("svg.bisect-chart circle.bisect-dot").count();
 	check(dots === runLines.length, `${tag}: the chart has one dot per run (${dots})`);
+	if (dots) {   /* Plot's tip names the pointed run's candidate and value */
+		await page.locator("svg.bisect-chart circle.bisect-dot").first().hover({ force: true });
+		const tip = await page.waitForFunction(() => {
+			const t = document.querySelector('svg.bisect-chart g[aria-label="tip"]');
+			return t && t.textContent.replace(/\u200b/g, "").trim() ? t.textContent.replace(/\u200b/g, "") : null;
+		}, null, { timeout: 5000 }).then((h) => h.jsonValue()).catch(() => "");
+		check(/: \d+(\.\d+)?s( \(check run\))?$/.test(tip.trim()) &&
+			(await page.locator("table.bisect td.subject").allInnerTexts()).some((x) => tip.replace(/\s+/g, "").includes(x.replace(/\s+/g, ""))),
+			`${tag}: pointing at a dot names its candidate and value: '${tip.trim()}'`);
+		await page.mouse.move(0, 0);
+	}
 	const post = (log.split("\n").filter((l) => l.startsWith("posterior ")).pop() || "posterior").split(" ").slice(1);
 	const bars = await page.locator(".pbar-row").allInnerTexts();
 	check(bars.length === post.length && (!bars.length || bars[0].startsWith((+post[0].split(":")[1]).toFixed(3))),
