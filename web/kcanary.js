@@ -202,7 +202,9 @@ KC.readout = function (unit) {
 
 /* A uPlot of time curves. series: [{label, color, t:[], v:[]}]; the
  * curves are joined on a shared time axis (uPlot.join), gaps not
- * connected. opts.readout (a unit, "" for none) adds KC.readout(). */
+ * connected; dragging across zooms in, a double click resets.
+ * opts.legend false hides uPlot's legend (shown otherwise, every series);
+ * opts.readout (a unit, "" for none) adds KC.readout(). */
 KC.curvePlot = function (target, title, series, opts) {
 	opts = opts || {};
 	const tables = series.map((s) => [s.t, s.v]);
@@ -217,9 +219,10 @@ KC.curvePlot = function (target, title, series, opts) {
 			{ label: opts.xlabel || "time (s)" },
 			{ label: opts.ylabel || "", size: 60 },
 		],
-		/* overlays of many runs: the legend would be a wall of labels;
-		 * the strip plot above names each run */
-		legend: { show: opts.legend !== undefined ? opts.legend : series.length <= 4 },
+		/* every series in the legend, however many; a caller whose
+		 * series are many runs (the job page's overlay) passes false and
+		 * names the axis values in its own legend instead */
+		legend: { show: opts.legend !== false },
 		cursor: { drag: { x: true, y: false } },
 		series: [{ label: "t" }].concat(series.map((s) => ({
 			label: s.label,

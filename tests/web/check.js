@@ -270,6 +270,16 @@ async function checkPlotHover(page, tag) {
 			`${tag}: pointing at a dot of ${chart} names its run: '${tip.replace(/\s+/g, " ")}'`);
 		await page.mouse.move(0, 0);
 	}
+	// and clicking a strip dot opens its run's page
+	const d = page.locator("svg.strip circle.run-dot").nth(2), rid = await d.getAttribute("data-run-id");
+	await d.hover({ force: true });
+	await d.click({ force: true });
+	const opened = await page.waitForURL(new RegExp(`run\\.html\\?id=${rid}$`), { timeout: 5000 })
+		.then(() => true).catch(() => false);
+	check(opened, `${tag}: clicking run ${rid}'s dot opens its page (${page.url()})`);
+	await page.goBack();
+	await page.waitForSelector("svg.strip circle.run-dot");
+	await page.waitForSelector("svg.ecdf");
 }
 
 // The runs table: one row per run, its axis value, value and probe counts
