@@ -84,7 +84,7 @@
 			marginLeft: 64, marginRight: 16, marginTop: heads.length ? 34 : 14, marginBottom: 44,
 			x: { domain: [-0.5, last + 0.5], axis: null },
 			y: { domain: [Math.min(0, ...vals), Math.max(...vals, hasThr ? thr : 0)], nice: true,
-				label: o.ylabel, ...yTicks(o.unit) },
+				label: o.ylabel, labelAnchor: "center", labelArrow: "none", ...yTicks(o.unit) },
 			color: { type: "identity" },
 			marks: [
 				Plot.axisX([...ticks.keys()], { tickFormat: (p) => ticks.get(p), tickSize: 0, label: null }),
