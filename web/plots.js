@@ -42,6 +42,9 @@
 		});
 	}
 
+	/* Plot's tip, wide enough for a run's cell on one or two lines */
+	const TIP = { lineWidth: 40 };
+
 	const yTicks = (unit) => ({ grid: true, tickFormat: (v) => KC.fmt(v, unit) });
 
 	/* groups: [{label, cols: [{key, name, color, runs: [{id, value, title}]}]}]
@@ -99,7 +102,7 @@
 				Plot.ruleY(meds, { y: "m", x1: "x1", x2: "x2", stroke: "#222", strokeWidth: 2.5, title: "title",
 					render: tagged(meds, "median-mark", (d) => ({ "data-col": d.col, "data-median": String(d.m) })) }),
 				Plot.dot(dots, { x: "x", y: "value", fill: "color", r: dots.length > 300 ? 3 : 5,
-					stroke: "#fff", strokeWidth: 0.8, fillOpacity: 0.75, title: "title", tip: true,
+					stroke: "#fff", strokeWidth: 0.8, fillOpacity: 0.75, title: "title", tip: TIP,
 					render: tagged(dots, "run-dot", (d) => ({ "data-run-id": d.id,
 						"data-axis-value": String(d.key), "data-col": d.col })) }),
 			],
@@ -138,7 +141,7 @@
 				Plot.line(steps, { x: "x", y: "f", z: "key", stroke: "color", strokeWidth: 2, curve: "step-after",
 					render: tagged(steps, "ecdf-series", (d) => ({ "data-axis-value": String(d.key),
 						"data-n": String(d.n) })) }),
-				Plot.dot(pts, { x: "value", y: "f", fill: "color", r: 3, title: "title", tip: true,
+				Plot.dot(pts, { x: "value", y: "f", fill: "color", r: 3, title: "title", tip: TIP,
 					render: tagged(pts, "ecdf-dot", (d) => ({ "data-run-id": d.id,
 						"data-axis-value": String(d.key) })) }),
 			],
@@ -173,7 +176,7 @@
 					text: () => `culprit ${culprit.first === culprit.last ? culprit.first :
 						culprit.first + ".." + culprit.last}` }) : null,
 				Plot.dot(dots, { x: "jx", y: "v", fill: "fill", stroke: "stroke", strokeWidth: 1.5, r: 4,
-					title: "title", tip: true, render: tagged(dots, "bisect-dot", () => ({})) }),
+					title: "title", tip: TIP, render: tagged(dots, "bisect-dot", () => ({})) }),
 			],
 		});
 		svg.classList.add("bisect-chart");

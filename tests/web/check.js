@@ -268,6 +268,7 @@ async function checkPlotHover(page, tag) {
 		check(r && flat(tip).startsWith(flat(`run ${rid} (${r.variant}, ${r.cell || "no cell"} #`)) &&
 			v && Math.abs(+v[1] - r.value) <= 0.051,
 			`${tag}: pointing at a dot of ${chart} names its run: '${tip.replace(/\s+/g, " ")}'`);
+		await page.locator(chart).first().screenshot({ path: path.join(outdir, `tip-${chart.slice(4)}.png`) });
 		await page.mouse.move(0, 0);
 	}
 	// and clicking a strip dot opens its run's page
