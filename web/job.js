@@ -23,7 +23,6 @@
 		by: KC.param("by") || "variant",
 	};
 	const $ = (x) => document.getElementById(x);
-	const svgEl = KC.svgEl, niceRange = KC.niceRange;
 
 	if (!id) {
 		$("title").textContent = "no job given (job.html?id=N)";
@@ -376,7 +375,7 @@
 		return el("p", { class: "plain " + cls, text });
 	}
 
-	/* The strip plot (strip.js): one group per cell of the report along
+	/* The strip plot (plots.js, drawn by Observable Plot): one group per cell of the report along
 	 * the axis, in it a column per value (the report's groups, so no
 	 * column mixes two kernels or two cells), one dot per run of the
 	 * chosen cells in its value's colour, each column's median marked. */
@@ -467,11 +466,12 @@
 				readout: S.samples.unit || "" }));
 	}
 
-	/* SVG ECDF of the headline metric, one chart per cell of the report
-	 * (as the statistics: runs of different cells are never pooled), one
-	 * step line per value of the axis in the strip plot's colour: the
-	 * share of that value's runs at or below x. Every run is a step, so
-	 * nothing is smoothed or binned away; the x scale is shared. */
+	/* The ECDF of the headline metric (plots.js, drawn by Observable
+	 * Plot), one chart per cell of the report (as the statistics: runs of
+	 * different cells are never pooled), one step line per value of the
+	 * axis in the strip plot's colour: the share of that value's runs at
+	 * or below x, each run a dot that hovering names. The x scale is
+	 * shared. */
 	function renderEcdf() {
 		const box = $("ecdf");
 		const rep = S.report;
@@ -482,44 +482,26 @@
 		const vals = axisValues();
 		const unit = rep.unit || S.runs.unit;
 		const keyOf = (g) => (g.variant_id !== undefined ? g.variant_id : g.value);
+		const byId = new Map(S.runs.runs.map((r) => [r.id, r]));
 		const cells = (rep.cells || []).filter((c) => KC.cellMatches(c.cell, S.chosen)).map((c) => ({
 			title: c.title || c.cell || "all runs",
-			lines: (c.groups || c.variants).map((g) => ({ key: keyOf(g), name: g.name,
-				xs: (g.runs || []).map((r) => r.value).filter((v) => v !== null && v !== undefined)
-					.sort((x, y) => x - y) })).filter((l) => l.xs.length),
+			lines: (c.groups || c.variants).map((g) => {
+				const i = Math.max(0, vals.findIndex((v) => v.key === keyOf(g)));
+				return { key: keyOf(g), name: g.name, color: KC.color(i),
+					runs: (g.runs || []).filter((r) => r.value !== null && r.value !== undefined).map((r) =>
+						byId.get(r.run_id) ? { ...stripDot(byId.get(r.run_id)), value: r.value } :
+							{ id: r.run_id, value: r.value, title: `run ${r.run_id}: ${KC.fmt(r.value, unit)}` }) };
+			}).filter((l) => l.runs.length),
 		})).filter((c) => c.lines.length);
-		const xs = cells.flatMap((c) => c.lines.flatMap((l) => l.xs));
+		const xs = cells.flatMap((c) => c.lines.flatMap((l) => l.runs.map((r) => r.value)));
 		if (!xs.length) {
 			box.replaceChildren(el("p", { class: "muted", text: "no run has a value yet" }));
 			return;
 		}
-		const W = 560, H = 230, left = 56, right = 28, top = 12, bottom = 40;
-		const { lo, hi, step } = niceRange(Math.min(0, ...xs), Math.max(...xs));
-		const X = (v) => left + (W - left - right) * (v - lo) / (hi - lo);
-		const Y = (f) => top + (H - top - bottom) * (1 - f);
-		const mk = svgEl;
-		const charts = cells.map((c) => {
-			const svg = mk("svg", { class: "ecdf", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
-			for (const f of [0, 0.25, 0.5, 0.75, 1]) {
-				svg.append(mk("line", { x1: left, x2: W - right, y1: Y(f), y2: Y(f), stroke: "#eee" }));
-				svg.append(mk("text", { x: left - 6, y: Y(f) + 4, "text-anchor": "end" }, f.toFixed(2)));
-			}
-			for (let v = lo; v <= hi + step / 2; v += step)
-				svg.append(mk("text", { x: X(v), y: H - 22, "text-anchor": "middle" }, KC.fmt(v, unit)));
-			svg.append(mk("text", { x: (W + left) / 2, y: H - 4, "text-anchor": "middle", fill: "#777" },
-				`${rep.metric || S.runs.metric}; y: share of runs at or below`));
-			for (const l of c.lines) {
-				const i = Math.max(0, vals.findIndex((v) => v.key === l.key));
-				let d = `M${X(lo)},${Y(0)}`;
-				l.xs.forEach((x, k) => { d += ` H${X(x)} V${Y((k + 1) / l.xs.length)}`; });
-				d += ` H${X(hi)}`;
-				const path = mk("path", { d, fill: "none", stroke: KC.color(i), "stroke-width": 2,
-					class: "ecdf-series", "data-axis-value": String(l.key), "data-n": String(l.xs.length) });
-				path.append(mk("title", {}, `${l.name}: ${l.xs.length} run${l.xs.length === 1 ? "" : "s"}`));
-				svg.append(path);
-			}
-			return el("div", { class: "ecdf-cell" }, el("h3", { text: c.title }), svg);
-		});
+		const domain = d3.nice(Math.min(0, ...xs), Math.max(...xs), 5);
+		const charts = cells.map((c) => el("div", { class: "ecdf-cell" }, el("h3", { text: c.title }),
+			KC.ecdfPlot(c.lines, { unit, domain, xlabel: rep.metric || S.runs.metric,
+				onclick: (r) => { location.href = "run.html?id=" + r.id; } })));
 		box.replaceChildren(el("div", { class: "legend", id: "ecdf-legend" }, vals.map((v, i) =>
 			el("span", { class: "legend-item", "data-axis-value": String(v.key) },
 				el("span", { class: "swatch", style: `background:${KC.color(i)}` }), v.name))),
@@ -869,53 +851,23 @@
 
 	const VERDICT_COLOR = { good: "#1b6e2d", bad: "#b3261e", unsure: "#c78a00", skip: "#888", "": "#1f5fa8" };
 
-	/* SVG: the metric of every run against the candidate's position, dots
-	 * in the verdict's colour, the culprit's left edge marked. */
+	/* The metric of every run against the candidate's position (plots.js,
+	 * drawn by Observable Plot), dots in the verdict's colour (check runs
+	 * hollow), the culprit's left edge marked. */
 	function bisectChart(b, tested) {
 		const unit = S.job.unit;
 		const pts = [];
 		for (const x of tested)
-			for (const y of x.runs)
-				pts.push({ x: x.idx, v: y.value, verdict: x.verdict, check: y.phase === "check", name: x.name });
+			for (const y of x.runs) {
+				const check = y.phase === "check", c = VERDICT_COLOR[x.verdict] || VERDICT_COLOR[""];
+				pts.push({ x: x.idx, v: y.value, fill: check ? "#fff" : c, stroke: c,
+					title: `${x.name}: ${KC.fmt(y.value, unit)}${check ? " (check run)" : ""}` });
+			}
 		if (!pts.length || b.n < 2)
 			return null;
-		const W = 760, H = 250, left = 60, right = 14, top = 22, bottom = 34;
-		let lo = Math.min(0, ...pts.map((p) => p.v)), hi = Math.max(...pts.map((p) => p.v));
-		if (!(hi > lo))
-			hi = lo + 1;
-		const X = (i) => left + (W - left - right) * (i / (b.n - 1));
-		const Y = (v) => top + (H - top - bottom) * (1 - (v - lo) / (hi - lo));
-		const mk = svgEl;
-		const svg = mk("svg", { class: "bisect-chart", width: W, height: H, viewBox: `0 0 ${W} ${H}` });
-		for (let k = 0; k <= 4; k++) {
-			const v = lo + (hi - lo) * k / 4;
-			svg.append(mk("line", { x1: left, x2: W - right, y1: Y(v), y2: Y(v), stroke: "#eee" }));
-			svg.append(mk("text", { x: left - 6, y: Y(v) + 4, "text-anchor": "end" }, KC.fmt(v, unit)));
-		}
 		const r = b.result;
-		if (r && (r.outcome === "found" || r.outcome === "range")) {
-			const xe = (X(+r.first - 1) + X(+r.first)) / 2;
-			svg.append(mk("line", { x1: xe, x2: xe, y1: top, y2: H - bottom, stroke: "#b3261e",
-						"stroke-dasharray": "4 3" }));
-			svg.append(mk("text", { x: xe, y: top - 8, fill: "#b3261e", "text-anchor": "middle" },
-				`culprit ${r.first === r.last ? r.first : r.first + ".." + r.last}`));
-		}
-		const seen = new Map();
-		for (const p of pts) {
-			const k = seen.get(p.x) || 0;
-			seen.set(p.x, k + 1);
-			const c = mk("circle", { cx: X(p.x) + ((k * 0.618) % 1 - 0.5) * 6, cy: Y(p.v), r: 4,
-				fill: p.check ? "#fff" : VERDICT_COLOR[p.verdict] || VERDICT_COLOR[""],
-				stroke: VERDICT_COLOR[p.verdict] || VERDICT_COLOR[""], "stroke-width": 1.5,
-				class: "bisect-dot" });
-			c.append(mk("title", {}, `${p.name}: ${KC.fmt(p.v, unit)}${p.check ? " (check run)" : ""}`));
-			svg.append(c);
-		}
-		for (const i of [0, b.n - 1])
-			svg.append(mk("text", { x: X(i), y: H - 18, "text-anchor": i ? "end" : "start" }, `candidate ${i}`));
-		svg.append(mk("text", { x: (W + left) / 2, y: H - 4, "text-anchor": "middle", fill: "#777" },
-			"candidate (history order); hollow dots: culprit-check runs"));
-		return svg;
+		return KC.bisectPlot(pts, b.n, r && (r.outcome === "found" || r.outcome === "range") ? r : null, unit,
+			S.job.metric);
 	}
 
 	/* The bisection: the answer, the outcome, the culprit check, the

@@ -202,7 +202,9 @@ KC.readout = function (unit) {
 
 /* A uPlot of time curves. series: [{label, color, t:[], v:[]}]; the
  * curves are joined on a shared time axis (uPlot.join), gaps not
- * connected. opts.readout (a unit, "" for none) adds KC.readout(). */
+ * connected; dragging across zooms in, a double click resets.
+ * opts.legend false hides uPlot's legend (shown otherwise, every series);
+ * opts.readout (a unit, "" for none) adds KC.readout(). */
 KC.curvePlot = function (target, title, series, opts) {
 	opts = opts || {};
 	const tables = series.map((s) => [s.t, s.v]);
@@ -217,9 +219,10 @@ KC.curvePlot = function (target, title, series, opts) {
 			{ label: opts.xlabel || "time (s)" },
 			{ label: opts.ylabel || "", size: 60 },
 		],
-		/* overlays of many runs: the legend would be a wall of labels;
-		 * the strip plot above names each run */
-		legend: { show: opts.legend !== undefined ? opts.legend : series.length <= 4 },
+		/* every series in the legend, however many; a caller whose
+		 * series are many runs (the job page's overlay) passes false and
+		 * names the axis values in its own legend instead */
+		legend: { show: opts.legend !== false },
 		cursor: { drag: { x: true, y: false } },
 		series: [{ label: "t" }].concat(series.map((s) => ({
 			label: s.label,
@@ -289,27 +292,6 @@ KC.poll = function (fn, live, badge) {
 	};
 	tick();
 	return () => clearTimeout(timer);
-};
-
-/* An SVG element with attributes and optional text (set as text, never
- * parsed): the charts' one maker. */
-KC.svgEl = function (tag, attrs, text) {
-	const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
-	for (const [k, v] of Object.entries(attrs))
-		e.setAttribute(k, v);
-	if (text !== undefined)
-		e.textContent = text;
-	return e;
-};
-
-/* Round axis ticks for [lo, hi]: a step of 1, 2 or 5 times a power of
- * ten, about five of them; lo and hi widened to whole steps. */
-KC.niceRange = function (lo, hi) {
-	if (!(hi > lo))
-		hi = lo + 1;
-	const raw = (hi - lo) / 5, mag = Math.pow(10, Math.floor(Math.log10(raw)));
-	const step = [1, 2, 5, 10].map((m) => m * mag).find((x) => x >= raw);
-	return { lo: Math.floor(lo / step) * step, hi: Math.ceil(hi / step) * step, step };
 };
 
 /* A page whose object cannot be loaded at all (an unknown id: the API

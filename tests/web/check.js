@@ -139,6 +139,17 @@ async function checkBisect(page, bj) {
 		`${tag}: the culprit's row(s) stand out (${culpritRows})`);
 	const dots = await page.locator("svg.bisect-chart circle.bisect-dot").count();
 	check(dots === runLines.length, `${tag}: the chart has one dot per run (${dots})`);
+	if (dots) {   /* Plot's tip names the pointed run's candidate and value */
+		await page.locator("svg.bisect-chart circle.bisect-dot").first().hover({ force: true });
+		const tip = await page.waitForFunction(() => {
+			const t = document.querySelector('svg.bisect-chart g[aria-label="tip"]');
+			return t && t.textContent.replace(/\u200b/g, "").trim() ? t.textContent.replace(/\u200b/g, "") : null;
+		}, null, { timeout: 5000 }).then((h) => h.jsonValue()).catch(() => "");
+		check(/: \d+(\.\d+)?s( \(check run\))?$/.test(tip.trim()) &&
+			(await page.locator("table.bisect td.subject").allInnerTexts()).some((x) => tip.replace(/\s+/g, "").includes(x.replace(/\s+/g, ""))),
+			`${tag}: pointing at a dot names its candidate and value: '${tip.trim()}'`);
+		await page.mouse.move(0, 0);
+	}
 	const post = (log.split("\n").filter((l) => l.startsWith("posterior ")).pop() || "posterior").split(" ").slice(1);
 	const bars = await page.locator(".pbar-row").allInnerTexts();
 	check(bars.length === post.length && (!bars.length || bars[0].startsWith((+post[0].split(":")[1]).toFixed(3))),
@@ -198,10 +209,10 @@ async function checkStripColumns(page, jobId, tag, wantMedians) {
 		.map((r) => [r.id, r]));
 	const dots = await page.$$eval("svg.strip circle.run-dot", (cs) => cs.map((c) => ({
 		id: +c.getAttribute("data-run-id"), col: String(c.getAttribute("data-col")), cx: +c.getAttribute("cx") })));
-	const marks = await page.$$eval("svg.strip g.median-mark", (gs) => gs.map((g) => ({
-		col: g.getAttribute("data-col"), median: +g.getAttribute("data-median"),
-		x1: +g.querySelector("line").getAttribute("x1"), x2: +g.querySelector("line").getAttribute("x2"),
-		title: g.querySelector("title").textContent })));
+	const marks = await page.$$eval("svg.strip line.median-mark", (ls) => ls.map((l) => ({
+		col: l.getAttribute("data-col"), median: +l.getAttribute("data-median"),
+		x1: +l.getAttribute("x1"), x2: +l.getAttribute("x2"),
+		title: l.querySelector("title").textContent })));
 	const cols = [...new Set(dots.map((d) => d.col))];
 	const mixed = cols.filter((c) => {
 		const runs = dots.filter((d) => d.col === c).map((d) => api.get(d.id));
@@ -229,6 +240,47 @@ async function checkStripColumns(page, jobId, tag, wantMedians) {
 	}
 	if (wantMedians)
 		check(got.join(" ") === wantMedians.join(" "), `${tag}: the columns' medians are the fixture's (${got.join(" ")})`);
+}
+
+// The strip plot and the ECDF are Observable Plot's (issue 35 item 11):
+// each is a Plot <svg> (its class plot-…, its marks' groups named by
+// aria-label), and pointing at a dot shows Plot's tip naming that dot's
+// run with its value, variant and cell as the API has them.
+async function checkPlotHover(page, tag) {
+	const api = new Map((await (await page.request.get(`${base}/api/v1/jobs/${want.job_id}/runs`)).json()).runs
+		.map((r) => [r.id, r]));
+	for (const [chart, dot] of [["svg.strip", "circle.run-dot"], ["svg.ecdf", "circle.ecdf-dot"]]) {
+		const lib = await page.$$eval(chart, (svgs) => svgs.map((s) =>
+			[...s.classList].some((c) => /^plot-/.test(c)) && !!s.querySelector('g[aria-label="dot"]')));
+		check(lib.length > 0 && lib.every((x) => x), `${tag}: ${chart} is drawn by Observable Plot (${lib.length} charts)`);
+		const d = page.locator(`${chart} ${dot}`).nth(1);
+		const rid = +(await d.getAttribute("data-run-id"));
+		await d.hover({ force: true });
+		const tip = await page.waitForFunction((sel) => {
+			const t = document.querySelector(`${sel} g[aria-label="tip"]`);
+			/* the tip's lines (Plot wraps long ones and marks where with U+200B) */
+			const ls = t ? [...t.querySelectorAll("tspan")].map((x) => x.textContent.replace(/\u200b/g, "")) : [];
+			return ls.join("").trim() ? ls.join(" ").replace(/\s+/g, " ") : null;
+		}, chart, { timeout: 5000 }).then((h) => h.jsonValue()).catch(() => "");
+		const r = api.get(rid);
+		const v = /\): (-?[\d.]+)s/.exec(tip);
+		const flat = (x) => x.replace(/\s+/g, "");   /* Plot wraps lines at spaces or after '-' */
+		check(r && flat(tip).startsWith(flat(`run ${rid} (${r.variant}, ${r.cell || "no cell"} #`)) &&
+			v && Math.abs(+v[1] - r.value) <= 0.051,
+			`${tag}: pointing at a dot of ${chart} names its run: '${tip.replace(/\s+/g, " ")}'`);
+		await page.locator(chart).first().screenshot({ path: path.join(outdir, `tip-${chart.slice(4)}.png`) });
+		await page.mouse.move(0, 0);
+	}
+	// and clicking a strip dot opens its run's page
+	const d = page.locator("svg.strip circle.run-dot").nth(2), rid = await d.getAttribute("data-run-id");
+	await d.hover({ force: true });
+	await d.click({ force: true });
+	const opened = await page.waitForURL(new RegExp(`run\\.html\\?id=${rid}$`), { timeout: 5000 })
+		.then(() => true).catch(() => false);
+	check(opened, `${tag}: clicking run ${rid}'s dot opens its page (${page.url()})`);
+	await page.goBack();
+	await page.waitForSelector("svg.strip circle.run-dot");
+	await page.waitForSelector("svg.ecdf");
 }
 
 // The runs table: one row per run, its axis value, value and probe counts
@@ -388,6 +440,18 @@ async function checkGrid(page) {
 		await page.waitForFunction(() => /^run \d+ /.test((document.querySelector(".curve .readout") || {}).textContent || ""));
 		const ro = await page.locator(".curve .readout").innerText();
 		check(/^run \d+ \+? ?[^:]+: [\d.]+s at t = [\d.]+s$/.test(ro), `pointing at the curves names one: '${ro}'`);
+		// and zoomed by dragging across them (uPlot), reset by a double click
+		/* uPlot draws its axes on the canvas: compare what it drew */
+		const xTicks = () => page.$eval(".curve canvas", (c) => c.toDataURL());
+		const t0 = await xTicks(), ob = await page.locator(".curve .u-over").boundingBox();
+		await page.mouse.move(ob.x + ob.width * 0.2, ob.y + ob.height / 2);
+		await page.mouse.down();
+		await page.mouse.move(ob.x + ob.width * 0.45, ob.y + ob.height / 2, { steps: 5 });
+		await page.mouse.up();
+		const t1 = await xTicks();
+		await page.locator(".curve .u-over").dblclick();
+		const t2 = await xTicks();
+		check(t1 !== t0 && t2 === t0, `dragging across the curves zooms in, a double click resets (canvas PNG of ${t0.length} -> ${t1.length} -> ${t2.length} bytes)`);
 		check(/lower is better/.test(await page.locator("#meta").innerText()), "the metric's direction is shown");
 		// where the runs' time went (issue 19 item 5): the report footer's line
 		const ovLine = (await page.locator("#overhead").innerText()).trim();
@@ -396,6 +460,7 @@ async function checkGrid(page) {
 		const dots = await page.locator("svg.strip circle.run-dot").count();
 		check(dots === want.runs, `the strip plot has one dot per run (${dots} of ${want.runs})`);
 		await checkStripColumns(page, want.job_id, "by variant", want.strip_medians.variant);
+		await checkPlotHover(page, "by variant");
 		// the variant axis overlays like any other: one chart, a colour per variant
 		await page.waitForSelector('.curve[data-axis="variant"] canvas');
 		const curves = await page.locator(".curve canvas").count();
