@@ -567,8 +567,13 @@ int compare_rerun(struct db *db, int64_t job_id, const char *agent, const char *
 	if ((r = db_job_spec(db, job_id, &json, err)) || (r = job_spec_from_json(spec, json, err)))
 		goto out;
 	/* the lengths before the job is stored, as compare does; a check that
-	 * fails is no reason not to rerun (the job was checked when stored) */
-	if (!(checked = !job_check_cells(&chk, spec, agent, &why)))
+	 * fails is no reason not to rerun (the job was checked when stored),
+	 * but a disk above the cap would fail every run of its cell */
+	if ((r = job_check_cells(&chk, spec, agent, &why)) == -EFBIG) {
+		err_setf(err, r, "job %lld: %s", (long long)job_id, buf_str(&why));
+		goto out;
+	}
+	if (!(checked = !r))
 		log_warn("job %lld: its rerun's runs will ask the agent for their length: %s",
 			 (long long)job_id, buf_str(&why));
 	if ((r = job_store(db, spec, owner, new_job, err)))
