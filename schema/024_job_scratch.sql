@@ -7,8 +7,11 @@
 -- that needs it (its runs' cell text, '' for a job of one cell); NULL when
 -- no cell's need is known (commands, fio job files: the floor).
 -- scratch_data_bytes: what that cell's workload writes at most.
+-- scratch_asked 1: the size was given by name ([job] disk, compare --disk),
+-- checked to hold every cell's files.
 -- scratch_bytes NULL: a job stored before, each of its runs sized by its
 -- own cell, as they were.
 ALTER TABLE jobs ADD COLUMN scratch_bytes INTEGER;
 ALTER TABLE jobs ADD COLUMN scratch_cell TEXT;
 ALTER TABLE jobs ADD COLUMN scratch_data_bytes INTEGER;
+ALTER TABLE jobs ADD COLUMN scratch_asked INTEGER NOT NULL DEFAULT 0;

@@ -222,6 +222,7 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		.o = o, .db_path = db_path, .seed = spec->seed, .metric = spec->metric, .builds = lb,
 		.j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
 		       .memory_mib = (uint64_t)spec->memory_mb, .watchdog_s = spec->watchdog_s,
+		       .disk_bytes = spec->disk_bytes,
 		       .rootfs = spec->rootfs, .files = (const char *const *)spec->files },
 	};
 	struct lab_pool pool;

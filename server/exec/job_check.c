@@ -51,22 +51,47 @@ static char *cell_fs(const char *params)
 	return out;
 }
 
+/* Append where spec set each of knobs (", "-separated): " (job.ini:8:
+ * [matrix] measure_s; --set rate_mbps)", nothing when it set none. */
+static void knobs_where(struct buf *b, const struct job_spec *spec, const char *knobs)
+{
+	char *list = xstrdup(knobs), *save = NULL;
+	const char *sep = " (";
+
+	for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
+		char *where = knob_where(spec, k);
+		if (where) {
+			buf_printf(b, "%s%s", sep, where);
+			sep = "; ";
+		}
+		free(where);
+	}
+	if (*sep == ';')
+		buf_puts(b, ")");
+	free(list);
+}
+
 /* Cell i (text cell, params params) needs a disk of what c says its
  * workload writes (scratch_disk_bytes()): out's disk grows to it, and
  * names the cell when it needs the most so far (the first of equals);
- * -EFBIG with err when the need is above the cap, naming the cell, the
- * sizes and the knobs the size grows with, with where the spec set them. */
+ * -EFBIG with err when the need is above the cap (no disk given), or its
+ * files (data and a block per file) above the disk the spec gives, naming
+ * the cell, the sizes, --disk and the knobs the size grows with, with
+ * where the spec set them. */
 static int size_cell(struct job_check *out, const struct job_spec *spec, const char *cell,
 		     const char *params, const struct agent_check *c, struct buf *err)
 {
-	const char *sep = " (";
-	uint64_t need;
-	char *fs, *knobs;
+	uint64_t need, files, asked = spec->disk_bytes;
+	const char *knobs;
+	char *fs;
 
 	if (c->disk_bytes < 0 || c->disk_files < 0)
 		return 0;
 	need = scratch_disk_bytes((uint64_t)c->disk_bytes, (uint64_t)c->disk_files);
-	if (need <= SCRATCH_CAP_BYTES) {
+	/* not saturated: both are then far below 2^63 */
+	files = need == UINT64_MAX ? UINT64_MAX :
+		(uint64_t)c->disk_bytes + (uint64_t)c->disk_files * 4096;
+	if (asked ? files <= asked : need <= SCRATCH_CAP_BYTES) {
 		if (!out->disk_cell || need > out->disk_bytes) {
 			out->disk_bytes = need;
 			free(out->disk_cell);
@@ -76,24 +101,23 @@ static int size_cell(struct job_check *out, const struct job_spec *spec, const c
 		return 0;
 	}
 	fs = cell_fs(params);
-	knobs = xstrdup(c->disk_knobs ? c->disk_knobs : "");
-	err_setf(err, -EFBIG, "%s%s%sscratch disk: the workload writes up to %.1f GiB in %lld"
-		 " files, so its %s disk needs %.0f GiB, above the %.0f GiB a job's disk is sized"
-		 " to: lower %s", *cell ? "matrix cell '" : "", cell, *cell ? "': " : "",
-		 gib((uint64_t)c->disk_bytes), (long long)c->disk_files, fs, gib(need),
-		 gib(SCRATCH_CAP_BYTES), *knobs ? knobs : "the workload's knobs");
-	/* where the spec set those it set: "(job.ini:8: [matrix] measure_s)" */
-	for (char *save = NULL, *k = strtok_r(knobs, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
-		char *where = knob_where(spec, k);
-		if (where) {
-			buf_printf(err, "%s%s", sep, where);
-			sep = "; ";
-		}
-		free(where);
-	}
-	if (*sep == ';')
-		buf_puts(err, ")");
-	free(knobs);
+	knobs = c->disk_knobs && *c->disk_knobs ? c->disk_knobs : "the workload's knobs";
+	err_setf(err, -EFBIG, "%s%s%sscratch disk: ", *cell ? "matrix cell '" : "", cell,
+		 *cell ? "': " : "");
+	if (asked)
+		buf_printf(err, "disk (--disk) %.1f GiB cannot hold the %.1f GiB the workload"
+			   " writes in %lld files (its %s disk needs %.0f GiB with the filesystem's"
+			   " headroom): give --disk %.0fG or lower %s", gib(asked),
+			   gib((uint64_t)c->disk_bytes), (long long)c->disk_files, fs, gib(need),
+			   gib(need), knobs);
+	else
+		buf_printf(err, "the workload writes up to %.1f GiB in %lld files, so its %s disk"
+			   " needs %.0f GiB, above the %.0f GiB a job's disk is sized to by itself:"
+			   " lower %s", gib((uint64_t)c->disk_bytes), (long long)c->disk_files, fs,
+			   gib(need), gib(SCRATCH_CAP_BYTES), knobs);
+	knobs_where(err, spec, c->disk_knobs ? c->disk_knobs : "");
+	if (!asked)
+		buf_printf(err, ", or give the size by name (--disk %.0fG)", gib(need));
 	free(fs);
 	return -EFBIG;
 }
@@ -144,8 +168,12 @@ int job_check_cells(struct job_check *out, const struct job_spec *spec, const ch
 		out->params[i] = job_cell_params(spec, i);
 		r = check_cell(out, spec, i, agent, err);
 	}
-	if (!r && out->disk_bytes < SCRATCH_FLOOR_BYTES)
+	if (!r && spec->disk_bytes) {
+		out->disk_bytes = spec->disk_bytes;	/* it holds every cell's files */
+		out->disk_asked = true;
+	} else if (!r && out->disk_bytes < SCRATCH_FLOOR_BYTES) {
 		out->disk_bytes = SCRATCH_FLOOR_BYTES;	/* scratch_disk_bytes()'s floor: none known */
+	}
 	return r;
 }
 
@@ -161,7 +189,7 @@ void job_check_store(struct db *db, int64_t job_id, const struct job_check *c)
 			 (long long)job_id, buf_str(&err));
 	buf_reset(&err);
 	if (c->disk_bytes && db_job_scratch_set(db, job_id, c->disk_bytes, c->disk_cell,
-						c->disk_data, &err))
+						c->disk_data, c->disk_asked, &err))
 		log_warn("job %lld: each of its runs will size its own scratch disk: %s",
 			 (long long)job_id, buf_str(&err));
 	buf_release(&err);

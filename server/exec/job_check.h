@@ -27,6 +27,9 @@ struct job_check {
 	char *disk_cell;      /* the cell that needs it (job_cell_text(), "" for a
 			       * job of one cell); NULL: no cell's need is known */
 	int64_t disk_data;    /* what that cell's workload writes at most, bytes */
+	bool disk_asked;      /* disk_bytes is the spec's own (disk, --disk), checked
+			       * to hold every cell's files; disk_cell then the cell
+			       * that needs the most */
 };
 
 /*
@@ -37,11 +40,14 @@ struct job_check {
  * largest scratch_disk_bytes() (guest/scratch.h) of what any cell's
  * workload writes, so that every run of the job, whatever its cell, runs
  * on a disk of one size (a filesystem's geometry follows its device's
- * size). Returns 0; -EINVAL when a cell's knobs do not parse, err naming
- * where the knob was set ("job.ini:6: [workload] nfiles", "--set nfiles")
- * or else the cell, then the agent's message; -EFBIG when a cell's disk
- * would be above SCRATCH_CAP_BYTES, err naming the cell, what it writes,
- * the size needed and the knobs to lower (where the spec set them); or
+ * size). A disk the spec gives (spec->disk_bytes: [job] disk, --disk) is
+ * every run's instead, when it holds each cell's files. Returns 0; -EINVAL
+ * when a cell's knobs do not parse, err naming where the knob was set
+ * ("job.ini:6: [workload] nfiles", "--set nfiles") or else the cell, then
+ * the agent's message; -EFBIG when a cell's disk would be above
+ * SCRATCH_CAP_BYTES (none given) or its files above the disk given, err
+ * naming the cell, what it writes, the size needed, --disk and the knobs
+ * to lower (where the spec set them); or
  * agent_check()'s codes. *out is to be released with job_check_release()
  * whatever it returns.
  */

@@ -246,10 +246,11 @@ static double watchdog_for(const struct guest_ctx *g, const struct guest_job *j,
  * an ad-hoc run). The disk: j->disk_bytes when given, else the one stored
  * with its job (db_cells.h: the largest any cell of the job needs, one
  * size for all its runs), else sized from the agent's check now
- * (scratch.h); a run whose length and disk were both stored is not
- * checked again. A run whose length was stored was checked then, so a
- * check that fails now only leaves its disk at the floor, with a warning.
- * fs: the run's filesystem. 0, or -errno with why: -EINVAL when the agent
+ * (scratch.h). A run whose length was stored with its job, and whose
+ * disk was too or is given, is not checked again (the job was); one whose
+ * length alone was stored was checked then, so a check that fails now
+ * only leaves its disk at the floor, with a warning. fs: the run's
+ * filesystem. 0, or -errno with why: -EINVAL when the agent
  * refuses the knobs, -EFBIG when the disk would be too large
  * (scratch_disk_size()). */
 static int check_run(struct guest_ctx *g, const struct guest_job *j, const struct guest_run_req *rq,
@@ -269,7 +270,7 @@ static int check_run(struct guest_ctx *g, const struct guest_job *j, const struc
 	if (!asked && (r = db_run_scratch_bytes(g->db, rq->run_id, &asked, &e)) && r != -ENOENT)
 		log_warn("run %lld: %s; sizing its own disk", (long long)rq->run_id, buf_str(&e));
 	buf_reset(&e);
-	if (stored && asked && !j->disk_bytes) {
+	if (stored && asked) {
 		*disk_bytes = asked;	/* both checked when the job was stored */
 		r = 0;
 		goto out;

@@ -53,16 +53,17 @@ int db_run_expected_s(struct db *db, int64_t run_id, double *out, struct buf *er
 }
 
 int db_job_scratch_set(struct db *db, int64_t job_id, uint64_t bytes, const char *cell,
-		       int64_t data_bytes, struct buf *err)
+		       int64_t data_bytes, bool asked, struct buf *err)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
 	if ((r = db_prepare(db, &st, "UPDATE jobs SET scratch_bytes = ?2, scratch_cell = ?3,"
-			    " scratch_data_bytes = ?4 WHERE id = ?1", err)))
+			    " scratch_data_bytes = ?4, scratch_asked = ?5 WHERE id = ?1", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)bytes);
+	sqlite3_bind_int(st, 5, asked);
 	if (cell) {
 		sqlite3_bind_text(st, 3, cell, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_int64(st, 4, data_bytes);
@@ -78,8 +79,8 @@ int db_job_scratch(struct db *db, int64_t job_id, struct db_job_scratch *out, st
 	int r, rc;
 
 	*out = (struct db_job_scratch){ 0 };
-	if ((r = db_prepare(db, &st, "SELECT scratch_bytes, scratch_cell, scratch_data_bytes"
-			    " FROM jobs WHERE id = ?1", err)))
+	if ((r = db_prepare(db, &st, "SELECT scratch_bytes, scratch_cell, scratch_data_bytes,"
+			    " scratch_asked FROM jobs WHERE id = ?1", err)))
 		return r;
 	sqlite3_bind_int64(st, 1, job_id);
 	rc = sqlite3_step(st);
@@ -88,6 +89,7 @@ int db_job_scratch(struct db *db, int64_t job_id, struct db_job_scratch *out, st
 		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
 			out->cell = xstrdup((const char *)sqlite3_column_text(st, 1));
 		out->data_bytes = sqlite3_column_int64(st, 2);
+		out->asked = sqlite3_column_int(st, 3) != 0;
 	} else if (rc == SQLITE_DONE) {
 		r = err_setf(err, -ENOENT, "no job %" PRId64, job_id);
 	} else {

@@ -8,6 +8,7 @@
 #ifndef KC_DB_CELLS_H
 #define KC_DB_CELLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "store/db.h"
@@ -34,15 +35,17 @@ struct db_job_scratch {
 	char *cell;           /* the cell that needs it ("" a job of one cell);
 			       * NULL: no cell's need is known (the floor) */
 	int64_t data_bytes;   /* what that cell's workload writes at most, bytes */
+	bool asked;           /* bytes was given by name ([job] disk, --disk) */
 };
 
 /*
  * db_job_scratch_set - store that every run of job_id gets a scratch disk
- * of bytes, the size cell (NULL: none known) needs for the data_bytes its
- * workload writes. Replaces what the job had.
+ * of bytes: the size cell (NULL: none known) needs for the data_bytes its
+ * workload writes, or (asked) the size given by name, cell then the one
+ * that writes the most. Replaces what the job had.
  */
 int db_job_scratch_set(struct db *db, int64_t job_id, uint64_t bytes, const char *cell,
-		       int64_t data_bytes, struct buf *err);
+		       int64_t data_bytes, bool asked, struct buf *err);
 
 /*
  * db_job_scratch - job_id's scratch disk into *out (out->cell the

@@ -289,8 +289,9 @@ static void test_spec_disk_above_the_cap_is_refused(void **state)
 	assert_int_equal(check_spec(spec, agent, &err), -EFBIG);
 	assert_string_equal(buf_str(&err), "matrix cell 'measure_s=300 fs=ext4': scratch disk: the"
 			    " workload writes up to 80.6 GiB in 1000 files, so its ext4 disk needs 92"
-			    " GiB, above the 64 GiB a job's disk is sized to: lower rate_mbps, old_s,"
-			    " measure_s (job.ini:4: [matrix] measure_s)");
+			    " GiB, above the 64 GiB a job's disk is sized to by itself: lower rate_mbps,"
+			    " old_s, measure_s (job.ini:4: [matrix] measure_s), or give the size by"
+			    " name (--disk 92G)");
 	job_spec_free(spec);
 
 	/* under the cap: the largest cell's disk, named */
@@ -303,6 +304,42 @@ static void test_spec_disk_above_the_cap_is_refused(void **state)
 	assert_string_equal(c.disk_cell, "measure_s=10");
 	assert_true(c.disk_data == 10487857152LL);
 	job_check_release(&c);
+	job_spec_free(spec);
+
+	/* a disk given by name (--disk, [job] disk) holds the files of the
+	 * 92 GiB cell above the cap, and is every run's; it reads back from
+	 * the stored spec. One under a cell's files (9.8 GiB + 1000 x 4 KiB
+	 * for measure_s 10) refuses the job, with the size it needs. */
+	spec = job_spec_new();
+	buf_reset(&err);
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\ndisk = 100G\n"
+					    "[matrix]\nmeasure_s = 10 300\n", "job.ini", &err), 0);
+	assert_int_equal(job_check_cells(&c, spec, agent, &err), 0);
+	assert_true(c.disk_bytes == 107374182400ULL && c.disk_asked);
+	assert_string_equal(c.disk_cell, "measure_s=300");
+	job_check_release(&c);
+	{
+		struct job_spec *back = job_spec_new();
+		char *json = job_spec_to_json(spec);
+		assert_int_equal(job_spec_from_json(back, json, &err), 0);
+		assert_true(back->disk_bytes == 107374182400ULL);
+		job_spec_free(back);
+		free(json);
+	}
+	job_spec_free(spec);
+	spec = job_spec_new();
+	buf_reset(&err);
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\n[matrix]\n"
+					    "measure_s = 1 10\n", "job.ini", &err), 0);
+	assert_int_equal(job_spec_set(spec, "job", "disk", "8G", &err), 0);
+	assert_int_equal(check_spec(spec, agent, &err), -EFBIG);
+	assert_string_equal(buf_str(&err), "matrix cell 'measure_s=10': scratch disk: disk (--disk)"
+			    " 8.0 GiB cannot hold the 9.8 GiB the workload writes in 1000 files (its"
+			    " ext4 disk needs 12 GiB with the filesystem's headroom): give --disk 12G"
+			    " or lower rate_mbps, old_s, measure_s (job.ini:4: [matrix] measure_s)");
+	buf_reset(&err);
+	assert_int_equal(job_spec_set(spec, "job", "disk", "1k", &err), -EINVAL);
+	assert_string_equal(buf_str(&err), "'disk' must be a size of at least 64M such as 100G, not '1k'");
 	job_spec_free(spec);
 
 	/* a command the agent cannot size: the floor, no cell named */

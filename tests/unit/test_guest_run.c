@@ -560,8 +560,8 @@ static void test_rerun_refuses_a_disk_above_the_cap(void **state)
 	assert_int_equal(compare_rerun(fx->db, job, fx->agent, NULL, &again, &err), -EFBIG);
 	assert_non_null(strstr(buf_str(&err), "matrix cell 'measure_s=300': scratch disk: the workload"
 			       " writes up to 80.6 GiB in 1000 files, so its ext4 disk needs 92 GiB,"
-			       " above the 64 GiB a job's disk is sized to: lower rate_mbps, old_s,"
-			       " measure_s"));
+			       " above the 64 GiB a job's disk is sized to by itself: lower rate_mbps,"
+			       " old_s, measure_s"));
 	assert_int_equal(db_query_int64(fx->db, &after, "SELECT count(*) FROM jobs", NULL, NULL), 0);
 	assert_int_equal(after, before);
 	assert_int_equal(again, 0);

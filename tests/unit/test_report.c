@@ -527,7 +527,7 @@ static void test_scratch_disk_footer(void **state)
 	assert_null(strstr(text, "scratch disk"));
 	free(text);
 	assert_int_equal(db_job_scratch_set(db, job, 12ULL << 30, "measure_s=10", 10487857152LL,
-					    NULL), 0);
+					    false, NULL), 0);
 	text = report_text(db, job, NULL);
 	assert_non_null(strstr(text, "\nscratch disk: 12 GiB, every run (sized from measure_s=10's"
 			       " 9.8 GiB written)\n"));
@@ -539,14 +539,22 @@ static void test_scratch_disk_footer(void **state)
 	assert_true(json_integer_value(json_object_get(sd, "bytes")) == 12884901888LL);
 	assert_string_equal(json_string_value(json_object_get(sd, "cell")), "measure_s=10");
 	assert_true(json_integer_value(json_object_get(sd, "data_bytes")) == 10487857152LL);
+	assert_true(json_is_false(json_object_get(sd, "asked")));
 	json_decref(root);
 	report_free(rep);
 	free(text);
 	/* a workload the agent cannot size: the floor, said so */
-	assert_int_equal(db_job_scratch_set(db, job, 4ULL << 30, NULL, 0, NULL), 0);
+	assert_int_equal(db_job_scratch_set(db, job, 4ULL << 30, NULL, 0, false, NULL), 0);
 	text = report_text(db, job, NULL);
 	assert_non_null(strstr(text, "\nscratch disk: 4 GiB, every run (the floor: the agent cannot"
 			       " tell what the workload writes)\n"));
+	free(text);
+	/* given by name (compare --disk) */
+	assert_int_equal(db_job_scratch_set(db, job, 100ULL << 30, "measure_s=10", 10487857152LL,
+					    true, NULL), 0);
+	text = report_text(db, job, NULL);
+	assert_non_null(strstr(text, "\nscratch disk: 100 GiB, every run (given by name: disk, --disk;"
+			       " the most a cell writes: measure_s=10's 9.8 GiB)\n"));
 	free(text);
 	buf_release(&js);
 	db_close(db);
