@@ -312,7 +312,7 @@ void api_jobs_submit(struct api *api, struct http_req *req, struct http_resp *re
 	}
 	/* the same knob check as the CLI, before anything is stored */
 	if ((r = job_check_cells(&chk, spec, NULL, &err))) {
-		if (r == -EINVAL)
+		if (r == -EINVAL || r == -EFBIG)	/* bad knobs; a disk above the cap */
 			api_error(resp, 400, "%s", buf_str(&err));
 		else {
 			log_err("cannot check the job's knobs: %s", buf_str(&err));

@@ -18,6 +18,7 @@
 #include "exec/job.h"
 #include "log.h"
 #include "judge/report.h"
+#include "judge/report_scratch.h"
 #include "kernel/series_source.h"
 #include "util.h"
 
@@ -97,6 +98,10 @@ static const char compare_usage[] =
 	"                        name) is in the workload's directory. Stored with the\n"
 	"                        job: resume and rerun copy the file as it is then\n"
 	"  --vcpus N, --memory-mb N  guest size (default 2, 2048)\n"
+	"  --disk SIZE           every run's scratch disk, sparse ([job] disk; default:\n"
+	"                        the largest any cell's workload needs, at least 4G;\n"
+	"                        a cell that needs more than 64G, or more than SIZE\n"
+	"                        holds, refuses the job: docs/compare.md)\n"
 	"  --connect URI         libvirt URI of the default host 'local' (default\n"
 	"                        $KCANARY_LIBVIRT_URI or qemu:///system); remote URIs work\n"
 	"  --hosts all|NAME,NAME|KEY=VALUE  lab hosts to run on (kcanary lab; default:\n"
@@ -191,7 +196,7 @@ static int execute_and_report(const struct cmd_ctx *ctx, struct db *db, int64_t 
 
 enum { O_REPO = 256, O_BASE, O_SERIES, O_PATCHES, O_PREFIXES, O_KERNELS, O_AA, O_FRAG,
        O_WORKLOAD, O_SET, O_SYSCTL, O_FS, O_REPEAT, O_MARGIN, O_NAME, O_SEED, O_METRIC, O_BY, O_BASELINE,
-	O_WATCHDOG, O_ROOTFS, O_FILES, O_VCPUS, O_MEM, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY,
+	O_WATCHDOG, O_ROOTFS, O_FILES, O_VCPUS, O_MEM, O_DISK, O_CONNECT, O_HOSTS, O_ACCEL, O_CONSOLE, O_DRY,
 	O_ALLREV, O_DISTCC, O_OVERLAP };
 static const struct option compare_opts[] = {
 	{ "repo", required_argument, NULL, O_REPO },
@@ -221,6 +226,7 @@ static const struct option compare_opts[] = {
 	{ "files", required_argument, NULL, O_FILES },
 	{ "vcpus", required_argument, NULL, O_VCPUS },
 	{ "memory-mb", required_argument, NULL, O_MEM },
+	{ "disk", required_argument, NULL, O_DISK },
 	{ "connect", required_argument, NULL, O_CONNECT },
 	{ "hosts", required_argument, NULL, O_HOSTS },
 	{ "accel", required_argument, NULL, O_ACCEL },
@@ -271,9 +277,14 @@ static int load_job_file(struct job_spec *spec, int argc, char **argv, bool *fs_
 	return 0;
 }
 
-/* --dry-run: the job's variants, cells and run count, nothing stored. */
-static void print_dry_run(const struct job_spec *spec)
+/* --dry-run: the job's variants, cells and run count, and the scratch
+ * disk chk sized, nothing stored. */
+static void print_dry_run(const struct job_spec *spec, const struct job_check *chk)
 {
+	struct db_job_scratch sc = { .bytes = (int64_t)chk->disk_bytes, .cell = chk->disk_cell,
+				     .data_bytes = chk->disk_data, .asked = chk->disk_asked };
+	struct buf disk = BUF_INIT;
+
 	struct variant *v = NULL;
 	size_t nv = job_variants(spec, &v), nc = job_ncells(spec);
 
@@ -302,6 +313,10 @@ static void print_dry_run(const struct job_spec *spec)
 		printf("  kernels built on distcc hosts: %s\n", spec->distcc);
 	for (size_t i = 0; i < spec->nfiles; i++)
 		printf("  file: %s\n", spec->files[i]);
+	scratch_text(&disk, &sc);
+	if (disk.len)
+		printf("  %s", buf_str(&disk));
+	buf_release(&disk);
 	printf("  report: compared along %s%s%s\n", spec->by ? spec->by : "variant",
 	       spec->baseline ? ", baseline " : "", spec->baseline ? spec->baseline : "");
 	job_variants_free(v, nv);
@@ -444,6 +459,7 @@ static int parse_flags(struct job_spec *spec, struct exec_flags *f, bool *fs_giv
 			break;
 		case O_VCPUS: r = job_spec_set(spec, "job", "vcpus", optarg, &err); break;
 		case O_MEM: r = job_spec_set(spec, "job", "memory_mb", optarg, &err); break;
+		case O_DISK: r = job_spec_set(spec, "job", "disk", optarg, &err); break;
 		case O_CONNECT: f->uri = optarg; break;
 		case O_HOSTS: f->hosts = optarg; break;
 		case O_ACCEL:
@@ -575,7 +591,7 @@ static int do_compare(struct cmd_ctx *ctx, int argc, char **argv)
 	if (complete_spec(ctx, spec, fs_given, f.dry_run, &chk, &db))
 		goto out;
 	if (f.dry_run) {
-		print_dry_run(spec);
+		print_dry_run(spec, &chk);
 		ret = 0;
 		goto out;
 	}

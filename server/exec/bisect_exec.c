@@ -647,6 +647,7 @@ static int oracle_init(struct oracle *x, struct db *db, struct bisect_cands *can
 			      .cands = cands, .t = &out->totals,
 			      .j = { .vcpus = (unsigned)spec->vcpus,
 				     .memory_mib = (uint64_t)spec->memory_mb,
+				     .disk_bytes = spec->disk_bytes,
 				     .watchdog_s = spec->watchdog_s } };
 	if (o->guest->hosts && *o->guest->hosts) {
 		/* every run through lab.c, whatever the pool's size; the hosts

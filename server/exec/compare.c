@@ -222,6 +222,7 @@ static int run_all(struct db *db, int64_t job_id, const struct job_spec *spec,
 		.o = o, .db_path = db_path, .seed = spec->seed, .metric = spec->metric, .builds = lb,
 		.j = { .job_id = job_id, .vcpus = (unsigned)spec->vcpus,
 		       .memory_mib = (uint64_t)spec->memory_mb, .watchdog_s = spec->watchdog_s,
+		       .disk_bytes = spec->disk_bytes,
 		       .rootfs = spec->rootfs, .files = (const char *const *)spec->files },
 	};
 	struct lab_pool pool;
@@ -567,8 +568,13 @@ int compare_rerun(struct db *db, int64_t job_id, const char *agent, const char *
 	if ((r = db_job_spec(db, job_id, &json, err)) || (r = job_spec_from_json(spec, json, err)))
 		goto out;
 	/* the lengths before the job is stored, as compare does; a check that
-	 * fails is no reason not to rerun (the job was checked when stored) */
-	if (!(checked = !job_check_cells(&chk, spec, agent, &why)))
+	 * fails is no reason not to rerun (the job was checked when stored),
+	 * but a disk above the cap would fail every run of its cell */
+	if ((r = job_check_cells(&chk, spec, agent, &why)) == -EFBIG) {
+		err_setf(err, r, "job %lld: %s", (long long)job_id, buf_str(&why));
+		goto out;
+	}
+	if (!(checked = !r))
 		log_warn("job %lld: its rerun's runs will ask the agent for their length: %s",
 			 (long long)job_id, buf_str(&why));
 	if ((r = job_store(db, spec, owner, new_job, err)))

@@ -61,10 +61,13 @@ int compare_resume(struct db *db, int64_t job_id, size_t *n_interrupted, struct 
  * agent at agent (NULL: image_default_agent()) says it, is stored with the
  * new job (job_check.h), so its runs do not ask the agent one by one; a
  * check that fails (a knob the agent refuses now, no agent) stores none,
- * logged: the runs then ask, and fail, as any run does. owner is who will
- * carry the new job out (job_store(): NULL queues it for serve). -ENOENT
- * (no such job), -EINVAL (a spec that does not read back) or a store
- * error, with err.
+ * logged: the runs then ask, and fail, as any run does. The new job's one
+ * scratch disk is stored with it the same way; a cell whose disk would be
+ * above the cap refuses the rerun before anything is stored (-EFBIG, err
+ * naming the cell and the knobs: a job stored before that check). owner is
+ * who will carry the new job out (job_store(): NULL queues it for serve).
+ * -ENOENT (no such job), -EINVAL (a spec that does not read back), -EFBIG
+ * or a store error, with err.
  */
 int compare_rerun(struct db *db, int64_t job_id, const char *agent, const char *owner,
 		  int64_t *new_job, struct buf *err);

@@ -332,6 +332,12 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		return set_int(&s->vcpus, key, value, 1, err);
 	} else if (!strcmp(key, "memory_mb")) {
 		return set_int(&s->memory_mb, key, value, 256, err);
+	} else if (!strcmp(key, "disk")) {
+		if (parse_size(&s->disk_bytes, value, false) || s->disk_bytes < (64ULL << 20)) {
+			buf_printf(err, "'disk' must be a size of at least 64M such as 100G, not '%s'",
+				   value);
+			return -EINVAL;
+		}
 	} else if (!strcmp(key, "seed")) {
 		return set_seed(s, value, err);
 	} else if (!strcmp(key, "metric")) {
@@ -365,7 +371,7 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 		}
 	} else {
 		buf_printf(err, "unknown key '%s' in [job] (known: name tree base series version"
-			   " all_revisions patches prefixes aa kernels config repeat margin jobs vcpus memory_mb seed metric"
+			   " all_revisions patches prefixes aa kernels config repeat margin jobs vcpus memory_mb disk seed metric"
 			   " by baseline watchdog_s rootfs files distcc overlap_builds)", key);
 		return -EINVAL;
 	}
@@ -862,6 +868,8 @@ char *job_spec_to_json(const struct job_spec *s)
 		"watchdog_s", s->watchdog_s, "workload", s->workload,
 		"knobs", kv_json(s->knobs, s->nknobs),
 		"sysctl", kv_json(s->sysctls, s->nsysctls), "matrix", dims);
+	if (s->disk_bytes)
+		json_object_set_new(o, "disk", json_integer((json_int_t)s->disk_bytes));
 	if (s->rootfs)
 		json_object_set_new(o, "rootfs", json_string(s->rootfs));
 	if (s->distcc)

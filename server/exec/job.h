@@ -74,6 +74,9 @@ struct job_spec {
 	char *baseline;         /* the axis value compared against; NULL: the first */
 	int vcpus;              /* default 2 */
 	int memory_mb;          /* default 2048 */
+	uint64_t disk_bytes;    /* [job] disk, --disk: every run's scratch disk,
+				 * sparse; 0: the largest any cell needs
+				 * (job_check.h, guest/scratch.h) */
 	double watchdog_s;      /* 0: measure_s + setup allowance */
 	char *rootfs;           /* NULL: the initramfs; "debian[:PKG,...]" (rootfs.h) */
 	char *distcc;           /* --distcc, [job] distcc: DISTCC_HOSTS the kernels

@@ -9,6 +9,7 @@
 #include "exec/job_check.h"
 #include "guest/agent_check.h"
 #include "guest/run_params.h"
+#include "guest/scratch.h"
 #include "judge/metric_check.h"
 #include "judge/report_axis.h"
 #include "log.h"
@@ -33,12 +34,102 @@ static char *knob_where(const struct job_spec *spec, const char *knob)
 	return NULL;
 }
 
-/* Cell i through the agent: *expected_s its run's length (< 0: the agent
- * cannot tell); -EINVAL with err when its knobs do not parse. */
-static int check_cell(const struct job_spec *spec, size_t i, const char *agent,
-		      const char *params, double *expected_s, struct buf *err)
+static double gib(uint64_t b)
 {
-	char *where = NULL, *cell = NULL;
+	return (double)b / (double)(1ULL << 30);
+}
+
+/* The cell's filesystem as its params say (ext4 when they do not). Caller
+ * frees. */
+static char *cell_fs(const char *params)
+{
+	json_t *p = json_loads(params, 0, NULL);
+	const char *fs = json_string_value(json_object_get(p, "fs"));
+	char *out = xstrdup(fs ? fs : "ext4");
+
+	json_decref(p);
+	return out;
+}
+
+/* Append where spec set each of knobs (", "-separated): " (job.ini:8:
+ * [matrix] measure_s; --set rate_mbps)", nothing when it set none. */
+static void knobs_where(struct buf *b, const struct job_spec *spec, const char *knobs)
+{
+	char *list = xstrdup(knobs), *save = NULL;
+	const char *sep = " (";
+
+	for (char *k = strtok_r(list, ", ", &save); k; k = strtok_r(NULL, ", ", &save)) {
+		char *where = knob_where(spec, k);
+		if (where) {
+			buf_printf(b, "%s%s", sep, where);
+			sep = "; ";
+		}
+		free(where);
+	}
+	if (*sep == ';')
+		buf_puts(b, ")");
+	free(list);
+}
+
+/* Cell i (text cell, params params) needs a disk of what c says its
+ * workload writes (scratch_disk_bytes()): out's disk grows to it, and
+ * names the cell when it needs the most so far (the first of equals);
+ * -EFBIG with err when the need is above the cap (no disk given), or its
+ * files (data and a block per file) above the disk the spec gives, naming
+ * the cell, the sizes, --disk and the knobs the size grows with, with
+ * where the spec set them. */
+static int size_cell(struct job_check *out, const struct job_spec *spec, const char *cell,
+		     const char *params, const struct agent_check *c, struct buf *err)
+{
+	uint64_t need, files, asked = spec->disk_bytes;
+	const char *knobs;
+	char *fs;
+
+	if (c->disk_bytes < 0 || c->disk_files < 0)
+		return 0;
+	need = scratch_disk_bytes((uint64_t)c->disk_bytes, (uint64_t)c->disk_files);
+	/* not saturated: both are then far below 2^63 */
+	files = need == UINT64_MAX ? UINT64_MAX :
+		(uint64_t)c->disk_bytes + (uint64_t)c->disk_files * 4096;
+	if (asked ? files <= asked : need <= SCRATCH_CAP_BYTES) {
+		if (!out->disk_cell || need > out->disk_bytes) {
+			out->disk_bytes = need;
+			free(out->disk_cell);
+			out->disk_cell = xstrdup(cell);
+			out->disk_data = c->disk_bytes;
+		}
+		return 0;
+	}
+	fs = cell_fs(params);
+	knobs = c->disk_knobs && *c->disk_knobs ? c->disk_knobs : "the workload's knobs";
+	err_setf(err, -EFBIG, "%s%s%sscratch disk: ", *cell ? "matrix cell '" : "", cell,
+		 *cell ? "': " : "");
+	if (asked)
+		buf_printf(err, "disk (--disk) %.1f GiB cannot hold the %.1f GiB the workload"
+			   " writes in %lld files (its %s disk needs %.0f GiB with the filesystem's"
+			   " headroom): give --disk %.0fG or lower %s", gib(asked),
+			   gib((uint64_t)c->disk_bytes), (long long)c->disk_files, fs, gib(need),
+			   gib(need), knobs);
+	else
+		buf_printf(err, "the workload writes up to %.1f GiB in %lld files, so its %s disk"
+			   " needs %.0f GiB, above the %.0f GiB a job's disk is sized to by itself:"
+			   " lower %s", gib((uint64_t)c->disk_bytes), (long long)c->disk_files, fs,
+			   gib(need), gib(SCRATCH_CAP_BYTES), knobs);
+	knobs_where(err, spec, c->disk_knobs ? c->disk_knobs : "");
+	if (!asked)
+		buf_printf(err, ", or give the size by name (--disk %.0fG)", gib(need));
+	free(fs);
+	return -EFBIG;
+}
+
+/* Cell i through the agent: out->expected_s[i] its run's length (< 0: the
+ * agent cannot tell), out's disk grown to what it needs; -EINVAL with err
+ * when its knobs do not parse, -EFBIG when its disk would be too large. */
+static int check_cell(struct job_check *out, const struct job_spec *spec, size_t i,
+		      const char *agent, struct buf *err)
+{
+	const char *params = out->params[i];
+	char *where = NULL, *cell = job_cell_text(spec, i);
 	struct run_params rp;
 	struct agent_check c;
 	int r;
@@ -46,14 +137,15 @@ static int check_cell(const struct job_spec *spec, size_t i, const char *agent,
 	if ((r = run_params_parse(&rp, params, err)) ||
 	    (r = agent_check(&c, agent, &rp, err)))
 		goto out;
-	*expected_s = c.expected_s;
+	out->expected_s[i] = c.expected_s;
 	if (!c.ok) {
-		cell = job_cell_text(spec, i);
 		if ((where = knob_where(spec, c.knob)))
 			r = err_setf(err, -EINVAL, "%s: %s", where, c.error);
 		else
 			r = err_setf(err, -EINVAL, "%s%s%s%s", *cell ? "matrix cell '" : "", cell,
 				     *cell ? "': " : "", c.error);
+	} else {
+		r = size_cell(out, spec, cell, params, &c, err);
 	}
 	agent_check_release(&c);
 out:
@@ -69,12 +161,18 @@ int job_check_cells(struct job_check *out, const struct job_spec *spec, const ch
 	size_t nc = job_ncells(spec);
 	int r = 0;
 
-	out->ncells = nc;
+	*out = (struct job_check){ .ncells = nc };
 	out->params = xcalloc(nc ? nc : 1, sizeof(*out->params));
 	out->expected_s = xcalloc(nc ? nc : 1, sizeof(*out->expected_s));
 	for (size_t i = 0; i < nc && !r; i++) {
 		out->params[i] = job_cell_params(spec, i);
-		r = check_cell(spec, i, agent, out->params[i], &out->expected_s[i], err);
+		r = check_cell(out, spec, i, agent, err);
+	}
+	if (!r && spec->disk_bytes) {
+		out->disk_bytes = spec->disk_bytes;	/* it holds every cell's files */
+		out->disk_asked = true;
+	} else if (!r && out->disk_bytes < SCRATCH_FLOOR_BYTES) {
+		out->disk_bytes = SCRATCH_FLOOR_BYTES;	/* scratch_disk_bytes()'s floor: none known */
 	}
 	return r;
 }
@@ -89,12 +187,21 @@ void job_check_store(struct db *db, int64_t job_id, const struct job_check *c)
 	if (r)
 		log_warn("job %lld: its runs will ask the agent for their length: %s",
 			 (long long)job_id, buf_str(&err));
+	buf_reset(&err);
+	if (c->disk_bytes && db_job_scratch_set(db, job_id, c->disk_bytes, c->disk_cell,
+						c->disk_data, c->disk_asked, &err))
+		log_warn("job %lld: each of its runs will size its own scratch disk: %s",
+			 (long long)job_id, buf_str(&err));
 	buf_release(&err);
 }
 
 void job_check_release(struct job_check *c)
 {
-	if (!c || !c->params)
+	if (!c)
+		return;
+	free(c->disk_cell);
+	c->disk_cell = NULL;
+	if (!c->params)
 		return;
 	for (size_t i = 0; i < c->ncells; i++)
 		free(c->params[i]);

@@ -21,15 +21,33 @@ struct job_check {
 	size_t ncells;
 	char **params;        /* each cell's params_json (the runs' params) */
 	double *expected_s;   /* each cell's run length in s; < 0: the agent cannot tell */
+	uint64_t disk_bytes;  /* the scratch disk every run of the job gets: the
+			       * largest any cell needs (guest/scratch.h), at least
+			       * the floor; 0: not sized (nothing is stored) */
+	char *disk_cell;      /* the cell that needs it (job_cell_text(), "" for a
+			       * job of one cell); NULL: no cell's need is known */
+	int64_t disk_data;    /* what that cell's workload writes at most, bytes */
+	bool disk_asked;      /* disk_bytes is the spec's own (disk, --disk), checked
+			       * to hold every cell's files; disk_cell then the cell
+			       * that needs the most */
 };
 
 /*
  * job_check_cells - agent_check() every matrix cell of spec (agent: NULL
  * for image_default_agent()), so that an unknown knob or a bad value fails
  * before anything is stored or built, keeping each cell's expected length
- * in *out for job_check_store(). Returns 0; -EINVAL when a cell's knobs do
- * not parse, err naming where the knob was set ("job.ini:6: [workload]
- * nfiles", "--set nfiles") or else the cell, then the agent's message; or
+ * in *out for job_check_store(), and the job's one scratch disk: the
+ * largest scratch_disk_bytes() (guest/scratch.h) of what any cell's
+ * workload writes, so that every run of the job, whatever its cell, runs
+ * on a disk of one size (a filesystem's geometry follows its device's
+ * size). A disk the spec gives (spec->disk_bytes: [job] disk, --disk) is
+ * every run's instead, when it holds each cell's files. Returns 0; -EINVAL
+ * when a cell's knobs do not parse, err naming where the knob was set
+ * ("job.ini:6: [workload] nfiles", "--set nfiles") or else the cell, then
+ * the agent's message; -EFBIG when a cell's disk would be above
+ * SCRATCH_CAP_BYTES (none given) or its files above the disk given, err
+ * naming the cell, what it writes, the size needed, --disk and the knobs
+ * to lower (where the spec set them); or
  * agent_check()'s codes. *out is to be released with job_check_release()
  * whatever it returns.
  */
@@ -37,11 +55,12 @@ int job_check_cells(struct job_check *out, const struct job_spec *spec, const ch
 		    struct buf *err);
 
 /*
- * job_check_store - store c's lengths with job job_id (db_cells.h), once
- * job_store() stored the job whose spec c checked: its runs then read them
- * instead of asking the agent (guest_run.c). Best effort: a store error is
- * logged, not returned, since a job without them still runs (each of its
- * runs asks the agent, as a job stored before them does).
+ * job_check_store - store c's lengths and its scratch disk (when sized)
+ * with job job_id (db_cells.h), once job_store() stored the job whose spec
+ * c checked: its runs then read them instead of asking the agent
+ * (guest_run.c). Best effort: a store error is logged, not returned, since
+ * a job without them still runs (each of its runs asks the agent and sizes
+ * its own disk, as a job stored before them does).
  */
 void job_check_store(struct db *db, int64_t job_id, const struct job_check *c);
 

@@ -243,17 +243,22 @@ static double watchdog_for(const struct guest_ctx *g, const struct guest_job *j,
 /* The run's expected length (< 0: the agent cannot tell) and its scratch
  * disk. The length: the one stored with its job's cell (db_cells.h, when
  * the job was stored), else the agent's check now (a job stored before,
- * an ad-hoc run). The disk: j->disk_bytes when given, else sized from the
- * agent's check now (scratch.h; the cell keeps no size); a run whose
- * length was stored was checked then, so a check that fails now only
- * leaves its disk at the floor, with a warning. fs: the run's filesystem.
- * 0, or -errno with why: -EINVAL when the agent refuses the knobs, -EFBIG
- * when the disk would be too large (scratch_disk_size()). */
+ * an ad-hoc run). The disk: j->disk_bytes when given, else the one stored
+ * with its job (db_cells.h: the largest any cell of the job needs, one
+ * size for all its runs), else sized from the agent's check now
+ * (scratch.h). A run whose length was stored with its job, and whose
+ * disk was too or is given, is not checked again (the job was); one whose
+ * length alone was stored was checked then, so a check that fails now
+ * only leaves its disk at the floor, with a warning. fs: the run's
+ * filesystem. 0, or -errno with why: -EINVAL when the agent
+ * refuses the knobs, -EFBIG when the disk would be too large
+ * (scratch_disk_size()). */
 static int check_run(struct guest_ctx *g, const struct guest_job *j, const struct guest_run_req *rq,
 		     const char *fs, double *expected_s, uint64_t *disk_bytes, struct buf *why)
 {
 	struct buf e = BUF_INIT;
 	struct agent_check chk = { 0 };
+	uint64_t asked = j->disk_bytes;
 	bool stored;
 	int r;
 
@@ -262,6 +267,14 @@ static int check_run(struct guest_ctx *g, const struct guest_job *j, const struc
 		log_warn("run %lld: %s; asking the agent", (long long)rq->run_id, buf_str(&e));
 	stored = !r;
 	buf_reset(&e);
+	if (!asked && (r = db_run_scratch_bytes(g->db, rq->run_id, &asked, &e)) && r != -ENOENT)
+		log_warn("run %lld: %s; sizing its own disk", (long long)rq->run_id, buf_str(&e));
+	buf_reset(&e);
+	if (stored && asked) {
+		*disk_bytes = asked;	/* both checked when the job was stored */
+		r = 0;
+		goto out;
+	}
 	r = agent_check(&chk, g->agent, rq->gs.run, &e);
 	if (!r && !chk.ok)
 		r = err_setf(&e, -EINVAL, "%s", chk.error);
@@ -276,7 +289,7 @@ static int check_run(struct guest_ctx *g, const struct guest_job *j, const struc
 	} else if (!stored) {
 		*expected_s = chk.expected_s;
 	}
-	r = scratch_disk_size(disk_bytes, j->disk_bytes, fs, &chk, why);
+	r = scratch_disk_size(disk_bytes, asked, fs, &chk, why);
 out:
 	agent_check_release(&chk);
 	buf_release(&e);

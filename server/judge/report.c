@@ -683,6 +683,10 @@ int report_build(struct report **out, struct db *db, int64_t job_id,
 		overhead_summarize(&r->ov, ov, nov);
 		free(ov);
 	}
+	if ((ret = db_job_scratch(db, job_id, &r->scratch, err))) {
+		report_free(r);
+		return ret;
+	}
 	r->metric = r->d.job_metric;
 	r->unit = r->d.unit ? r->d.unit : ends_with(r->metric, "_s") ? "s" : NULL;
 	r->better = r->d.better && !strcmp(r->d.better, "higher") ? BETTER_HIGHER : BETTER_LOWER;
@@ -829,6 +833,7 @@ void report_free(struct report *r)
 {
 	if (!r)
 		return;
+	db_job_scratch_release(&r->scratch);
 	for (size_t c = 0; c < r->ncells; c++) {
 		for (size_t j = 0; j < r->ngroups; j++) {
 			free(r->cells[c].groups[j].runs);

@@ -18,6 +18,7 @@
 #include "judge/report_overhead.h"
 #include "judge/stats.h"
 #include "store/db.h"
+#include "store/db_cells.h"
 
 struct rep_run {
 	const struct db_report_run *run;
@@ -107,6 +108,7 @@ struct report {
 				      * (borrowed from d); NULL: no run used the host's / */
 	bool hostfs_mixed;           /* such runs saw different host package lists */
 	struct overhead_summary ov;  /* the finished runs' overhead (db_overhead.h) */
+	struct db_job_scratch scratch; /* every run's scratch disk (db_cells.h); bytes 0: none stored */
 	struct {
 		bool on;             /* the job is repeat auto */
 		bool own;            /* this report's metric and axis are the job's */

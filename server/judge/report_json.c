@@ -6,6 +6,7 @@
 #include "judge/report.h"
 #include "judge/report_data.h"
 #include "judge/report_json.h"
+#include "judge/report_scratch.h"
 #include "judge/report_seq.h"
 #include "judge/report_text.h"
 
@@ -185,6 +186,8 @@ json_t *rep_json_report(const struct report *r)
 	else
 		json_decref(values2);
 	json_object_set_new(root, "overhead", overhead_json(&r->ov));
+	if (r->scratch.bytes > 0)	/* absent for a job stored before it was */
+		json_object_set_new(root, "scratch_disk", scratch_json(&r->scratch));
 	json_object_set_new(root, "sequential", rep_seq_json(r));
 	if (r->also) {
 		/* the workload's headline beside the decided metric (report.c) */

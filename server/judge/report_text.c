@@ -11,6 +11,7 @@
 #include "judge/report_grid.h"
 #include "judge/report_lines.h"
 #include "judge/report_overhead.h"
+#include "judge/report_scratch.h"
 #include "judge/report_seq.h"
 #include "judge/report_text.h"
 #include "judge/stats.h"
@@ -508,10 +509,10 @@ void rep_text_report(struct buf *b, const struct report *r, bool markdown)
 		}
 	}
 	text_hosts(b, r);
-	if (r->ov.nruns) {
+	if (r->ov.nruns || r->scratch.bytes > 0)
 		buf_puts(b, "\n");
-		overhead_text(b, &r->ov);
-	}
+	overhead_text(b, &r->ov);	/* each nothing when it has nothing */
+	scratch_text(b, &r->scratch);
 	if (r->any_tcg)
 		buf_puts(b, "\nguests ran under TCG (software emulation): not host performance"
 			 " numbers\n");

@@ -264,6 +264,97 @@ static void test_spec_names_where_a_knob_was_set(void **state)
 	buf_release(&err);
 }
 
+/*
+ * A cell whose scratch disk would be above the 64 GiB cap refuses the
+ * whole job when it is checked, before anything is stored, naming the
+ * cell, what it writes, the size needed and the knobs to lower, with where
+ * the job file set them (issue 35 item 8, the review: such a compare
+ * failed every run of that cell at run time, each ending with a `boot
+ * --disk` hint compare does not have). By hand (agent/pace.h):
+ * rate_mbps 250 for old_s 30 and measure_s 300 in 1 MiB blocks writes
+ * 7501 + 75001 = 82502 MiB = 80.6 GiB into 1000 files; d = 86509518848 +
+ * 1000 x 4096 = 86513614848 bytes, d + d/8 + 1 GiB = 91.7 GiB -> 92 GiB.
+ * A job of cells under the cap gets the largest one's disk: measure_s 10
+ * writes 10002 MiB = 10487857152 bytes (12 GiB: test_scratch.c).
+ */
+static void test_spec_disk_above_the_cap_is_refused(void **state)
+{
+	const char *agent = *state;
+	struct job_spec *spec = job_spec_new();
+	struct job_check c;
+	struct buf err = BUF_INIT;
+
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\n[matrix]\n"
+					    "measure_s = 10 300\nfs = ext4 xfs\n", "job.ini", &err), 0);
+	assert_int_equal(check_spec(spec, agent, &err), -EFBIG);
+	assert_string_equal(buf_str(&err), "matrix cell 'measure_s=300 fs=ext4': scratch disk: the"
+			    " workload writes up to 80.6 GiB in 1000 files, so its ext4 disk needs 92"
+			    " GiB, above the 64 GiB a job's disk is sized to by itself: lower rate_mbps,"
+			    " old_s, measure_s (job.ini:4: [matrix] measure_s), or give the size by"
+			    " name (--disk 92G)");
+	job_spec_free(spec);
+
+	/* under the cap: the largest cell's disk, named */
+	spec = job_spec_new();
+	buf_reset(&err);
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\n[matrix]\n"
+					    "measure_s = 1 10 2\n", "job.ini", &err), 0);
+	assert_int_equal(job_check_cells(&c, spec, agent, &err), 0);
+	assert_true(c.disk_bytes == 12884901888ULL);
+	assert_string_equal(c.disk_cell, "measure_s=10");
+	assert_true(c.disk_data == 10487857152LL);
+	job_check_release(&c);
+	job_spec_free(spec);
+
+	/* a disk given by name (--disk, [job] disk) holds the files of the
+	 * 92 GiB cell above the cap, and is every run's; it reads back from
+	 * the stored spec. One under a cell's files (9.8 GiB + 1000 x 4 KiB
+	 * for measure_s 10) refuses the job, with the size it needs. */
+	spec = job_spec_new();
+	buf_reset(&err);
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\ndisk = 100G\n"
+					    "[matrix]\nmeasure_s = 10 300\n", "job.ini", &err), 0);
+	assert_int_equal(job_check_cells(&c, spec, agent, &err), 0);
+	assert_true(c.disk_bytes == 107374182400ULL && c.disk_asked);
+	assert_string_equal(c.disk_cell, "measure_s=300");
+	job_check_release(&c);
+	{
+		struct job_spec *back = job_spec_new();
+		char *json = job_spec_to_json(spec);
+		assert_int_equal(job_spec_from_json(back, json, &err), 0);
+		assert_true(back->disk_bytes == 107374182400ULL);
+		job_spec_free(back);
+		free(json);
+	}
+	job_spec_free(spec);
+	spec = job_spec_new();
+	buf_reset(&err);
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\n[matrix]\n"
+					    "measure_s = 1 10\n", "job.ini", &err), 0);
+	assert_int_equal(job_spec_set(spec, "job", "disk", "8G", &err), 0);
+	assert_int_equal(check_spec(spec, agent, &err), -EFBIG);
+	assert_string_equal(buf_str(&err), "matrix cell 'measure_s=10': scratch disk: disk (--disk)"
+			    " 8.0 GiB cannot hold the 9.8 GiB the workload writes in 1000 files (its"
+			    " ext4 disk needs 12 GiB with the filesystem's headroom): give --disk 12G"
+			    " or lower rate_mbps, old_s, measure_s (job.ini:4: [matrix] measure_s)");
+	buf_reset(&err);
+	assert_int_equal(job_spec_set(spec, "job", "disk", "1k", &err), -EINVAL);
+	assert_string_equal(buf_str(&err), "'disk' must be a size of at least 64M such as 100G, not '1k'");
+	job_spec_free(spec);
+
+	/* a command the agent cannot size: the floor, no cell named */
+	spec = job_spec_new();
+	buf_reset(&err);
+	assert_int_equal(job_spec_parse_ini(spec, "[job]\nkernels = /boot/k\n[workload]\n"
+					    "type = command\ncmd = true\n", "job.ini", &err), 0);
+	assert_int_equal(job_check_cells(&c, spec, agent, &err), 0);
+	assert_true(c.disk_bytes == 4294967296ULL);
+	assert_null(c.disk_cell);
+	job_check_release(&c);
+	job_spec_free(spec);
+	buf_release(&err);
+}
+
 static void test_run_params(void **state)
 {
 	struct run_params p;
@@ -310,6 +401,8 @@ int main(void)
 						agent_teardown),
 		cmocka_unit_test(test_no_agent_or_no_reply),
 		cmocka_unit_test_setup_teardown(test_spec_names_where_a_knob_was_set, agent_setup,
+						agent_teardown),
+		cmocka_unit_test_setup_teardown(test_spec_disk_above_the_cap_is_refused, agent_setup,
 						agent_teardown),
 		cmocka_unit_test(test_run_params),
 	};

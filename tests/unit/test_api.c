@@ -1374,6 +1374,17 @@ static void test_submit_ini_and_bad_jobs(void **state)
 	get(&r, f, "/api/v1/jobs/typo");
 	assert_int_equal(r.status, 404);        /* nothing was stored */
 	reply_release(&r);
+	/* a cell whose scratch disk would be above the 64 GiB cap (measure_s
+	 * 300 writes 82502 MiB: 92 GiB, by hand in test_agent_check.c): the
+	 * client's 400, nothing stored (issue 35 item 8, the review) */
+	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = big-disk\ntree = /src/linux\n"
+	     "base = v6.12.117\n\n[matrix]\nmeasure_s = 10, 300\n", NULL, 0);
+	assert_json_error(&r, 400, "matrix cell 'measure_s=300': scratch disk: the workload writes up"
+			  " to 80.6 GiB in 1000 files, so its ext4 disk needs 92 GiB, above the 64 GiB");
+	reply_release(&r);
+	get(&r, f, "/api/v1/jobs/big-disk");
+	assert_int_equal(r.status, 404);
+	reply_release(&r);
 	call(&r, f, "POST", "/api/v1/jobs", SECRET, "[job]\nname = by-mode\ntree = /src/linux\n"
 	     "base = v6.12.117\nby = mode\n\n[matrix]\nmode = removed, alive\n", NULL, 0);
 	assert_int_equal(r.status, 201);

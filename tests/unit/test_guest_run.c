@@ -27,6 +27,7 @@
 #include "store/db_internal.h"
 #include "store/db_guest.h"
 #include "guest/guest_run.h"
+#include "guest/run_params.h"
 #include "util.h"
 #include "testutil.h"
 
@@ -459,6 +460,115 @@ static void test_rerun_keeps_its_cells_lengths(void **state)
 	buf_release(&err);
 }
 
+/* The scratch disk run gets, booted with its own stored params as the
+ * compare executor boots it (runs.params_json through run_params_parse):
+ * read from the guest_json the runner recorded. */
+static int64_t stored_run_disk(struct fixture *fx, int64_t run)
+{
+	struct guest_opts o = fx->o;
+	struct guest_ctx g;
+	struct guest_result res;
+	struct run_params rp;
+	sqlite3_stmt *st;
+	char *id = xasprintf("%lld", (long long)run);
+	int64_t bytes = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(fx->db->h, "SELECT params_json FROM runs WHERE id = ?1",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_int64(st, 1, run);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(run_params_parse(&rp, (const char *)sqlite3_column_text(st, 0), NULL), 0);
+	sqlite3_finalize(st);
+	o.uri = NO_LIBVIRT;	/* the runner stops at connecting, after recording the disk */
+	guest_ctx_init(&g, fx->db, &o, false);
+	{
+		struct guest_job j = { 0 };
+		struct guest_run_req rq = req(fx, run, &rp);
+
+		assert_int_equal(guest_run(&res, &g, &j, &rq, NULL), 0);
+	}
+	assert_true(res.started);
+	assert_int_equal(db_query_int64(fx->db, &bytes, "SELECT json_extract(guest_json,"
+					" '$.disk_bytes') FROM runs WHERE id = ?", id, NULL), 0);
+	run_params_release(&rp);
+	guest_ctx_release(&g);
+	free(id);
+	return bytes;
+}
+
+/*
+ * One job, one scratch disk (issue 35 item 8, the review): a compare
+ * whose cells write different amounts runs every run on the disk of the
+ * cell that needs the most, so that no two kernels are compared on
+ * filesystems of different geometry. rate_mbps 250 with old_s 30 and
+ * measure_s 10 writes 7501 + 2501 MiB in 1 MiB blocks into 1000 files
+ * (agent/pace.h: floor(rate x duration / block) + 1 per writer), which
+ * test_scratch.c's hand sum puts at 12 GiB; rate_mbps 16 writes 481 + 161
+ * MiB (4 GiB, the floor, on its own). Before, each run was sized by its
+ * own cell: the rate_mbps=16 runs got 4 GiB beside the others' 12.
+ */
+static void test_job_has_one_scratch_disk(void **state)
+{
+	struct fixture *fx = *state;
+	struct job_spec *s = job_spec_new();
+	struct job_check chk = { 0 };
+	struct db_job_scratch sc;
+	struct buf err = BUF_INIT;
+	int64_t job, first, last;
+
+	if (!can_build_images())
+		skip();
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = one-disk\nkernels = /boot/a /boot/b\n"
+					    "repeat = 1\n[workload]\nmeasure_s = 10\n[matrix]\n"
+					    "rate_mbps = 16 250\n", "job.ini", &err), 0);
+	assert_int_equal(job_check_cells(&chk, s, fx->agent, &err), 0);
+	assert_int_equal(job_store(fx->db, s, NULL, &job, &err), 0);
+	job_check_store(fx->db, job, &chk);
+	/* stored with the job, with the cell that needs it and what it writes */
+	assert_int_equal(db_job_scratch(fx->db, job, &sc, &err), 0);
+	assert_true(sc.bytes == 12884901888LL);
+	assert_non_null(sc.cell);
+	assert_string_equal(sc.cell, "rate_mbps=250");
+	assert_true(sc.data_bytes == 10487857152LL);
+	db_job_scratch_release(&sc);
+	/* every run of the job, of either cell, gets it */
+	job_runs(fx, job, &first, &last);
+	assert_int_equal(last - first + 1, 2 * 2);
+	for (int64_t id = first; id <= last; id++)
+		assert_true(stored_run_disk(fx, id) == 12884901888LL);
+	job_check_release(&chk);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
+/* A job stored before the scratch disk was checked with it, whose cell
+ * needs more than the 64 GiB cap (measure_s 300: 92 GiB, by hand in
+ * test_agent_check.c), is not rerun: compare_rerun refuses it before
+ * anything is stored, naming the cell; the store has no new job. */
+static void test_rerun_refuses_a_disk_above_the_cap(void **state)
+{
+	struct fixture *fx = *state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	int64_t job, again = 0, before = -1, after = -1;
+
+	assert_int_equal(job_spec_parse_ini(s, "[job]\nname = rerun-big\nkernels = /boot/a "
+					    "/boot/b\n[matrix]\nmeasure_s = 10 300\n", "job.ini",
+					    &err), 0);
+	assert_int_equal(job_store(fx->db, s, NULL, &job, &err), 0);
+	assert_int_equal(db_query_int64(fx->db, &before, "SELECT count(*) FROM jobs", NULL, NULL), 0);
+	assert_int_equal(compare_rerun(fx->db, job, fx->agent, NULL, &again, &err), -EFBIG);
+	assert_non_null(strstr(buf_str(&err), "matrix cell 'measure_s=300': scratch disk: the workload"
+			       " writes up to 80.6 GiB in 1000 files, so its ext4 disk needs 92 GiB,"
+			       " above the 64 GiB a job's disk is sized to by itself: lower rate_mbps,"
+			       " old_s, measure_s"));
+	assert_int_equal(db_query_int64(fx->db, &after, "SELECT count(*) FROM jobs", NULL, NULL), 0);
+	assert_int_equal(after, before);
+	assert_int_equal(again, 0);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
 /* A bisection (bisect_execute) stores its cell's length, as the agent's
  * check before it said (o.check), with its job: its runs read it and the
  * watchdog is that length plus the setup allowance. The length given here
@@ -626,6 +736,8 @@ int main(void)
 		cmocka_unit_test(test_stored_length_is_not_asked_again),
 		cmocka_unit_test(test_job_keeps_its_cells_lengths),
 		cmocka_unit_test(test_rerun_keeps_its_cells_lengths),
+		cmocka_unit_test(test_job_has_one_scratch_disk),
+		cmocka_unit_test(test_rerun_refuses_a_disk_above_the_cap),
 		cmocka_unit_test(test_bisection_keeps_its_cell_length),
 		cmocka_unit_test(test_run_on_test_driver),
 		cmocka_unit_test(test_adhoc_stores_the_run_first),
