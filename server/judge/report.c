@@ -798,10 +798,8 @@ void report_headline_text(const struct report_headline *h, char *change, char *p
 		snprintf(change, size, "%+.1f%%", dec_round(h->change_pct, 1));
 	if (h->p < 0.001)
 		snprintf(p, size, "<0.001%s", star);
-	else if (h->p < 0.01)
-		snprintf(p, size, "%.3f%s", dec_round(h->p, 3), star);
 	else
-		snprintf(p, size, "%.2f%s", dec_round(h->p, 2), star);
+		snprintf(p, size, "%.3f%s", dec_round(h->p, 3), star);
 }
 
 int report_job_headline(struct report_headline *out, struct db *db, int64_t job_id,
