@@ -121,16 +121,24 @@ KC.betterLabel = function (better) {
 KC.statusBadge = (s) => KC.el("span", { class: "status " + s, text: s });
 
 /* A job's badge (GET /api/v1/jobs' job): its status, except that a job
- * that ran to its end is no plain green "done" when runs failed: "no
- * result" (red) when none of its finished runs gave a result, "done, N of
- * M runs failed" (amber) when some did. */
+ * that ran to its end is no plain green "done" when no run gave a result:
+ * "no result" (red) when none did (each failed, or was never run: its
+ * kernel failed), "done, N of M runs failed" (amber) when some did. */
 KC.jobBadge = function (j) {
 	const failed = j.runs_failed || 0, ok = j.runs_ok || 0, tried = failed + ok;
-	if (j.status !== "done" || !failed)
+	const skipped = j.runs_skipped || 0;
+	if (j.status !== "done" || (ok && !failed))
 		return KC.statusBadge(j.status);
-	if (!ok)
+	if (!ok) {
+		/* none gave a result: failed, or never run (its kernel failed) */
+		const why = [];
+		if (failed)
+			why.push(`${failed} of ${tried} run${tried === 1 ? "" : "s"} failed`);
+		if (skipped)
+			why.push(`${skipped} not run`);
 		return KC.el("span", { class: "status failed no-result",
-			text: `no result: ${failed} of ${tried} run${tried === 1 ? "" : "s"} failed` });
+			text: `no result: ${why.join(", ") || "no run"}` });
+	}
 	return KC.el("span", { class: "status partial",
 		text: `done, ${failed} of ${tried} runs failed` });
 };

@@ -130,6 +130,18 @@ awk '{ print } /"type":"probe"/ { for (k = 3; k <= 7; k++) { l = $0; sub(/"key":
 probe_run=$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT max(id) FROM runs WHERE job_id = 10")
 [ -n "$probe_run" ] || { echo "FAIL: the many-probes fixture job is not job 10"; exit 1; }
 
+# a finished job none of whose runs ran (job 11: every run skipped, as when
+# each variant's kernel failed; set by hand, a compare needs a build): the
+# jobs list says "no result", not a plain "done"
+for v in base "+ v6 2"; do
+	"$KC" ingest --job all-skipped --variant "$v" --param workload=wb-handover \
+		"$tmp/streams/lag-85.3.jsonl" >/dev/null
+done
+sqlite3 "$KCANARY_HOME/kcanary.db" "UPDATE runs SET status = 'skipped', error = 'not run: no kernel'
+	WHERE job_id = 11; UPDATE jobs SET status = 'done' WHERE id = 11 AND name = 'all-skipped'"
+[ "$(sqlite3 "$KCANARY_HOME/kcanary.db" "SELECT name FROM jobs WHERE id = 11")" = all-skipped ] ||
+	{ echo "FAIL: the all-skipped fixture job is not job 11"; exit 1; }
+
 cat >"$tmp/expect.json" <<JSON
 {"job": "web-fixture", "job_id": 1, "runs": 12, "variants": 2, "run_id": 1,
  "numbers": ["85.3s", "46.9s", "52.1s", "1.0s", "1.2s", "30.5s", "22.0s", "41.7s", "-97.7%"],

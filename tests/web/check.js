@@ -418,6 +418,12 @@ async function checkGrid(page) {
 				`the row's started column is the API's started_at '${api.started_at}': '${cells[9]}'`);
 			check(api.runs_failed > 0 || cells[3] === api.status, `the row's badge is '${api.status}': '${cells[3]}'`);
 		}
+		// a done job whose runs were all skipped has no result (job 11)
+		{
+			const badge = (await page.locator('tr[data-job-id="11"] td').allInnerTexts())[3] || "";
+			check(badge.startsWith("no result") && badge.includes("2 not run"),
+				`the all-skipped job's badge says it has no result: '${badge}'`);
+		}
 		await page.screenshot({ path: path.join(outdir, "jobs.png"), fullPage: true });
 
 		// 2. the comparison page: the table with the fixture's numbers, one dot per run
