@@ -30,7 +30,8 @@ read rc took < $tmp/idle
 echo "idle connection: read rc $rc after ${took} s"
 [ "$rc" = 1 ] || fail "an idle connection was not closed by the server (read rc $rc)"
 [ "$took" -ge 13 ] && [ "$took" -le 20 ] || fail "idle connection closed after $took s, expected about 15"
-echo "fault-table: idle connection held open|1|1|0"
+# (no records go through these: the lost column is "-", not a made-up 0)
+echo "fault-table: idle connection held open|1|1|-"
 
 # tokens never in the log: a job file (printf: this is sh, not bash)
 # sent with the good token (accepted: it parsed), a wrong and a removed one
@@ -49,5 +50,5 @@ for t in "$tok" kct_wrong-secret "$old"; do
 done
 grep -q "by token 'ci'" $tmp/serve.log || fail "the log does not name the token that submitted"
 kill -0 $spid || fail "the server died"
-echo "fault-table: token secrets kept out of the log (good, wrong, removed, doubled)|4|4|0"
+echo "fault-table: token secrets kept out of the log (good, wrong, removed, doubled)|4|4|-"
 echo "ok: idle connections are closed; no token secret is logged"
