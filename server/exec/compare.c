@@ -446,20 +446,21 @@ struct compare_worker {
 
 /* One job left `state` by a dead coordinator: its running runs become
  * interrupted, and it goes back to the queue (pending, no coordinator),
- * released only from the dead one it had: a `kcanary resume` that took it
- * meanwhile keeps it. */
+ * released only from the dead one it had (db_job_requeue): a `kcanary
+ * resume` that took it meanwhile keeps it. A pending job with no
+ * coordinator is queued already: left alone. */
 static void resume_orphan(struct db *db, int64_t id, const char *state)
 {
 	struct buf err = BUF_INIT;
 	char *owner = NULL, *status = NULL;
 	size_t k = 0;
 
-	if (db_job_owner(db, id, &owner, &status, &err) || compare_resume(db, id, &k, &err))
-		goto out;	/* not ours to resume: a live coordinator has it */
+	if (db_job_owner(db, id, &owner, &status, &err) || (!owner && !strcmp(state, "pending")) ||
+	    compare_resume(db, id, &k, &err))
+		goto out;	/* queued, or not ours to resume: a live coordinator has it */
 	log_warn("job %lld was left %s by a coordinator that stopped: resuming (%zu interrupted"
 		 " runs rescheduled)", (long long)id, state, k);
-	if (db_job_claim(db, id, NULL, owner, &err) ||
-	    db_job_set_status(db, id, "pending", NULL, &err))
+	if (db_job_requeue(db, id, owner, &err))
 		log_err("job %lld: %s", (long long)id, buf_str(&err));
 out:
 	buf_release(&err);
@@ -468,12 +469,14 @@ out:
 }
 
 /* Jobs left building or running by a coordinator that died: resume them
- * first (their running runs become interrupted, fresh repeats added). */
+ * first (their running runs become interrupted, fresh repeats added);
+ * and a pending one whose coordinator died before it started it (a
+ * `kcanary compare` killed between storing and claiming its job). */
 static void resume_orphans(struct db *db, struct compare_worker *w)
 {
-	static const char *const states[] = { "building", "running" };
+	static const char *const states[] = { "building", "running", "pending" };
 
-	for (size_t s = 0; s < 2; s++) {
+	for (size_t s = 0; s < sizeof(states) / sizeof(*states); s++) {
 		int64_t *ids = NULL;
 		size_t n = 0;
 		struct buf err = BUF_INIT;
@@ -488,6 +491,22 @@ static void resume_orphans(struct db *db, struct compare_worker *w)
 		buf_release(&err);
 		free(ids);
 	}
+}
+
+/* A queued job that failed before it was claimed (a spec that does not
+ * read back, say) would be taken again at once, for ever, holding up the
+ * jobs behind it: it is stored failed, with why. */
+static void drop_unclaimed(struct db *db, int64_t id, const struct buf *why)
+{
+	char *owner = NULL, *status = NULL;
+	struct buf e = BUF_INIT;
+
+	if (db_job_owner(db, id, &owner, &status, &e) == 0 && !owner && !strcmp(status, "pending") &&
+	    db_job_set_status(db, id, "failed", buf_str(why), &e))
+		log_err("job %lld: %s", (long long)id, buf_str(&e));
+	buf_release(&e);
+	free(owner);
+	free(status);
 }
 
 static void *worker_main(void *arg)
@@ -512,10 +531,15 @@ static void *worker_main(void *arg)
 		if (db_jobs_queued(db, &ids, &n, 1, NULL) == 0 && n) {
 			log_info("job queue: carrying out job %lld", (long long)ids[0]);
 			int r = compare_execute(db, ids[0], &w->opts, &err);
-			if (r && r != -EINTR)
+			if (r && r != -EINTR) {
 				log_warn("job %lld: %s", (long long)ids[0], buf_str(&err));
+				if (r != -EBUSY)
+					drop_unclaimed(db, ids[0], &err);
+			}
 			free(ids);
-			continue;
+			ids = NULL;
+			if (r != -EBUSY)
+				continue;	/* a busy store: the wait below first */
 		}
 		free(ids);
 		for (int i = 0; i < 20 && !w->stop; i++)

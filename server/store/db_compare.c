@@ -212,7 +212,8 @@ int db_job_claim(struct db *db, int64_t job_id, const char *owner, const char *s
 	char *now = NULL, *status = NULL;
 	int r;
 
-	if ((r = db_prepare(db, &st, "UPDATE jobs SET owner = ?1 WHERE id = ?2 AND owner IS ?3", err)))
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET owner = ?1 WHERE id = ?2 AND owner IS ?3"
+			    " AND status != 'cancelled'", err)))
 		return r;
 	db_bind_text_or_null(st, 1, owner);
 	sqlite3_bind_int64(st, 2, job_id);
@@ -221,13 +222,35 @@ int db_job_claim(struct db *db, int64_t job_id, const char *owner, const char *s
 	sqlite3_finalize(st);
 	if (r || sqlite3_changes(db->h) == 1)
 		return r;
-	/* nothing changed: no such job, or another coordinator was faster */
+	/* nothing changed: no such job, cancelled, or another coordinator
+	 * was faster */
 	if ((r = db_job_owner(db, job_id, &now, &status, err)))
 		return r;
-	r = err_setf(err, -EBUSY, "job %lld was taken by another coordinator (%s) at the same"
-		     " moment", (long long)job_id, now ? now : "none: it was released");
+	if (!strcmp(status, "cancelled"))
+		r = err_setf(err, -ECANCELED, "job %lld was cancelled", (long long)job_id);
+	else
+		r = err_setf(err, -EBUSY, "job %lld was taken by another coordinator (%s) at the"
+			     " same moment", (long long)job_id, now ? now : "none: it was released");
 	free(now);
 	free(status);
+	return r;
+}
+
+int db_job_requeue(struct db *db, int64_t job_id, const char *seen, struct buf *err)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	if ((r = db_prepare(db, &st, "UPDATE jobs SET owner = NULL, status = 'pending'"
+			    " WHERE id = ?1 AND owner IS ?2 AND status != 'cancelled'", err)))
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	db_bind_text_or_null(st, 2, seen);
+	r = db_step_done(db, st, err, "cannot queue job %lld again", (long long)job_id);
+	sqlite3_finalize(st);
+	if (!r && sqlite3_changes(db->h) != 1)
+		r = err_setf(err, -EBUSY, "job %lld changed coordinator or was cancelled meanwhile:"
+			     " left as it is", (long long)job_id);
 	return r;
 }
 

@@ -67,10 +67,17 @@ int db_job_owner(struct db *db, int64_t job_id, char **owner, char **status, str
  * in one statement: two coordinators (the CLI and serve's queue, or two
  * `kcanary resume`s) that both read the job free cannot both take it.
  * 0 when claimed; -EBUSY with err (naming the job and who holds it now)
- * when the coordinator changed since it was seen; -ENOENT (no job), or a
- * store error.
+ * when the coordinator changed since it was seen; -ECANCELED when the job
+ * was cancelled; -ENOENT (no job), or a store error.
  */
 int db_job_claim(struct db *db, int64_t job_id, const char *owner, const char *seen, struct buf *err);
+/*
+ * db_job_requeue - back to serve's queue (pending, no coordinator) in one
+ * statement, if its coordinator is still seen (the dead one it had) and it
+ * is not cancelled: a `kcanary resume` that took it meanwhile keeps it.
+ * 0, -EBUSY with err when it changed, or a store error.
+ */
+int db_job_requeue(struct db *db, int64_t job_id, const char *seen, struct buf *err);
 /*
  * db_jobs_with_status - ids of compare jobs in status (oldest first), at
  * most max. *out is new (caller frees).

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -709,6 +710,89 @@ static void test_owner_and_queue(void **state)
 	buf_release(&err);
 }
 
+/* A pid that no process has: a child that has exited and been reaped. */
+static pid_t dead_pid(void)
+{
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(0);
+	waitpid(p, NULL, 0);
+	return p;
+}
+
+static void job_state(struct db *db, int64_t id, char *status_out, size_t size, bool *owned)
+{
+	char *owner = NULL, *status = NULL;
+
+	assert_int_equal(db_job_owner(db, id, &owner, &status, NULL), 0);
+	snprintf(status_out, size, "%s", status);
+	*owned = owner != NULL;
+	free(owner);
+	free(status);
+}
+
+/* The queue's edges (review of the claim): a pending job whose coordinator
+ * died before starting it is queued again when serve starts (it stayed
+ * pending for ever); a queued job that fails before its claim (its spec
+ * does not read back) is stored failed, not taken again in a loop; a
+ * cancelled job cannot be claimed; [job] disk is at most 16T. */
+static void test_queue_edges(void **state)
+{
+	struct tmpdir *td = *state;
+	struct job_spec *s = job_spec_new();
+	struct buf err = BUF_INIT;
+	struct db *db = NULL;
+	struct compare_worker *w = NULL;
+	struct guest_opts o = { .home = td->path, .uri = "test:///default", .quiet = true };
+	char host[256] = "", *dead = NULL, *path = xasprintf("%s/kcanary.db", td->path);
+	char st[32] = "";
+	int64_t orphan, broken, cancelled, has_why = 0;
+	bool owned = true;
+
+	gethostname(host, sizeof(host) - 1);
+	dead = xasprintf("%d@%s", (int)dead_pid(), host);
+	assert_int_equal(db_open(&db, path, NULL), 0);
+	assert_int_equal(job_spec_parse_ini(s, design_ini, "job.ini", &err), 0);
+	assert_int_equal(job_store(db, s, NULL, &broken, &err), 0);
+	assert_int_equal(job_store(db, s, dead, &orphan, &err), 0);
+	assert_int_equal(job_store(db, s, NULL, &cancelled, &err), 0);
+	assert_int_equal(db_exec(db, "UPDATE jobs SET spec_json = '{' WHERE id = 1", NULL), 0);
+	assert_int_equal(db_exec(db, "UPDATE jobs SET status = 'cancelled' WHERE id = 3", NULL), 0);
+	buf_reset(&err);
+	assert_int_equal(db_job_claim(db, cancelled, "1@x", NULL, &err), -ECANCELED);
+	assert_non_null(strstr(buf_str(&err), "cancelled"));
+	assert_int_equal(compare_worker_start(&w, path, &o), 0);
+	for (int i = 0; i < 100; i++) {
+		job_state(db, orphan, st, sizeof(st), &owned);
+		if (strcmp(st, "pending"))
+			break;
+		usleep(100000);
+	}
+	compare_worker_stop(w);
+	/* the orphan was released and taken (the design spec's tree does
+	 * not exist: its kernels fail, the job ends), not left pending */
+	assert_string_not_equal(st, "pending");
+	job_state(db, broken, st, sizeof(st), &owned);
+	assert_string_equal(st, "failed");
+	assert_false(owned);
+	assert_int_equal(db_query_int64(db, &has_why, "SELECT length(error) > 0 FROM jobs WHERE id = 1",
+					NULL, NULL), 0);
+	assert_int_equal(has_why, 1);
+	job_state(db, cancelled, st, sizeof(st), &owned);
+	assert_string_equal(st, "cancelled");
+	/* a disk asked for by name: 64M to 16T */
+	buf_reset(&err);
+	assert_int_equal(job_spec_set(s, "job", "disk", "17T", &err), -EINVAL);
+	assert_non_null(strstr(buf_str(&err), "from 64M to 16T"));
+	assert_int_equal(job_spec_set(s, "job", "disk", "16T", &err), 0);
+	db_close(db);
+	free(path);
+	free(dead);
+	job_spec_free(s);
+	buf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_auto_and_margin),
 		cmocka_unit_test_setup_teardown(test_store_blocks, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(test_owner_and_queue, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(test_queue_edges, tmpdir_setup, tmpdir_teardown),
 	};
 	return cmocka_run_group_tests_name("job", tests, NULL, NULL);
 }
