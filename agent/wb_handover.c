@@ -627,7 +627,9 @@ static bool wb_disk_use(const struct knobs *k, uint64_t *bytes, uint64_t *files)
 	    __builtin_add_overflow(*bytes, (knobs_bool(k, "dirty_after") ? 4096 : 0) +
 				   (shutdown ? 14 : 0) + (toggle ? 14 : 0), bytes))
 		*bytes = UINT64_MAX;     /* saturated: more than any disk */
-	*files = nfiles * (strcmp(knobs_str(k, "mode"), "fresh") ? 1 : 2) + shutdown + toggle;
+	if (__builtin_mul_overflow(nfiles, strcmp(knobs_str(k, "mode"), "fresh") ? 1 : 2, files) ||
+	    __builtin_add_overflow(*files, (uint64_t)shutdown + toggle, files))
+		*files = UINT64_MAX;     /* saturated, as the bytes */
 	return true;
 }
 

@@ -127,8 +127,8 @@ KC.statusBadge = (s) => KC.el("span", { class: "status " + s, text: s });
 KC.jobBadge = function (j) {
 	const failed = j.runs_failed || 0, ok = j.runs_ok || 0, tried = failed + ok;
 	const skipped = j.runs_skipped || 0;
-	if (j.status !== "done" || (ok && !failed))
-		return KC.statusBadge(j.status);
+	if (j.status !== "done" || (ok && !failed) || (!ok && !failed && !skipped))
+		return KC.statusBadge(j.status);     /* a job of no runs (kcanary build's) too */
 	if (!ok) {
 		/* none gave a result: failed, or never run (its kernel failed) */
 		const why = [];
@@ -136,8 +136,7 @@ KC.jobBadge = function (j) {
 			why.push(`${failed} of ${tried} run${tried === 1 ? "" : "s"} failed`);
 		if (skipped)
 			why.push(`${skipped} not run`);
-		return KC.el("span", { class: "status failed no-result",
-			text: `no result: ${why.join(", ") || "no run"}` });
+		return KC.el("span", { class: "status failed no-result", text: `no result: ${why.join(", ")}` });
 	}
 	return KC.el("span", { class: "status partial",
 		text: `done, ${failed} of ${tried} runs failed` });

@@ -200,8 +200,11 @@ static int set_measure(struct boot_args *b, const char *o, const char *v)
 	} else if (!strcmp(o, "--memory") || !strcmp(o, "--disk")) {
 		uint64_t *dst = !strcmp(o, "--memory") ? &b->memory : &b->j.disk_bytes;
 
-		if (parse_size(dst, v, false) || *dst < (64ULL << 20)) {
-			fprintf(stderr, "kcanary boot: %s '%s': expected a size of at least 64M\n", o, v);
+		if (parse_size(dst, v, false) || *dst < (64ULL << 20) ||
+		    (dst == &b->j.disk_bytes && *dst > SCRATCH_ASKED_MAX_BYTES)) {
+			fprintf(stderr, "kcanary boot: %s '%s': expected a size of at least 64M%s\n", o, v,
+				dst == &b->j.disk_bytes ? " and at most 16T (the largest file ext4"
+				" holds, a pool's volume being one)" : "");
 			return 2;
 		}
 	} else if (!strcmp(o, "--watchdog") || !strcmp(o, "--setup-allowance")) {

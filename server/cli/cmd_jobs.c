@@ -38,10 +38,11 @@ static const char status_usage[] =
 
 /* The status column: a job that ran to its end ('done') but none of whose
  * runs gave a result (every one failed, timed out or was never run: its
- * kernel failed) is no success: "no result" (issue 35). */
+ * kernel failed) is no success: "no result" (issue 35). A job of no runs
+ * at all (kcanary build's) is what its status says. */
 static const char *job_state(const struct db_job_row *j)
 {
-	if (!strcmp(j->status, "done") && !j->runs_ok && !j->runs_incomplete)
+	if (!strcmp(j->status, "done") && j->runs_total && !j->runs_ok && !j->runs_incomplete)
 		return "no result";
 	return j->status;
 }

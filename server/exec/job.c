@@ -16,6 +16,7 @@
 #include "kernel/inbox.h"
 #include "exec/job.h"
 #include "kernel/series_source.h"
+#include "guest/scratch.h"
 #include "kernel/series.h"
 #include "log.h"
 #include "judge/metric_check.h"
@@ -333,9 +334,12 @@ static int set_job_key(struct job_spec *s, const char *key, const char *value, s
 	} else if (!strcmp(key, "memory_mb")) {
 		return set_int(&s->memory_mb, key, value, 256, err);
 	} else if (!strcmp(key, "disk")) {
-		if (parse_size(&s->disk_bytes, value, false) || s->disk_bytes < (64ULL << 20)) {
-			buf_printf(err, "'disk' must be a size of at least 64M such as 100G, not '%s'",
+		if (parse_size(&s->disk_bytes, value, false) || s->disk_bytes < (64ULL << 20) ||
+		    s->disk_bytes > SCRATCH_ASKED_MAX_BYTES) {
+			buf_printf(err, "'disk' must be a size from 64M to 16T (the largest file"
+				   " ext4 holds, a pool's volume being one) such as 100G, not '%s'",
 				   value);
+			s->disk_bytes = 0;
 			return -EINVAL;
 		}
 	} else if (!strcmp(key, "seed")) {

@@ -17,8 +17,12 @@
 #define SCRATCH_FLOOR_BYTES (4ULL << 30)
 /* The largest disk sized by itself: a sparse volume, but the workload's
  * bytes land on the host's pool for real. A larger one is asked for by
- * name (kcanary boot --disk). */
+ * name (kcanary boot --disk, compare --disk, [job] disk). */
 #define SCRATCH_CAP_BYTES (64ULL << 30)
+/* The largest disk asked for by name: 16 TiB, the largest file ext4 holds
+ * with 4 KiB blocks (the kernel's Documentation/filesystems/ext4/
+ * overview.rst, "File size"), a pool's volume being such a file. */
+#define SCRATCH_ASKED_MAX_BYTES (16ULL << 40)
 
 /*
  * scratch_disk_bytes - the scratch disk for a workload that writes at most

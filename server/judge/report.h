@@ -151,12 +151,12 @@ void report_headline(const struct report *r, struct report_headline *out);
  * stored axis does not resolve); *out has has = false on any error. */
 int report_job_headline(struct report_headline *out, struct db *db, int64_t job_id,
 			struct buf *err);
-/* h's change and p as the jobs lists print them, the CLI's as the web's
- * (web/kcanary.js KC.fmtPct, KC.fmtP): one rounding rule, dec_round.h's
- * ("+30.3%" for a change of 30.25%), p to 3 decimals ("<0.001" under
- * that; the report's tables give 2 above 0.01), starred when chosen from
- * several comparisons; "-" for what h lacks. Into change and p, size
- * bytes each. */
+/* h's change and p as the jobs lists print them, with the rounding and
+ * decimals of the web's (web/kcanary.js KC.fmtPct, KC.fmtP; its spacing
+ * differs: "< 0.001", "0.0%"): dec_round.h's rule ("+30.3%" for a change
+ * of 30.25%), p to 3 decimals ("<0.001" under that; the report's tables
+ * give 2 above 0.01), starred when chosen from several comparisons; "-"
+ * for what h lacks. Into change and p, size bytes each. */
 void report_headline_text(const struct report_headline *h, char *change, char *p, size_t size);
 
 /* Parse "text", "markdown", "csv", "json"; -EINVAL otherwise. */

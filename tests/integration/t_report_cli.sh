@@ -151,5 +151,10 @@ sqlite3 "$KCANARY_HOME/kcanary.db" "UPDATE runs SET status = 'skipped', error = 
 "$KC" jobs > $tmp/jobs 2>&1 || { echo "FAIL: jobs: $(cat $tmp/jobs)"; exit 1; }
 grep -Eq " allskipped +[a-z]+ +no result " $tmp/jobs ||
 	{ echo "FAIL: a job whose runs were all skipped is listed: $(grep allskipped $tmp/jobs)"; exit 1; }
+# ... but a job of no runs at all (kcanary build stores one) is its status
+sqlite3 "$KCANARY_HOME/kcanary.db" "INSERT INTO jobs (name, kind, status) VALUES ('norun', 'adhoc', 'done')"
+"$KC" jobs > $tmp/jobs 2>&1 || { echo "FAIL: jobs: $(cat $tmp/jobs)"; exit 1; }
+grep -Eq " norun +adhoc +done " $tmp/jobs ||
+	{ echo "FAIL: a job of no runs is listed: $(grep norun $tmp/jobs)"; exit 1; }
 echo "ok: ingest + report reproduce the cover-letter table; report --by compares any axis;" \
 	"a piped stream is stored as it comes"

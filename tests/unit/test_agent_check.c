@@ -119,6 +119,7 @@ static void test_disk_use(void **state)
 	const struct knob fio_job[] = { { "job", "x.fio" } };
 	const struct knob fio_huge[] = { { "size", "4096T" }, { "numjobs", "8192" } };
 	const struct knob wb_huge[] = { { "rate_mbps", "1e12" }, { "measure_s", "1e9" } };
+	const struct knob wb_files[] = { { "nfiles", "9223372036854775808" }, { "mode", "fresh" } };
 	const struct knob cmd[] = { { "cmd", "true" } };
 	struct agent_check c;
 
@@ -150,6 +151,10 @@ static void test_disk_use(void **state)
 	 * sizing refuses */
 	assert_int_equal(check(&c, agent, "fio", fio_huge, N(fio_huge)), 0);
 	assert_true(c.disk_bytes == INT64_MAX);
+	agent_check_release(&c);
+	/* 2^63 files, twice with mode=fresh: saturated, not wrapped to 1 */
+	assert_int_equal(check(&c, agent, "wb-handover", wb_files, N(wb_files)), 0);
+	assert_true(c.disk_files == INT64_MAX);
 	agent_check_release(&c);
 	/* wb-handover at 1e12 MiB/s for 1e9 s: saturated, not wrapped */
 	assert_int_equal(check(&c, agent, "wb-handover", wb_huge, N(wb_huge)), 0);
@@ -339,7 +344,7 @@ static void test_spec_disk_above_the_cap_is_refused(void **state)
 			    " or lower rate_mbps, old_s, measure_s (job.ini:4: [matrix] measure_s)");
 	buf_reset(&err);
 	assert_int_equal(job_spec_set(spec, "job", "disk", "1k", &err), -EINVAL);
-	assert_string_equal(buf_str(&err), "'disk' must be a size of at least 64M such as 100G, not '1k'");
+	assert_string_equal(buf_str(&err), "'disk' must be a size from 64M to 16T (the largest file ext4 holds, a pool's volume being one) such as 100G, not '1k'");
 	job_spec_free(spec);
 
 	/* a command the agent cannot size: the floor, no cell named */
