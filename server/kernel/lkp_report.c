@@ -125,8 +125,12 @@ static void parse_further(struct lkp_report *r, const char *t)
 			f = &r->further[r->nfurther++];
 			memset(f, 0, sizeof(*f));
 			f->testcase = c ? dup_trim(val, (size_t)(c - val)) : xstrdup(val);
+			/* after "testcase: change: ", and never past the value's
+			 * end: a ':' may be its last character (fuzz_mbox found
+			 * c + 2 read past it) */
 			if (c)
-				metric_change(c + 2, &f->metric, &f->change_pct, &f->kind);
+				metric_change(c + 1 + strspn(c + 1, " "), &f->metric, &f->change_pct,
+					      &f->kind);
 		} else if (f && !strcmp(key, "test machine")) {
 			/* a second row for one test case: the last one holds */
 			free(f->machine);
